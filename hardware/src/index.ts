@@ -1,0 +1,2 @@
+export * from './card-reader.js';
+export * from './relay.js';
