@@ -17,7 +17,15 @@ export const ResourceLogType = z.enum(resourceLogTypes);
 export type ResourceLogType = z.infer<typeof ResourceLogType>;
 
 /** How a session ended. */
-export const stopTypes = ['normal', 'automatic', 'offline', 'takeover', 'filter', 'permission', 'race'] as const;
+export const stopTypes = [
+  'normal',
+  'automatic',
+  'offline',
+  'takeover',
+  'filter',
+  'permission',
+  'race',
+] as const;
 export const StopType = z.enum(stopTypes);
 export type StopType = z.infer<typeof StopType>;
 

@@ -1,0 +1,99 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { HubContext } from './context.js';
+import { tokenFromHeader } from './http/auth.js';
+import { coerceBySchema } from './http/coerce.js';
+import { isFormBody, registerBodyParsers } from './http/content.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { unauthorized } from './http/errors.js';
+import { accountsRoutes } from './routes/accounts.routes.js';
+import { apiKeysRoutes } from './routes/api-keys.routes.js';
+import { membersRoutes } from './routes/members.routes.js';
+
+export const API_PREFIX = '/api/v1';
+const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
+
+export interface BuildOptions {
+  /** Extra route plugins (under /api/v1) that other areas contribute. */
+  routes?: ((ctx: HubContext) => any)[];
+}
+
+/** Builds the HTTP app; never listens (main.ts does, tests use inject or listen on port 0). */
+export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.logger as any,
+    // One line per request would dominate the log of a busy hub; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; records are built by hand, so plain JSON is enough.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.decorateRequest('caller', null);
+  registerBodyParsers(app, 1024 * 1024);
+  registerErrorHandler(app);
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config?.public) return;
+    const url = request.url;
+    if (!url.startsWith(`${API_PREFIX}/`) || publicPrefixes.some((p) => url.startsWith(p))) return;
+    const token = tokenFromHeader(request.headers.authorization);
+    if (!token) throw unauthorized();
+    const caller = await ctx.auth.authenticate(token);
+    if (!caller) throw unauthorized('Invalid API token');
+    request.caller = caller;
+  });
+
+  // Query strings and form bodies arrive as strings: give them the types the route's schema wants.
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema;
+    if (!schema) return;
+    if (schema.querystring && request.query) {
+      (request as any).query = coerceBySchema(schema.querystring, request.query, 'query');
+    }
+    if (schema.body && isFormBody(request)) {
+      request.body = coerceBySchema(schema.body, request.body, 'form');
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Makerspace hub API',
+        version: '1.0.0',
+        description: 'Members, resources, bridges, spaces, bookings, billing and webhooks of a makerspace.',
+      },
+      servers: ctx.publicUrl ? [{ url: ctx.publicUrl }] : [],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key token' },
+          basic: { type: 'http', scheme: 'basic', description: 'The token as username, empty password' },
+        },
+      },
+      security: [{ bearer: [] }, { basic: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
+        app.swagger(),
+      );
+      await api.register(accountsRoutes(ctx));
+      await api.register(membersRoutes(ctx));
+      await api.register(apiKeysRoutes(ctx));
+      for (const routes of options.routes ?? []) await api.register(routes(ctx));
+    },
+    { prefix: API_PREFIX },
+  );
+  app.get('/health', { schema: { hide: true } }, async () => ({ ok: true }));
+  return app;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, createLogger } from '@makerspace/shared';
+import { createStorage } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createAccountWithOwner } from './identity/bootstrap.js';
+import { serve } from './main.js';
+import { loadSecret, TokenBox } from './secrets.js';
+import { settingsFromEnv } from './settings.js';
+
+const usage = `Usage: makerspace-hub <command> [options]
+
+Commands:
+  serve                        run the hub (HTTP API and MQTT broker); the default
+  init --account NAME --email EMAIL [--first-name NAME] [--last-name NAME]
+       [--space NAME] [--timezone ZONE] [--superuser]
+                               create an account, its space, an owner and an API key;
+                               prints {accountId, spaceId, memberId, apiKeyId, token} as JSON
+  migrate                      bring the database schema up to date
+  superuser --member ID [--revoke]
+                               make a member a superuser (sees every account), or revoke it
+
+Configuration comes from the environment: HUB_HTTP_HOST, HUB_HTTP_PORT, HUB_MQTT_PORT,
+HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, LOG_LEVEL.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  if (command === 'serve') return serve();
+
+  const settings = settingsFromEnv();
+  // Commands other than serve keep stdout for their result: logs go to stderr.
+  const logger = createLogger({
+    name: 'makerspace-hub',
+    level: settings.logLevel,
+    destination: process.stderr,
+  });
+  const storage = createStorage({ url: settings.databaseUrl });
+  try {
+    if (command === 'migrate') {
+      const applied = await migrateToLatest(storage.db, storage.dialect);
+      process.stdout.write(
+        applied.length ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n',
+      );
+      return 0;
+    }
+    if (command === 'init') {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          account: { type: 'string' },
+          email: { type: 'string' },
+          'first-name': { type: 'string' },
+          'last-name': { type: 'string' },
+          space: { type: 'string' },
+          timezone: { type: 'string' },
+          superuser: { type: 'boolean', default: false },
+        },
+      });
+      if (!values.account || !values.email)
+        throw new ConfigError('init', ['--account and --email are required']);
+      await migrateToLatest(storage.db, storage.dialect);
+      const box = new TokenBox(loadSecret(settings.secretFile));
+      const created = await createAccountWithOwner(storage.db, box, {
+        accountName: values.account,
+        emailAddress: values.email,
+        firstName: values['first-name'],
+        lastName: values['last-name'],
+        spaceName: values.space,
+        timezone: values.timezone,
+        superuser: values.superuser,
+      });
+      logger.info({ accountId: created.accountId, memberId: created.memberId }, 'account created');
+      process.stdout.write(`${JSON.stringify(created)}\n`);
+      return 0;
+    }
+    if (command === 'superuser') {
+      const { values } = parseArgs({
+        args: rest,
+        options: { member: { type: 'string' }, revoke: { type: 'boolean', default: false } },
+      });
+      const id = Number(values.member);
+      if (!Number.isInteger(id) || id <= 0)
+        throw new ConfigError('superuser', ['--member must be a member id']);
+      await migrateToLatest(storage.db, storage.dialect);
+      const result = await storage.db
+        .updateTable('members')
+        .set({ superuser: values.revoke ? 0 : 1 })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1)
+        throw new ConfigError('superuser', [`member ${id} does not exist`]);
+      process.stdout.write(`member ${id} ${values.revoke ? 'is no longer' : 'is now'} a superuser\n`);
+      return 0;
+    }
+    process.stderr.write(`unknown command: ${command}\n\n${usage}\n`);
+    return 2;
+  } finally {
+    await storage.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== -1) process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`${err instanceof ConfigError ? err.message : (err?.stack ?? String(err))}\n`);
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
+  },
+);

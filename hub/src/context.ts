@@ -1,0 +1,23 @@
+import type { Logger } from '@makerspace/shared';
+import type { Db } from './db/crud.js';
+import type { Storage } from './db/database.js';
+import type { Authenticator } from './identity/authenticator.js';
+import type { TokenBox } from './secrets.js';
+
+/** A clock the policy, billing and session code read, so tests can set the time. */
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Everything a route or service needs, passed in (no module singletons). */
+export interface HubContext {
+  storage: Storage;
+  db: Db;
+  tokens: TokenBox;
+  auth: Authenticator;
+  logger: Logger;
+  clock: Clock;
+  /** Base for absolute links (Link headers, calendar URLs); from HUB_PUBLIC_URL. */
+  publicUrl?: string;
+}

@@ -1,0 +1,71 @@
+import { type Kysely, sql } from 'kysely';
+import { notFound, staleLockVersion } from '../http/errors.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export function now(): string {
+  return new Date().toISOString();
+}
+
+/** Booleans are stored as 0/1 in both dialects; records show them as true/false. */
+export const bool = (v: unknown): boolean => v === 1 || v === true || v === '1';
+export const flag = (v: boolean | undefined): number | undefined => (v === undefined ? undefined : v ? 1 : 0);
+
+/** JSON columns are text in both dialects. */
+export function parseJson<T>(v: string | null): T | null {
+  if (v === null || v === undefined) return null;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return null;
+  }
+}
+export const jsonText = (v: unknown): string | null | undefined =>
+  v === undefined ? undefined : v === null ? null : JSON.stringify(v);
+
+/** Drops undefined values so an update only touches the fields the client sent. */
+export function defined<T extends Record<string, unknown>>(values: T): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(values)) if (v !== undefined) out[k] = v;
+  return out as Partial<T>;
+}
+
+/**
+ * Updates one row under optimistic locking: the row changes only when its lockVersion is the
+ * one the client read; then lockVersion goes up by one. A missing (or invisible) row is 404, a
+ * stale version 409.
+ */
+export async function updateLocked(
+  db: Db,
+  table: keyof Database & string,
+  id: number,
+  lockVersion: number,
+  values: Record<string, unknown>,
+  updatedBy: number | null,
+): Promise<void> {
+  const anyDb = db as unknown as Kysely<any>;
+  const result = await anyDb
+    .updateTable(table as string)
+    .set({ ...values, lockVersion: sql`"lockVersion" + 1`, updatedAt: now(), updatedBy })
+    .where('id', '=', id)
+    .where('lockVersion', '=', lockVersion)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 1) return;
+  const exists = await anyDb
+    .selectFrom(table as string)
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  throw exists ? staleLockVersion() : notFound();
+}
+
+/** Is this error a unique-constraint violation (SQLite or PostgreSQL)? */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /UNIQUE constraint failed/.test(e?.message ?? '')
+  );
+}

@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** The raw SQLite handle (hot paths use prepared statements); null on PostgreSQL. */
+  sqlite: SQLite.Database | null;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** `postgres://...`, `postgresql://...`, `sqlite:/path`, a file path, or `:memory:`. */
+  url: string;
+  /** PostgreSQL: run everything inside this schema (tests isolate themselves this way). */
+  schema?: string;
+  poolSize?: number;
+}
+
+// PostgreSQL returns bigint (count(*)) and numeric as strings; counts fit in a JS number.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
+}
+
+export function createStorage(options: StorageOptions): Storage {
+  if (isPostgresUrl(options.url)) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', sqlite: null, close: () => db.destroy() };
+  }
+  const file = options.url.replace(/^sqlite:(\/\/)?/, '');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL keeps readers and the writer out of each other's way; synchronous=FULL makes every
+  // acknowledged commit durable (DESIGN 9).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
+}

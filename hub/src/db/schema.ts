@@ -1,0 +1,103 @@
+import type { Generated } from 'kysely';
+
+/** Columns shared by every editable record. */
+export interface Stamps {
+  lockVersion: Generated<number>;
+  createdAt: string;
+  updatedAt: string;
+  updatedBy: number | null;
+}
+
+export interface AccountsTable extends Stamps {
+  id: Generated<number>;
+  name: string;
+  locale: Generated<string>;
+  trialEndDate: string | null;
+  billingEmailAddress: string | null;
+  billingCompany: string | null;
+  inviteMembers: Generated<number>;
+}
+
+export interface SpacesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  name: string;
+  shortName: string | null;
+  timezone: Generated<string>;
+  locale: Generated<string>;
+  state: Generated<string>;
+  emailAddress: string | null;
+  website: string | null;
+  phone: string | null;
+  infoText: string | null;
+  calendarTokenHash: string | null;
+  calendarTokenEncrypted: string | null;
+  bookingSlotsPerHour: Generated<number>;
+  bookingWindowMinHours: Generated<number>;
+  bookingWindowMaxDays: Generated<number>;
+  bookingLockInHours: Generated<number>;
+  bookingMaxMinutesPerMemberDay: number | null;
+  bookingMaxMinutesPerMemberWeek: number | null;
+  bookingOpeningHours: Generated<number>;
+  bookingExclusiveMinutes: Generated<number>;
+  bookingRefundable: Generated<number>;
+  bookingTermsOfService: string | null;
+}
+
+export interface MembersTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  memberNumber: string | null;
+  firstName: string;
+  lastName: string;
+  emailAddress: string | null;
+  emailKey: string | null;
+  state: Generated<string>;
+  privileges: Generated<string>;
+  superuser: Generated<number>;
+  dateOfBirth: string | null;
+  gender: string | null;
+  company: string | null;
+  phone: string | null;
+  address: string | null;
+  address2: string | null;
+  city: string | null;
+  zip: string | null;
+  countryCode: string | null;
+  region: string | null;
+  notes: string | null;
+  taxExempt: Generated<number>;
+  hasBillingAddress: Generated<number>;
+  billingFirstName: string | null;
+  billingLastName: string | null;
+  billingCompany: string | null;
+  billingAddress: string | null;
+  billingAddress2: string | null;
+  billingCity: string | null;
+  billingZip: string | null;
+  billingCountryCode: string | null;
+  billingRegion: string | null;
+  billingInvoiceText: string | null;
+  requireUpfrontPayment: Generated<number>;
+  upfrontMinimumBalance: string | null;
+  metadata: string | null;
+  allowLogin: Generated<number>;
+  language: string | null;
+}
+
+export interface ApiKeysTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  label: string | null;
+  tokenHash: string;
+  tokenEncrypted: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  spaces: SpacesTable;
+  members: MembersTable;
+  api_keys: ApiKeysTable;
+}

@@ -1,0 +1,61 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import { now } from '../db/crud.js';
+import type { ApiKeysTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { notFound } from '../http/errors.js';
+import { hashToken, newToken, type TokenBox } from '../secrets.js';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+export function apiKeyRecord(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    account: row.account,
+    member: row.member,
+    label: row.label,
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Keys the caller sees: admins those of their account, members their own. */
+export function visibleApiKeys(db: Db, caller: Caller) {
+  let query = db.selectFrom('api_keys');
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
+  return query;
+}
+
+export async function findApiKey(db: Db, caller: Caller, id: number): Promise<ApiKeyRow> {
+  const row = await visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('API key');
+  return row;
+}
+
+/** Creates a key for a member; the token is stored only hashed (look-up) and sealed (read-back). */
+export async function insertApiKey(
+  db: Db,
+  box: TokenBox,
+  values: { account: number; member: number; label: string | null; createdBy: number | null },
+): Promise<{ row: ApiKeyRow; token: string }> {
+  const token = newToken();
+  const at = now();
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      account: values.account,
+      member: values.member,
+      label: values.label,
+      tokenHash: hashToken(token),
+      tokenEncrypted: box.seal(token),
+      createdAt: at,
+      updatedAt: at,
+      updatedBy: values.createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { row, token };
+}

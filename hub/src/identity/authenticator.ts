@@ -1,0 +1,65 @@
+import type { MemberPrivileges } from '@makerspace/shared';
+import type { Db } from '../db/crud.js';
+import type { Caller } from '../http/auth.js';
+import { hashToken, safeEqual } from '../secrets.js';
+
+interface Cached {
+  caller: Caller | null;
+  expires: number;
+}
+
+/**
+ * Turns an API token into its caller. Results are cached briefly so the hot paths cost no
+ * query; every change to keys or members clears the cache, so a deleted key stops working at
+ * once on this hub (other hub processes notice within the TTL).
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = 5_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async authenticate(token: string): Promise<Caller | null> {
+    const hash = hashToken(token);
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > Date.now()) return hit.caller;
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('members', 'members.id', 'api_keys.member')
+      .select([
+        'api_keys.id as apiKeyId',
+        'api_keys.tokenHash as tokenHash',
+        'members.id as memberId',
+        'members.account as accountId',
+        'members.space as spaceId',
+        'members.privileges as privileges',
+        'members.superuser as superuser',
+        'members.state as state',
+      ])
+      .where('api_keys.tokenHash', '=', hash)
+      .executeTakeFirst();
+    let caller: Caller | null = null;
+    // The index look-up is by hash; the final comparison is constant-time all the same.
+    if (row && safeEqual(row.tokenHash, hash) && row.state === 'active') {
+      caller = {
+        apiKeyId: row.apiKeyId,
+        memberId: row.memberId,
+        accountId: row.accountId,
+        spaceId: row.spaceId,
+        privileges: row.privileges as MemberPrivileges,
+        superuser: row.superuser === 1,
+      };
+    }
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    this.cache.set(hash, { caller, expires: Date.now() + this.ttlMs });
+    return caller;
+  }
+
+  /** Forget every cached token (after any change to keys or members). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,71 @@
+import type { Db } from '../db/crud.js';
+import { now } from '../db/crud.js';
+import type { TokenBox } from '../secrets.js';
+import { insertApiKey } from './api-keys.js';
+
+export interface NewAccount {
+  accountName: string;
+  emailAddress: string;
+  firstName?: string;
+  lastName?: string;
+  spaceName?: string;
+  timezone?: string;
+  superuser?: boolean;
+}
+
+export interface CreatedAccount {
+  accountId: number;
+  spaceId: number;
+  memberId: number;
+  apiKeyId: number;
+  token: string;
+}
+
+/** Creates an account with its first space, an owner member and an API key, in one transaction. */
+export async function createAccountWithOwner(
+  db: Db,
+  box: TokenBox,
+  input: NewAccount,
+): Promise<CreatedAccount> {
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    const stamps = { createdAt: at, updatedAt: at, updatedBy: null };
+    const account = await trx
+      .insertInto('accounts')
+      .values({ name: input.accountName, billingEmailAddress: input.emailAddress, ...stamps } as any)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const space = await trx
+      .insertInto('spaces')
+      .values({
+        account: account.id,
+        name: input.spaceName ?? input.accountName,
+        timezone: input.timezone ?? 'UTC',
+        ...stamps,
+      } as any)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const member = await trx
+      .insertInto('members')
+      .values({
+        account: account.id,
+        space: space.id,
+        firstName: input.firstName ?? 'Owner',
+        lastName: input.lastName ?? '',
+        emailAddress: input.emailAddress,
+        emailKey: input.emailAddress.toLowerCase(),
+        privileges: 'owner',
+        superuser: input.superuser ? 1 : 0,
+        ...stamps,
+      } as any)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const { row, token } = await insertApiKey(trx, box, {
+      account: account.id,
+      member: member.id,
+      label: 'Created at set-up',
+      createdBy: null,
+    });
+    return { accountId: account.id, spaceId: space.id, memberId: member.id, apiKeyId: row.id, token };
+  });
+}

@@ -1,0 +1,209 @@
+import type { MemberRecord } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import {
+  bool,
+  defined,
+  flag,
+  isUniqueViolation,
+  jsonText,
+  now,
+  parseJson,
+  updateLocked,
+} from '../db/crud.js';
+import type { MembersTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { notFound, unprocessable } from '../http/errors.js';
+import { likePattern } from '../http/list.js';
+import { sanitizeRichText } from '../rich-text.js';
+
+export type MemberRow = Selectable<MembersTable>;
+
+export function memberRecord(row: MemberRow): MemberRecord {
+  return {
+    id: row.id,
+    account: row.account,
+    space: row.space,
+    memberNumber: row.memberNumber,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    emailAddress: row.emailAddress,
+    state: row.state as MemberRecord['state'],
+    dateOfBirth: row.dateOfBirth,
+    gender: row.gender,
+    company: row.company,
+    phone: row.phone,
+    address: row.address,
+    address2: row.address2,
+    city: row.city,
+    zip: row.zip,
+    countryCode: row.countryCode,
+    region: row.region,
+    notes: row.notes,
+    taxExempt: bool(row.taxExempt),
+    hasBillingAddress: bool(row.hasBillingAddress),
+    billingFirstName: row.billingFirstName,
+    billingLastName: row.billingLastName,
+    billingCompany: row.billingCompany,
+    billingAddress: row.billingAddress,
+    billingAddress2: row.billingAddress2,
+    billingCity: row.billingCity,
+    billingZip: row.billingZip,
+    billingCountryCode: row.billingCountryCode,
+    billingRegion: row.billingRegion,
+    billingInvoiceText: row.billingInvoiceText,
+    requireUpfrontPayment: bool(row.requireUpfrontPayment),
+    upfrontMinimumBalance: row.upfrontMinimumBalance,
+    metadata: parseJson(row.metadata),
+    allowLogin: bool(row.allowLogin),
+    language: row.language,
+    superuser: bool(row.superuser),
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Fields only admins may change; a member editing themself has them ignored like read-only fields. */
+const adminOnlyFields = [
+  'space',
+  'memberNumber',
+  'state',
+  'notes',
+  'taxExempt',
+  'requireUpfrontPayment',
+  'upfrontMinimumBalance',
+  'metadata',
+  'allowLogin',
+] as const;
+
+/** Which members the caller sees: superusers all, admins their account, members themselves. */
+export function visibleMembers(db: Db, caller: Caller) {
+  let query = db.selectFrom('members');
+  if (!caller.superuser) query = query.where('members.account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('members.id', '=', caller.memberId);
+  return query;
+}
+
+export async function findMember(db: Db, caller: Caller, id: number): Promise<MemberRow> {
+  const row = await visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Member');
+  return row;
+}
+
+export interface MemberListQuery {
+  limit: number;
+  offset: number;
+  q?: string;
+  state?: string;
+  privileges?: string;
+  space?: number;
+  emailAddress?: string;
+  memberNumber?: string;
+  orderBy: string;
+  order: 'asc' | 'desc';
+}
+
+export async function listMembers(db: Db, caller: Caller, query: MemberListQuery) {
+  let base = visibleMembers(db, caller);
+  if (query.state) base = base.where('state', '=', query.state);
+  if (query.privileges) base = base.where('privileges', '=', query.privileges);
+  if (query.space) base = base.where('space', '=', query.space);
+  if (query.emailAddress) base = base.where('emailKey', '=', query.emailAddress.toLowerCase());
+  if (query.memberNumber) base = base.where('memberNumber', '=', query.memberNumber);
+  if (query.q) {
+    const pattern = likePattern(query.q);
+    base = base.where((eb) =>
+      eb.or(
+        ['firstName', 'lastName', 'emailAddress', 'memberNumber', 'company'].map((c) =>
+          eb(eb.fn('lower', [eb.ref(c as 'firstName')]), 'like', pattern),
+        ),
+      ),
+    );
+  }
+  const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
+  const rows = await base
+    .selectAll()
+    .orderBy(query.orderBy as 'id', (ob) => (query.order === 'desc' ? ob.desc() : ob.asc()).nullsLast())
+    .orderBy('id', query.order)
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  return { total: Number(total), rows };
+}
+
+/** The space a member goes to: the one named (in the caller's view), else the caller's own. */
+async function resolveSpace(db: Db, caller: Caller, space: number | undefined, accountId?: number) {
+  if (space === undefined) return { space: caller.spaceId, account: caller.accountId };
+  let query = db.selectFrom('spaces').select(['id', 'account']).where('id', '=', space);
+  if (accountId !== undefined) query = query.where('account', '=', accountId);
+  else if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  const row = await query.executeTakeFirst();
+  if (!row) throw unprocessable(`Space ${space} does not exist in this account`, { unknownSpace: true });
+  return { space: row.id, account: row.account };
+}
+
+function duplicateEmail(err: unknown): never {
+  if (isUniqueViolation(err)) {
+    throw unprocessable('Another member of this account has this e-mail address', {
+      duplicateEmailAddress: true,
+    });
+  }
+  throw err;
+}
+
+type MemberInput = Record<string, unknown> & { emailAddress?: string | null; notes?: string | null };
+
+function columns(input: MemberInput) {
+  return defined({
+    ...input,
+    notes: sanitizeRichText(input.notes),
+    emailKey: input.emailAddress === undefined ? undefined : (input.emailAddress?.toLowerCase() ?? null),
+    taxExempt: flag(input.taxExempt as boolean | undefined),
+    hasBillingAddress: flag(input.hasBillingAddress as boolean | undefined),
+    requireUpfrontPayment: flag(input.requireUpfrontPayment as boolean | undefined),
+    allowLogin: flag(input.allowLogin as boolean | undefined),
+    metadata: jsonText(input.metadata),
+  });
+}
+
+export async function createMember(db: Db, caller: Caller, input: MemberInput): Promise<MemberRow> {
+  const { space, account } = await resolveSpace(db, caller, input.space as number | undefined);
+  const at = now();
+  try {
+    return await db
+      .insertInto('members')
+      .values({
+        lastName: '',
+        ...(columns(input) as any),
+        space,
+        account,
+        createdAt: at,
+        updatedAt: at,
+        updatedBy: caller.memberId,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    duplicateEmail(err);
+  }
+}
+
+export async function updateMember(
+  db: Db,
+  caller: Caller,
+  id: number,
+  input: MemberInput & { lockVersion: number },
+) {
+  const current = await findMember(db, caller, id);
+  const { lockVersion, ...fields } = input;
+  if (!isAdmin(caller)) for (const f of adminOnlyFields) delete fields[f];
+  if (fields.space !== undefined) await resolveSpace(db, caller, fields.space as number, current.account);
+  try {
+    await updateLocked(db, 'members', id, lockVersion, columns(fields), caller.memberId);
+  } catch (err) {
+    duplicateEmail(err);
+  }
+  return findMember(db, caller, id);
+}

@@ -1,0 +1,166 @@
+import { Id, MemberCreate, MemberPrivileges, MemberRecord, MemberUpdate, UserMe } from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { HubContext } from '../context.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import { conflict, forbidden, unprocessable } from '../http/errors.js';
+import { embedParam, orderParam, pageParams, sendPage } from '../http/list.js';
+import {
+  createMember,
+  findMember,
+  listMembers,
+  type MemberRow,
+  memberRecord,
+  updateMember,
+} from '../identity/members.js';
+
+const memberEmbeds = ['privileges'] as const;
+const IdParams = z.object({ memberId: z.coerce.number().int().positive() });
+
+const ListQuery = z.object({
+  ...pageParams,
+  state: z.enum(['active', 'locked']).optional(),
+  privileges: MemberPrivileges.optional(),
+  space: Id.optional(),
+  emailAddress: z.string().optional(),
+  memberNumber: z.string().optional(),
+  orderBy: z
+    .enum(['id', 'firstName', 'lastName', 'memberNumber', 'emailAddress', 'createdAt', 'updatedAt'])
+    .default('id'),
+  order: orderParam,
+  embed: embedParam(memberEmbeds),
+});
+
+function withEmbeds(row: MemberRow, embeds: readonly string[]) {
+  const record: MemberRecord = memberRecord(row);
+  if (embeds.length === 0) return record;
+  const embedded: Record<string, unknown> = {};
+  if (embeds.includes('privileges')) embedded.privileges = { privileges: row.privileges };
+  return { ...record, _embedded: embedded };
+}
+
+/** spec 4.2: members, their privileges, and /user/me. */
+export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/members',
+      { schema: { tags: ['members'], querystring: ListQuery, response: { 200: z.array(MemberRecord) } } },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const { total, rows } = await listMembers(ctx.db, caller, request.query);
+        const records = rows.map((row) => withEmbeds(row, request.query.embed));
+        return sendPage(request, reply, { ...request.query, total }, records, ctx.publicUrl);
+      },
+    );
+
+    app.post(
+      '/members',
+      { schema: { tags: ['members'], body: MemberCreate, response: { 201: MemberRecord } } },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await createMember(ctx.db, caller, request.body);
+        return reply.code(201).send(memberRecord(row));
+      },
+    );
+
+    app.get(
+      '/members/:memberId',
+      {
+        schema: {
+          tags: ['members'],
+          params: IdParams,
+          querystring: z.object({ embed: embedParam(memberEmbeds) }),
+          response: { 200: MemberRecord },
+        },
+      },
+      async (request) => {
+        const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
+        return withEmbeds(row, request.query.embed);
+      },
+    );
+
+    app.put(
+      '/members/:memberId',
+      {
+        schema: { tags: ['members'], params: IdParams, body: MemberUpdate, response: { 200: MemberRecord } },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const row = await updateMember(ctx.db, caller, request.params.memberId, request.body);
+        ctx.auth.invalidate();
+        return memberRecord(row);
+      },
+    );
+
+    app.delete(
+      '/members/:memberId',
+      { schema: { tags: ['members'], params: IdParams } },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await findMember(ctx.db, caller, request.params.memberId);
+        if (row.id === caller.memberId) throw conflict('You cannot delete your own member record');
+        if (row.privileges === 'owner' && caller.privileges !== 'owner' && !caller.superuser) {
+          throw forbidden('Only owners may delete an owner');
+        }
+        await ctx.db.deleteFrom('members').where('id', '=', row.id).execute();
+        ctx.auth.invalidate();
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      '/members/:memberId/privileges',
+      {
+        schema: {
+          tags: ['members'],
+          params: IdParams,
+          response: { 200: z.object({ privileges: MemberPrivileges }) },
+        },
+      },
+      async (request) => {
+        const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
+        return { privileges: row.privileges as MemberPrivileges };
+      },
+    );
+
+    app.put(
+      '/members/:memberId/privileges',
+      {
+        schema: {
+          tags: ['members'],
+          params: IdParams,
+          body: z.object({ privileges: MemberPrivileges }),
+          response: { 200: z.object({ privileges: MemberPrivileges }) },
+        },
+      },
+      async (request) => {
+        const caller = requireAdmin(request);
+        const row = await findMember(ctx.db, caller, request.params.memberId);
+        const wanted = request.body.privileges;
+        const isOwner = caller.privileges === 'owner' || caller.superuser;
+        if ((wanted === 'owner' || row.privileges === 'owner') && !isOwner) {
+          throw forbidden('Only owners may grant or take away owner privileges');
+        }
+        if (row.id === caller.memberId && row.privileges === 'owner' && wanted !== 'owner') {
+          const owners = await ctx.db
+            .selectFrom('members')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('account', '=', row.account)
+            .where('privileges', '=', 'owner')
+            .executeTakeFirstOrThrow();
+          if (Number(owners.n) <= 1)
+            throw unprocessable('An account needs at least one owner', { lastOwner: true });
+        }
+        await ctx.db.updateTable('members').set({ privileges: wanted }).where('id', '=', row.id).execute();
+        ctx.auth.invalidate();
+        return { privileges: wanted };
+      },
+    );
+
+    app.get('/user/me', { schema: { tags: ['user'], response: { 200: UserMe } } }, async (request) => {
+      const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
+      const { state: _state, superuser: _superuser, ...me } = memberRecord(row);
+      return { ...me, members: [me] };
+    });
+  };
+}

@@ -1,0 +1,68 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  randomUUID,
+  timingSafeEqual,
+} from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Hashes a token for look-up. Tokens are 122 random bits, so a plain SHA-256 is enough. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Constant-time comparison of two strings (of any lengths). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+export function newToken(): string {
+  return randomUUID();
+}
+
+/** Encrypts and decrypts stored tokens with the hub's secret key (AES-256-GCM). */
+export class TokenBox {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('the hub secret must be 32 bytes');
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  open(sealed: string): string {
+    const raw = Buffer.from(sealed, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+}
+
+/**
+ * Loads the hub secret (64 hex characters) from `file`, creating it with mode 0600 when absent.
+ * A readable-by-others secret file is refused: it protects every stored token.
+ */
+export function loadSecret(file: string): Buffer {
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  }
+  const mode = statSync(file).mode & 0o777;
+  if (mode & 0o077) {
+    throw new Error(
+      `${file}: the hub secret file must not be readable by others (mode ${mode.toString(8)}; chmod 600)`,
+    );
+  }
+  const text = readFileSync(file, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/i.test(text)) throw new Error(`${file}: expected 64 hex characters`);
+  return Buffer.from(text, 'hex');
+}

@@ -1,0 +1,46 @@
+import { join, resolve } from 'node:path';
+import { parseConfig } from '@makerspace/shared';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const Env = z.object({
+  HUB_HTTP_HOST: z.string().default('0.0.0.0'),
+  HUB_HTTP_PORT: port.default(8080),
+  HUB_MQTT_HOST: z.string().optional(),
+  HUB_MQTT_PORT: port.default(1883),
+  HUB_DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  HUB_PUBLIC_URL: z.url().optional(),
+  HUB_SECRET_FILE: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface HubSettings {
+  httpHost: string;
+  httpPort: number;
+  mqttHost: string;
+  mqttPort: number;
+  dataDir: string;
+  databaseUrl: string;
+  publicUrl: string | undefined;
+  secretFile: string;
+  logLevel: string;
+}
+
+/** Reads the hub's settings from the environment (DESIGN 3); every problem is reported at once. */
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettings {
+  const e = parseConfig(Env, env, 'environment');
+  const dataDir = resolve(e.HUB_DATA_DIR);
+  return {
+    httpHost: e.HUB_HTTP_HOST,
+    httpPort: e.HUB_HTTP_PORT,
+    mqttHost: e.HUB_MQTT_HOST ?? e.HUB_HTTP_HOST,
+    mqttPort: e.HUB_MQTT_PORT,
+    dataDir,
+    databaseUrl: e.DATABASE_URL ?? join(dataDir, 'hub.sqlite'),
+    publicUrl: e.HUB_PUBLIC_URL?.replace(/\/+$/, ''),
+    secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,73 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hubCli, runProcess, startProcess, stopAll, tempDir } from '../support/processes.js';
+
+afterEach(stopAll);
+
+describe('makerspace-hub command line', () => {
+  it('init prints exactly one JSON object whose token works against serve', async () => {
+    const dataDir = tempDir();
+    const env = {
+      HUB_DATA_DIR: dataDir,
+      HUB_HTTP_HOST: '127.0.0.1',
+      HUB_HTTP_PORT: '0',
+      HUB_MQTT_PORT: '0',
+      LOG_LEVEL: 'info',
+    };
+    const init = await runProcess(
+      [hubCli, 'init', '--account', 'Fablab Test', '--email', 'admin@fablab.example'],
+      env,
+    );
+    expect(init.code).toBe(0);
+    const lines = init.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]);
+    expect(Object.keys(created).sort()).toEqual(['accountId', 'apiKeyId', 'memberId', 'spaceId', 'token']);
+    expect(init.stderr).not.toContain(created.token);
+    expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+
+    const hub = startProcess([hubCli, 'serve'], env);
+    const [, port] = await hub.waitFor(/"port":(\d+)[^\n]*HTTP API listening/);
+    // An account exists already, so serve creates none and prints no token.
+    expect(hub.output()).not.toMatch(/shown only now/);
+    const me = await fetch(`http://127.0.0.1:${port}/api/v1/user/me`, {
+      headers: { authorization: `Bearer ${created.token}` },
+    });
+    expect(me.status).toBe(200);
+    expect((await me.json()).emailAddress).toBe('admin@fablab.example');
+    expect(await hub.stop('SIGTERM')).toBe(0);
+    expect(hub.output()).not.toContain(created.token);
+  });
+
+  it('serve on an empty database creates an owner and prints a working token once', async () => {
+    const dataDir = tempDir();
+    const env = { HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_MQTT_PORT: '0' };
+    const hub = startProcess([hubCli, 'serve'], env);
+    const [, token] = await hub.waitFor(/shown only now\): ([0-9a-f-]{36})/);
+    const [, port] = await hub.waitFor(
+      /curl -H "Authorization: Bearer [^"]+" http:\/\/localhost:(\d+)\/api\/v1\/user\/me/,
+    );
+    const basic = Buffer.from(`${token}:`).toString('base64');
+    const members = await fetch(`http://127.0.0.1:${port}/api/v1/members`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
+    expect(members.status).toBe(200);
+    expect((await members.json())[0].id).toBe(1);
+    // The token appears once, on the terminal, and in no log line.
+    expect(hub.output().split(token).length - 1).toBe(2);
+    expect(
+      hub
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.includes(token)),
+    ).toEqual([]);
+    expect(await hub.stop('SIGINT')).toBe(0);
+  });
+
+  it('refuses bad configuration with a clear message and exit code 2', async () => {
+    const res = await runProcess([hubCli, 'serve'], { HUB_HTTP_PORT: 'eighty', HUB_DATA_DIR: tempDir() });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/HUB_HTTP_PORT/);
+  });
+});

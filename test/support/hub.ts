@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '@makerspace/shared';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { createAccountWithOwner, type CreatedAccount } from '../../hub/src/identity/bootstrap.js';
+import { type Hub, openHub } from '../../hub/src/hub.js';
+import type { HubSettings } from '../../hub/src/settings.js';
+import { freshDatabase, type TestDatabase } from './dialects.js';
+
+export interface TestHub {
+  hub: Hub;
+  app: FastifyInstance;
+  db: TestDatabase;
+  owner: CreatedAccount;
+  /** Creates another account with its owner (another tenant). */
+  newAccount(name: string, email: string): Promise<CreatedAccount>;
+  /** app.inject with the token as Bearer. */
+  call(token: string, options: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  close(): Promise<void>;
+}
+
+export function testSettings(url: string): HubSettings {
+  return {
+    httpHost: '127.0.0.1',
+    httpPort: 0,
+    mqttHost: '127.0.0.1',
+    mqttPort: 0,
+    dataDir: '/nonexistent',
+    databaseUrl: url,
+    publicUrl: undefined,
+    secretFile: '/nonexistent/secret',
+    logLevel: 'silent',
+  };
+}
+
+/** A hub on a fresh database with one account (its owner's token in `owner.token`). */
+export async function startTestHub(dialect: 'sqlite' | 'postgres'): Promise<TestHub> {
+  const db = await freshDatabase(dialect);
+  const hub = await openHub(testSettings(db.url), {
+    schema: db.schema,
+    secret: randomBytes(32),
+    logger: createLogger({ name: 'test-hub', level: 'silent' }),
+  });
+  const newAccount = (name: string, email: string) =>
+    createAccountWithOwner(hub.ctx.db, hub.ctx.tokens, { accountName: name, emailAddress: email });
+  const owner = await newAccount('Test makerspace', 'owner@test.example');
+  return {
+    hub,
+    app: hub.app,
+    db,
+    owner,
+    newAccount,
+    call: (token, options) =>
+      hub.app.inject({
+        ...options,
+        headers: { authorization: `Bearer ${token}`, ...(options.headers ?? {}) },
+      }),
+    async close() {
+      await hub.close();
+      await db.dispose();
+    },
+  };
+}
