@@ -1,4 +1,5 @@
 import type { Logger } from '@makerspace/shared';
+import type { AccessPolicy } from './access/policy.js';
 import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
 import type { Authenticator } from './identity/authenticator.js';
@@ -18,6 +19,8 @@ export interface HubContext {
   auth: Authenticator;
   logger: Logger;
   clock: Clock;
+  /** The access decision of DESIGN 5 (switch-on, card taps, bridge API). */
+  policy: AccessPolicy;
   /** Base for absolute links (Link headers, calendar URLs); from HUB_PUBLIC_URL. */
   publicUrl?: string;
 }

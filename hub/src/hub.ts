@@ -1,5 +1,7 @@
 import { createLogger, type Logger } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
+import { AccessPolicy } from './access/policy.js';
+import { allRules } from './access/rules.js';
 import { buildApp } from './app.js';
 import { type Clock, type HubContext, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
@@ -41,6 +43,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     auth: new Authenticator(storage.db),
     logger,
     clock: options.clock ?? systemClock,
+    policy: new AccessPolicy(allRules()),
     publicUrl: settings.publicUrl,
   };
   const app = await buildApp(ctx);

@@ -95,9 +95,106 @@ export interface ApiKeysTable extends Stamps {
   tokenEncrypted: string;
 }
 
+export interface ResourceTypesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  name: string;
+}
+
+export interface ResourcesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  name: string;
+  type: number | null;
+  controlType: Generated<string>;
+  state: Generated<string>;
+  requiresTraining: Generated<number>;
+  canBeBooked: Generated<number>;
+  mustBeBooked: Generated<number>;
+  exclusiveUsage: Generated<number>;
+  visibleForMembers: Generated<number>;
+  description: string | null;
+  notes: string | null;
+  maintenanceNotes: string | null;
+  displayTitle: string | null;
+  safetyMessage: string | null;
+  maxOfflineUsage: number | null;
+  deadManIntervalBusy: number | null;
+  deadManIntervalIdle: number | null;
+  idlePowerThreshold: string | null;
+  pricePerTimeBusy: Generated<string>;
+  pricePerTimeBusySeconds: Generated<number>;
+  pricePerTimeIdle: Generated<string>;
+  pricePerTimeIdleSeconds: Generated<number>;
+  pricePerUsage: Generated<string>;
+  pricingMinDurationSeconds: Generated<number>;
+  pricePerBooking: Generated<string>;
+  pricePerBookingSeconds: Generated<number>;
+  metadata: string | null;
+  pulseSeconds: Generated<number>;
+  codeMode: Generated<string>;
+  switchOnCodeEncrypted: string;
+  lastUsedLog: number | null;
+}
+
+export interface BridgesTable {
+  resource: number;
+  account: number;
+  serialNumber: string | null;
+  heartbeatInterval: Generated<number>;
+  offline: Generated<number>;
+  apiKeyHash: string;
+  apiKeyEncrypted: string;
+  createdBy: number | null;
+  configVersion: Generated<number>;
+  agentVersion: string | null;
+  hardware: string | null;
+  lastSeenAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ResourceLogsTable {
+  id: Generated<number>;
+  account: number;
+  resource: number;
+  type: string;
+  member: number | null;
+  originalMember: number | null;
+  createdAt: string;
+  stoppedAt: string | null;
+  stopType: string | null;
+  idleDurationSeconds: number | null;
+  reason: string | null;
+  notes: string | null;
+  metadata: string | null;
+  extraChargeDescription: string | null;
+  extraChargePrice: string | null;
+  extraChargeTaxPercent: string | null;
+  clientId: string | null;
+  offline: Generated<number>;
+  lockVersion: Generated<number>;
+  updatedAt: string;
+  updatedBy: number | null;
+}
+
+export interface AccessAttemptsTable {
+  id: Generated<number>;
+  resource: number;
+  member: number | null;
+  kind: string;
+  at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   spaces: SpacesTable;
   members: MembersTable;
   api_keys: ApiKeysTable;
+  resource_types: ResourceTypesTable;
+  resources: ResourcesTable;
+  bridges: BridgesTable;
+  resource_logs: ResourceLogsTable;
+  access_attempts: AccessAttemptsTable;
 }

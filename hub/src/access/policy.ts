@@ -1,0 +1,116 @@
+import type { DenyReason } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { MembersTable, ResourcesTable } from '../db/schema.js';
+
+export type ResourceRow = Selectable<ResourcesTable>;
+export type MemberRow = Selectable<MembersTable>;
+
+/** What is asked: may this member (holding this key) use this resource at this time? */
+export interface AccessRequest {
+  db: Db;
+  resource: ResourceRow;
+  /** null when a card was tapped that belongs to nobody. */
+  member: MemberRow | null;
+  /** The key used (card taps); undefined for switch-on from the API. */
+  key?: { state: string } | null;
+  at: Date;
+}
+
+/** A rule denies, or allows with an optional limit on the session's length (seconds). */
+export type RuleOutcome = { deny: DenyReason; message?: string } | { maxDuration: number | null } | undefined;
+
+export interface AccessRule {
+  name: string;
+  /** Position in DESIGN 5's order; see ruleOrder. Lower runs first. */
+  order: number;
+  /** Admins and owners pass this rule (package, training and time rules do; a locked resource does not). */
+  adminsPass: boolean;
+  check(request: AccessRequest): Promise<RuleOutcome> | RuleOutcome;
+}
+
+/** The order of DESIGN 5; areas insert their rules at these positions. */
+export const ruleOrder = {
+  resourceState: 10,
+  memberState: 20,
+  keyState: 30,
+  training: 40,
+  package: 50,
+  timeTable: 55,
+  prepaidBalance: 58,
+  openingHours: 60,
+  holiday: 70,
+  booking: 80,
+  tooManyAttempts: 90,
+} as const;
+
+export type Decision =
+  | { allowed: true; maxDuration: number | null }
+  | { allowed: false; reason: DenyReason; message: string };
+
+const messages: Partial<Record<DenyReason, string>> = {
+  inactive: 'This resource is locked',
+  memberInactive: 'Your membership is not active',
+  unknownMember: 'Unknown member',
+  unknownKey: 'Unknown key card',
+  keyInactive: 'This key card is not active',
+  noPermission: 'You need the training for this resource',
+  noPackage: 'None of your packages allows this resource',
+  timeTable: 'Your package does not allow this resource at this time',
+  prepaidBalance: 'Your prepaid balance is too low',
+  openingHours: 'The space is closed now',
+  holiday: 'The space is closed for a holiday',
+  booking: 'Someone else has booked this resource now',
+  requiresBooking: 'This resource must be booked before use',
+  tooManyAttempts: 'Too many failed attempts; try again later',
+  wrongCode: 'Wrong switch-on code',
+};
+
+export function denyMessage(reason: DenyReason): string {
+  return messages[reason] ?? `Access denied (${reason})`;
+}
+
+export function isPrivileged(member: MemberRow | null): boolean {
+  return (
+    member !== null &&
+    (member.privileges === 'admin' || member.privileges === 'owner' || member.superuser === 1)
+  );
+}
+
+/**
+ * The one access decision (DESIGN 5), used by switch-on, card taps and the HTTP bridge API:
+ * rules run in order, the first denial wins, and the allowed session lasts at most the
+ * shortest maxDuration any rule gives.
+ */
+export class AccessPolicy {
+  private readonly rules: AccessRule[];
+
+  constructor(rules: AccessRule[]) {
+    this.rules = [...rules].sort((a, b) => a.order - b.order);
+  }
+
+  get ruleNames(): string[] {
+    return this.rules.map((r) => r.name);
+  }
+
+  async decide(request: AccessRequest): Promise<Decision> {
+    const privileged = isPrivileged(request.member);
+    let maxDuration: number | null = null;
+    for (const rule of this.rules) {
+      if (privileged && rule.adminsPass) continue;
+      const outcome = await rule.check(request);
+      if (!outcome) continue;
+      if ('deny' in outcome) {
+        return {
+          allowed: false,
+          reason: outcome.deny,
+          message: outcome.message ?? denyMessage(outcome.deny),
+        };
+      }
+      if (outcome.maxDuration !== null && (maxDuration === null || outcome.maxDuration < maxDuration)) {
+        maxDuration = Math.max(0, Math.floor(outcome.maxDuration));
+      }
+    }
+    return { allowed: true, maxDuration };
+  }
+}
