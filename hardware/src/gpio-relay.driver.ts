@@ -1,0 +1,123 @@
+import { HardwareError, type HardwareLogger, silentLogger } from './hardware.errors.js';
+import { DEFAULT_SYSFS_GPIO_ROOT, gpioUnavailable, resolveSysfsGpio } from './gpio-chip.resolver.js';
+import type { Relay, RelayState } from './relay.js';
+
+type Level = 0 | 1;
+
+/** The part of an onoff `Gpio` output the relay uses. */
+export interface GpioLine {
+  write(level: Level): Promise<void>;
+  writeSync(level: Level): void;
+}
+
+/** What the relay needs from onoff; tests pass a fake that records levels. */
+export interface GpioBackend {
+  /** False when sysfs GPIO cannot be exported here (missing, or no permission). */
+  accessible: boolean;
+  /** Exports line `gpio` as an output that starts at the physical `initial` level. */
+  output(gpio: number, initial: Level): GpioLine;
+}
+
+/** Loads onoff on first use: it pulls in a native module (epoll) that only builds on Linux. */
+export async function loadOnoffBackend(): Promise<GpioBackend> {
+  let onoff: typeof import('onoff');
+  try {
+    onoff = await import('onoff');
+  } catch (err) {
+    throw gpioUnavailable(`the onoff module could not load: ${(err as Error).message}`, err);
+  }
+  const { Gpio } = onoff;
+  return {
+    accessible: Gpio.accessible,
+    // activeLow: false resets a line another program left inverted; we invert ourselves so the
+    // direction's initial level ('high'/'low' are physical levels in sysfs) is already "off".
+    output: (gpio, initial) => new Gpio(gpio, initial ? 'high' : 'low', 'none', { activeLow: false }),
+  };
+}
+
+export interface GpioRelayOptions {
+  /** BCM pin number, as printed on Pi pinout charts (GPIO17 is 17). */
+  relayPin: number;
+  /** True for relay modules that switch on when the pin is pulled low (most cheap boards). */
+  activeLow: boolean;
+  gpioChipLabel?: string;
+  sysfsRoot?: string;
+  logger?: HardwareLogger;
+  loadBackend?: () => Promise<GpioBackend>;
+}
+
+/** A relay on a Raspberry Pi GPIO pin, through sysfs (onoff). */
+export class GpioRelay implements Relay {
+  readonly description: string;
+  private line: GpioLine | null = null;
+  private state: RelayState = 'off';
+  private readonly logger: HardwareLogger;
+  // Last line of defence: if the process exits without close() (uncaught error, process.exit),
+  // switch the output off synchronously so a door or machine is never left powered.
+  private readonly offOnExit = () => {
+    try {
+      this.line?.writeSync(this.level('off'));
+    } catch {
+      // Nothing more can be done while exiting.
+    }
+  };
+
+  constructor(private readonly options: GpioRelayOptions) {
+    this.description = `GPIO relay on BCM pin ${options.relayPin} (${options.activeLow ? 'active low' : 'active high'})`;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  async open(): Promise<void> {
+    if (this.line) return;
+    const sysfsRoot = this.options.sysfsRoot ?? DEFAULT_SYSFS_GPIO_ROOT;
+    const gpio = resolveSysfsGpio(this.options.relayPin, {
+      sysfsRoot,
+      chipLabel: this.options.gpioChipLabel,
+    });
+    const backend = await (this.options.loadBackend ?? loadOnoffBackend)();
+    if (!backend.accessible)
+      throw gpioUnavailable(`cannot write ${sysfsRoot}/export (missing or permission denied)`);
+    try {
+      this.line = backend.output(gpio, this.level('off'));
+    } catch (err) {
+      throw new HardwareError(
+        'gpio-pin',
+        `GPIO relay: cannot export GPIO ${gpio}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
+    }
+    this.state = 'off';
+    process.on('exit', this.offOnExit);
+    this.logger.info({ bcmPin: this.options.relayPin, sysfsGpio: gpio }, 'GPIO relay ready');
+  }
+
+  async set(state: RelayState): Promise<void> {
+    if (!this.line) throw new HardwareError('port-closed', `${this.description}: set() before open()`);
+    await this.line.write(this.level(state));
+    this.state = state;
+  }
+
+  get(): RelayState {
+    return this.state;
+  }
+
+  async close(): Promise<void> {
+    const line = this.line;
+    if (!line) return;
+    process.off('exit', this.offOnExit);
+    this.line = null;
+    line.writeSync(this.level('off'));
+    this.state = 'off';
+    // The line stays exported on purpose: unexporting turns the pin back into a floating input on
+    // the Pi's pin controllers, and a relay module without a pull resistor could then switch on.
+    // The next open() takes over the exported line.
+  }
+
+  /** The physical level for a relay state. */
+  private level(state: RelayState): Level {
+    const on = state === 'on';
+    return (on !== this.options.activeLow ? 1 : 0) as Level;
+  }
+}
