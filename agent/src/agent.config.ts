@@ -1,0 +1,73 @@
+import { readFileSync, statSync } from 'node:fs';
+import { CardReaderConfig, RelayConfig } from '@makerspace/hardware';
+import { ConfigError, loadJsonConfig } from '@makerspace/shared';
+import { z } from 'zod';
+
+/**
+ * The key file must exist, be a regular file and be readable only by its owner (design section 3):
+ * a bridge API key readable by other users of the Pi could open the door from anywhere.
+ */
+function checkApiKeyFile(file: string, ctx: z.RefinementCtx): void {
+  let mode: number;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) {
+      ctx.addIssue({ code: 'custom', message: `${file} is not a regular file` });
+      return;
+    }
+    mode = stat.mode & 0o777;
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code}` });
+    return;
+  }
+  if ((mode & 0o077) !== 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${file} has mode ${mode.toString(8).padStart(4, '0')}; it holds the bridge API key and must not be readable by group or others (chmod 600 ${file})`,
+    });
+  }
+}
+
+export const AgentConfig = z.strictObject({
+  /** The hub's MQTT endpoint. */
+  hub: z.url({
+    protocol: /^(mqtt|mqtts|ws|wss)$/,
+    error: 'must be a URL with scheme mqtt, mqtts, ws or wss',
+  }),
+  resourceId: z.int().positive(),
+  /** File holding the bridge API key (the MQTT password); mode 0600. */
+  apiKeyFile: z.string().min(1).superRefine(checkApiKeyFile),
+  controlType: z.enum(['door', 'machine']),
+  /** How long a door stays open; the hub's bridge config overrides it once received. */
+  pulseSeconds: z.number().positive().max(3600).default(5),
+  /** Queue, saved bridge config, session file and the tap socket live here. */
+  dataDir: z.string().min(1),
+  keepaliveSeconds: z.int().min(1).max(3600).default(10),
+  /** How long a card tap waits for the hub's decision before the agent decides offline. */
+  accessTimeoutSeconds: z.number().positive().max(60).default(3),
+  /** Logs not acknowledged within this time are sent again. */
+  logAckTimeoutSeconds: z.number().positive().max(3600).default(10),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  hardware: RelayConfig,
+  cardReader: CardReaderConfig.optional(),
+});
+export type AgentConfig = z.output<typeof AgentConfig>;
+export type AgentConfigInput = z.input<typeof AgentConfig>;
+
+/** Loads and validates the config file; throws one ConfigError listing every problem with its path. */
+export function loadAgentConfig(file: string): AgentConfig {
+  return loadJsonConfig(AgentConfig, file);
+}
+
+/** Reads the bridge API key (first line, trimmed). The key itself never reaches a log or error. */
+export function readApiKey(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(file, [`apiKeyFile: cannot read: ${(err as NodeJS.ErrnoException).code}`]);
+  }
+  const key = text.split('\n')[0].trim();
+  if (!key) throw new ConfigError(file, ['apiKeyFile: the file is empty']);
+  return key;
+}

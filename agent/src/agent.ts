@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import type { CardReader, Relay } from '@makerspace/hardware';
+import type { Logger } from '@makerspace/shared';
+import type { AgentConfig } from './agent.config.js';
+import type { Backoff } from './backoff.js';
+import { BridgeConfigStore } from './bridge-config.store.js';
+import { CardAccessFeature } from './card-access.feature.js';
+import { CommandsFeature } from './commands.feature.js';
+import { HubLink } from './hub-link.js';
+import { LogQueue } from './log-queue.js';
+import { LogShipper } from './log-shipper.js';
+import { RelayController } from './relay.controller.js';
+import { SystemdNotifier } from './systemd-notify.js';
+import { TapSocket } from './tap-socket.js';
+import { agentVersion } from './version.js';
+
+export interface AgentDeps {
+  config: AgentConfig;
+  apiKey: string;
+  logger: Logger;
+  relay: Relay;
+  cardReader: CardReader | null;
+  now?: () => Date;
+  /** Reconnect delays; tests pass short ones. */
+  backoff?: Backoff;
+  /** Environment for sd_notify (NOTIFY_SOCKET, WATCHDOG_USEC). */
+  env?: NodeJS.ProcessEnv;
+  notifyCommand?: string;
+}
+
+interface Feature {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The bridge agent: wires the features together and runs their life cycle. Each feature's
+ * constructor only stores its dependencies; start() opens, stop() undoes exactly that, in reverse.
+ */
+export class Agent {
+  readonly queue: LogQueue;
+  readonly relay: RelayController;
+  readonly link: HubLink;
+  readonly bridgeConfig: BridgeConfigStore;
+  readonly access: CardAccessFeature;
+  readonly tapSocket: TapSocket;
+  readonly notifier: SystemdNotifier;
+  private readonly features: Feature[];
+  private started: Feature[] = [];
+
+  constructor(private readonly deps: AgentDeps) {
+    const { config, logger, now } = deps;
+    const log = (name: string) => logger.child({ feature: name });
+    this.queue = new LogQueue({ dir: config.dataDir, logger: log('queue') });
+    this.relay = new RelayController({
+      relay: deps.relay,
+      controlType: config.controlType,
+      queue: this.queue,
+      dataDir: config.dataDir,
+      logger: log('relay'),
+      now,
+    });
+    const hardware = [deps.relay.description, deps.cardReader?.description].filter(Boolean).join('; ');
+    this.link = new HubLink({
+      url: config.hub,
+      resourceId: config.resourceId,
+      apiKey: deps.apiKey,
+      keepaliveSeconds: config.keepaliveSeconds,
+      agentVersion,
+      hardware,
+      logger: log('hub'),
+      now,
+      backoff: deps.backoff,
+    });
+    this.bridgeConfig = new BridgeConfigStore({
+      link: this.link,
+      dataDir: config.dataDir,
+      logger: log('config'),
+    });
+    // The hub's setting wins once it has sent one; the local config covers the time before.
+    const pulseSeconds = () => this.bridgeConfig.current?.pulseSeconds ?? config.pulseSeconds;
+    const commands = new CommandsFeature({
+      link: this.link,
+      relay: this.relay,
+      logger: log('commands'),
+      pulseSeconds,
+      now,
+    });
+    const shipper = new LogShipper({
+      link: this.link,
+      queue: this.queue,
+      logger: log('logs'),
+      ackTimeoutMs: config.logAckTimeoutSeconds * 1000,
+    });
+    this.access = new CardAccessFeature({
+      link: this.link,
+      relay: this.relay,
+      queue: this.queue,
+      bridgeConfig: this.bridgeConfig,
+      reader: deps.cardReader,
+      logger: log('access'),
+      pulseSeconds,
+      accessTimeoutMs: config.accessTimeoutSeconds * 1000,
+      now,
+    });
+    this.tapSocket = new TapSocket({
+      dataDir: config.dataDir,
+      logger: log('tap'),
+      onTap: (card) => this.access.handleCard(card),
+    });
+    this.notifier = new SystemdNotifier({
+      logger: log('systemd'),
+      env: deps.env,
+      command: deps.notifyCommand,
+    });
+    this.relay.onStateChange((state) => this.link.setRelayState(state));
+    // Order matters: the queue before anything that logs, the relay (off) before anything that
+    // switches it, handlers registered before the link connects.
+    this.features = [
+      this.queue,
+      this.relay,
+      this.bridgeConfig,
+      commands,
+      shipper,
+      this.access,
+      this.link,
+      this.tapSocket,
+      this.notifier,
+    ];
+  }
+
+  async start(): Promise<void> {
+    const { config, logger } = this.deps;
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    for (const feature of this.features) {
+      await feature.start();
+      this.started.push(feature);
+      if (feature === this.relay) {
+        // Fabman's 'reboot' log: the hub learns when (and with which version) the bridge restarted.
+        const createdAt = (this.deps.now ?? (() => new Date()))().toISOString();
+        await this.queue.append({
+          kind: 'log',
+          id: randomUUID(),
+          type: 'reboot',
+          createdAt,
+          notes: `agent ${agentVersion} started`,
+        });
+      }
+    }
+    logger.info(
+      { resourceId: config.resourceId, controlType: config.controlType, version: agentVersion },
+      'agent started',
+    );
+    void this.link.firstAttempt.then(() =>
+      this.notifier.ready(
+        this.link.connected ? 'connected to the hub' : 'hub not reachable; working offline',
+      ),
+    );
+  }
+
+  /**
+   * Stops every started feature in reverse order, except that the relay goes first: it switches
+   * off (ending a machine session) while the hub link can still publish the final state.
+   */
+  async stop(): Promise<void> {
+    await this.notifier.stopping();
+    const features = this.started.reverse();
+    this.started = [];
+    const relayIndex = features.indexOf(this.relay);
+    if (relayIndex > 0) features.unshift(...features.splice(relayIndex, 1));
+    for (const feature of features) {
+      try {
+        await feature.stop();
+      } catch (err) {
+        this.deps.logger.error({ err: (err as Error).message }, 'stopping a feature failed');
+      }
+    }
+  }
+}

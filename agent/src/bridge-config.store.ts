@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BridgeConfig, type Logger } from '@makerspace/shared';
+import { writeFileAtomic } from './atomic-file.js';
+import type { HubLink } from './hub-link.js';
+
+export interface BridgeConfigStoreOptions {
+  link: HubLink;
+  dataDir: string;
+  logger: Logger;
+}
+
+/**
+ * Keeps the hub's retained `config` message on disk (`${dataDir}/config.json`, written atomically)
+ * so that the agent can decide offline after a restart without the hub (design section 7).
+ */
+export class BridgeConfigStore {
+  private config: BridgeConfig | null = null;
+  private readonly file: string;
+
+  constructor(private readonly options: BridgeConfigStoreOptions) {
+    this.file = join(options.dataDir, 'config.json');
+  }
+
+  get current(): BridgeConfig | null {
+    return this.config;
+  }
+
+  async start(): Promise<void> {
+    await this.load();
+    this.options.link.handle('config', (config) => this.save(config));
+  }
+
+  async stop(): Promise<void> {}
+
+  private async load(): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.options.logger.warn(
+          { file: this.file, err: (err as Error).message },
+          'saved bridge config unreadable',
+        );
+      }
+      return;
+    }
+    try {
+      this.config = BridgeConfig.parse(JSON.parse(text));
+      this.options.logger.info({ configVersion: this.config.configVersion }, 'saved bridge config loaded');
+    } catch (err) {
+      this.options.logger.warn(
+        { file: this.file, err: (err as Error).message },
+        'saved bridge config invalid; ignored',
+      );
+    }
+  }
+
+  private async save(config: BridgeConfig): Promise<void> {
+    const text = JSON.stringify(config);
+    if (this.config && JSON.stringify(this.config) === text) return;
+    await writeFileAtomic(this.file, text);
+    this.config = config;
+    this.options.logger.info(
+      { configVersion: config.configVersion, offlineKeys: config.offlineKeys.length },
+      'bridge config received and saved',
+    );
+  }
+}

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type { CardRead, CardReader } from '@makerspace/hardware';
+import { type AccessReply, type DenyReason, type Logger, offlineKeyHash } from '@makerspace/shared';
+import type { BridgeConfigStore } from './bridge-config.store.js';
+import type { HubLink } from './hub-link.js';
+import type { LogQueue } from './log-queue.js';
+import type { RelayController } from './relay.controller.js';
+
+/** What a tap led to; the `tap` command prints it. */
+export interface TapOutcome {
+  result: 'allowed' | 'denied' | 'message';
+  /** Decided by the agent from its offline keys because the hub did not answer. */
+  offline: boolean;
+  action: 'pulsed' | 'sessionStarted' | 'sessionStopped' | 'takeover' | 'none';
+  sessionId?: string | null;
+  reason?: DenyReason | null;
+  messages?: string[];
+  error?: string;
+}
+
+export interface CardAccessOptions {
+  link: HubLink;
+  relay: RelayController;
+  queue: LogQueue;
+  bridgeConfig: BridgeConfigStore;
+  reader: CardReader | null;
+  logger: Logger;
+  pulseSeconds: () => number;
+  accessTimeoutMs: number;
+  now?: () => Date;
+}
+
+/**
+ * Card taps: asks the hub (`access`, answered on `access/reply`) and acts on the answer. Doors
+ * pulse on allowed. Machines start a session on allowed; the same member (or card) tapping again
+ * stops it; another allowed member takes it over; denied never touches the running session.
+ *
+ * When the hub is not connected or does not answer in time, the agent decides from the saved
+ * bridge config: a card whose offlineKeyHash is listed is allowed (machines for at most
+ * maxOfflineUsage seconds), anything else is denied, and the decision is queued as a log with
+ * `offline: true` for the hub to store later.
+ */
+export class CardAccessFeature {
+  private readonly waiting = new Map<string, (reply: AccessReply) => void>();
+  private readonly now: () => Date;
+
+  constructor(private readonly options: CardAccessOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async start(): Promise<void> {
+    const { link, reader, logger } = this.options;
+    link.handle('access/reply', (reply) => {
+      const resolve = this.waiting.get(reply.id);
+      if (resolve) resolve(reply);
+      else logger.debug({ requestId: reply.id }, 'access reply for no waiting tap (late or repeated)');
+    });
+    await reader?.start((card) => {
+      this.handleCard(card).catch((err) => logger.error({ err: err.message }, 'card tap failed'));
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.options.reader?.stop();
+    this.waiting.clear();
+  }
+
+  /** One tap, from the card reader or the tap socket. */
+  async handleCard(card: CardRead): Promise<TapOutcome> {
+    const { logger } = this.options;
+    logger.info({ type: card.type }, 'card tapped');
+    const reply = await this.askHub(card);
+    const outcome = reply ? await this.actOnline(card, reply) : await this.actOffline(card);
+    logger.info({ ...outcome, type: card.type }, 'card tap decided');
+    return outcome;
+  }
+
+  private async askHub(card: CardRead): Promise<AccessReply | null> {
+    const { link, relay, logger } = this.options;
+    if (!link.connected) return null;
+    const id = randomUUID();
+    const session = relay.controlType === 'machine' ? relay.currentSession : null;
+    let timer: NodeJS.Timeout | undefined;
+    const reply = new Promise<AccessReply | null>((resolve) => {
+      this.waiting.set(id, resolve);
+      timer = setTimeout(() => resolve(null), this.options.accessTimeoutMs);
+    });
+    try {
+      await link.publish('access', { id, keys: [card], currentSession: session ? { id: session.id } : null });
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'access request not sent; deciding offline');
+      clearTimeout(timer);
+      this.waiting.delete(id);
+      return null;
+    }
+    const answer = await reply;
+    clearTimeout(timer);
+    this.waiting.delete(id);
+    if (!answer) logger.warn({ requestId: id }, 'the hub did not answer the tap in time; deciding offline');
+    return answer;
+  }
+
+  private async actOnline(card: CardRead, reply: AccessReply): Promise<TapOutcome> {
+    const { relay } = this.options;
+    const base = {
+      result: reply.type,
+      offline: false,
+      reason: reply.reason ?? null,
+      messages: reply.messages,
+    };
+    if (reply.type !== 'allowed') return { ...base, action: 'none' };
+    if (relay.controlType === 'door') {
+      const state = await relay.pulse(this.options.pulseSeconds(), reply.sessionId ?? null);
+      return { ...base, action: 'pulsed', sessionId: state.sessionId };
+    }
+    const current = relay.currentSession;
+    const keyHash = offlineKeyHash(card);
+    const sameSession =
+      current !== null &&
+      (reply.stopped === true ||
+        (reply.sessionId !== undefined && reply.sessionId === current.id) ||
+        (reply.member != null && reply.member.id === current.memberId) ||
+        current.keyHash === keyHash);
+    if (current && sameSession) {
+      await relay.endSession(current.id, 'normal');
+      return { ...base, action: 'sessionStopped', sessionId: current.id };
+    }
+    if (reply.stopped === true) return { ...base, action: 'none' };
+    const sessionId = reply.sessionId ?? randomUUID();
+    await relay.startSession({
+      id: sessionId,
+      memberId: reply.member?.id ?? null,
+      keyHash,
+      maxDuration: reply.maxDuration ?? null,
+    });
+    return { ...base, action: current ? 'takeover' : 'sessionStarted', sessionId };
+  }
+
+  private async actOffline(card: CardRead): Promise<TapOutcome> {
+    const { relay, queue, bridgeConfig } = this.options;
+    const config = bridgeConfig.current;
+    const keyHash = offlineKeyHash(card);
+    const createdAt = this.now().toISOString();
+    const id = randomUUID();
+    const keys = [card];
+    const deny = async (reason: DenyReason | null, notes?: string): Promise<TapOutcome> => {
+      await queue.append({ kind: 'log', id, type: 'denied', createdAt, keys, reason, offline: true, notes });
+      return { result: 'denied', offline: true, action: 'none', reason };
+    };
+    if (!config?.offlineKeys.includes(keyHash)) {
+      return deny('unknownKey', config ? undefined : 'no bridge config received from the hub yet');
+    }
+    if (relay.controlType === 'door') {
+      await relay.pulse(this.options.pulseSeconds(), null);
+      await queue.append({
+        kind: 'log',
+        id,
+        type: 'allowed',
+        createdAt,
+        stoppedAt: createdAt,
+        stopType: 'normal',
+        keys,
+        offline: true,
+      });
+      return { result: 'allowed', offline: true, action: 'pulsed', sessionId: null };
+    }
+    const current = relay.currentSession;
+    if (current && current.keyHash === keyHash) {
+      await relay.endSession(current.id, 'normal');
+      return { result: 'allowed', offline: true, action: 'sessionStopped', sessionId: current.id };
+    }
+    if (config.maxOfflineUsage <= 0) return deny(null, 'maxOfflineUsage is 0: machines do not start offline');
+    // The log's own id names the session, so the hub can find the log when the stop item comes.
+    await queue.append({ kind: 'log', id, type: 'allowed', createdAt, sessionId: id, keys, offline: true });
+    await relay.startSession({ id, keyHash, maxDuration: config.maxOfflineUsage, offline: true });
+    return {
+      result: 'allowed',
+      offline: true,
+      action: current ? 'takeover' : 'sessionStarted',
+      sessionId: id,
+    };
+  }
+}

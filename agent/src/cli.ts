@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { createCardReader, createRelay, type Relay } from '@makerspace/hardware';
+import { ConfigError, createLogger, type Logger } from '@makerspace/shared';
+import { Agent } from './agent.js';
+import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
+import { sendTap, tapSocketPath } from './tap-socket.js';
+import { agentVersion } from './version.js';
+
+const USAGE = `makerspace-agent ${agentVersion}
+
+Usage:
+  makerspace-agent run --config FILE            run the bridge agent (or set AGENT_CONFIG)
+  makerspace-agent tap --config FILE --token HEX [--type em4102]
+                                                tap a card on the running agent (simulated reader)
+
+Exit codes: 0 ok, 1 failure, 2 usage or configuration error.
+`;
+
+/** Exit code for bad usage and invalid configuration (systemd then shows the errors in the journal). */
+const EXIT_CONFIG = 2;
+const STOP_TIMEOUT_MS = 10_000;
+
+function loadConfig(file: string | undefined): AgentConfig {
+  if (!file) throw new ConfigError('(arguments)', ['--config FILE (or AGENT_CONFIG) is required']);
+  return loadAgentConfig(file);
+}
+
+async function run(config: AgentConfig): Promise<void> {
+  const logger = createLogger({ name: 'makerspace-agent', level: config.logLevel });
+  const apiKey = readApiKey(config.apiKeyFile);
+  const relay = createRelay(config.hardware, logger);
+  const cardReader = config.cardReader ? createCardReader(config.cardReader, logger) : null;
+  installCrashHandlers(logger, relay);
+  const agent = new Agent({ config, apiKey, logger, relay, cardReader });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    const timer = setTimeout(() => {
+      logger.error('stopping took too long; exiting');
+      void forceOff(relay).finally(() => process.exit(1));
+    }, STOP_TIMEOUT_MS);
+    agent
+      .stop()
+      .then(() => {
+        clearTimeout(timer);
+        process.exit(0);
+      })
+      .catch((err) => {
+        logger.error({ err: err.message }, 'stopping failed');
+        void forceOff(relay).finally(() => process.exit(1));
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    await agent.start();
+  } catch (err) {
+    logger.fatal({ err: (err as Error).message }, 'the agent could not start');
+    await agent.stop().catch(() => {});
+    await forceOff(relay);
+    process.exit(1);
+  }
+}
+
+/** Fail-safe (design section 9): whatever breaks, the door closes and the machine stops. */
+function installCrashHandlers(logger: Logger, relay: Relay): void {
+  const crash = (kind: string) => (err: unknown) => {
+    logger.fatal(
+      { err: err instanceof Error ? err.stack : String(err) },
+      `${kind}: switching the relay off and exiting`,
+    );
+    void forceOff(relay).finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', crash('uncaught exception'));
+  process.on('unhandledRejection', crash('unhandled rejection'));
+}
+
+async function forceOff(relay: Relay): Promise<void> {
+  const attempt = (async () => {
+    await relay.set('off');
+    await relay.close();
+  })().catch(() => {});
+  await Promise.race([attempt, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+}
+
+async function tap(
+  config: AgentConfig,
+  token: string | undefined,
+  type: string | undefined,
+): Promise<number> {
+  if (!token) throw new ConfigError('(arguments)', ['--token HEX is required']);
+  const response = await sendTap(tapSocketPath(config.dataDir), { token, type });
+  process.stdout.write(`${JSON.stringify(response)}\n`);
+  return response.ok ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return EXIT_CONFIG;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`${agentVersion}\n`);
+    return 0;
+  }
+  const command = positionals[0];
+  if (command !== 'run' && command !== 'tap') {
+    process.stderr.write(USAGE);
+    return EXIT_CONFIG;
+  }
+  try {
+    const config = loadConfig(values.config ?? process.env.AGENT_CONFIG);
+    if (command === 'tap') return await tap(config, values.token, values.type);
+    await run(config);
+    return -1;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return EXIT_CONFIG;
+    }
+    process.stderr.write(`makerspace-agent: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', short: 'c' },
+      token: { type: 'string' },
+      type: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+    },
+  });
+}
+
+// `run` keeps the process alive until a signal (-1); everything else exits with its code.
+main(process.argv.slice(2)).then((code) => {
+  if (code >= 0) process.exitCode = code;
+});

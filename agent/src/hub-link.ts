@@ -1,0 +1,244 @@
+import {
+  type BridgeMessage,
+  bridgeClientId,
+  bridgeTopic,
+  type DownTopicName,
+  downTopicNames,
+  encodeBridgeMessage,
+  type Logger,
+  parseBridgeMessage,
+  parseBridgeTopic,
+  type RelayStateMessage,
+  type StatusMessage,
+  topicPublishOptions,
+  type UpTopicName,
+} from '@makerspace/shared';
+import mqtt, { type MqttClient } from 'mqtt';
+import { Backoff } from './backoff.js';
+
+export interface HubLinkOptions {
+  url: string;
+  resourceId: number;
+  apiKey: string;
+  keepaliveSeconds: number;
+  agentVersion: string;
+  hardware: string;
+  logger: Logger;
+  now?: () => Date;
+  backoff?: Backoff;
+}
+
+type Handler<N extends DownTopicName> = (message: BridgeMessage<N>) => void | Promise<void>;
+
+/**
+ * The agent's MQTT connection to the hub (design section 7, docs/PROTOCOL.md).
+ *
+ * mqtt.js reconnects at a fixed period, so its own reconnect is off (reconnectPeriod 0) and this
+ * class schedules reconnects with exponential backoff and jitter (0.5 s doubling to 30 s). On every
+ * connect it subscribes to the down topics, then publishes `status` and the latest `state`
+ * (both retained), then tells its listeners, which send what waited for the hub.
+ */
+export class HubLink {
+  private client: MqttClient | null = null;
+  private readonly handlers = new Map<DownTopicName, Handler<any>>();
+  private readonly connectListeners = new Set<() => void>();
+  private readonly disconnectListeners = new Set<() => void>();
+  private readonly backoff: Backoff;
+  private readonly now: () => Date;
+  private readonly startedAt: string;
+  private relayState: RelayStateMessage | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private online = false;
+  private firstAttemptDone!: () => void;
+  /** Settles after the first connection attempt, successful or not (systemd READY=1 waits on it). */
+  readonly firstAttempt = new Promise<void>((resolve) => {
+    this.firstAttemptDone = resolve;
+  });
+
+  constructor(private readonly options: HubLinkOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.backoff = options.backoff ?? new Backoff({ initialMs: 500, maxMs: 30_000 });
+    this.startedAt = this.now().toISOString();
+  }
+
+  get connected(): boolean {
+    return this.online;
+  }
+
+  /** Registers the one handler of a down topic (one handler per message kind). */
+  handle<N extends DownTopicName>(name: N, handler: Handler<N>): void {
+    this.handlers.set(name, handler);
+  }
+
+  onConnect(listener: () => void): () => void {
+    this.connectListeners.add(listener);
+    return () => this.connectListeners.delete(listener);
+  }
+
+  onDisconnect(listener: () => void): () => void {
+    this.disconnectListeners.add(listener);
+    return () => this.disconnectListeners.delete(listener);
+  }
+
+  async start(): Promise<void> {
+    const { resourceId } = this.options;
+    this.stopping = false;
+    const will: StatusMessage = { online: false };
+    const client = mqtt.connect(this.options.url, {
+      protocolVersion: 4,
+      clientId: bridgeClientId(resourceId),
+      username: String(resourceId),
+      password: this.options.apiKey,
+      keepalive: this.options.keepaliveSeconds,
+      clean: true,
+      reconnectPeriod: 0,
+      connectTimeout: 10_000,
+      resubscribe: false,
+      will: {
+        topic: bridgeTopic(resourceId, 'status'),
+        payload: Buffer.from(encodeBridgeMessage('status', will)),
+        qos: 1,
+        retain: true,
+      },
+    });
+    this.client = client;
+    client.on('connect', () => void this.onConnected());
+    client.on('close', () => this.onClosed());
+    client.on('error', (err) => this.describeError(err));
+    client.on('message', (topic, payload) => void this.dispatch(topic, payload));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const client = this.client;
+    this.client = null;
+    if (!client) return;
+    if (this.online) {
+      // A clean disconnect does not fire the Last Will, so say goodbye ourselves.
+      await this.publishRaw(client, 'status', { online: false }).catch(() => {});
+    }
+    this.online = false;
+    await client.endAsync(false).catch(() => client.end(true));
+  }
+
+  /** Publishes an up message; rejects when the hub is not connected or the broker refuses it. */
+  async publish<N extends UpTopicName>(name: N, message: BridgeMessage<N>): Promise<void> {
+    const client = this.client;
+    if (!client || !this.online) throw new Error('not connected to the hub');
+    await this.publishRaw(client, name, message);
+  }
+
+  /** Remembers the relay state and publishes it (retained) now or on the next connect. */
+  setRelayState(state: RelayStateMessage): void {
+    this.relayState = state;
+    if (this.online) {
+      this.publish('state', state).catch((err) =>
+        this.options.logger.warn({ err: err.message }, 'state not published'),
+      );
+    }
+  }
+
+  private publishRaw<N extends UpTopicName>(
+    client: MqttClient,
+    name: N,
+    message: BridgeMessage<N>,
+  ): Promise<void> {
+    const payload = encodeBridgeMessage(name, message);
+    const { qos, retain } = topicPublishOptions[name];
+    return client
+      .publishAsync(bridgeTopic(this.options.resourceId, name), payload, { qos, retain })
+      .then(() => {});
+  }
+
+  private async onConnected(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const { logger, resourceId } = this.options;
+    try {
+      await client.subscribeAsync(
+        downTopicNames.map((name) => bridgeTopic(resourceId, name)),
+        { qos: 1 },
+      );
+      const status: StatusMessage = {
+        online: true,
+        agentVersion: this.options.agentVersion,
+        hardware: this.options.hardware,
+        startedAt: this.startedAt,
+      };
+      await this.publishRaw(client, 'status', status);
+      if (this.relayState) await this.publishRaw(client, 'state', this.relayState);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'hub link: setup after connect failed; reconnecting');
+      client.end(true);
+      return;
+    }
+    this.backoff.reset();
+    this.online = true;
+    logger.info({ hub: this.options.url }, 'connected to the hub');
+    this.firstAttemptDone();
+    for (const listener of this.connectListeners) listener();
+  }
+
+  private onClosed(): void {
+    const wasOnline = this.online;
+    this.online = false;
+    this.firstAttemptDone();
+    if (wasOnline) {
+      this.options.logger.warn('disconnected from the hub');
+      for (const listener of this.disconnectListeners) listener();
+    }
+    if (this.stopping || this.reconnectTimer || !this.client) return;
+    const delay = this.backoff.next();
+    this.options.logger.debug({ delayMs: delay }, 'hub link: reconnecting');
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.stopping) this.client?.reconnect();
+    }, delay);
+  }
+
+  private describeError(err: Error & { code?: string | number }): void {
+    // CONNACK return codes (MQTT-3.2.2-3): 4 bad user name or password, 5 not authorized.
+    if (err.code === 4 || err.code === 5) {
+      this.options.logger.error(
+        { code: err.code },
+        'the hub refused the bridge API key (check apiKeyFile and resourceId); retrying',
+      );
+    } else {
+      this.options.logger.warn({ err: err.message, code: err.code }, 'hub link error');
+    }
+  }
+
+  private async dispatch(topic: string, payload: Buffer): Promise<void> {
+    const { logger, resourceId } = this.options;
+    const parsed = parseBridgeTopic(topic);
+    if (
+      !parsed ||
+      parsed.resourceId !== resourceId ||
+      !(downTopicNames as readonly string[]).includes(parsed.name)
+    ) {
+      logger.warn({ topic }, 'message on an unexpected topic dropped');
+      return;
+    }
+    const name = parsed.name as DownTopicName;
+    // A retained message is deleted by an empty payload; nothing to act on.
+    if (payload.length === 0) return;
+    const result = parseBridgeMessage(name, payload);
+    if (!result.ok) {
+      logger.warn({ topic, error: result.error }, 'malformed message dropped');
+      return;
+    }
+    const handler = this.handlers.get(name);
+    if (!handler) {
+      logger.debug({ topic }, 'no handler for message');
+      return;
+    }
+    try {
+      await handler(result.message);
+    } catch (err) {
+      logger.error({ topic, err: (err as Error).message }, 'handling a hub message failed');
+    }
+  }
+}

@@ -1,0 +1,302 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { DenyReason, KeyType, ResourceLogType, StopType } from './enums.js';
+
+/*
+ * The hub <-> agent protocol (design section 7; docs/PROTOCOL.md is the prose version).
+ * MQTT 3.1.1, every topic under `makerspace/v1/bridges/{resourceId}/`. Both sides validate every
+ * payload with these schemas and drop (and log) what does not parse.
+ */
+
+export const PROTOCOL_VERSION = 1;
+export const TOPIC_ROOT = 'makerspace/v1/bridges';
+
+/** Payloads larger than this are dropped unparsed. */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+/** No array in any message may hold more items than this. */
+export const MAX_ARRAY_ITEMS = 500;
+
+const isoTime = z.iso.datetime({ offset: true });
+const id = z.string().min(1).max(100);
+const list = <T extends z.ZodType>(item: T) => z.array(item).max(MAX_ARRAY_ITEMS);
+
+/** A key card as read: the token is the card UID as upper-case hex (api-fields.md, member key). */
+export const KeyRead = z.object({
+  type: KeyType,
+  token: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[0-9A-F]+$/, 'must be upper-case hex'),
+});
+export type KeyRead = z.infer<typeof KeyRead>;
+
+export const MemberRef = z.object({ id: z.number().int().positive(), name: z.string().max(200) });
+export type MemberRef = z.infer<typeof MemberRef>;
+
+/** Seconds; null means "no limit". */
+const maxDuration = z.number().positive().nullable();
+
+// --- up: the agent publishes ---------------------------------------------------------------
+
+export const StatusMessage = z.discriminatedUnion('online', [
+  z.object({
+    online: z.literal(true),
+    agentVersion: z.string().min(1).max(50),
+    /** Human-readable description of the relay (and card reader). */
+    hardware: z.string().max(500),
+    startedAt: isoTime,
+  }),
+  /** The Last Will, and what the agent publishes itself when it stops cleanly. */
+  z.object({ online: z.literal(false) }),
+]);
+export type StatusMessage = z.infer<typeof StatusMessage>;
+
+export const RelayStateMessage = z.object({
+  relay: z.enum(['on', 'off']),
+  /** When the relay last changed. */
+  since: isoTime,
+  /** The machine session (or door opening) the relay is on for; null when off or switched locally. */
+  sessionId: id.nullable(),
+});
+export type RelayStateMessage = z.infer<typeof RelayStateMessage>;
+
+export const CommandReply = z.object({
+  /** The command's id. */
+  id,
+  ok: z.boolean(),
+  /** The relay state after the command (the real one, also when ok is false). */
+  state: RelayStateMessage,
+  error: z.string().max(1000).optional(),
+});
+export type CommandReply = z.infer<typeof CommandReply>;
+
+export const AccessRequest = z.object({
+  /** Agent-made; echoed on access/reply. */
+  id,
+  keys: list(KeyRead).min(1),
+  /** The machine session running on the agent when the card was tapped. */
+  currentSession: z.object({ id }).nullable(),
+});
+export type AccessRequest = z.infer<typeof AccessRequest>;
+
+/** A resource log written on the agent (offline decisions, reboots); the hub stores it once by id. */
+export const LogEntry = z.object({
+  kind: z.literal('log'),
+  id: z.uuid(),
+  type: ResourceLogType,
+  createdAt: isoTime,
+  stoppedAt: isoTime.nullable().optional(),
+  stopType: StopType.nullable().optional(),
+  sessionId: id.nullable().optional(),
+  memberId: z.number().int().positive().nullable().optional(),
+  keys: list(KeyRead).optional(),
+  reason: DenyReason.nullable().optional(),
+  /** True when the agent decided without the hub (offline keys). */
+  offline: z.boolean().optional(),
+  idleDurationSeconds: z.number().nonnegative().optional(),
+  notes: z.string().max(2000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+/** A machine session that ended on the agent (switch-off, maxDuration, takeover, tap to stop). */
+export const SessionStop = z.object({
+  kind: z.literal('stop'),
+  id: z.uuid(),
+  sessionId: id,
+  stopType: StopType,
+  stoppedAt: isoTime,
+  idleDurationSeconds: z.number().nonnegative().optional(),
+});
+export type SessionStop = z.infer<typeof SessionStop>;
+
+export const LogItem = z.discriminatedUnion('kind', [LogEntry, SessionStop]);
+export type LogItem = z.infer<typeof LogItem>;
+
+export const LogsMessage = z.object({ items: list(LogItem).min(1) });
+export type LogsMessage = z.infer<typeof LogsMessage>;
+
+// --- down: the hub publishes ---------------------------------------------------------------
+
+export const Command = z.object({
+  id,
+  type: z.enum(['switchOn', 'switchOff', 'pulse']),
+  sessionId: id.optional(),
+  /** Pulse length in seconds (doors, and `pulse` on any resource); the agent's pulseSeconds otherwise. */
+  seconds: z.number().positive().max(3600).optional(),
+  /** Machine sessions: the agent switches off by itself after this many seconds. */
+  maxDuration: maxDuration.optional(),
+  member: MemberRef.nullable().optional(),
+  /** The agent ignores (and logs) a command that arrives after this time. */
+  expiresAt: isoTime,
+});
+export type Command = z.infer<typeof Command>;
+
+/** The hub's access decision: Fabman's bridge access response shape plus the request's id. */
+export const AccessReply = z.object({
+  id,
+  type: z.enum(['allowed', 'denied', 'message']),
+  sessionId: id.optional(),
+  maxDuration: maxDuration.optional(),
+  /** The session was opened and closed at once (doors), or the tap stopped the running session. */
+  stopped: z.boolean().optional(),
+  member: MemberRef.nullable().optional(),
+  messages: list(z.string().max(500)).optional(),
+  reason: DenyReason.optional(),
+});
+export type AccessReply = z.infer<typeof AccessReply>;
+
+export const LogsAck = z.object({ ids: list(z.uuid()) });
+export type LogsAck = z.infer<typeof LogsAck>;
+
+/** Retained per bridge; unknown extra fields are kept so that older agents accept newer hubs. */
+export const BridgeConfig = z.looseObject({
+  configVersion: z.number().int().nonnegative(),
+  name: z.string().max(200),
+  controlType: z.enum(['machine', 'door', 'pos', 'other']),
+  pulseSeconds: z.number().positive().max(3600),
+  /** Seconds a machine may run on an offline decision; 0 means machines do not start offline. */
+  maxOfflineUsage: z.number().nonnegative(),
+  /** offlineKeyHash() of every key allowed to open this resource while the hub is away. */
+  offlineKeys: list(z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256')),
+  codeMode: z.enum(['static', 'totp']),
+  heartbeatInterval: z.number().positive().optional(),
+});
+export type BridgeConfig = z.infer<typeof BridgeConfig>;
+
+// --- topics ---------------------------------------------------------------------------------
+
+/** Every topic name (the part after `makerspace/v1/bridges/{resourceId}/`) and its payload. */
+export const bridgeMessages = {
+  status: StatusMessage,
+  state: RelayStateMessage,
+  replies: CommandReply,
+  access: AccessRequest,
+  logs: LogsMessage,
+  commands: Command,
+  'access/reply': AccessReply,
+  'logs/ack': LogsAck,
+  config: BridgeConfig,
+} as const;
+export type BridgeTopicName = keyof typeof bridgeMessages;
+export type BridgeMessage<N extends BridgeTopicName> = z.infer<(typeof bridgeMessages)[N]>;
+
+/** Topics the agent publishes and the hub subscribes to. */
+export const upTopicNames = ['status', 'state', 'replies', 'access', 'logs'] as const;
+/** Topics the hub publishes and the agent subscribes to. */
+export const downTopicNames = ['commands', 'access/reply', 'logs/ack', 'config'] as const;
+export type UpTopicName = (typeof upTopicNames)[number];
+export type DownTopicName = (typeof downTopicNames)[number];
+
+/** How each message is published. Everything is QoS 1; only status, state and config are retained. */
+export const topicPublishOptions: Record<BridgeTopicName, { qos: 1; retain: boolean }> = {
+  status: { qos: 1, retain: true },
+  state: { qos: 1, retain: true },
+  replies: { qos: 1, retain: false },
+  access: { qos: 1, retain: false },
+  logs: { qos: 1, retain: false },
+  commands: { qos: 1, retain: false },
+  'access/reply': { qos: 1, retain: false },
+  'logs/ack': { qos: 1, retain: false },
+  config: { qos: 1, retain: true },
+};
+
+export function isBridgeTopicName(name: string): name is BridgeTopicName {
+  return Object.hasOwn(bridgeMessages, name);
+}
+
+export function isUpTopicName(name: string): name is UpTopicName {
+  return (upTopicNames as readonly string[]).includes(name);
+}
+
+export function isDownTopicName(name: string): name is DownTopicName {
+  return (downTopicNames as readonly string[]).includes(name);
+}
+
+function assertResourceId(resourceId: number): void {
+  if (!Number.isSafeInteger(resourceId) || resourceId <= 0) {
+    throw new RangeError(`resource id must be a positive integer, got ${resourceId}`);
+  }
+}
+
+/** `makerspace/v1/bridges/{resourceId}/{name}` */
+export function bridgeTopic(resourceId: number, name: BridgeTopicName): string {
+  assertResourceId(resourceId);
+  return `${TOPIC_ROOT}/${resourceId}/${name}`;
+}
+
+/** The prefix a bridge's topics share, with a trailing slash. */
+export function bridgeTopicPrefix(resourceId: number): string {
+  assertResourceId(resourceId);
+  return `${TOPIC_ROOT}/${resourceId}/`;
+}
+
+/** The MQTT client id of a bridge. */
+export function bridgeClientId(resourceId: number): string {
+  assertResourceId(resourceId);
+  return `bridge-${resourceId}`;
+}
+
+/** Splits a topic into resource id and name; null for anything that is not exactly a bridge topic. */
+export function parseBridgeTopic(topic: string): { resourceId: number; name: BridgeTopicName } | null {
+  const root = `${TOPIC_ROOT}/`;
+  if (!topic.startsWith(root)) return null;
+  const rest = topic.slice(root.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0) return null;
+  const idText = rest.slice(0, slash);
+  // Canonical decimal only: "012" or "1e3" would be a second spelling of the same bridge.
+  if (!/^[1-9][0-9]{0,15}$/.test(idText)) return null;
+  const resourceId = Number(idText);
+  if (!Number.isSafeInteger(resourceId)) return null;
+  const name = rest.slice(slash + 1);
+  if (!isBridgeTopicName(name)) return null;
+  return { resourceId, name };
+}
+
+export type ParsedMessage<N extends BridgeTopicName> =
+  | { ok: true; message: BridgeMessage<N> }
+  | { ok: false; error: string };
+
+/** Size check, JSON parse and schema validation of one payload; never throws. */
+export function parseBridgeMessage<N extends BridgeTopicName>(
+  name: N,
+  payload: Buffer | Uint8Array | string,
+): ParsedMessage<N> {
+  const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+  if (size > MAX_PAYLOAD_BYTES)
+    return { ok: false, error: `payload of ${size} bytes exceeds ${MAX_PAYLOAD_BYTES}` };
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'));
+  } catch (err) {
+    return { ok: false, error: `not JSON: ${(err as Error).message}` };
+  }
+  const result = bridgeMessages[name].safeParse(value);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`,
+    );
+    return { ok: false, error: problems.join('; ') };
+  }
+  return { ok: true, message: result.data as BridgeMessage<N> };
+}
+
+/** Validates and serialises a message; throws on an invalid message or one that is too large. */
+export function encodeBridgeMessage<N extends BridgeTopicName>(name: N, message: BridgeMessage<N>): string {
+  const value = bridgeMessages[name].parse(message);
+  const text = JSON.stringify(value);
+  const size = Buffer.byteLength(text);
+  if (size > MAX_PAYLOAD_BYTES)
+    throw new RangeError(`${name} message of ${size} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+  return text;
+}
+
+/**
+ * The offline-key hash: lowercase hex sha256 of `${type}:${token}`, with the token as upper-case
+ * hex (the canonical form of a member key). Hub and agent both call this.
+ */
+export function offlineKeyHash(key: { type: string; token: string }): string {
+  return createHash('sha256').update(`${key.type}:${key.token.toUpperCase()}`).digest('hex');
+}
