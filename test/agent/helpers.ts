@@ -1,8 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { Agent, AgentConfig, type AgentConfigInput, Backoff, readApiKey } from '@makerspace/agent';
+import { createCardReader, createRelay } from '@makerspace/hardware';
 import {
   type BridgeMessage,
   type BridgeTopicName,
@@ -147,6 +149,8 @@ export class TestBroker {
 export class FakeHub {
   client!: MqttClient;
   readonly received: Array<{ name: string; message: any; retain: boolean }> = [];
+  /** Answers `access` requests when set (null: stay silent, like a hub that does not answer). */
+  accessResponder: ((request: any) => Omit<BridgeMessage<'access/reply'>, 'id'> | null) | null = null;
 
   constructor(private readonly broker: TestBroker) {}
 
@@ -160,11 +164,17 @@ export class FakeHub {
     teardown.add(() => this.client.endAsync(true));
     this.client.on('message', (topic, payload, packet) => {
       const name = topic.slice(`makerspace/v1/bridges/${RESOURCE_ID}/`.length);
-      this.received.push({
-        name,
-        message: payload.length ? JSON.parse(payload.toString()) : null,
-        retain: packet.retain,
-      });
+      let message: any = null;
+      try {
+        message = payload.length ? JSON.parse(payload.toString()) : null;
+      } catch {
+        message = payload.toString();
+      }
+      this.received.push({ name, message, retain: packet.retain });
+      if (name === 'access' && this.accessResponder) {
+        const reply = this.accessResponder(message);
+        if (reply) void this.publish('access/reply', { ...reply, id: message.id });
+      }
     });
     await this.client.subscribeAsync(`makerspace/v1/bridges/${RESOURCE_ID}/#`, { qos: 1 });
     return this;
@@ -202,4 +212,67 @@ export async function writeApiKey(dir: string, mode = 0o600, key = API_KEY): Pro
   const file = join(dir, 'api-key');
   await writeFile(file, `${key}\n`, { mode });
   return file;
+}
+
+export interface AgentHarness {
+  agent: Agent;
+  config: AgentConfig;
+  dir: string;
+  stateFile: string;
+  logs: () => Array<Record<string, unknown>>;
+  /** The simulated relay file, as the door would show it. */
+  relayFile: () => Promise<{ relay: string; since: string } | null>;
+  /** Stops the agent (idempotent; also registered for teardown). */
+  stop: () => Promise<void>;
+}
+
+/** Starts an Agent in-process with a simulated relay and card reader against the test broker. */
+export async function startAgent(
+  teardown: Teardown,
+  broker: TestBroker,
+  overrides: Partial<AgentConfigInput> = {},
+  dir?: string,
+): Promise<AgentHarness> {
+  dir ??= await tempDir(teardown);
+  const stateFile = join(dir, 'relay.json');
+  const apiKeyFile = await writeApiKey(dir);
+  const config = AgentConfig.parse({
+    hub: broker.url,
+    resourceId: RESOURCE_ID,
+    apiKeyFile,
+    controlType: 'door',
+    pulseSeconds: 0.3,
+    dataDir: join(dir, 'data'),
+    accessTimeoutSeconds: 1,
+    logAckTimeoutSeconds: 0.5,
+    hardware: { kind: 'simulated', stateFile },
+    cardReader: { kind: 'simulated' },
+    ...overrides,
+  } satisfies AgentConfigInput);
+  const { logger, lines } = memoryLogger('agent');
+  const agent = new Agent({
+    config,
+    apiKey: readApiKey(apiKeyFile),
+    logger,
+    relay: createRelay(config.hardware),
+    cardReader: config.cardReader ? createCardReader(config.cardReader) : null,
+    backoff: new Backoff({ initialMs: 50, maxMs: 200 }),
+    env: {},
+  });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await agent.stop();
+  };
+  teardown.add(stop);
+  await agent.start();
+  const relayFile = async () => {
+    try {
+      return JSON.parse(await readFile(stateFile, 'utf8')) as { relay: string; since: string };
+    } catch {
+      return null;
+    }
+  };
+  return { agent, config, dir, stateFile, logs: lines, relayFile, stop };
 }
