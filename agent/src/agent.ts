@@ -75,6 +75,7 @@ export class Agent {
     });
     this.bridgeConfig = new BridgeConfigStore({
       link: this.link,
+      controlType: config.controlType,
       dataDir: config.dataDir,
       logger: log('config'),
     });

@@ -6,6 +6,8 @@ import type { HubLink } from './hub-link.js';
 
 export interface BridgeConfigStoreOptions {
   link: HubLink;
+  /** The control type of the local config; a different one from the hub is reported. */
+  controlType: 'door' | 'machine';
   dataDir: string;
   logger: Logger;
 }
@@ -60,6 +62,13 @@ export class BridgeConfigStore {
   private async save(config: BridgeConfig): Promise<void> {
     const text = JSON.stringify(config);
     if (this.config && JSON.stringify(this.config) === text) return;
+    if (config.controlType !== this.options.controlType) {
+      // The wiring is local: a door relay does not become a machine because the hub says so.
+      this.options.logger.warn(
+        { hub: config.controlType, local: this.options.controlType },
+        'the hub names another control type for this resource; the local config is used',
+      );
+    }
     await writeFileAtomic(this.file, text);
     this.config = config;
     this.options.logger.info(

@@ -81,23 +81,26 @@ export class CardAccessFeature {
     const id = randomUUID();
     const session = relay.controlType === 'machine' ? relay.currentSession : null;
     let timer: NodeJS.Timeout | undefined;
+    // The timeout covers the publish too: a QoS 1 publish on a dying connection may never settle.
     const reply = new Promise<AccessReply | null>((resolve) => {
       this.waiting.set(id, resolve);
-      timer = setTimeout(() => resolve(null), this.options.accessTimeoutMs);
+      timer = setTimeout(() => {
+        logger.warn({ requestId: id }, 'the hub did not answer the tap in time; deciding offline');
+        resolve(null);
+      }, this.options.accessTimeoutMs);
+      link
+        .publish('access', { id, keys: [card], currentSession: session ? { id: session.id } : null })
+        .catch((err) => {
+          logger.warn({ err: (err as Error).message }, 'access request not sent; deciding offline');
+          resolve(null);
+        });
     });
     try {
-      await link.publish('access', { id, keys: [card], currentSession: session ? { id: session.id } : null });
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'access request not sent; deciding offline');
+      return await reply;
+    } finally {
       clearTimeout(timer);
       this.waiting.delete(id);
-      return null;
     }
-    const answer = await reply;
-    clearTimeout(timer);
-    this.waiting.delete(id);
-    if (!answer) logger.warn({ requestId: id }, 'the hub did not answer the tap in time; deciding offline');
-    return answer;
   }
 
   private async actOnline(card: CardRead, reply: AccessReply): Promise<TapOutcome> {

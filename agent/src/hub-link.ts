@@ -158,10 +158,13 @@ export class HubLink {
     if (!client) return;
     const { logger, resourceId } = this.options;
     try {
-      await client.subscribeAsync(
+      const granted = await client.subscribeAsync(
         downTopicNames.map((name) => bridgeTopic(resourceId, name)),
         { qos: 1 },
       );
+      // MQTT-3.9.3: return code 0x80 marks a subscription the broker refused.
+      const refused = granted.filter((g) => g.qos === 128).map((g) => g.topic);
+      if (refused.length > 0) logger.error({ topics: refused }, 'the hub refused subscriptions');
       const status: StatusMessage = {
         online: true,
         agentVersion: this.options.agentVersion,

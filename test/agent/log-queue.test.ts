@@ -101,7 +101,11 @@ describe('durable log queue', () => {
     await queue.append(logItem(99));
     await queue.stop();
     const { queue: reopened } = await openQueue(dir);
-    expect(reopened.pending().map((i) => (i.kind === 'log' ? i.notes : i.kind))).toEqual(['#18', '#19', '#99']);
+    expect(reopened.pending().map((i) => (i.kind === 'log' ? i.notes : i.kind))).toEqual([
+      '#18',
+      '#19',
+      '#99',
+    ]);
   });
 
   it('tells listeners after each durable append', async () => {
