@@ -1,0 +1,167 @@
+import type { BridgeMessage, LogItem, UpTopicName } from '@makerspace/shared';
+import type { HubContext } from '../context.js';
+import { type Db, now } from '../db/crud.js';
+import { insertLogOnce, stopLog } from '../resources/resource-logs.js';
+import type { BridgeBroker } from './bridge-broker.js';
+
+export interface BridgeMessageHandlers {
+  handle(resourceId: number, name: UpTopicName, message: BridgeMessage<UpTopicName>): void;
+  markOffline(resourceId: number): void;
+  /** Waits for every message being handled (graceful shutdown acknowledges nothing unstored). */
+  settle(): Promise<void>;
+}
+
+/** Stores the logs of one `logs` message in one transaction; returns the ids to acknowledge. */
+export async function ingestLogs(
+  ctx: HubContext,
+  resourceId: number,
+  items: LogItem[],
+): Promise<string[] | null> {
+  const resource = await ctx.db
+    .selectFrom('resources')
+    .select(['id', 'account'])
+    .where('id', '=', resourceId)
+    .executeTakeFirst();
+  if (!resource) return null;
+  const stopped: number[] = [];
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const item of items) {
+      if (item.kind === 'log') {
+        await insertLogOnce(trx, {
+          account: resource.account,
+          resource: resource.id,
+          type: item.type,
+          member: await memberOf(trx, resource.account, item.memberId),
+          createdAt: item.createdAt,
+          stoppedAt: item.stoppedAt ?? null,
+          stopType: item.stopType ?? null,
+          reason: item.reason ?? null,
+          notes: item.notes ?? null,
+          metadata: item.metadata ?? (item.keys ? { keys: item.keys.map((k) => ({ type: k.type })) } : null),
+          idleDurationSeconds: item.idleDurationSeconds ?? null,
+          clientId: item.id,
+          offline: item.offline,
+        });
+      } else {
+        const log = await sessionLog(trx, resource.id, item.sessionId);
+        if (log !== null) {
+          const stoppedNow = await stopLog(trx, log, {
+            stoppedAt: item.stoppedAt,
+            stopType: item.stopType,
+            idleDurationSeconds: item.idleDurationSeconds ?? null,
+          });
+          if (stoppedNow) stopped.push(log);
+        }
+      }
+    }
+  });
+  ctx.logger.debug({ resourceId, items: items.length, stopped: stopped.length }, 'bridge logs stored');
+  return items.map((i) => i.id);
+}
+
+async function memberOf(db: Db, account: number, memberId: number | null | undefined) {
+  if (!memberId) return null;
+  const row = await db
+    .selectFrom('members')
+    .select('id')
+    .where('id', '=', memberId)
+    .where('account', '=', account)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** A session id is the hub's log id, or the client id of a log the agent made itself (offline). */
+async function sessionLog(db: Db, resource: number, sessionId: string): Promise<number | null> {
+  const query = db.selectFrom('resource_logs').select('id').where('resource', '=', resource);
+  const row = /^[1-9][0-9]{0,15}$/.test(sessionId)
+    ? await query.where('id', '=', Number(sessionId)).executeTakeFirst()
+    : await query.where('clientId', '=', sessionId).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** One handler per message kind, dispatched from one table. */
+export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMessageHandlers {
+  const inFlight = new Set<Promise<void>>();
+  // Messages of one bridge are handled one after the other, in the order they arrived: a
+  // session's stop must never overtake the log that opened it.
+  const queues = new Map<number, Promise<void>>();
+  const track = (resourceId: number, work: () => Promise<void>) => {
+    const previous = queues.get(resourceId) ?? Promise.resolve();
+    const p = previous
+      .then(work)
+      .catch((err) => ctx.logger.error({ err, resourceId }, 'bridge message handling failed'));
+    queues.set(resourceId, p);
+    inFlight.add(p);
+    p.finally(() => {
+      inFlight.delete(p);
+      if (queues.get(resourceId) === p) queues.delete(resourceId);
+    });
+  };
+
+  const table: { [N in UpTopicName]: (resourceId: number, message: BridgeMessage<N>) => Promise<void> } = {
+    async status(resourceId, message) {
+      const at = now();
+      if (message.online) {
+        await ctx.db
+          .updateTable('bridges')
+          .set({
+            offline: 0,
+            agentVersion: message.agentVersion,
+            hardware: message.hardware,
+            lastSeenAt: at,
+            updatedAt: at,
+          })
+          .where('resource', '=', resourceId)
+          .execute();
+      } else {
+        await ctx.db
+          .updateTable('bridges')
+          .set({ offline: 1, inUse: 0, updatedAt: at })
+          .where('resource', '=', resourceId)
+          .execute();
+      }
+    },
+    async state(resourceId, message) {
+      await ctx.db
+        .updateTable('bridges')
+        .set({ inUse: message.relay === 'on' ? 1 : 0, relaySince: message.since, lastSeenAt: now() })
+        .where('resource', '=', resourceId)
+        .execute();
+    },
+    async replies(resourceId, message) {
+      broker.resolveReply(resourceId, message);
+    },
+    async logs(resourceId, message) {
+      const ids = await ingestLogs(ctx, resourceId, message.items);
+      // Acknowledged only after the commit: a crash before this line means the agent resends.
+      if (ids) await broker.publish(resourceId, 'logs/ack', { ids });
+    },
+    async access(resourceId, message) {
+      ctx.logger.info(
+        { resourceId, request: message.id },
+        'card access over MQTT is not handled by this hub version',
+      );
+    },
+  };
+
+  return {
+    handle(resourceId, name, message) {
+      const handler = table[name] as (resourceId: number, message: unknown) => Promise<void>;
+      // Replies are answered at once: a switch-on waits for them.
+      if (name === 'replies') track(-resourceId, () => handler(resourceId, message));
+      else track(resourceId, () => handler(resourceId, message));
+    },
+    markOffline(resourceId) {
+      track(resourceId, async () => {
+        await ctx.db
+          .updateTable('bridges')
+          .set({ offline: 1, inUse: 0, updatedAt: now() })
+          .where('resource', '=', resourceId)
+          .execute();
+      });
+    },
+    async settle() {
+      await Promise.all([...inFlight]);
+    },
+  };
+}

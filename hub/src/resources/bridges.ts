@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import { bool, type Db, now } from '../db/crud.js';
+import type { BridgesTable } from '../db/schema.js';
+import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
+
+export type BridgeRow = Selectable<BridgesTable>;
+
+export function bridgeRecord(row: BridgeRow) {
+  return {
+    resource: row.resource,
+    serialNumber: row.serialNumber,
+    heartbeatInterval: row.heartbeatInterval,
+    inUse: bool(row.inUse),
+    offline: bool(row.offline),
+    hasAPIKey: true,
+    agentVersion: row.agentVersion,
+    lastSeenAt: row.lastSeenAt,
+    configVersion: row.configVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function newBridgeKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export async function findBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
+  return db.selectFrom('bridges').selectAll().where('resource', '=', resourceId).executeTakeFirst();
+}
+
+export async function createBridge(
+  db: Db,
+  box: TokenBox,
+  values: {
+    resource: number;
+    account: number;
+    createdBy: number;
+    serialNumber?: string | null;
+    heartbeatInterval?: number;
+  },
+): Promise<{ row: BridgeRow; apiKey: string }> {
+  const apiKey = newBridgeKey();
+  const at = now();
+  const row = await db
+    .insertInto('bridges')
+    .values({
+      resource: values.resource,
+      account: values.account,
+      serialNumber: values.serialNumber ?? null,
+      ...(values.heartbeatInterval ? { heartbeatInterval: values.heartbeatInterval } : {}),
+      apiKeyHash: hashToken(apiKey),
+      apiKeyEncrypted: box.seal(apiKey),
+      createdBy: values.createdBy,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { row, apiKey };
+}
+
+export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number): Promise<string> {
+  const apiKey = newBridgeKey();
+  await db
+    .updateTable('bridges')
+    .set({ apiKeyHash: hashToken(apiKey), apiKeyEncrypted: box.seal(apiKey), updatedAt: now() })
+    .where('resource', '=', resource)
+    .execute();
+  return apiKey;
+}
+
+/** Is this the bridge API key of that resource? Constant-time on the hashes. */
+export async function verifyBridgeKey(db: Db, resource: number, apiKey: string): Promise<BridgeRow | null> {
+  const row = await findBridge(db, resource);
+  if (!row) return null;
+  return safeEqual(row.apiKeyHash, hashToken(apiKey)) ? row : null;
+}

@@ -1,0 +1,123 @@
+import type { DenyReason, ResourceLogType, StopType } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
+import type { ResourceLogsTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { notFound } from '../http/errors.js';
+
+export type ResourceLogRow = Selectable<ResourceLogsTable>;
+
+export function resourceLogRecord(row: ResourceLogRow) {
+  return {
+    id: row.id,
+    account: row.account,
+    resource: row.resource,
+    type: row.type as ResourceLogType,
+    member: row.member as number | null | { id: number },
+    originalMember: row.originalMember,
+    createdAt: row.createdAt,
+    stoppedAt: row.stoppedAt,
+    stopType: row.stopType as StopType | null,
+    idleDurationSeconds: row.idleDurationSeconds,
+    reason: row.reason as DenyReason | null,
+    notes: row.notes,
+    metadata: parseJson<Record<string, unknown>>(row.metadata),
+    extraChargeDescription: row.extraChargeDescription,
+    extraChargePrice: row.extraChargePrice,
+    extraChargeTaxPercent: row.extraChargeTaxPercent,
+    offline: bool(row.offline),
+    lockVersion: row.lockVersion,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Logs the caller sees: admins those of their account, members their own. */
+export function visibleLogs(db: Db, caller: Caller) {
+  let query = db.selectFrom('resource_logs');
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
+  return query;
+}
+
+export async function findLog(db: Db, caller: Caller, id: number): Promise<ResourceLogRow> {
+  const row = await visibleLogs(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Resource log');
+  return row;
+}
+
+export interface NewLog {
+  account: number;
+  resource: number;
+  type: ResourceLogType;
+  member?: number | null;
+  createdAt?: string;
+  stoppedAt?: string | null;
+  stopType?: StopType | null;
+  reason?: DenyReason | null;
+  notes?: string | null;
+  metadata?: Record<string, unknown> | null;
+  idleDurationSeconds?: number | null;
+  clientId?: string | null;
+  offline?: boolean;
+  updatedBy?: number | null;
+}
+
+export async function insertLog(db: Db, log: NewLog): Promise<ResourceLogRow> {
+  const row = await insertLogOnce(db, log);
+  if (!row) throw new Error(`a log with client id ${log.clientId} exists already`);
+  return row;
+}
+
+/** Inserts a log; one whose client id is stored already is skipped (undefined), even under races. */
+export async function insertLogOnce(db: Db, log: NewLog): Promise<ResourceLogRow | undefined> {
+  const at = now();
+  const row = await db
+    .insertInto('resource_logs')
+    .values({
+      account: log.account,
+      resource: log.resource,
+      type: log.type,
+      member: log.member ?? null,
+      originalMember: log.member ?? null,
+      createdAt: log.createdAt ?? at,
+      stoppedAt: log.stoppedAt ?? null,
+      stopType: log.stopType ?? null,
+      reason: log.reason ?? null,
+      notes: log.notes ?? null,
+      metadata: jsonText(log.metadata) ?? null,
+      idleDurationSeconds: log.idleDurationSeconds ?? null,
+      clientId: log.clientId ?? null,
+      offline: log.offline ? 1 : 0,
+      updatedAt: at,
+      updatedBy: log.updatedBy ?? null,
+    } as any)
+    .onConflict((oc) => oc.column('clientId').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (row && log.type === 'allowed') {
+    await db.updateTable('resources').set({ lastUsedLog: row.id }).where('id', '=', log.resource).execute();
+  }
+  return row;
+}
+
+/** Stops a running session log; a log that is already stopped stays as it is. Returns whether it stopped now. */
+export async function stopLog(
+  db: Db,
+  id: number,
+  values: { stoppedAt: string; stopType: StopType; idleDurationSeconds?: number | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('resource_logs')
+    .set({
+      stoppedAt: values.stoppedAt,
+      stopType: values.stopType,
+      idleDurationSeconds: values.idleDurationSeconds ?? null,
+      updatedAt: now(),
+      lockVersion: (eb) => eb('lockVersion', '+', 1),
+    })
+    .where('id', '=', id)
+    .where('stoppedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

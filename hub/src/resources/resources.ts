@@ -1,0 +1,175 @@
+import type { Selectable } from 'kysely';
+import type { HubContext } from '../context.js';
+import { bool, type Db, defined, flag, jsonText, now, parseJson } from '../db/crud.js';
+import type { ResourcesTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { notFound, unprocessable } from '../http/errors.js';
+import { sanitizeRichText } from '../rich-text.js';
+import { newSwitchOnCode } from './codes.js';
+
+export type ResourceRow = Selectable<ResourcesTable>;
+
+export function resourceRecord(row: ResourceRow, ctx: HubContext, caller: Caller) {
+  return {
+    id: row.id,
+    account: row.account,
+    space: row.space,
+    name: row.name,
+    type: row.type,
+    controlType: row.controlType,
+    state: row.state,
+    requiresTraining: bool(row.requiresTraining),
+    canBeBooked: bool(row.canBeBooked),
+    mustBeBooked: bool(row.mustBeBooked),
+    exclusiveUsage: bool(row.exclusiveUsage),
+    visibleForMembers: bool(row.visibleForMembers),
+    description: row.description,
+    notes: row.notes,
+    maintenanceNotes: row.maintenanceNotes,
+    displayTitle: row.displayTitle,
+    safetyMessage: row.safetyMessage,
+    maxOfflineUsage: row.maxOfflineUsage,
+    deadManIntervalBusy: row.deadManIntervalBusy,
+    deadManIntervalIdle: row.deadManIntervalIdle,
+    idlePowerThreshold: row.idlePowerThreshold,
+    pricePerTimeBusy: row.pricePerTimeBusy,
+    pricePerTimeBusySeconds: row.pricePerTimeBusySeconds,
+    pricePerTimeIdle: row.pricePerTimeIdle,
+    pricePerTimeIdleSeconds: row.pricePerTimeIdleSeconds,
+    pricePerUsage: row.pricePerUsage,
+    pricingMinDurationSeconds: row.pricingMinDurationSeconds,
+    pricePerBooking: row.pricePerBooking,
+    pricePerBookingSeconds: row.pricePerBookingSeconds,
+    metadata: parseJson<Record<string, unknown>>(row.metadata),
+    pulseSeconds: row.pulseSeconds,
+    codeMode: row.codeMode as 'static' | 'totp',
+    // The code is on the sticker at the machine; the API shows it to admins only (DESIGN 6).
+    ...(isAdmin(caller) && caller.accountId === row.account
+      ? { switchOnCode: ctx.tokens.open(row.switchOnCodeEncrypted) }
+      : {}),
+    lastUsed: null as null | { id: number; at: string; member: number | null },
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Resources the caller sees: admins every one of their account, members the visible ones. */
+export function visibleResources(db: Db, caller: Caller) {
+  let query = db.selectFrom('resources');
+  if (!caller.superuser) query = query.where('resources.account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('resources.visibleForMembers', '=', 1);
+  return query;
+}
+
+export async function findResource(db: Db, caller: Caller, id: number): Promise<ResourceRow> {
+  const row = await visibleResources(db, caller)
+    .selectAll()
+    .where('resources.id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound('Resource');
+  return row;
+}
+
+/** A resource of the caller's account whatever its visibility (switch-on: the code proves presence). */
+export async function findResourceInAccount(db: Db, caller: Caller, id: number): Promise<ResourceRow> {
+  let query = db.selectFrom('resources').selectAll().where('id', '=', id);
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  const row = await query.executeTakeFirst();
+  if (!row) throw notFound('Resource');
+  return row;
+}
+
+type ResourceInput = Record<string, unknown>;
+
+/** Checks that space and type belong to the account; returns the column values to write. */
+export async function resourceColumns(ctx: HubContext, account: number, input: ResourceInput) {
+  if (input.space !== undefined) {
+    const space = await ctx.db
+      .selectFrom('spaces')
+      .select('id')
+      .where('id', '=', input.space as number)
+      .where('account', '=', account)
+      .executeTakeFirst();
+    if (!space)
+      throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
+  }
+  if (input.type !== undefined && input.type !== null) {
+    const type = await ctx.db
+      .selectFrom('resource_types')
+      .select('id')
+      .where('id', '=', input.type as number)
+      .where('account', '=', account)
+      .executeTakeFirst();
+    if (!type)
+      throw unprocessable(`Resource type ${input.type} does not exist in this account`, {
+        unknownType: true,
+      });
+  }
+  const { switchOnCode, ...rest } = input;
+  return defined({
+    ...rest,
+    description: sanitizeRichText(rest.description as string | null | undefined),
+    notes: sanitizeRichText(rest.notes as string | null | undefined),
+    maintenanceNotes: sanitizeRichText(rest.maintenanceNotes as string | null | undefined),
+    requiresTraining: flag(rest.requiresTraining as boolean | undefined),
+    canBeBooked: flag(rest.canBeBooked as boolean | undefined),
+    mustBeBooked: flag(rest.mustBeBooked as boolean | undefined),
+    exclusiveUsage: flag(rest.exclusiveUsage as boolean | undefined),
+    visibleForMembers: flag(rest.visibleForMembers as boolean | undefined),
+    metadata: jsonText(rest.metadata),
+    switchOnCodeEncrypted:
+      switchOnCode === undefined
+        ? undefined
+        : ctx.tokens.seal((switchOnCode as string | null) ?? newSwitchOnCode()),
+  });
+}
+
+export async function insertResource(
+  ctx: HubContext,
+  caller: Caller,
+  input: ResourceInput,
+): Promise<ResourceRow> {
+  const space = await ctx.db
+    .selectFrom('spaces')
+    .select(['id', 'account'])
+    .where('id', '=', input.space as number)
+    .$if(!caller.superuser, (q) => q.where('account', '=', caller.accountId))
+    .executeTakeFirst();
+  if (!space)
+    throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
+  const values = await resourceColumns(ctx, space.account, input);
+  const at = now();
+  return ctx.db
+    .insertInto('resources')
+    .values({
+      switchOnCodeEncrypted: ctx.tokens.seal(newSwitchOnCode()),
+      ...(values as any),
+      account: space.account,
+      createdAt: at,
+      updatedAt: at,
+      updatedBy: caller.memberId,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** lastUsed of each resource: its newest allowed log. */
+export async function lastUsedOf(db: Db, resourceIds: number[]) {
+  const map = new Map<number, { id: number; at: string; member: number | null }>();
+  if (resourceIds.length === 0) return map;
+  const rows = await db
+    .selectFrom('resources')
+    .innerJoin('resource_logs', 'resource_logs.id', 'resources.lastUsedLog')
+    .select([
+      'resources.id as resource',
+      'resource_logs.id as id',
+      'resource_logs.createdAt as at',
+      'resource_logs.member as member',
+    ])
+    .where('resources.id', 'in', resourceIds)
+    .execute();
+  for (const r of rows) map.set(r.resource, { id: r.id, at: r.at, member: r.member });
+  return map;
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import type { DenyReason } from '@makerspace/shared';
+import type { HubContext } from '../context.js';
+import { now } from '../db/crud.js';
+import type { Caller } from '../http/auth.js';
+import {
+  forbidden,
+  gatewayTimeout,
+  HttpError,
+  notFound,
+  serviceUnavailable,
+  tooManyRequests,
+} from '../http/errors.js';
+import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
+import { denyMessage } from '../access/policy.js';
+import { codeMatches } from './codes.js';
+import { insertLog, stopLog } from './resource-logs.js';
+import { findResourceInAccount, type ResourceRow } from './resources.js';
+
+export const SWITCH_ON_TIMEOUT_MS = 5_000;
+
+export interface SwitchOnResult {
+  state: 'on' | 'off';
+  since: string;
+  resourceLog: number;
+  sessionId: string;
+  maxDuration: number | null;
+}
+
+async function recentWrongCodes(
+  ctx: HubContext,
+  resource: number,
+  member: number,
+  at: Date,
+): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('access_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('resource', '=', resource)
+    .where('member', '=', member)
+    .where('kind', '=', 'wrongCode')
+    .where('at', '>', new Date(at.getTime() - ATTEMPT_WINDOW_MS).toISOString())
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+function denied(reason: DenyReason, logId: number, message = denyMessage(reason)): HttpError {
+  const data = { reason, resourceLog: logId };
+  return reason === 'tooManyAttempts' ? tooManyRequests(message, data) : forbidden(message, data);
+}
+
+/**
+ * POST /resources/{id}/switch-on (DESIGN 6): the code proves the member stands at the machine,
+ * the policy decides, and the agent switches the relay. Every outcome writes a resource log.
+ */
+export async function switchOn(
+  ctx: HubContext,
+  caller: Caller,
+  resourceId: number,
+  code: string,
+  timeoutMs = SWITCH_ON_TIMEOUT_MS,
+): Promise<SwitchOnResult> {
+  const resource: ResourceRow = await findResourceInAccount(ctx.db, caller, resourceId);
+  const member = await ctx.db
+    .selectFrom('members')
+    .selectAll()
+    .where('id', '=', caller.memberId)
+    .executeTakeFirst();
+  if (!member) throw notFound('Member');
+  const at = ctx.clock.now();
+  const log = (
+    type: 'allowed' | 'denied',
+    extra: { reason?: DenyReason; notes?: string; stoppedAt?: string | null } = {},
+  ) =>
+    insertLog(ctx.db, {
+      account: resource.account,
+      resource: resource.id,
+      type,
+      member: member.id,
+      createdAt: at.toISOString(),
+      stoppedAt: extra.stoppedAt ?? (type === 'denied' ? at.toISOString() : null),
+      reason: extra.reason ?? null,
+      notes: extra.notes ?? null,
+      updatedBy: member.id,
+    });
+
+  // Too many wrong codes lock the member out of this resource for the window, right code or not.
+  if ((await recentWrongCodes(ctx, resource.id, member.id, at)) >= WRONG_CODE_LIMIT) {
+    const entry = await log('denied', { reason: 'tooManyAttempts' });
+    throw denied('tooManyAttempts', entry.id);
+  }
+  const secret = ctx.tokens.open(resource.switchOnCodeEncrypted);
+  if (!codeMatches(resource.codeMode, secret, code, at)) {
+    await ctx.db
+      .insertInto('access_attempts')
+      .values({ resource: resource.id, member: member.id, kind: 'wrongCode', at: at.toISOString() })
+      .execute();
+    const entry = await log('denied', { reason: 'wrongCode' });
+    throw denied('wrongCode', entry.id);
+  }
+
+  const decision = await ctx.policy.decide({ db: ctx.db, resource, member, at });
+  if (!decision.allowed) {
+    const entry = await log('denied', { reason: decision.reason });
+    throw denied(decision.reason, entry.id, decision.message);
+  }
+
+  if (!ctx.bridges.isOnline(resource.id)) {
+    const entry = await log('denied', { reason: 'thirdPartyError', notes: 'The bridge is offline' });
+    throw serviceUnavailable('The bridge of this resource is offline', {
+      reason: 'bridgeOffline',
+      resourceLog: entry.id,
+    });
+  }
+
+  const door = resource.controlType === 'door';
+  // Doors: the session is opened and closed at once; machines run until switched off.
+  const entry = await log('allowed', { stoppedAt: door ? at.toISOString() : null });
+  const sessionId = String(entry.id);
+  const reply = await ctx.bridges.sendCommand(
+    resource.id,
+    {
+      id: randomUUID(),
+      type: door ? 'pulse' : 'switchOn',
+      sessionId,
+      ...(door ? { seconds: resource.pulseSeconds } : { maxDuration: decision.maxDuration }),
+      member: { id: member.id, name: `${member.firstName} ${member.lastName}`.trim() },
+      expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
+    },
+    timeoutMs,
+  );
+  if (!reply || !reply.ok) {
+    const notes = reply
+      ? `The bridge could not switch: ${reply.error ?? 'unknown error'}`
+      : `No reply from the bridge within ${timeoutMs / 1000} s`;
+    await ctx.db
+      .updateTable('resource_logs')
+      .set({ type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now(), updatedAt: now() })
+      .where('id', '=', entry.id)
+      .execute();
+    if (!reply) throw gatewayTimeout(notes, { reason: 'noReply', resourceLog: entry.id });
+    throw new HttpError(502, notes, { reason: 'bridgeError', resourceLog: entry.id });
+  }
+  return {
+    state: reply.state.relay,
+    since: reply.state.since,
+    resourceLog: entry.id,
+    sessionId,
+    maxDuration: door ? null : decision.maxDuration,
+  };
+}
+
+/** POST /resources/{id}/bridge/switch-off: ends the running machine session. */
+export async function switchOff(
+  ctx: HubContext,
+  caller: Caller,
+  resource: ResourceRow,
+  admin: boolean,
+  timeoutMs = SWITCH_ON_TIMEOUT_MS,
+) {
+  const running = await ctx.db
+    .selectFrom('resource_logs')
+    .select(['id', 'member'])
+    .where('resource', '=', resource.id)
+    .where('type', '=', 'allowed')
+    .where('stoppedAt', 'is', null)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  if (!admin && running?.member !== caller.memberId) {
+    throw forbidden('Only the member using the resource, or an admin, may switch it off');
+  }
+  if (!ctx.bridges.isOnline(resource.id))
+    throw serviceUnavailable('The bridge of this resource is offline', { reason: 'bridgeOffline' });
+  const reply = await ctx.bridges.sendCommand(
+    resource.id,
+    {
+      id: randomUUID(),
+      type: 'switchOff',
+      ...(running ? { sessionId: String(running.id) } : {}),
+      expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
+    },
+    timeoutMs,
+  );
+  if (!reply)
+    throw gatewayTimeout(`No reply from the bridge within ${timeoutMs / 1000} s`, { reason: 'noReply' });
+  if (!reply.ok)
+    throw new HttpError(502, `The bridge could not switch: ${reply.error ?? 'unknown error'}`, {
+      reason: 'bridgeError',
+    });
+  if (running)
+    await stopLog(ctx.db, running.id, { stoppedAt: ctx.clock.now().toISOString(), stopType: 'normal' });
+  return { state: reply.state.relay, since: reply.state.since, resourceLog: running?.id ?? null };
+}

@@ -1,0 +1,291 @@
+import {
+  BridgeApiKey,
+  BridgeRecord,
+  BridgeUpdate,
+  ControlType,
+  Id,
+  ResourceCreate,
+  ResourceRecord,
+  ResourceUpdate,
+  SwitchOnBody,
+  SwitchOnResult,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { HubContext } from '../context.js';
+import { now, updateLocked } from '../db/crud.js';
+import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
+import { likePattern, orderParam, pageParams, embedParam, sendPage } from '../http/list.js';
+import { bridgeRecord, createBridge, findBridge, rotateBridgeKey } from '../resources/bridges.js';
+import {
+  findResource,
+  findResourceInAccount,
+  insertResource,
+  lastUsedOf,
+  resourceColumns,
+  type ResourceRow,
+  resourceRecord,
+  visibleResources,
+} from '../resources/resources.js';
+import { switchOff, switchOn } from '../resources/switch-on.js';
+import type { Caller } from '../http/auth.js';
+
+const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
+const resourceEmbeds = ['bridge'] as const;
+const ListQuery = z.object({
+  ...pageParams,
+  space: Id.optional(),
+  type: Id.optional(),
+  controlType: ControlType.optional(),
+  state: z.enum(['active', 'locked']).optional(),
+  orderBy: z.enum(['id', 'name', 'createdAt', 'updatedAt']).default('id'),
+  order: orderParam,
+  embed: embedParam(resourceEmbeds),
+});
+
+/** spec 4.8: resources, their bridge and bridge API key, switch-on and switch-off. */
+export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+  async function records(caller: Caller, rows: ResourceRow[], embeds: readonly string[]) {
+    const lastUsed = await lastUsedOf(
+      ctx.db,
+      rows.map((r) => r.id),
+    );
+    const bridges = embeds.includes('bridge')
+      ? new Map(
+          (rows.length
+            ? await ctx.db
+                .selectFrom('bridges')
+                .selectAll()
+                .where(
+                  'resource',
+                  'in',
+                  rows.map((r) => r.id),
+                )
+                .execute()
+            : []
+          ).map((b) => [b.resource, bridgeRecord(b)]),
+        )
+      : null;
+    return rows.map((row) => ({
+      ...resourceRecord(row, ctx, caller),
+      lastUsed: lastUsed.get(row.id) ?? null,
+      ...(bridges ? { _embedded: { bridge: bridges.get(row.id) ?? null } } : {}),
+    }));
+  }
+
+  /** The config an agent works from changed: bump its version and push it. */
+  async function configChanged(resourceId: number) {
+    await ctx.db
+      .updateTable('bridges')
+      .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
+      .where('resource', '=', resourceId)
+      .execute();
+    await ctx.bridges.publishConfig(resourceId);
+  }
+
+  return async (app) => {
+    app.get(
+      '/resources',
+      { schema: { tags: ['resources'], querystring: ListQuery, response: { 200: z.array(ResourceRecord) } } },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const { limit, offset, q, space, type, controlType, state, orderBy, order, embed } = request.query;
+        let base = visibleResources(ctx.db, caller);
+        if (space) base = base.where('space', '=', space);
+        if (type) base = base.where('type', '=', type);
+        if (controlType) base = base.where('controlType', '=', controlType);
+        if (state) base = base.where('state', '=', state);
+        if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('name')]), 'like', likePattern(q)));
+        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
+        const rows = await base
+          .selectAll()
+          .orderBy(orderBy, order)
+          .orderBy('id', order)
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        return sendPage(
+          request,
+          reply,
+          { limit, offset, total: Number(total) },
+          await records(caller, rows, embed),
+          ctx.publicUrl,
+        );
+      },
+    );
+
+    app.post(
+      '/resources',
+      { schema: { tags: ['resources'], body: ResourceCreate, response: { 201: ResourceRecord } } },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await insertResource(ctx, caller, request.body);
+        return reply.code(201).send((await records(caller, [row], []))[0]);
+      },
+    );
+
+    app.get(
+      '/resources/:resourceId',
+      {
+        schema: {
+          tags: ['resources'],
+          params: IdParams,
+          querystring: z.object({ embed: embedParam(resourceEmbeds) }),
+          response: { 200: ResourceRecord },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        return (await records(caller, [row], request.query.embed))[0];
+      },
+    );
+
+    app.put(
+      '/resources/:resourceId',
+      {
+        schema: {
+          tags: ['resources'],
+          params: IdParams,
+          body: ResourceUpdate,
+          response: { 200: ResourceRecord },
+        },
+      },
+      async (request) => {
+        const caller = requireAdmin(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        const { lockVersion, ...fields } = request.body;
+        const values = await resourceColumns(ctx, row.account, fields);
+        await updateLocked(ctx.db, 'resources', row.id, lockVersion, values, caller.memberId);
+        await configChanged(row.id);
+        return (await records(caller, [await findResource(ctx.db, caller, row.id)], []))[0];
+      },
+    );
+
+    app.delete(
+      '/resources/:resourceId',
+      { schema: { tags: ['resources'], params: IdParams } },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        await ctx.db.deleteFrom('resources').where('id', '=', row.id).execute();
+        // The bridge row goes with the resource (its key is revoked); its agent is cut off now.
+        await ctx.bridges.forget(row.id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      '/resources/:resourceId/bridge',
+      {
+        schema: {
+          tags: ['bridges'],
+          params: IdParams,
+          response: { 200: z.union([BridgeRecord, z.array(z.never())]) },
+        },
+      },
+      async (request) => {
+        const row = await findResource(ctx.db, callerOf(request), request.params.resourceId);
+        const bridge = await findBridge(ctx.db, row.id);
+        return bridge ? bridgeRecord(bridge) : [];
+      },
+    );
+
+    app.put(
+      '/resources/:resourceId/bridge',
+      {
+        schema: {
+          tags: ['bridges'],
+          params: IdParams,
+          body: BridgeUpdate.optional(),
+          response: { 200: BridgeRecord },
+        },
+      },
+      async (request) => {
+        const caller = requireAdmin(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        const body = request.body ?? {};
+        const existing = await findBridge(ctx.db, row.id);
+        if (!existing) {
+          await createBridge(ctx.db, ctx.tokens, {
+            resource: row.id,
+            account: row.account,
+            createdBy: caller.memberId,
+            serialNumber: body.serialNumber,
+            heartbeatInterval: body.heartbeatInterval,
+          });
+        } else {
+          const changes: Record<string, unknown> = {};
+          if (body.serialNumber !== undefined) changes.serialNumber = body.serialNumber;
+          if (body.heartbeatInterval !== undefined) changes.heartbeatInterval = body.heartbeatInterval;
+          if (Object.keys(changes).length) {
+            await ctx.db
+              .updateTable('bridges')
+              .set({ ...changes, updatedAt: now() })
+              .where('resource', '=', row.id)
+              .execute();
+            await configChanged(row.id);
+          }
+          if (body.rotateApiKey) {
+            await rotateBridgeKey(ctx.db, ctx.tokens, row.id);
+            ctx.bridges.disconnect(row.id);
+          }
+        }
+        return bridgeRecord((await findBridge(ctx.db, row.id))!);
+      },
+    );
+
+    app.delete(
+      '/resources/:resourceId/bridge',
+      { schema: { tags: ['bridges'], params: IdParams } },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        await ctx.db.deleteFrom('bridges').where('resource', '=', row.id).execute();
+        await ctx.bridges.forget(row.id);
+        return reply.code(204).send();
+      },
+    );
+
+    // Shown to superusers and to the admin who created the bridge; everyone else gets 204 (DESIGN 4).
+    app.get(
+      '/resources/:resourceId/bridge/api-key',
+      {
+        schema: { tags: ['bridges'], params: IdParams, response: { 200: BridgeApiKey, 204: z.undefined() } },
+      },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        const bridge = await findBridge(ctx.db, row.id);
+        if (!bridge || !(caller.superuser || (isAdmin(caller) && bridge.createdBy === caller.memberId))) {
+          return reply.code(204).send();
+        }
+        return { apiKey: ctx.tokens.open(bridge.apiKeyEncrypted) };
+      },
+    );
+
+    const switchOnRoute = {
+      schema: {
+        tags: ['switch-on'],
+        params: IdParams,
+        body: SwitchOnBody,
+        response: { 200: SwitchOnResult },
+      },
+    };
+    const switchOnHandler = async (request: any) =>
+      switchOn(ctx, callerOf(request), request.params.resourceId, request.body.code);
+    app.post('/resources/:resourceId/switch-on', switchOnRoute, switchOnHandler);
+    // Fabman's spelling of the same operation.
+    app.post('/resources/:resourceId/bridge/switch-on', switchOnRoute, switchOnHandler);
+
+    app.post(
+      '/resources/:resourceId/bridge/switch-off',
+      { schema: { tags: ['switch-on'], params: IdParams } },
+      async (request) => {
+        const caller = callerOf(request);
+        const row = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
+        return switchOff(ctx, caller, row, isAdmin(caller));
+      },
+    );
+  };
+}
