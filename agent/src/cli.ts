@@ -97,7 +97,15 @@ async function tap(
   type: string | undefined,
 ): Promise<number> {
   if (!token) throw new ConfigError('(arguments)', ['--token HEX is required']);
-  const response = await sendTap(tapSocketPath(config.dataDir), { token, type });
+  const socket = tapSocketPath(config.dataDir);
+  const response = await sendTap(socket, { token, type }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') {
+      throw new Error(
+        `no agent is listening on ${socket}; is \`makerspace-agent run\` running with this config?`,
+      );
+    }
+    throw err;
+  });
   process.stdout.write(`${JSON.stringify(response)}\n`);
   return response.ok ? 0 : 1;
 }

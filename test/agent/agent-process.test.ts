@@ -45,8 +45,8 @@ async function writeConfig(dir: string, hubUrl: string, extra: Record<string, un
 }
 
 /** Starts `makerspace-agent run`; the teardown kills it if the test did not stop it. */
-function startAgentProcess(configFile: string, env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile], {
+function startAgentProcess(configFile: string, env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'run', '--config', configFile], {
     env: { ...process.env, LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -200,6 +200,47 @@ describe('makerspace-agent process', () => {
     agent.child.kill('SIGTERM');
     expect(await agent.exited).toBe(0);
     expect(await read()).toContain('STOPPING=1');
+  });
+
+  it('switches the relay off and exits non-zero on an uncaught exception', async () => {
+    const broker = await new TestBroker().start(teardown);
+    const hub = await new FakeHub(broker).start(teardown);
+    const dir = await tempDir(teardown);
+    const { file, relay } = await writeConfig(dir, broker.url, { controlType: 'machine' });
+    // A preloaded module that throws outside any handler when the test asks for it.
+    const crash = join(dir, 'crash-on-signal.mjs');
+    await writeFile(
+      crash,
+      "process.on('SIGUSR2', () => setImmediate(() => { throw new Error('test crash'); }));\n",
+    );
+    const agent = startAgentProcess(file, {}, ['--import', crash]);
+    await hub.waitForMessage('status', (m) => m.online === true, 15_000);
+    await hub.publish('commands', {
+      id: 'on',
+      type: 'switchOn',
+      sessionId: 'm-1',
+      expiresAt: new Date(Date.now() + 30_000).toISOString(),
+    });
+    await hub.waitForMessage('replies', (m) => m.id === 'on');
+    expect(await relay()).toBe('on');
+    agent.child.kill('SIGUSR2');
+    expect(await agent.exited).toBe(1);
+    expect(await relay()).toBe('off');
+    expect(agent.output()).toContain('test crash');
+    // The Last Will tells the hub.
+    await hub.waitForMessage('status', (m) => m.online === false);
+  });
+
+  it('tap says clearly when no agent is running', async () => {
+    const broker = await new TestBroker().start(teardown);
+    const dir = await tempDir(teardown);
+    const { file } = await writeConfig(dir, broker.url);
+    await expect(
+      run(process.execPath, [CLI, 'tap', '--config', file, '--token', '0A']),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no agent is listening'),
+    });
   });
 
   it('prints every config error and exits 2', async () => {
