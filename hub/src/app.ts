@@ -11,6 +11,7 @@ import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
 import { membersRoutes } from './routes/members.routes.js';
+import { webhooksRoutes } from './routes/webhooks.routes.js';
 
 export const API_PREFIX = '/api/v1';
 const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
@@ -90,6 +91,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(accountsRoutes(ctx));
       await api.register(membersRoutes(ctx));
       await api.register(apiKeysRoutes(ctx));
+      await api.register(webhooksRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

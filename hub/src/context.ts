@@ -4,6 +4,8 @@ import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
 import type { Authenticator } from './identity/authenticator.js';
 import type { TokenBox } from './secrets.js';
+import type { EventBus } from './webhooks/events.js';
+import type { WebhookSettings } from './webhooks/worker.js';
 
 /** A clock the policy, billing and session code read, so tests can set the time. */
 export interface Clock {
@@ -23,4 +25,8 @@ export interface HubContext {
   policy: AccessPolicy;
   /** Base for absolute links (Link headers, calendar URLs); from HUB_PUBLIC_URL. */
   publicUrl?: string;
+  /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (webhooks/events.ts). */
+  events: EventBus;
+  /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
+  webhooks: WebhookSettings;
 }

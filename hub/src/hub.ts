@@ -9,6 +9,8 @@ import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
+import { EventBus } from './webhooks/events.js';
+import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 
 export interface Hub {
   ctx: HubContext;
@@ -45,12 +47,22 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     clock: options.clock ?? systemClock,
     policy: new AccessPolicy(allRules()),
     publicUrl: settings.publicUrl,
+    events: new EventBus(storage.db),
+    webhooks: {
+      ...defaultWebhookSettings,
+      ...settings.webhookTuning,
+      allowInsecure: settings.webhookAllowInsecure ?? false,
+    },
   };
   const app = await buildApp(ctx);
+  const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
+  ctx.events.onCommit(() => webhookWorker.wake());
+  webhookWorker.start();
   return {
     ctx,
     app,
     async close() {
+      await webhookWorker.stop();
       await app.close();
       await storage.close();
     },

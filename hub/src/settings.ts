@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseConfig } from '@makerspace/shared';
 import { z } from 'zod';
+import type { WebhookSettings } from './webhooks/worker.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -13,6 +14,7 @@ const Env = z.object({
   DATABASE_URL: z.string().optional(),
   HUB_PUBLIC_URL: z.url().optional(),
   HUB_SECRET_FILE: z.string().optional(),
+  HUB_WEBHOOK_ALLOW_INSECURE: z.enum(['0', '1', 'true', 'false', '']).default('0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -26,6 +28,10 @@ export interface HubSettings {
   publicUrl: string | undefined;
   secretFile: string;
   logLevel: string;
+  /** HUB_WEBHOOK_ALLOW_INSECURE=1: webhooks may use http:// and loopback receivers (development). */
+  webhookAllowInsecure?: boolean;
+  /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
+  webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
 }
 
 /** Reads the hub's settings from the environment (DESIGN 3); every problem is reported at once. */
@@ -42,5 +48,6 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     publicUrl: e.HUB_PUBLIC_URL?.replace(/\/+$/, ''),
     secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
     logLevel: e.LOG_LEVEL,
+    webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
   };
 }

@@ -2,12 +2,14 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import type { DialectName } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
+import { webhooks } from './migrations/0004-webhooks.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-resources': resources(dialect),
+    '0004-webhooks': webhooks(dialect),
   };
 }
 

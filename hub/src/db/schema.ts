@@ -198,3 +198,55 @@ export interface Database {
   resource_logs: ResourceLogsTable;
   access_attempts: AccessAttemptsTable;
 }
+
+// Webhooks and their outbox (migration 0004).
+export interface WebhooksTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  url: string;
+  label: string | null;
+  state: Generated<string>;
+  notes: string | null;
+  categories: string;
+  secretEncrypted: string;
+  failingSince: string | null;
+  consecutiveFailures: Generated<number>;
+}
+
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  account: number;
+  type: string;
+  details: string;
+  createdAt: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  account: number;
+  webhook: number;
+  event: number;
+  state: Generated<string>;
+  attempts: Generated<number>;
+  nextAttemptAt: string | null;
+  leaseUntil: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery: number;
+  at: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+export interface Database {
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

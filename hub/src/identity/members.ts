@@ -16,6 +16,7 @@ import { type Caller, isAdmin } from '../http/auth.js';
 import { notFound, unprocessable } from '../http/errors.js';
 import { likePattern } from '../http/list.js';
 import { sanitizeRichText } from '../rich-text.js';
+import { emitEvent } from '../webhooks/events.js';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -168,11 +169,16 @@ function columns(input: MemberInput) {
   });
 }
 
+/**
+ * Creates, updates and deletes emit member_created/updated/deleted: pass the transaction of the
+ * change as `db` (ctx.events.transaction) so the webhook event commits or rolls back with it.
+ */
 export async function createMember(db: Db, caller: Caller, input: MemberInput): Promise<MemberRow> {
   const { space, account } = await resolveSpace(db, caller, input.space as number | undefined);
   const at = now();
+  let row: MemberRow;
   try {
-    return await db
+    row = await db
       .insertInto('members')
       .values({
         lastName: '',
@@ -188,6 +194,12 @@ export async function createMember(db: Db, caller: Caller, input: MemberInput): 
   } catch (err) {
     duplicateEmail(err);
   }
+  await emitEvent(db, {
+    account: row.account,
+    type: 'member_created',
+    details: { member: memberRecord(row) },
+  });
+  return row;
 }
 
 export async function updateMember(
@@ -205,5 +217,21 @@ export async function updateMember(
   } catch (err) {
     duplicateEmail(err);
   }
-  return findMember(db, caller, id);
+  const row = await findMember(db, caller, id);
+  await emitEvent(db, {
+    account: row.account,
+    type: 'member_updated',
+    details: { member: memberRecord(row) },
+  });
+  return row;
+}
+
+/** Deletes a member (the route checks who may); emits member_deleted with the last record. */
+export async function deleteMember(db: Db, row: MemberRow): Promise<void> {
+  await db.deleteFrom('members').where('id', '=', row.id).execute();
+  await emitEvent(db, {
+    account: row.account,
+    type: 'member_deleted',
+    details: { member: memberRecord(row) },
+  });
 }

@@ -7,6 +7,7 @@ import { conflict, forbidden, unprocessable } from '../http/errors.js';
 import { embedParam, orderParam, pageParams, sendPage } from '../http/list.js';
 import {
   createMember,
+  deleteMember,
   findMember,
   listMembers,
   type MemberRow,
@@ -58,7 +59,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags: ['members'], body: MemberCreate, response: { 201: MemberRecord } } },
       async (request, reply) => {
         const caller = requireAdmin(request);
-        const row = await createMember(ctx.db, caller, request.body);
+        const row = await ctx.events.transaction((trx) => createMember(trx, caller, request.body));
         return reply.code(201).send(memberRecord(row));
       },
     );
@@ -86,7 +87,9 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const caller = callerOf(request);
-        const row = await updateMember(ctx.db, caller, request.params.memberId, request.body);
+        const row = await ctx.events.transaction((trx) =>
+          updateMember(trx, caller, request.params.memberId, request.body),
+        );
         ctx.auth.invalidate();
         return memberRecord(row);
       },
@@ -102,7 +105,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         if (row.privileges === 'owner' && caller.privileges !== 'owner' && !caller.superuser) {
           throw forbidden('Only owners may delete an owner');
         }
-        await ctx.db.deleteFrom('members').where('id', '=', row.id).execute();
+        await ctx.events.transaction((trx) => deleteMember(trx, row));
         ctx.auth.invalidate();
         return reply.code(204).send();
       },

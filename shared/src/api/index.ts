@@ -1,2 +1,3 @@
 export * from './common.js';
 export * from './identity.js';
+export * from './webhooks.js';

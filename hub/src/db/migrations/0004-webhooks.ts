@@ -1,0 +1,67 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DialectName } from '../database.js';
+import { index, withId, withStamps } from './helpers.js';
+
+/**
+ * Webhooks and their outbox (DESIGN 9): events are written in the same transaction as the
+ * change; one delivery row per subscribed webhook carries the retry state, so a restart
+ * loses nothing.
+ */
+export function webhooks(dialect: DialectName): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await withStamps(
+        withId(db.schema.createTable('webhooks'), dialect)
+          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('label', 'text')
+          .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
+          .addColumn('notes', 'text')
+          // JSON array of category names.
+          .addColumn('categories', 'text', (c) => c.notNull())
+          // AES-GCM sealed signing secret (ctx.tokens).
+          .addColumn('secretEncrypted', 'text', (c) => c.notNull())
+          .addColumn('failingSince', 'text')
+          .addColumn('consecutiveFailures', 'integer', (c) => c.notNull().defaultTo(0)),
+      ).execute();
+      await index(db, 'webhooks', ['account', 'state']);
+
+      await withId(db.schema.createTable('webhook_events'), dialect)
+        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('details', 'text', (c) => c.notNull())
+        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .execute();
+      await index(db, 'webhook_events', ['account', 'createdAt']);
+
+      await withId(db.schema.createTable('webhook_deliveries'), dialect)
+        .addColumn('account', 'integer', (c) => c.notNull())
+        .addColumn('webhook', 'integer', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+        .addColumn('event', 'integer', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
+        // pending (queued or retrying) | delivered | failed (test deliveries only: never retried)
+        .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('nextAttemptAt', 'text')
+        // A hub process that took this delivery holds it until then (several hubs on PostgreSQL).
+        .addColumn('leaseUntil', 'text')
+        .addColumn('deliveredAt', 'text')
+        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .execute();
+      // The worker reads the oldest pending delivery of each webhook.
+      await index(db, 'webhook_deliveries', ['webhook', 'state', 'id']);
+      await index(db, 'webhook_deliveries', ['state', 'nextAttemptAt']);
+
+      await withId(db.schema.createTable('webhook_attempts'), dialect)
+        .addColumn('delivery', 'integer', (c) =>
+          c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+        )
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('statusCode', 'integer')
+        .addColumn('durationMs', 'integer', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('responseExcerpt', 'text')
+        .execute();
+      await index(db, 'webhook_attempts', ['delivery']);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { WebhookCategory, WebhookEventType } from '@makerspace/shared';
+import { webhookCategories } from '@makerspace/shared';
+import type { Db } from '../db/crud.js';
+import { now, parseJson } from '../db/crud.js';
+
+export interface EventInput {
+  account: number;
+  type: WebhookEventType;
+  /** Fabman's details of the type, e.g. `{member}` or `{booking, resource, member}`: API records. */
+  details: Record<string, unknown>;
+}
+
+/** The category a webhook subscribes to for this type: the part before `_` (none for `test`). */
+export function categoryOf(type: string): WebhookCategory | null {
+  const prefix = type.split('_')[0];
+  return (webhookCategories as readonly string[]).includes(prefix) ? (prefix as WebhookCategory) : null;
+}
+
+/**
+ * Writes an event to the outbox, with one queued delivery per webhook of the account that
+ * subscribes to its category. Call it with the transaction that makes the change (DESIGN 9):
+ * a rolled-back change then sends nothing, and a committed one is never lost. Paused, failing
+ * and deactivated webhooks queue the event too; they receive it when active again.
+ * Answers the event id, or null when no webhook wants the event (nothing is stored then).
+ */
+export async function emitEvent(trx: Db, input: EventInput): Promise<number | null> {
+  const category = categoryOf(input.type);
+  if (!category) return null;
+  const hooks = await trx
+    .selectFrom('webhooks')
+    .select(['id', 'categories'])
+    .where('account', '=', input.account)
+    .orderBy('id')
+    .execute();
+  const targets = hooks.filter((h) => parseJson<string[]>(h.categories)?.includes(category));
+  if (targets.length === 0) return null;
+  const createdAt = now();
+  const event = await insertEvent(trx, input, createdAt);
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(
+      targets.map((h) => ({
+        account: input.account,
+        webhook: h.id,
+        event: event,
+        state: 'pending',
+        attempts: 0,
+        nextAttemptAt: createdAt,
+        createdAt,
+      })),
+    )
+    .execute();
+  return event;
+}
+
+export async function insertEvent(db: Db, input: EventInput, createdAt = now()): Promise<number> {
+  const row = await db
+    .insertInto('webhook_events')
+    .values({ account: input.account, type: input.type, details: JSON.stringify(input.details), createdAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * `ctx.events`: runs a change and its events in one transaction and wakes the delivery worker
+ * right after the commit (the worker also polls, so an event emitted in a transaction that is
+ * not run through here is still delivered, only up to one poll interval later).
+ */
+export class EventBus {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly db: Db) {}
+
+  async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction().execute((trx) => fn(trx));
+    this.committed();
+    return result;
+  }
+
+  /** The same as the module's `emitEvent`; here for callers that only hold the context. */
+  emit(trx: Db, input: EventInput): Promise<number | null> {
+    return emitEvent(trx, input);
+  }
+
+  /** Tells the worker that a transaction that emitted events has committed. */
+  committed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  onCommit(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

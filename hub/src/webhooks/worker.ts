@@ -1,0 +1,363 @@
+import type { Logger } from '@makerspace/shared';
+import { sql } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { TokenBox } from '../secrets.js';
+import { type SendResult, sendWebhook, signature } from './delivery.js';
+import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
+
+/** How deliveries are timed. The defaults are for production; tests shorten them via settings. */
+export interface WebhookSettings {
+  /** HUB_WEBHOOK_ALLOW_INSECURE: allow http:// and loopback receivers. */
+  allowInsecure: boolean;
+  /** A receiver must answer completely within this time. */
+  timeoutMs: number;
+  /** The outbox is read this often (and at once after a commit that emitted events). */
+  pollIntervalMs: number;
+  /** First retry delay; it doubles per failed attempt up to retryMaxMs, with jitter. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Failed attempts in a row after which the webhook shows as `failing`. */
+  failingAfter: number;
+  /** A webhook that has failed for this long is `deactivated`; later events queue. */
+  deactivateAfterMs: number;
+}
+
+export const defaultWebhookSettings: WebhookSettings = {
+  allowInsecure: false,
+  timeoutMs: 10_000,
+  pollIntervalMs: 1_000,
+  retryBaseMs: 10_000,
+  retryMaxMs: 60 * 60_000,
+  failingAfter: 3,
+  deactivateAfterMs: 24 * 60 * 60_000,
+};
+
+/** Delay before the next attempt after `attempts` failures: exponential, capped, half of it random. */
+export function retryDelay(attempts: number, s: WebhookSettings, random = Math.random): number {
+  const full = Math.min(s.retryMaxMs, s.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(full / 2 + (random() * full) / 2);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface AttemptTarget {
+  deliveryId: number;
+  url: string;
+  secretEncrypted: string;
+  event: { id: number; type: string; createdAt: string; details: string };
+}
+
+/** Builds, signs and sends one attempt of a delivery (checking the URL again first). */
+export async function attemptDelivery(
+  target: AttemptTarget,
+  deps: { tokens: TokenBox; settings: WebhookSettings; signal?: AbortSignal },
+): Promise<SendResult> {
+  const { event } = target;
+  const body = `{"id":${event.id},"type":${JSON.stringify(event.type)},"createdAt":${JSON.stringify(
+    event.createdAt,
+  )},"details":${event.details}}`;
+  let checked: Awaited<ReturnType<typeof checkWebhookUrl>>;
+  try {
+    checked = await checkWebhookUrl(target.url, { allowInsecure: deps.settings.allowInsecure });
+  } catch (err) {
+    const error = err instanceof UnsafeUrlError ? `refused: ${err.message}` : String(err);
+    return { ok: false, statusCode: null, durationMs: 0, error, responseExcerpt: null };
+  }
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const secret = deps.tokens.open(target.secretEncrypted);
+  return sendWebhook({
+    target: checked,
+    body,
+    timeoutMs: deps.settings.timeoutMs,
+    signal: deps.signal,
+    headers: {
+      'x-makerspace-event': event.type,
+      'x-makerspace-delivery': String(target.deliveryId),
+      'x-makerspace-timestamp': timestamp,
+      'x-makerspace-signature': signature(secret, timestamp, body),
+    },
+  });
+}
+
+export async function recordAttempt(db: Db, deliveryId: number, at: string, result: SendResult) {
+  await db
+    .insertInto('webhook_attempts')
+    .values({
+      delivery: deliveryId,
+      at,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error?.slice(0, 1000) ?? null,
+      responseExcerpt: result.responseExcerpt,
+    })
+    .execute();
+}
+
+export interface WorkerDeps {
+  db: Db;
+  tokens: TokenBox;
+  logger: Logger;
+  settings: WebhookSettings;
+}
+
+/**
+ * Delivers the outbox. Per webhook strictly in order and one at a time: only the oldest pending
+ * delivery of a webhook is ever attempted, and the next waits until it is delivered. Webhooks
+ * are independent of each other, and nothing here runs inside an API request.
+ * A lease on the delivery row keeps a second hub process (PostgreSQL setups) off it.
+ */
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private ticking: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.deps.settings.pollIntervalMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Stops polling and aborts attempts in flight; they stay queued (not counted) for next time. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
+    for (const { controller } of this.inFlight.values()) controller.abort();
+    await this.ticking;
+    await Promise.all([...this.inFlight.values()].map((f) => f.done));
+  }
+
+  /** Reads the outbox now (coalesced: a wake during a pass runs one more pass). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.dispatch();
+        } catch (err) {
+          if (!this.stopped) this.deps.logger.error({ err }, 'webhooks: reading the outbox failed');
+        }
+      } while (this.again && !this.stopped);
+      this.running = false;
+    })();
+  }
+
+  private async dispatch(): Promise<void> {
+    const { db, settings } = this.deps;
+    const at = iso(Date.now());
+    const heads = await db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook')
+      .select(['d.id', 'd.webhook'])
+      .where('d.state', '=', 'pending')
+      .where('w.state', 'in', ['active', 'failing'])
+      .where('d.nextAttemptAt', '<=', at)
+      .where((eb) => eb.or([eb('d.leaseUntil', 'is', null), eb('d.leaseUntil', '<', at)]))
+      .where(
+        'd.id',
+        '=',
+        sql<number>`(select min(d2.id) from webhook_deliveries d2 where d2.webhook = d.webhook and d2.state = 'pending')`,
+      )
+      .orderBy('d.nextAttemptAt')
+      .limit(100)
+      .execute();
+    for (const head of heads) {
+      if (this.stopped) return;
+      if (this.inFlight.has(head.webhook)) continue;
+      const lease = iso(Date.now() + settings.timeoutMs + 30_000);
+      const claimed = await db
+        .updateTable('webhook_deliveries')
+        .set({ leaseUntil: lease })
+        .where('id', '=', head.id)
+        .where('state', '=', 'pending')
+        .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', at)]))
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) continue;
+      const controller = new AbortController();
+      const done = this.deliver(head.id, head.webhook, controller.signal)
+        .catch((err) => {
+          if (!this.stopped) this.deps.logger.error({ err, delivery: head.id }, 'webhooks: delivery failed');
+        })
+        .finally(() => {
+          this.inFlight.delete(head.webhook);
+        });
+      this.inFlight.set(head.webhook, { controller, done });
+    }
+  }
+
+  private async deliver(deliveryId: number, webhookId: number, signal: AbortSignal): Promise<void> {
+    const { db, settings } = this.deps;
+    const row = await db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event')
+      .select([
+        'd.attempts',
+        'w.url',
+        'w.state as webhookState',
+        'w.secretEncrypted',
+        'w.failingSince',
+        'e.id as eventId',
+        'e.type',
+        'e.createdAt',
+        'e.details',
+      ])
+      .where('d.id', '=', deliveryId)
+      .executeTakeFirst();
+    if (!row) return;
+    const release = () =>
+      db.updateTable('webhook_deliveries').set({ leaseUntil: null }).where('id', '=', deliveryId).execute();
+    if (row.webhookState !== 'active' && row.webhookState !== 'failing') {
+      await release();
+      return;
+    }
+    const startedAt = Date.now();
+    const result = await attemptDelivery(
+      {
+        deliveryId,
+        url: row.url,
+        secretEncrypted: row.secretEncrypted,
+        event: { id: row.eventId, type: row.type, createdAt: row.createdAt, details: row.details },
+      },
+      { tokens: this.deps.tokens, settings, signal },
+    );
+    if (signal.aborted) {
+      // The hub is closing: this attempt does not count; the delivery waits for the next start.
+      await release().catch(() => {});
+      return;
+    }
+    const at = iso(startedAt);
+    const attempts = row.attempts + 1;
+    await db.transaction().execute(async (trx) => {
+      await recordAttempt(trx, deliveryId, at, result);
+      if (result.ok) {
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            state: 'delivered',
+            attempts,
+            deliveredAt: iso(Date.now()),
+            nextAttemptAt: null,
+            leaseUntil: null,
+          })
+          .where('id', '=', deliveryId)
+          .execute();
+        await trx
+          .updateTable('webhooks')
+          .set({ consecutiveFailures: 0, failingSince: null })
+          .where('id', '=', webhookId)
+          .execute();
+        await trx
+          .updateTable('webhooks')
+          .set({ state: 'active' })
+          .where('id', '=', webhookId)
+          .where('state', '=', 'failing')
+          .execute();
+        return;
+      }
+      const delay = retryDelay(attempts, settings);
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ attempts, nextAttemptAt: iso(Date.now() + delay), leaseUntil: null })
+        .where('id', '=', deliveryId)
+        .execute();
+      const failingSince = row.failingSince ?? at;
+      const hook = await trx
+        .updateTable('webhooks')
+        .set({ consecutiveFailures: sql`"consecutiveFailures" + 1`, failingSince })
+        .where('id', '=', webhookId)
+        .returning(['consecutiveFailures'])
+        .executeTakeFirst();
+      if (!hook) return;
+      if (Date.now() - Date.parse(failingSince) >= settings.deactivateAfterMs) {
+        await trx
+          .updateTable('webhooks')
+          .set({ state: 'deactivated' })
+          .where('id', '=', webhookId)
+          .where('state', 'in', ['active', 'failing'])
+          .execute();
+        this.deps.logger.warn({ webhook: webhookId }, 'webhooks: deactivated after failing for too long');
+      } else if (hook.consecutiveFailures >= settings.failingAfter) {
+        await trx
+          .updateTable('webhooks')
+          .set({ state: 'failing' })
+          .where('id', '=', webhookId)
+          .where('state', '=', 'active')
+          .execute();
+      }
+      const timer = setTimeout(() => {
+        this.retryTimers.delete(timer);
+        this.wake();
+      }, delay + 5);
+      timer.unref();
+      this.retryTimers.add(timer);
+    });
+    // The next queued event of this webhook may go now.
+    if (result.ok) setImmediate(() => this.wake());
+  }
+}
+
+/**
+ * Sends a `test` event to one webhook at once, outside its queue (an admin checking a receiver
+ * wants the answer now, also while the webhook is paused or deactivated). It is tried once and
+ * never retried; the answer is recorded like any attempt.
+ */
+export async function sendTestEvent(
+  db: Db,
+  deps: { tokens: TokenBox; settings: WebhookSettings },
+  webhook: { id: number; account: number; url: string; secretEncrypted: string },
+  details: { message: string; createdBy: number },
+): Promise<number> {
+  const createdAt = iso(Date.now());
+  const { eventId, deliveryId } = await db.transaction().execute(async (trx) => {
+    const event = await trx
+      .insertInto('webhook_events')
+      .values({ account: webhook.account, type: 'test', details: JSON.stringify(details), createdAt })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // State 'test' keeps the worker's queue away from it until the attempt below is recorded.
+    const delivery = await trx
+      .insertInto('webhook_deliveries')
+      .values({ account: webhook.account, webhook: webhook.id, event: event.id, state: 'test', createdAt })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { eventId: event.id, deliveryId: delivery.id };
+  });
+  const result = await attemptDelivery(
+    {
+      deliveryId,
+      url: webhook.url,
+      secretEncrypted: webhook.secretEncrypted,
+      event: { id: eventId, type: 'test', createdAt, details: JSON.stringify(details) },
+    },
+    deps,
+  );
+  await db.transaction().execute(async (trx) => {
+    await recordAttempt(trx, deliveryId, createdAt, result);
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        state: result.ok ? 'delivered' : 'failed',
+        attempts: 1,
+        deliveredAt: result.ok ? iso(Date.now()) : null,
+      })
+      .where('id', '=', deliveryId)
+      .execute();
+  });
+  return deliveryId;
+}
