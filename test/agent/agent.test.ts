@@ -167,6 +167,9 @@ describe('agent against an in-process broker', () => {
       reason: 'unknownKey',
       offline: true,
     });
+    // status and state are published again on the new connection.
+    await hub.waitForMessage('status', (m) => m.online === true);
+    await hub.waitForMessage('state', (m) => m.relay === 'off');
 
     // Acknowledge only the first: the second comes again after the ack timeout.
     await hub.ack([logA.id]);
@@ -327,7 +330,7 @@ describe('agent against an in-process broker', () => {
     expect(late.received.find((r) => r.name === 'status')?.retain).toBe(true);
   });
 
-  it('does not connect with a wrong API key and says so', async () => {
+  it('does not connect with a wrong API key, says so, and keeps retrying', async () => {
     const broker = await new TestBroker().start(teardown);
     broker.accounts.set(String(RESOURCE_ID), 'another-key');
     const { agent, logs } = await startAgent(teardown, broker);
@@ -337,5 +340,8 @@ describe('agent against an in-process broker', () => {
     );
     expect(agent.link.connected).toBe(false);
     expect(JSON.stringify(logs())).not.toContain('bridge-key-0123456789abcdef');
+    // It keeps retrying (with backoff), so fixing the key on the hub brings it back.
+    broker.accounts.set(String(RESOURCE_ID), 'bridge-key-0123456789abcdef');
+    await waitFor(() => agent.link.connected, 'the agent to connect once the key is accepted');
   });
 });
