@@ -10,7 +10,10 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
+import { bookingsRoutes } from './routes/bookings.routes.js';
 import { membersRoutes } from './routes/members.routes.js';
+import { spacesRoutes } from './routes/spaces.routes.js';
+import { trainingRoutes } from './routes/training.routes.js';
 import { webhooksRoutes } from './routes/webhooks.routes.js';
 
 export const API_PREFIX = '/api/v1';
@@ -91,6 +94,9 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(accountsRoutes(ctx));
       await api.register(membersRoutes(ctx));
       await api.register(apiKeysRoutes(ctx));
+      await api.register(spacesRoutes(ctx));
+      await api.register(bookingsRoutes(ctx));
+      await api.register(trainingRoutes(ctx));
       await api.register(webhooksRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },

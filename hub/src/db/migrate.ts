@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import type { DialectName } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
+import { spaces } from './migrations/0003-spaces.js';
 import { webhooks } from './migrations/0004-webhooks.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
@@ -9,6 +10,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-resources': resources(dialect),
+    '0003-spaces': spaces(dialect),
     '0004-webhooks': webhooks(dialect),
   };
 }

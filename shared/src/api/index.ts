@@ -1,3 +1,4 @@
 export * from './common.js';
 export * from './identity.js';
 export * from './webhooks.js';
+export * from './spaces.js';

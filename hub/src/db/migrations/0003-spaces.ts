@@ -1,0 +1,116 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DialectName } from '../database.js';
+import { index, withId, withStamps } from './helpers.js';
+
+/** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
+export function spaces(dialect: DialectName): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await withId(db.schema.createTable('opening_hours'), dialect)
+        .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id').onDelete('cascade'))
+        .addColumn('dayOfWeek', 'integer', (c) => c.notNull())
+        .addColumn('fromTime', 'text', (c) => c.notNull())
+        .addColumn('untilTime', 'text', (c) => c.notNull())
+        .execute();
+      await index(db, 'opening_hours', ['space', 'dayOfWeek']);
+
+      // Holiday times are space-local wall times `YYYY-MM-DDTHH:MM`, compared as strings.
+      await withStamps(
+        withId(db.schema.createTable('holidays'), dialect)
+          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id').onDelete('cascade'))
+          .addColumn('title', 'text')
+          .addColumn('fromDateTime', 'text', (c) => c.notNull())
+          .addColumn('untilDateTime', 'text', (c) => c.notNull())
+          .addColumn('affects', 'text', (c) => c.notNull().defaultTo('all')),
+      ).execute();
+      await index(db, 'holidays', ['space', 'untilDateTime']);
+
+      await withStamps(
+        withId(db.schema.createTable('space_billing_settings'), dialect)
+          .addColumn('space', 'integer', (c) =>
+            c.notNull().unique().references('spaces.id').onDelete('cascade'),
+          )
+          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('currency', 'text', (c) => c.notNull().defaultTo('EUR'))
+          .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
+          .addColumn('invoiceNumberPrefix', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('nextInvoiceNumber', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('invoiceHeader', 'text')
+          .addColumn('invoiceFooter', 'text')
+          .addColumn('defaultInvoiceDeadline', 'integer', (c) => c.notNull().defaultTo(14))
+          .addColumn('defaultInvoiceDeadlineUnit', 'text', (c) => c.notNull().defaultTo('day'))
+          .addColumn('statementName', 'text')
+          .addColumn('stripeUser', 'text')
+          .addColumn('stripePublicKey', 'text')
+          .addColumn('stripeName', 'text')
+          .addColumn('stripeLivemode', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('enableSepa', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('sepaCreditorId', 'text')
+          .addColumn('sepaIban', 'text')
+          .addColumn('sepaAccountOwnerName', 'text')
+          .addColumn('sepaMandateText', 'text'),
+      ).execute();
+      // Spaces made before this migration get their settings now.
+      const at = new Date().toISOString();
+      const existing = await db.selectFrom('spaces').select(['id', 'account']).execute();
+      for (const s of existing) {
+        await db
+          .insertInto('space_billing_settings')
+          .values({ space: s.id, account: s.account, createdAt: at, updatedAt: at })
+          .execute();
+      }
+
+      await withStamps(
+        withId(db.schema.createTable('training_courses'), dialect)
+          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('notes', 'text')
+          .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
+          .addColumn('defaultDuration', 'integer')
+          .addColumn('defaultDurationUnit', 'text'),
+      ).execute();
+      await index(db, 'training_courses', ['account', 'id']);
+
+      await db.schema
+        .createTable('training_course_resources')
+        .addColumn('course', 'integer', (c) =>
+          c.notNull().references('training_courses.id').onDelete('cascade'),
+        )
+        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+        .addPrimaryKeyConstraint('training_course_resources_pk', ['course', 'resource'])
+        .execute();
+      await index(db, 'training_course_resources', ['resource']);
+
+      await withStamps(
+        withId(db.schema.createTable('member_trainings'), dialect)
+          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('trainingCourse', 'integer', (c) =>
+            c.notNull().references('training_courses.id').onDelete('cascade'),
+          )
+          .addColumn('date', 'text', (c) => c.notNull())
+          .addColumn('fromDate', 'text')
+          .addColumn('untilDate', 'text')
+          .addColumn('notes', 'text'),
+      ).execute();
+      await index(db, 'member_trainings', ['member']);
+
+      // Booking times are UTC instants (ISO strings with ms and Z), so string order is time order.
+      await withStamps(
+        withId(db.schema.createTable('bookings'), dialect)
+          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('fromDateTime', 'text', (c) => c.notNull())
+          .addColumn('untilDateTime', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull().defaultTo('confirmed'))
+          .addColumn('charged', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('notes', 'text'),
+      ).execute();
+      await index(db, 'bookings', ['account', 'id']);
+      await index(db, 'bookings', ['resource', 'fromDateTime']);
+      await index(db, 'bookings', ['member', 'fromDateTime']);
+    },
+  };
+}
