@@ -500,3 +500,48 @@ describe('webhooks: deliveries survive a hub restart (SQLite file)', () => {
     expect(list[0].delivery.attempts.map((a: any) => a.statusCode)).toEqual([500, 200]);
   });
 });
+
+describe('webhooks: old finished deliveries are forgotten (SQLite file)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-webhooks-prune-'));
+  const database = { url: join(dir, 'hub.sqlite') };
+  const secret = randomBytes(32);
+  let t: WebhookHub | undefined;
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('drops delivered events older than the retention time at start, keeps queued ones', async () => {
+    t = await openWebhookHub(database, secret);
+    const owner = t.owner;
+    const hook = (
+      await t.call(owner.token, {
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        payload: { url: 'http://127.0.0.1:9/', categories: ['member'], state: 'paused' },
+      })
+    ).json();
+    const db = t.hub.ctx.db;
+    const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    for (const state of ['delivered', 'pending']) {
+      const event = await db
+        .insertInto('webhook_events')
+        .values({ account: owner.accountId, type: 'member_updated', details: '{}', createdAt: old })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('webhook_deliveries')
+        .values({ account: owner.accountId, webhook: hook.id, event: event.id, state, createdAt: old })
+        .execute();
+    }
+    await t.close();
+    t = await openWebhookHub(database, secret, undefined, owner);
+    const left = await waitFor('the prune', async () => {
+      const rows = await t?.hub.ctx.db.selectFrom('webhook_deliveries').select('state').execute();
+      return rows?.length === 1 ? rows : null;
+    });
+    expect(left).toEqual([{ state: 'pending' }]);
+    const events = await t.hub.ctx.db.selectFrom('webhook_events').select('id').execute();
+    expect(events).toHaveLength(1);
+  });
+});

@@ -20,6 +20,8 @@ export interface WebhookSettings {
   failingAfter: number;
   /** A webhook that has failed for this long is `deactivated`; later events queue. */
   deactivateAfterMs: number;
+  /** Finished deliveries (and events no webhook still waits for) are kept this long. */
+  retentionMs: number;
 }
 
 export const defaultWebhookSettings: WebhookSettings = {
@@ -30,6 +32,7 @@ export const defaultWebhookSettings: WebhookSettings = {
   retryMaxMs: 60 * 60_000,
   failingAfter: 3,
   deactivateAfterMs: 24 * 60 * 60_000,
+  retentionMs: 30 * 24 * 60 * 60_000,
 };
 
 /** Delay before the next attempt after `attempts` failures: exponential, capped, half of it random. */
@@ -114,6 +117,7 @@ export class WebhookWorker {
   private again = false;
   private stopped = true;
   private ticking: Promise<void> = Promise.resolve();
+  private lastPrune = 0;
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -157,8 +161,35 @@ export class WebhookWorker {
     })();
   }
 
+  /** Forgets finished deliveries and unreferenced events past the retention time, hourly. */
+  private async prune(): Promise<void> {
+    if (Date.now() - this.lastPrune < 60 * 60_000) return;
+    this.lastPrune = Date.now();
+    const { db, settings } = this.deps;
+    const cutoff = iso(Date.now() - settings.retentionMs);
+    await db
+      .deleteFrom('webhook_deliveries')
+      .where('state', '!=', 'pending')
+      .where('createdAt', '<', cutoff)
+      .execute();
+    await db
+      .deleteFrom('webhook_events')
+      .where('createdAt', '<', cutoff)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('webhook_deliveries as d')
+              .select('d.id')
+              .whereRef('d.event', '=', 'webhook_events.id'),
+          ),
+        ),
+      )
+      .execute();
+  }
+
   private async dispatch(): Promise<void> {
     const { db, settings } = this.deps;
+    await this.prune();
     const at = iso(Date.now());
     const heads = await db
       .selectFrom('webhook_deliveries as d')
