@@ -15,6 +15,11 @@ import { membersRoutes } from './routes/members.routes.js';
 import { spacesRoutes } from './routes/spaces.routes.js';
 import { trainingRoutes } from './routes/training.routes.js';
 import { webhooksRoutes } from './routes/webhooks.routes.js';
+import { chargesRoutes } from './routes/charges.routes.js';
+import { invoicesRoutes } from './routes/invoices.routes.js';
+import { jobsRoutes } from './routes/jobs.routes.js';
+import { packagesRoutes } from './routes/packages.routes.js';
+import { paymentsRoutes } from './routes/payments.routes.js';
 
 export const API_PREFIX = '/api/v1';
 const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
@@ -98,6 +103,11 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(bookingsRoutes(ctx));
       await api.register(trainingRoutes(ctx));
       await api.register(webhooksRoutes(ctx));
+      await api.register(packagesRoutes(ctx));
+      await api.register(chargesRoutes(ctx));
+      await api.register(invoicesRoutes(ctx));
+      await api.register(paymentsRoutes(ctx));
+      await api.register(jobsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AccessPolicy } from './access/policy.js';
 import { allRules } from './access/rules.js';
 import { buildApp } from './app.js';
+import { JobRunner } from './billing/jobs.js';
 import { type Clock, type HubContext, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -15,6 +16,8 @@ import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 export interface Hub {
   ctx: HubContext;
   app: FastifyInstance;
+  /** Background jobs (package billing, invoice runs). */
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -58,11 +61,15 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
   ctx.events.onCommit(() => webhookWorker.wake());
   webhookWorker.start();
+  const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
+  await jobs.start();
   return {
     ctx,
     app,
+    jobs,
     async close() {
       await webhookWorker.stop();
+      await jobs.stop();
       await app.close();
       await storage.close();
     },

@@ -1,5 +1,6 @@
 import { coreRules } from './core.rules.js';
 import type { AccessRule } from './policy.js';
+import { packageRules } from '../billing/rules.js';
 import { spaceRules } from '../spaces/access.rules.js';
 
 /**
@@ -7,5 +8,5 @@ import { spaceRules } from '../spaces/access.rules.js';
  * holidays, bookings, training; packages: package, time table, prepaid balance).
  */
 export function allRules(): AccessRule[] {
-  return [...coreRules(), ...spaceRules()];
+  return [...coreRules(), ...spaceRules(), ...packageRules()];
 }

@@ -4,6 +4,7 @@ import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
 import { spaces } from './migrations/0003-spaces.js';
 import { webhooks } from './migrations/0004-webhooks.js';
+import { billing } from './migrations/0005-billing.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -12,6 +13,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0002-resources': resources(dialect),
     '0003-spaces': spaces(dialect),
     '0004-webhooks': webhooks(dialect),
+    '0005-billing': billing(dialect),
   };
 }
 

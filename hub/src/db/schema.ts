@@ -341,3 +341,182 @@ export interface Database {
   member_trainings: MemberTrainingsTable;
   bookings: BookingsTable;
 }
+
+// Billing: packages, member packages and credits, charges, invoices, payments, jobs (migration 0005).
+export interface PackagesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  name: string;
+  description: string | null;
+  notes: string | null;
+  state: Generated<string>;
+  allowsBooking: Generated<number>;
+  setupFee: Generated<string>;
+  recurringFee: Generated<string>;
+  recurringFeePeriod: Generated<string>;
+  prorate: Generated<number>;
+  minimumDuration: number | null;
+  minimumDurationUnit: string | null;
+  endsAutomatically: Generated<number>;
+  cancellationTime: number | null;
+  cancellationTimeUnit: string | null;
+  metadata: string | null;
+}
+
+export interface PackageCreditsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  package: number;
+  scope: Generated<string>;
+  amount: Generated<string>;
+  period: Generated<string>;
+  resources: Generated<string>;
+}
+
+export interface PackagePermissionsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  package: number;
+  type: string;
+  resourceType: number | null;
+  resource: number | null;
+  timeType: Generated<string>;
+  times: Generated<string>;
+  usageFeeDiscountPercent: Generated<string>;
+  bookingFeeDiscountPercent: Generated<string>;
+}
+
+export interface MemberPackagesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  package: number;
+  fromDate: string;
+  untilDate: string | null;
+  notes: string | null;
+  setupCharged: Generated<number>;
+  billedUntil: string | null;
+}
+
+export interface MemberCreditsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  memberPackage: number;
+  packageCredit: number;
+  scope: string;
+  resources: Generated<string>;
+  amount: string;
+  remaining: string;
+  fromDate: string;
+  untilDate: string | null;
+}
+
+export interface ChargesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  dateTime: string;
+  description: string;
+  price: string;
+  taxPercent: Generated<string>;
+  invoice: number | null;
+  booking: number | null;
+  resourceLog: number | null;
+  memberPackage: number | null;
+  feeKey: string | null;
+  calculated: Generated<number>;
+}
+
+export interface CreditUsesTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  memberCredit: number;
+  resourceLog: number | null;
+  booking: number | null;
+  amount: string;
+  createdAt: string;
+}
+
+export interface InvoicesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  member: number;
+  date: string;
+  dueDate: string | null;
+  number: string;
+  state: Generated<string>;
+  currency: Generated<string>;
+  total: string;
+  paid: Generated<string>;
+  cancelledInvoice: number | null;
+  recipientName: string | null;
+  recipientCompany: string | null;
+  recipientAddress: string | null;
+  header: string | null;
+  footer: string | null;
+  text: string | null;
+  notes: string | null;
+}
+
+export interface PaymentsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  date: string;
+  total: string;
+  state: Generated<string>;
+  method: Generated<string>;
+  notes: string | null;
+}
+
+export interface PaymentAllocationsTable {
+  payment: number;
+  invoice: number;
+  amount: string;
+}
+
+export interface PaymentRequestsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  payment: number;
+  member: number;
+  total: string;
+  notes: string | null;
+  state: Generated<string>;
+  provider: string;
+  reference: string;
+  instructions: string | null;
+}
+
+export interface JobsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  type: string;
+  state: Generated<string>;
+  params: Generated<string>;
+  progress: Generated<number>;
+  result: string | null;
+  error: string | null;
+  attempts: Generated<number>;
+  runAfter: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface Database {
+  packages: PackagesTable;
+  package_credits: PackageCreditsTable;
+  package_permissions: PackagePermissionsTable;
+  member_packages: MemberPackagesTable;
+  member_credits: MemberCreditsTable;
+  charges: ChargesTable;
+  credit_uses: CreditUsesTable;
+  invoices: InvoicesTable;
+  payments: PaymentsTable;
+  payment_allocations: PaymentAllocationsTable;
+  payment_requests: PaymentRequestsTable;
+  jobs: JobsTable;
+}

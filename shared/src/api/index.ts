@@ -2,3 +2,4 @@ export * from './common.js';
 export * from './identity.js';
 export * from './webhooks.js';
 export * from './spaces.js';
+export * from './billing.js';

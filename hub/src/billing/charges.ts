@@ -1,0 +1,420 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { HubContext } from '../context.js';
+import type { Db } from '../db/crud.js';
+import { bool, isUniqueViolation, now, parseJson } from '../db/crud.js';
+import type { ChargesTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { conflict, notFound, unprocessable } from '../http/errors.js';
+import { localTime } from './local-time.js';
+import {
+  type Amount,
+  formatMoney,
+  formatPercent,
+  max,
+  min,
+  parseMoney,
+  percentOf,
+  roundToCents,
+} from './money.js';
+import { type CoveringPermission, coveringPermissions, timeWindow } from './rules.js';
+import { billingSettingsFor, spaceTimezone } from './settings.js';
+
+export type ChargeRow = Selectable<ChargesTable>;
+/** What billing needs from the hub: the clock. */
+export type BillingContext = Pick<HubContext, 'clock'>;
+
+export function chargeRecord(row: ChargeRow) {
+  return {
+    id: row.id,
+    account: row.account,
+    member: row.member,
+    dateTime: row.dateTime,
+    description: row.description,
+    price: formatMoney(parseMoney(row.price)),
+    taxPercent: formatPercent(parseMoney(row.taxPercent)),
+    invoice: row.invoice,
+    booking: row.booking,
+    resourceLog: row.resourceLog,
+    memberPackage: row.memberPackage,
+    calculated: bool(row.calculated),
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Charges the caller sees: admins their account's, plain members their own. */
+export function visibleCharges(db: Db, caller: Caller) {
+  let query = db.selectFrom('charges');
+  if (!caller.superuser) query = query.where('charges.account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('charges.member', '=', caller.memberId);
+  return query;
+}
+
+export async function findCharge(db: Db, caller: Caller, id: number): Promise<ChargeRow> {
+  const row = await visibleCharges(db, caller).selectAll().where('charges.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Charge');
+  return row;
+}
+
+/** The tax rate of a member's charges: 0 for tax-exempt members, else their space's rate. */
+export async function memberTaxPercent(
+  db: Db,
+  member: { space: number; taxExempt: number },
+): Promise<string> {
+  if (member.taxExempt === 1) return '0';
+  return (await billingSettingsFor(db, member.space)).taxPercent;
+}
+
+export interface NewCharge {
+  account: number;
+  member: number;
+  dateTime: string;
+  description: string;
+  price: Amount;
+  taxPercent: string;
+  booking?: number | null;
+  resourceLog?: number | null;
+  memberPackage?: number | null;
+  feeKey?: string | null;
+  calculated: boolean;
+  updatedBy: number | null;
+}
+
+export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
+  const at = now();
+  return db
+    .insertInto('charges')
+    .values({
+      account: c.account,
+      member: c.member,
+      dateTime: c.dateTime,
+      description: c.description,
+      price: formatMoney(roundToCents(c.price)),
+      taxPercent: formatPercent(parseMoney(c.taxPercent)),
+      invoice: null,
+      booking: c.booking ?? null,
+      resourceLog: c.resourceLog ?? null,
+      memberPackage: c.memberPackage ?? null,
+      feeKey: c.feeKey ?? null,
+      calculated: c.calculated ? 1 : 0,
+      createdAt: at,
+      updatedAt: at,
+      updatedBy: c.updatedBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** POST /charges: a manual charge by an admin. */
+export async function createCharge(
+  db: Db,
+  caller: Caller,
+  input: {
+    member: number;
+    dateTime?: string;
+    description: string;
+    price: string;
+    taxPercent?: string;
+    booking?: number | null;
+    resourceLog?: number | null;
+    memberPackage?: number | null;
+  },
+  at: Date,
+): Promise<ChargeRow> {
+  const member = await db
+    .selectFrom('members')
+    .select(['id', 'account', 'space', 'taxExempt'])
+    .where('id', '=', input.member)
+    .where('account', '=', caller.accountId)
+    .executeTakeFirst();
+  if (!member) throw unprocessable(`Member ${input.member} does not exist`, { member: 'unknown' });
+  if (input.dateTime !== undefined && Number.isNaN(Date.parse(input.dateTime))) {
+    throw unprocessable('dateTime is not a valid timestamp', { dateTime: 'invalid' });
+  }
+  const anyDb = db as unknown as Kysely<any>;
+  const belongs = async (table: string, id: number | null | undefined, field: string) => {
+    if (!id) return;
+    const row = await anyDb
+      .selectFrom(table)
+      .select('id')
+      .where('id', '=', id)
+      .where('account', '=', member.account)
+      .where('member', '=', member.id)
+      .executeTakeFirst();
+    if (!row) throw unprocessable(`${field} ${id} does not exist for this member`, { [field]: 'unknown' });
+  };
+  await belongs('bookings', input.booking, 'booking');
+  await belongs('resource_logs', input.resourceLog, 'resourceLog');
+  await belongs('member_packages', input.memberPackage, 'memberPackage');
+  try {
+    return await insertCharge(db, {
+      account: member.account,
+      member: member.id,
+      dateTime: input.dateTime ? new Date(input.dateTime).toISOString() : at.toISOString(),
+      description: input.description,
+      price: parseMoney(input.price),
+      taxPercent: input.taxPercent ?? (await memberTaxPercent(db, member)),
+      booking: input.booking,
+      resourceLog: input.resourceLog,
+      memberPackage: input.memberPackage,
+      calculated: false,
+      updatedBy: caller.memberId,
+    });
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw conflict('That booking or resource log is already charged', { alreadyCharged: true });
+    throw err;
+  }
+}
+
+// ---- credits ----------------------------------------------------------------------------------
+
+interface CreditTarget {
+  resource: { id: number; type: number | null };
+  scope: 'usage' | 'booking';
+  date: string;
+}
+
+/**
+ * Takes up to `wanted` from the member's credits that apply (right scope, period covering the
+ * date, resource filter matching), the ones that lapse first first. Credits never go below
+ * zero: a credit gives at most what it has left. Returns what was taken.
+ */
+export async function spendCredits(
+  db: Db,
+  member: { id: number; account: number },
+  target: CreditTarget,
+  wanted: Amount,
+  use: { resourceLog?: number; booking?: number },
+): Promise<Amount> {
+  if (wanted <= 0n) return 0n;
+  const credits = await db
+    .selectFrom('member_credits')
+    .selectAll()
+    .where('member', '=', member.id)
+    .where('scope', 'in', ['global', target.scope])
+    .where('fromDate', '<=', target.date)
+    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>', target.date)]))
+    .orderBy('untilDate')
+    .orderBy('id')
+    .execute();
+  credits.sort((a, b) => (a.untilDate ?? '9999').localeCompare(b.untilDate ?? '9999') || a.id - b.id);
+  let taken = 0n;
+  for (const credit of credits) {
+    if (taken >= wanted) break;
+    const filters = parseJson<{ type: string; resourceType?: number | null; resource?: number | null }[]>(
+      credit.resources,
+    );
+    if (
+      filters &&
+      filters.length > 0 &&
+      !filters.some((f) =>
+        f.type === 'resource' ? f.resource === target.resource.id : f.resourceType === target.resource.type,
+      )
+    ) {
+      continue;
+    }
+    const remaining = parseMoney(credit.remaining);
+    const take = min(remaining, wanted - taken);
+    if (take <= 0n) continue;
+    // Conditional on the amount read, so two sessions stopping at once cannot both spend it.
+    const result = await db
+      .updateTable('member_credits')
+      .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: now() })
+      .where('id', '=', credit.id)
+      .where('remaining', '=', credit.remaining)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) continue;
+    await db
+      .insertInto('credit_uses')
+      .values({
+        account: member.account,
+        member: member.id,
+        memberCredit: credit.id,
+        resourceLog: use.resourceLog ?? null,
+        booking: use.booking ?? null,
+        amount: formatMoney(take),
+        createdAt: now(),
+      })
+      .execute();
+    taken += take;
+  }
+  return taken;
+}
+
+// ---- usage and booking charges ----------------------------------------------------------------
+
+/** Units of `granularity` seconds that `seconds` starts (rounded up). */
+export function unitsOf(seconds: number, granularity: number): bigint {
+  if (seconds <= 0) return 0n;
+  return BigInt(Math.ceil(seconds / Math.max(1, granularity)));
+}
+
+/** The covering permission with the best discount among those allowing the moment. */
+function bestPermission(
+  permissions: CoveringPermission[],
+  at: ReturnType<typeof localTime>,
+  field: 'usageFeeDiscountPercent' | 'bookingFeeDiscountPercent',
+): CoveringPermission | null {
+  const allowing = permissions.filter((p) => timeWindow(p, at).allowed);
+  const pool = allowing.length > 0 ? allowing : permissions;
+  let best: CoveringPermission | null = null;
+  for (const p of pool) if (!best || parseMoney(p[field]) > parseMoney(best[field])) best = p;
+  return best;
+}
+
+export interface UsageBill {
+  /** Price before discount and credits. */
+  gross: string;
+  discountPercent: string;
+  creditUsed: string;
+  charge: ChargeRow | null;
+}
+
+/**
+ * Bills a stopped machine session (resource log): pricePerUsage, plus busy and idle time each in
+ * units of its granularity rounded up (at least pricingMinDurationSeconds in all), minus the
+ * covering permission's usage discount, paid from the member's credits first; the rest becomes a
+ * charge. Runs once per log: a second call returns null. The hub calls it when a session stops.
+ */
+export async function chargeForStoppedSession(
+  trx: Db,
+  _ctx: BillingContext,
+  logId: number,
+): Promise<UsageBill | null> {
+  const log = await trx.selectFrom('resource_logs').selectAll().where('id', '=', logId).executeTakeFirst();
+  if (!log || !log.stoppedAt || log.member === null || log.type !== 'allowed') return null;
+  if (await alreadyBilled(trx, 'resourceLog', log.id)) return null;
+  const resource = await trx
+    .selectFrom('resources')
+    .selectAll()
+    .where('id', '=', log.resource)
+    .executeTakeFirst();
+  const member = await trx.selectFrom('members').selectAll().where('id', '=', log.member).executeTakeFirst();
+  if (!resource || !member) return null;
+
+  const duration = Math.max(0, Math.round((Date.parse(log.stoppedAt) - Date.parse(log.createdAt)) / 1000));
+  const billable = Math.max(duration, resource.pricingMinDurationSeconds);
+  const idle = Math.min(Math.max(0, log.idleDurationSeconds ?? 0), billable);
+  const busy = billable - idle;
+  const gross =
+    parseMoney(resource.pricePerUsage) +
+    unitsOf(busy, resource.pricePerTimeBusySeconds) * parseMoney(resource.pricePerTimeBusy) +
+    unitsOf(idle, resource.pricePerTimeIdleSeconds) * parseMoney(resource.pricePerTimeIdle);
+  if (gross <= 0n) return null;
+
+  const start = localTime(new Date(log.createdAt), await spaceTimezone(trx, resource.space));
+  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
+  const permission = bestPermission(permissions, start, 'usageFeeDiscountPercent');
+  const discount = parseMoney(permission?.usageFeeDiscountPercent ?? '0');
+  const price = roundToCents(gross - percentOf(gross, discount));
+  const credit = await spendCredits(trx, member, { resource, scope: 'usage', date: start.date }, price, {
+    resourceLog: log.id,
+  });
+  const rest = price - credit;
+  const minutes = Math.ceil(duration / 60);
+  const charge =
+    rest > 0n
+      ? await insertCharge(trx, {
+          account: member.account,
+          member: member.id,
+          dateTime: log.stoppedAt,
+          description: `${resource.name}: ${minutes} min`,
+          price: rest,
+          taxPercent: await memberTaxPercent(trx, member),
+          resourceLog: log.id,
+          memberPackage: permission?.memberPackage ?? null,
+          calculated: true,
+          updatedBy: null,
+        })
+      : null;
+  return {
+    gross: formatMoney(roundToCents(gross)),
+    discountPercent: formatPercent(discount),
+    creditUsed: formatMoney(credit),
+    charge,
+  };
+}
+
+async function alreadyBilled(db: Db, column: 'resourceLog' | 'booking', id: number): Promise<boolean> {
+  const charge = await db.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
+  if (charge) return true;
+  const use = await db.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst();
+  return use !== undefined;
+}
+
+/**
+ * Bills a booking of a resource with pricePerBooking (per pricePerBookingSeconds, rounded up),
+ * minus the booking discount of the covering permission, from booking credits first. Once per
+ * booking; marks the booking `charged`.
+ */
+export async function chargeForBooking(
+  trx: Db,
+  _ctx: BillingContext,
+  bookingId: number,
+): Promise<UsageBill | null> {
+  const anyDb = trx as unknown as Kysely<any>;
+  const booking = (await anyDb
+    .selectFrom('bookings')
+    .selectAll()
+    .where('id', '=', bookingId)
+    .executeTakeFirst()) as
+    | {
+        id: number;
+        resource: number;
+        member: number;
+        fromDateTime: string;
+        untilDateTime: string;
+        state: string;
+      }
+    | undefined;
+  if (!booking || booking.state === 'cancelled') return null;
+  if (await alreadyBilled(trx, 'booking', booking.id)) return null;
+  const resource = await trx
+    .selectFrom('resources')
+    .selectAll()
+    .where('id', '=', booking.resource)
+    .executeTakeFirst();
+  const member = await trx
+    .selectFrom('members')
+    .selectAll()
+    .where('id', '=', booking.member)
+    .executeTakeFirst();
+  if (!resource || !member) return null;
+  const seconds = Math.max(0, (Date.parse(booking.untilDateTime) - Date.parse(booking.fromDateTime)) / 1000);
+  const gross = unitsOf(seconds, resource.pricePerBookingSeconds) * parseMoney(resource.pricePerBooking);
+  if (gross <= 0n) return null;
+  const start = localTime(new Date(booking.fromDateTime), await spaceTimezone(trx, resource.space));
+  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
+  const permission = bestPermission(permissions, start, 'bookingFeeDiscountPercent');
+  const discount = parseMoney(permission?.bookingFeeDiscountPercent ?? '0');
+  const price = roundToCents(gross - percentOf(gross, discount));
+  const credit = await spendCredits(trx, member, { resource, scope: 'booking', date: start.date }, price, {
+    booking: booking.id,
+  });
+  const rest = price - credit;
+  const charge =
+    rest > 0n
+      ? await insertCharge(trx, {
+          account: member.account,
+          member: member.id,
+          dateTime: booking.fromDateTime,
+          description: `Booking ${resource.name}: ${Math.ceil(seconds / 60)} min`,
+          price: rest,
+          taxPercent: await memberTaxPercent(trx, member),
+          booking: booking.id,
+          memberPackage: permission?.memberPackage ?? null,
+          calculated: true,
+          updatedBy: null,
+        })
+      : null;
+  await anyDb.updateTable('bookings').set({ charged: 1 }).where('id', '=', booking.id).execute();
+  return {
+    gross: formatMoney(roundToCents(gross)),
+    discountPercent: formatPercent(discount),
+    creditUsed: formatMoney(credit),
+    charge,
+  };
+}

@@ -1,0 +1,272 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import { now } from '../db/crud.js';
+import type { InvoicesTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { conflict, notFound, staleLockVersion, unprocessable } from '../http/errors.js';
+import { chargeRecord } from './charges.js';
+import { addPeriod, localTime } from './local-time.js';
+import { type Amount, formatMoney, formatPercent, max, netOf, parseMoney, sum } from './money.js';
+import { settleMember } from './payments.js';
+import { billingSettingsFor, spaceTimezone } from './settings.js';
+
+export type InvoiceRow = Selectable<InvoicesTable>;
+
+export async function invoiceRecord(db: Db, row: InvoiceRow) {
+  const allocations = await db
+    .selectFrom('payment_allocations')
+    .select(['payment', 'amount'])
+    .where('invoice', '=', row.id)
+    .orderBy('payment')
+    .execute();
+  const total = parseMoney(row.total);
+  const paid = parseMoney(row.paid);
+  return {
+    id: row.id,
+    account: row.account,
+    space: row.space,
+    member: row.member,
+    date: row.date,
+    dueDate: row.dueDate,
+    number: row.number,
+    state: row.state as 'unpaid' | 'paid' | 'cancelled',
+    currency: row.currency,
+    total: formatMoney(total),
+    totalWithFees: formatMoney(total),
+    totalPayable: formatMoney(row.state === 'cancelled' ? 0n : max(total - paid, 0n)),
+    paid: formatMoney(paid),
+    cancelledInvoice: row.cancelledInvoice,
+    recipientName: row.recipientName,
+    recipientCompany: row.recipientCompany,
+    recipientAddress: row.recipientAddress,
+    header: row.header,
+    footer: row.footer,
+    text: row.text,
+    notes: row.notes,
+    payments: allocations.map((a) => ({ payment: a.payment, amount: formatMoney(parseMoney(a.amount)) })),
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+/** Invoices the caller sees: admins their account's, plain members their own. */
+export function visibleInvoices(db: Db, caller: Caller) {
+  let query = db.selectFrom('invoices');
+  if (!caller.superuser) query = query.where('invoices.account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('invoices.member', '=', caller.memberId);
+  return query;
+}
+
+export async function findInvoice(db: Db, caller: Caller, id: number): Promise<InvoiceRow> {
+  const row = await visibleInvoices(db, caller).selectAll().where('invoices.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Invoice');
+  return row;
+}
+
+/** Recomputes what has been paid on an invoice and whether it reads `paid`. */
+export async function refreshInvoice(db: Db, invoiceId: number): Promise<void> {
+  const invoice = await db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
+  if (!invoice) return;
+  const allocations = await db
+    .selectFrom('payment_allocations')
+    .select('amount')
+    .where('invoice', '=', invoiceId)
+    .execute();
+  const paid = sum(allocations.map((a) => parseMoney(a.amount)));
+  const state =
+    invoice.state === 'cancelled' ? 'cancelled' : paid >= parseMoney(invoice.total) ? 'paid' : 'unpaid';
+  const paidText = formatMoney(paid);
+  if (state === invoice.state && paidText === invoice.paid) return;
+  await db
+    .updateTable('invoices')
+    .set({ paid: paidText, state, updatedAt: now() })
+    .where('id', '=', invoiceId)
+    .execute();
+}
+
+export interface InvoiceInput {
+  member: number;
+  date?: string;
+  dueDate?: string | null;
+  header?: string | null;
+  footer?: string | null;
+  text?: string | null;
+  notes?: string | null;
+}
+
+/**
+ * Invoices a member's uninvoiced charges. Must run inside a transaction: the space's billing
+ * settings row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite has one writer), so
+ * concurrent invoice runs take numbers one after the other, gapless and unique, and never take
+ * the same charge twice. No charges -> 422 and no number is used.
+ */
+export async function createInvoice(
+  trx: Db,
+  accountId: number,
+  input: InvoiceInput,
+  at: Date,
+  updatedBy: number | null,
+): Promise<InvoiceRow> {
+  const member = await trx
+    .selectFrom('members')
+    .selectAll()
+    .where('id', '=', input.member)
+    .where('account', '=', accountId)
+    .executeTakeFirst();
+  if (!member) throw unprocessable(`Member ${input.member} does not exist`, { member: 'unknown' });
+  const settings = await billingSettingsFor(trx, member.space, { forUpdate: true });
+  const charges = await trx
+    .selectFrom('charges')
+    .selectAll()
+    .where('member', '=', member.id)
+    .where('invoice', 'is', null)
+    .orderBy('dateTime')
+    .orderBy('id')
+    .execute();
+  if (charges.length === 0) {
+    throw unprocessable('This member has no charges that are not on an invoice yet', { noCharges: true });
+  }
+  const total = sum(charges.map((c) => parseMoney(c.price)));
+  const number = `${settings.invoiceNumberPrefix ?? ''}${settings.nextInvoiceNumber}`;
+  await trx
+    .updateTable('space_billing_settings' as any)
+    .set({ nextInvoiceNumber: sql`"nextInvoiceNumber" + 1` } as any)
+    .where('id', '=', settings.id)
+    .execute();
+  const date = input.date ?? localTime(at, await spaceTimezone(trx, member.space)).date;
+  const dueDate =
+    input.dueDate !== undefined
+      ? input.dueDate
+      : addPeriod(date, settings.defaultInvoiceDeadlineUnit ?? 'day', settings.defaultInvoiceDeadline ?? 14);
+  const billing = member.hasBillingAddress === 1;
+  const name = billing
+    ? `${member.billingFirstName ?? ''} ${member.billingLastName ?? ''}`.trim()
+    : `${member.firstName} ${member.lastName}`.trim();
+  const addressLines = billing
+    ? [
+        member.billingAddress,
+        member.billingAddress2,
+        [member.billingZip, member.billingCity].filter(Boolean).join(' '),
+        member.billingCountryCode,
+      ]
+    : [
+        member.address,
+        member.address2,
+        [member.zip, member.city].filter(Boolean).join(' '),
+        member.countryCode,
+      ];
+  const stamp = now();
+  const invoice = await trx
+    .insertInto('invoices')
+    .values({
+      account: member.account,
+      space: member.space,
+      member: member.id,
+      date,
+      dueDate,
+      number,
+      state: total <= 0n ? 'paid' : 'unpaid',
+      currency: settings.currency ?? 'EUR',
+      total: formatMoney(total),
+      paid: '0.00',
+      cancelledInvoice: null,
+      recipientName: name || null,
+      recipientCompany: (billing ? member.billingCompany : member.company) ?? null,
+      recipientAddress: addressLines.filter((l) => l).join('\n') || null,
+      header: input.header !== undefined ? input.header : settings.invoiceHeader,
+      footer: input.footer !== undefined ? input.footer : settings.invoiceFooter,
+      text: input.text ?? member.billingInvoiceText ?? null,
+      notes: input.notes ?? null,
+      createdAt: stamp,
+      updatedAt: stamp,
+      updatedBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const taken = await trx
+    .updateTable('charges')
+    .set({ invoice: invoice.id, updatedAt: stamp })
+    .where(
+      'id',
+      'in',
+      charges.map((c) => c.id),
+    )
+    .where('invoice', 'is', null)
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) !== charges.length) {
+    throw conflict('Charges changed while the invoice was made; try again');
+  }
+  await settleMember(trx, member.id);
+  return (await trx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirst())!;
+}
+
+/**
+ * Cancels an invoice: it keeps its number (numbers stay gapless), reads `cancelled`, its charges
+ * are free to go on the next invoice, and payments on it are released to the member's other
+ * open invoices (or their balance). Cancelling twice -> 409.
+ */
+export async function cancelInvoice(
+  trx: Db,
+  caller: Caller,
+  id: number,
+  lockVersion?: number,
+): Promise<void> {
+  const invoice = await findInvoice(trx, caller, id);
+  if (invoice.state === 'cancelled')
+    throw conflict('The invoice is already cancelled', { alreadyCancelled: true });
+  if (lockVersion !== undefined && lockVersion !== invoice.lockVersion) throw staleLockVersion();
+  const result = await trx
+    .updateTable('invoices')
+    .set({
+      state: 'cancelled',
+      paid: '0.00',
+      lockVersion: sql`"lockVersion" + 1`,
+      updatedAt: now(),
+      updatedBy: caller.memberId,
+    })
+    .where('id', '=', id)
+    .where('state', '!=', 'cancelled')
+    .where('lockVersion', '=', invoice.lockVersion)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw staleLockVersion();
+  await trx
+    .updateTable('charges')
+    .set({ invoice: null, updatedAt: now() })
+    .where('invoice', '=', id)
+    .execute();
+  await trx.deleteFrom('payment_allocations').where('invoice', '=', id).execute();
+  await settleMember(trx, invoice.member);
+}
+
+/** GET /invoices/{id}/details: charges with their net price, and totals per tax rate. */
+export async function invoiceDetails(db: Db, invoice: InvoiceRow) {
+  const charges = await db
+    .selectFrom('charges')
+    .selectAll()
+    .where('invoice', '=', invoice.id)
+    .orderBy('dateTime')
+    .orderBy('id')
+    .execute();
+  const categories = new Map<string, Amount>();
+  const records = charges.map((c) => {
+    const record = chargeRecord(c);
+    const gross = parseMoney(c.price);
+    categories.set(record.taxPercent, (categories.get(record.taxPercent) ?? 0n) + gross);
+    return { ...record, netPrice: formatMoney(netOf(gross, parseMoney(c.taxPercent))) };
+  });
+  const taxCategories = [...categories.entries()]
+    .sort((a, b) => Number(parseMoney(a[0]) - parseMoney(b[0])))
+    .map(([taxPercent, gross]) => {
+      const net = netOf(gross, parseMoney(taxPercent));
+      return { taxPercent, total: formatMoney(gross), net: formatMoney(net), tax: formatMoney(gross - net) };
+    });
+  const totalExcludingTax = sum(taxCategories.map((t) => parseMoney(t.net)));
+  return {
+    id: invoice.id,
+    totalExcludingTax: formatMoney(totalExcludingTax),
+    charges: records,
+    taxCategories,
+  };
+}

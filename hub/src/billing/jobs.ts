@@ -1,0 +1,291 @@
+import type { Logger } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import type { Clock } from '../context.js';
+import type { Db } from '../db/crud.js';
+import { jsonText, now, parseJson } from '../db/crud.js';
+import type { JobsTable } from '../db/schema.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+import { HttpError, notFound } from '../http/errors.js';
+import { createInvoice } from './invoices.js';
+import { billAccountPackages } from './package-billing.js';
+
+export type JobRow = Selectable<JobsTable>;
+export type JobType = 'packageBilling' | 'invoiceRun';
+
+/** A job found `running` at start was interrupted; it is run again this many times at most. */
+export const MAX_ATTEMPTS = 3;
+
+export function jobRecord(row: JobRow) {
+  return {
+    id: row.id,
+    account: row.account,
+    type: row.type as JobType,
+    state: row.state as 'queued' | 'running' | 'succeeded' | 'failed',
+    params: parseJson<Record<string, unknown>>(row.params) ?? {},
+    progress: row.progress,
+    result: parseJson<unknown>(row.result),
+    error: row.error,
+    attempts: row.attempts,
+    runAfter: row.runAfter,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+export function visibleJobs(db: Db, caller: Caller) {
+  let query = db.selectFrom('jobs');
+  if (!caller.superuser) query = query.where('jobs.account', '=', caller.accountId);
+  // Jobs are the account's bookkeeping: plain members see none.
+  if (!isAdmin(caller)) query = query.where('jobs.id', '=', -1);
+  return query;
+}
+
+export async function findJob(db: Db, caller: Caller, id: number): Promise<JobRow> {
+  const row = await visibleJobs(db, caller).selectAll().where('jobs.id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Job');
+  return row;
+}
+
+export async function enqueueJob(
+  db: Db,
+  accountId: number,
+  type: JobType,
+  params: Record<string, unknown>,
+  at: Date,
+  createdBy: number | null,
+): Promise<JobRow> {
+  const stamp = now();
+  return db
+    .insertInto('jobs')
+    .values({
+      account: accountId,
+      type,
+      state: 'queued',
+      params: jsonText(params) ?? '{}',
+      runAfter: at.toISOString(),
+      createdAt: stamp,
+      updatedAt: stamp,
+      updatedBy: createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface JobRunnerOptions {
+  /** How often queued jobs are looked for (ms). */
+  intervalMs?: number;
+  /** How often the recurring package billing runs per account (ms). */
+  packageBillingEveryMs?: number;
+}
+
+type Progress = (percent: number) => Promise<void>;
+
+/**
+ * The hub's background work as records in `jobs`. Jobs are claimed with a conditional update
+ * (queued -> running), so several hub processes on one PostgreSQL database never run one twice.
+ * Every job is idempotent, so a job found `running` at start (the hub died under it) is queued
+ * again; after MAX_ATTEMPTS interrupted runs it is marked failed with the reason.
+ */
+export class JobRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<void> = Promise.resolve();
+  private readonly intervalMs: number;
+  private readonly packageBillingEveryMs: number;
+  private lastScheduled = 0;
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; logger: Logger },
+    options: JobRunnerOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 5_000;
+    this.packageBillingEveryMs = options.packageBillingEveryMs ?? 60 * 60_000;
+  }
+
+  async start(): Promise<void> {
+    await this.recover();
+    this.timer = setInterval(() => {
+      this.tick().catch((err) => this.deps.logger.error({ err }, 'job runner tick failed'));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.current.catch(() => undefined);
+  }
+
+  /** Jobs left `running` by a hub that stopped: queue them again, or fail them with the reason. */
+  async recover(): Promise<number> {
+    const { db } = this.deps;
+    const stuck = await db.selectFrom('jobs').selectAll().where('state', '=', 'running').execute();
+    for (const job of stuck) {
+      const giveUp = job.attempts >= MAX_ATTEMPTS;
+      await db
+        .updateTable('jobs')
+        .set({
+          state: giveUp ? 'failed' : 'queued',
+          error: giveUp
+            ? `Interrupted by hub restarts ${job.attempts} times; not retried again`
+            : 'Interrupted by a hub restart; queued again',
+          finishedAt: giveUp ? now() : null,
+          updatedAt: now(),
+        })
+        .where('id', '=', job.id)
+        .where('state', '=', 'running')
+        .execute();
+      this.deps.logger.warn({ job: job.id, type: job.type, giveUp }, 'found an interrupted job');
+    }
+    return stuck.length;
+  }
+
+  /** One round: schedule the recurring work, then run every due job. */
+  async tick(): Promise<void> {
+    // Looking for due recurring work costs a query per account: once a minute is plenty.
+    if (Date.now() - this.lastScheduled >= 60_000) {
+      this.lastScheduled = Date.now();
+      await this.scheduleRecurring();
+    }
+    await this.runDue();
+  }
+
+  /** Runs queued jobs that are due; waits for a round already under way. One round at a time. */
+  runDue(): Promise<void> {
+    const next = this.current.catch(() => undefined).then(() => this.runQueued());
+    this.current = next;
+    return next;
+  }
+
+  /** Queues a package-billing job per account unless one was made within the period. */
+  async scheduleRecurring(): Promise<void> {
+    const { db, clock } = this.deps;
+    const at = clock.now();
+    const since = new Date(at.getTime() - this.packageBillingEveryMs).toISOString();
+    const accounts = await db.selectFrom('accounts').select('id').execute();
+    for (const a of accounts) {
+      const recent = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('account', '=', a.id)
+        .where('type', '=', 'packageBilling')
+        .where('createdAt', '>', since)
+        .executeTakeFirst();
+      if (!recent) await enqueueJob(db, a.id, 'packageBilling', { recurring: true }, at, null);
+    }
+  }
+
+  private async runQueued(): Promise<void> {
+    const { db, clock } = this.deps;
+    for (;;) {
+      const due = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('state', '=', 'queued')
+        .where('runAfter', '<=', clock.now().toISOString())
+        .orderBy('id')
+        .limit(20)
+        .execute();
+      if (due.length === 0) return;
+      let ran = 0;
+      for (const job of due) {
+        const claimed = await db
+          .updateTable('jobs')
+          .set((eb) => ({
+            state: 'running',
+            startedAt: now(),
+            updatedAt: now(),
+            attempts: eb('attempts', '+', 1),
+            progress: 0,
+          }))
+          .where('id', '=', job.id)
+          .where('state', '=', 'queued')
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1) continue;
+        ran++;
+        await this.run(job);
+      }
+      if (ran === 0) return;
+    }
+  }
+
+  private async run(job: JobRow): Promise<void> {
+    const { db } = this.deps;
+    const progress: Progress = async (percent) => {
+      await db
+        .updateTable('jobs')
+        .set({ progress: Math.max(0, Math.min(100, Math.floor(percent))), updatedAt: now() })
+        .where('id', '=', job.id)
+        .execute();
+    };
+    try {
+      const result = await this.handle(job, progress);
+      await db
+        .updateTable('jobs')
+        .set({
+          state: 'succeeded',
+          progress: 100,
+          result: jsonText(result) ?? null,
+          error: null,
+          finishedAt: now(),
+          updatedAt: now(),
+        })
+        .where('id', '=', job.id)
+        .execute();
+    } catch (err) {
+      this.deps.logger.error({ err, job: job.id }, 'job failed');
+      await db
+        .updateTable('jobs')
+        .set({
+          state: 'failed',
+          error: (err as Error).message ?? String(err),
+          finishedAt: now(),
+          updatedAt: now(),
+        })
+        .where('id', '=', job.id)
+        .execute();
+    }
+  }
+
+  private async handle(job: JobRow, progress: Progress): Promise<unknown> {
+    const params = parseJson<Record<string, unknown>>(job.params) ?? {};
+    if (job.type === 'packageBilling') {
+      return billAccountPackages(this.deps.db, job.account, this.deps.clock.now(), (done, total) =>
+        progress((done / total) * 100),
+      );
+    }
+    if (job.type === 'invoiceRun') return this.invoiceRun(job.account, params, progress);
+    throw new Error(`Unknown job type ${job.type}`);
+  }
+
+  /** Invoices every member of the account with uninvoiced charges (or the one named). */
+  private async invoiceRun(accountId: number, params: Record<string, unknown>, progress: Progress) {
+    const { db, clock } = this.deps;
+    let query = db
+      .selectFrom('charges')
+      .select('member')
+      .distinct()
+      .where('account', '=', accountId)
+      .where('invoice', 'is', null);
+    if (typeof params.member === 'number') query = query.where('member', '=', params.member);
+    const members = (await query.orderBy('member').execute()).map((r) => r.member);
+    const invoices: number[] = [];
+    const skipped: { member: number; reason: string }[] = [];
+    for (const [i, member] of members.entries()) {
+      try {
+        const invoice = await db
+          .transaction()
+          .execute((trx) => createInvoice(trx, accountId, { member }, clock.now(), null));
+        invoices.push(invoice.id);
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+        skipped.push({ member, reason: err.message });
+      }
+      await progress(((i + 1) / members.length) * 100);
+    }
+    return { invoices, skipped };
+  }
+}

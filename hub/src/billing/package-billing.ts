@@ -1,0 +1,190 @@
+import type { Db } from '../db/crud.js';
+import { now } from '../db/crud.js';
+import { memberTaxPercent, insertCharge } from './charges.js';
+import { addPeriod, localTime } from './local-time.js';
+import { formatMoney, parseMoney } from './money.js';
+import type { MemberPackageRow } from './packages.js';
+import { spaceTimezone } from './settings.js';
+
+const MAX_PERIODS = 2000;
+
+/** The period (aligned to `fromDate`) that contains `date`: [start, next). */
+function periodContaining(
+  fromDate: string,
+  unit: string,
+  date: string,
+): { start: string; next: string } | null {
+  if (date < fromDate) return null;
+  let k = 0;
+  let start = fromDate;
+  let next = addPeriod(fromDate, unit, 1);
+  while (next <= date && k < MAX_PERIODS) {
+    k++;
+    start = next;
+    next = addPeriod(fromDate, unit, k + 1);
+  }
+  return { start, next };
+}
+
+const dayAfter = (date: string) => addPeriod(date, 'day', 1);
+
+export interface PackageBillResult {
+  charges: number;
+  credits: number;
+}
+
+/**
+ * Brings one member package's billing up to `today` (space-local): the setup fee once, the
+ * recurring fee for every period (aligned to fromDate) that has started and not been charged,
+ * and the member's credits for the current period of each package credit. Idempotent: running
+ * it again (a resumed job, a second hub) charges nothing twice.
+ */
+export async function billMemberPackage(
+  db: Db,
+  mp: MemberPackageRow,
+  today: string,
+): Promise<PackageBillResult> {
+  const result = { charges: 0, credits: 0 };
+  if (mp.fromDate > today) return result;
+  const pkg = await db.selectFrom('packages').selectAll().where('id', '=', mp.package).executeTakeFirst();
+  const member = await db.selectFrom('members').selectAll().where('id', '=', mp.member).executeTakeFirst();
+  if (!pkg || !member) return result;
+  const taxPercent = await memberTaxPercent(db, member);
+  const chargeFee = async (feeKey: string, description: string, price: bigint, dateTime: string) => {
+    const exists = await db
+      .selectFrom('charges')
+      .select('id')
+      .where('feeKey', '=', feeKey)
+      .executeTakeFirst();
+    if (exists || price <= 0n) return;
+    await insertCharge(db, {
+      account: mp.account,
+      member: mp.member,
+      dateTime,
+      description,
+      price,
+      taxPercent,
+      memberPackage: mp.id,
+      feeKey,
+      calculated: true,
+      updatedBy: null,
+    });
+    result.charges++;
+  };
+
+  if (mp.setupCharged !== 1) {
+    await chargeFee(
+      `setup:${mp.id}`,
+      `${pkg.name}: setup fee`,
+      parseMoney(pkg.setupFee),
+      `${mp.fromDate}T00:00:00.000Z`,
+    );
+    await db.updateTable('member_packages').set({ setupCharged: 1 }).where('id', '=', mp.id).execute();
+  }
+
+  const fee = parseMoney(pkg.recurringFee);
+  let billedUntil = mp.billedUntil ?? mp.fromDate;
+  for (let k = 0; k < MAX_PERIODS; k++) {
+    const start = addPeriod(mp.fromDate, pkg.recurringFeePeriod, k);
+    if (start > today || (mp.untilDate !== null && start > mp.untilDate)) break;
+    const next = addPeriod(mp.fromDate, pkg.recurringFeePeriod, k + 1);
+    if (start < billedUntil) continue;
+    const last = mp.untilDate !== null && mp.untilDate < next ? mp.untilDate : addPeriod(next, 'day', -1);
+    await chargeFee(
+      `fee:${mp.id}:${start}`,
+      `${pkg.name}: ${start} to ${last}`,
+      fee,
+      `${start}T00:00:00.000Z`,
+    );
+    billedUntil = next;
+  }
+  if (billedUntil !== (mp.billedUntil ?? mp.fromDate)) {
+    await db.updateTable('member_packages').set({ billedUntil }).where('id', '=', mp.id).execute();
+  }
+
+  if (mp.untilDate === null || today <= mp.untilDate) {
+    const credits = await db
+      .selectFrom('package_credits')
+      .selectAll()
+      .where('package', '=', mp.package)
+      .execute();
+    const end = mp.untilDate === null ? null : dayAfter(mp.untilDate);
+    for (const credit of credits) {
+      const period =
+        credit.period === 'once'
+          ? { start: mp.fromDate, next: end }
+          : periodContaining(mp.fromDate, credit.period, today);
+      if (!period) continue;
+      const untilDate = end !== null && (period.next === null || end < period.next) ? end : period.next;
+      const exists = await db
+        .selectFrom('member_credits')
+        .select('id')
+        .where('memberPackage', '=', mp.id)
+        .where('packageCredit', '=', credit.id)
+        .where('fromDate', '=', period.start)
+        .executeTakeFirst();
+      if (exists) continue;
+      const amount = formatMoney(parseMoney(credit.amount));
+      const at = now();
+      await db
+        .insertInto('member_credits')
+        .values({
+          account: mp.account,
+          member: mp.member,
+          memberPackage: mp.id,
+          packageCredit: credit.id,
+          scope: credit.scope,
+          resources: credit.resources,
+          amount,
+          remaining: amount,
+          fromDate: period.start,
+          untilDate,
+          createdAt: at,
+          updatedAt: at,
+          updatedBy: null,
+        })
+        .execute();
+      result.credits++;
+    }
+  }
+  return result;
+}
+
+/** Today in the member's space. */
+export async function memberToday(db: Db, memberId: number, at: Date): Promise<string> {
+  const member = await db.selectFrom('members').select('space').where('id', '=', memberId).executeTakeFirst();
+  return localTime(at, member ? await spaceTimezone(db, member.space) : 'UTC').date;
+}
+
+/** Bills every member package of an account (the recurring package-billing job). */
+export async function billAccountPackages(
+  db: Db,
+  accountId: number,
+  at: Date,
+  progress?: (done: number, total: number) => Promise<void>,
+): Promise<PackageBillResult & { memberPackages: number }> {
+  const rows = await db
+    .selectFrom('member_packages')
+    .selectAll()
+    .where('account', '=', accountId)
+    .orderBy('id')
+    .execute();
+  const total = { charges: 0, credits: 0, memberPackages: rows.length };
+  let done = 0;
+  for (const mp of rows) {
+    const today = await memberToday(db, mp.member, at);
+    const r = await db.transaction().execute(async (trx) => {
+      const fresh = await trx
+        .selectFrom('member_packages')
+        .selectAll()
+        .where('id', '=', mp.id)
+        .executeTakeFirst();
+      return fresh ? billMemberPackage(trx, fresh, today) : { charges: 0, credits: 0 };
+    });
+    total.charges += r.charges;
+    total.credits += r.credits;
+    done++;
+    if (progress && (done % 25 === 0 || done === rows.length)) await progress(done, rows.length);
+  }
+  return total;
+}

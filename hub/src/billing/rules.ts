@@ -1,0 +1,131 @@
+import type { PermissionTime } from '@makerspace/shared';
+import type { AccessRule, ResourceRow } from '../access/policy.js';
+import { ruleOrder } from '../access/policy.js';
+import type { Db } from '../db/crud.js';
+import { parseJson } from '../db/crud.js';
+import { clockSeconds, type LocalTime, localTime } from './local-time.js';
+import { parseMoney } from './money.js';
+import type { PackagePermissionRow } from './packages.js';
+import { memberBalance } from './payments.js';
+import { spaceTimezone } from './settings.js';
+
+export type CoveringPermission = PackagePermissionRow & { memberPackage: number };
+
+/**
+ * The permissions of the member's packages active on `date` (space-local, fromDate <= date <=
+ * untilDate) that cover the resource: everything, its resource type, or the resource itself.
+ */
+export async function coveringPermissions(
+  db: Db,
+  memberId: number,
+  resource: Pick<ResourceRow, 'id' | 'type'>,
+  date: string,
+): Promise<CoveringPermission[]> {
+  const rows = await db
+    .selectFrom('member_packages as mp')
+    .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
+    .selectAll('pp')
+    .select('mp.id as memberPackage')
+    .where('mp.member', '=', memberId)
+    .where('mp.fromDate', '<=', date)
+    .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', date)]))
+    .where((eb) =>
+      eb.or([
+        eb('pp.type', '=', 'everything'),
+        eb.and([eb('pp.type', '=', 'resource'), eb('pp.resource', '=', resource.id)]),
+        ...(resource.type === null
+          ? []
+          : [eb.and([eb('pp.type', '=', 'resourceType'), eb('pp.resourceType', '=', resource.type)])]),
+      ]),
+    )
+    .orderBy('pp.id')
+    .execute();
+  return rows as CoveringPermission[];
+}
+
+const DAY = 86_400;
+
+/**
+ * Does the permission's time table allow this local moment, and for how long (seconds, null =
+ * no limit from the time table)? 'openingHours' leaves the time to the opening-hours rule.
+ * Windows that touch (Mon 18:00-24:00 and Tue 00:00-06:00) count as one.
+ */
+export function timeWindow(
+  permission: Pick<PackagePermissionRow, 'timeType' | 'times'>,
+  local: LocalTime,
+): { allowed: boolean; secondsLeft: number | null } {
+  if (permission.timeType !== 'custom') return { allowed: true, secondsLeft: null };
+  const times = parseJson<PermissionTime[]>(permission.times) ?? [];
+  let day = local.dayOfWeek;
+  let t = local.secondOfDay;
+  let left = 0;
+  for (let step = 0; step < 7 * 48; step++) {
+    let end = -1;
+    for (const w of times) {
+      if (w.dayOfWeek !== day) continue;
+      const from = clockSeconds(w.fromTime);
+      const until = clockSeconds(w.untilTime);
+      if (from <= t && t < until && until > end) end = until;
+    }
+    if (end < 0) break;
+    left += end - t;
+    if (left >= 7 * DAY) return { allowed: true, secondsLeft: null };
+    t = end;
+    if (t >= DAY) {
+      t = 0;
+      day = (day % 7) + 1;
+    }
+  }
+  return left > 0 ? { allowed: true, secondsLeft: left } : { allowed: false, secondsLeft: null };
+}
+
+async function localNow(db: Db, resource: ResourceRow, at: Date): Promise<LocalTime> {
+  return localTime(at, await spaceTimezone(db, resource.space));
+}
+
+/** Package rules of DESIGN 5 (noPackage, timeTable, prepaidBalance); admins and owners pass them. */
+export function packageRules(): AccessRule[] {
+  return [
+    {
+      name: 'package',
+      order: ruleOrder.package,
+      adminsPass: true,
+      async check({ db, resource, member, at }) {
+        if (!member) return undefined;
+        const local = await localNow(db, resource, at);
+        const permissions = await coveringPermissions(db, member.id, resource, local.date);
+        return permissions.length === 0 ? { deny: 'noPackage' } : undefined;
+      },
+    },
+    {
+      name: 'timeTable',
+      order: ruleOrder.timeTable,
+      adminsPass: true,
+      async check({ db, resource, member, at }) {
+        if (!member) return undefined;
+        const local = await localNow(db, resource, at);
+        const permissions = await coveringPermissions(db, member.id, resource, local.date);
+        if (permissions.length === 0) return undefined;
+        let best: number | null | undefined;
+        for (const p of permissions) {
+          const w = timeWindow(p, local);
+          if (!w.allowed) continue;
+          if (w.secondsLeft === null) return undefined;
+          if (best === undefined || (best !== null && w.secondsLeft > best)) best = w.secondsLeft;
+        }
+        return best === undefined ? { deny: 'timeTable' } : { maxDuration: best };
+      },
+    },
+    {
+      name: 'prepaidBalance',
+      order: ruleOrder.prepaidBalance,
+      adminsPass: true,
+      async check({ db, member }) {
+        if (!member || member.requireUpfrontPayment !== 1) return undefined;
+        const minimum = parseMoney(member.upfrontMinimumBalance ?? '0');
+        const balance = await memberBalance(db, member.id);
+        return balance < minimum ? { deny: 'prepaidBalance' } : undefined;
+      },
+    },
+  ];
+}

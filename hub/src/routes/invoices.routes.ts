@@ -1,0 +1,109 @@
+import {
+  Id,
+  InvoiceCancel,
+  InvoiceCreate,
+  InvoiceDetails,
+  InvoiceRecord,
+  InvoiceState,
+  InvoiceUpdate,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  cancelInvoice,
+  createInvoice,
+  findInvoice,
+  invoiceDetails,
+  invoiceRecord,
+  visibleInvoices,
+} from '../billing/invoices.js';
+import type { HubContext } from '../context.js';
+import { updateLocked } from '../db/crud.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import { likePattern, orderParam, pageParams, sendPage } from '../http/list.js';
+
+const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
+const ListQuery = z.object({
+  ...pageParams,
+  member: Id.optional(),
+  space: Id.optional(),
+  state: InvoiceState.optional(),
+  order: orderParam,
+});
+
+/** spec: invoices, their cancellation and details. */
+export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const tags = ['invoices'];
+    app.post(
+      '/invoices',
+      { schema: { tags, body: InvoiceCreate, response: { 201: InvoiceRecord } } },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await ctx.db
+          .transaction()
+          .execute((trx) =>
+            createInvoice(trx, caller.accountId, request.body, ctx.clock.now(), caller.memberId),
+          );
+        return reply.code(201).send(await invoiceRecord(ctx.db, row));
+      },
+    );
+
+    app.get(
+      '/invoices',
+      { schema: { tags, querystring: ListQuery, response: { 200: z.array(InvoiceRecord) } } },
+      async (request, reply) => {
+        const { limit, offset, q, member, space, state, order } = request.query;
+        let base = visibleInvoices(ctx.db, callerOf(request));
+        if (member) base = base.where('member', '=', member);
+        if (space) base = base.where('space', '=', space);
+        if (state) base = base.where('state', '=', state);
+        if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('number')]), 'like', likePattern(q)));
+        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
+        const rows = await base.selectAll().orderBy('id', order).limit(limit).offset(offset).execute();
+        const records = [];
+        for (const row of rows) records.push(await invoiceRecord(ctx.db, row));
+        return sendPage(request, reply, { limit, offset, total: Number(total) }, records, ctx.publicUrl);
+      },
+    );
+
+    app.get(
+      '/invoices/:invoiceId',
+      { schema: { tags, params: IdParams, response: { 200: InvoiceRecord } } },
+      async (request) =>
+        invoiceRecord(ctx.db, await findInvoice(ctx.db, callerOf(request), request.params.invoiceId)),
+    );
+
+    app.put(
+      '/invoices/:invoiceId',
+      { schema: { tags, params: IdParams, body: InvoiceUpdate, response: { 200: InvoiceRecord } } },
+      async (request) => {
+        const caller = requireAdmin(request);
+        const row = await findInvoice(ctx.db, caller, request.params.invoiceId);
+        const { lockVersion, ...fields } = request.body;
+        const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+        await updateLocked(ctx.db, 'invoices', row.id, lockVersion, values, caller.memberId);
+        return invoiceRecord(ctx.db, await findInvoice(ctx.db, caller, row.id));
+      },
+    );
+
+    app.post(
+      '/invoices/:invoiceId/cancel',
+      { schema: { tags, params: IdParams, body: InvoiceCancel, response: { 200: z.object({}) } } },
+      async (request) => {
+        const caller = requireAdmin(request);
+        await ctx.db
+          .transaction()
+          .execute((trx) => cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion));
+        return {};
+      },
+    );
+
+    app.get(
+      '/invoices/:invoiceId/details',
+      { schema: { tags, params: IdParams, response: { 200: InvoiceDetails } } },
+      async (request) =>
+        invoiceDetails(ctx.db, await findInvoice(ctx.db, callerOf(request), request.params.invoiceId)),
+    );
+  };
+}

@@ -1,0 +1,309 @@
+import { z } from 'zod';
+import { DateString, Id, LockVersion, Metadata, Money, Stamps, Timestamp } from './common.js';
+
+const optText = (max: number) => z.string().max(max).nullable().optional();
+
+/** A non-negative amount of money ("12.50"). */
+export const NonNegativeMoney = Money.refine((v) => !v.startsWith('-'), 'must not be negative');
+/** A percentage between 0 and 100 as a decimal string ("20", "7.5"). */
+export const Percent = Money.refine((v) => !v.startsWith('-') && Number(v) <= 100, 'must be 0 to 100');
+
+export const BillingPeriod = z.enum(['day', 'week', 'month', 'year']);
+export type BillingPeriod = z.infer<typeof BillingPeriod>;
+
+// ---- packages -------------------------------------------------------------------------------
+
+export const packageWritable = {
+  name: z.string().min(1).max(200),
+  description: optText(20_000),
+  notes: optText(20_000),
+  state: z.enum(['active', 'archived']).optional(),
+  allowsBooking: z.boolean().optional(),
+  setupFee: NonNegativeMoney.optional(),
+  recurringFee: NonNegativeMoney.optional(),
+  recurringFeePeriod: BillingPeriod.optional(),
+  prorate: z.boolean().optional(),
+  minimumDuration: z.number().int().min(0).nullable().optional(),
+  minimumDurationUnit: BillingPeriod.nullable().optional(),
+  endsAutomatically: z.boolean().optional(),
+  cancellationTime: z.number().int().min(0).nullable().optional(),
+  cancellationTimeUnit: BillingPeriod.nullable().optional(),
+  metadata: Metadata(4096).nullable().optional(),
+};
+export const PackageCreate = z.strictObject(packageWritable);
+export const PackageUpdate = z.object({
+  ...z.object(packageWritable).partial().shape,
+  lockVersion: LockVersion,
+});
+export const PackageRecord = z.object({
+  id: Id,
+  account: Id,
+  name: z.string(),
+  description: z.string().nullable(),
+  notes: z.string().nullable(),
+  state: z.enum(['active', 'archived']),
+  allowsBooking: z.boolean(),
+  setupFee: z.string(),
+  recurringFee: z.string(),
+  recurringFeePeriod: BillingPeriod,
+  prorate: z.boolean(),
+  minimumDuration: z.number().nullable(),
+  minimumDurationUnit: z.string().nullable(),
+  endsAutomatically: z.boolean(),
+  cancellationTime: z.number().nullable(),
+  cancellationTimeUnit: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  ...Stamps,
+});
+export type PackageRecord = z.infer<typeof PackageRecord>;
+
+export const CreditResource = z.strictObject({
+  type: z.enum(['resourceType', 'resource']),
+  resourceType: Id.nullable().optional(),
+  resource: Id.nullable().optional(),
+});
+export const CreditScope = z.enum(['global', 'usage', 'booking']);
+export const CreditPeriod = z.enum(['once', 'day', 'week', 'month', 'year']);
+
+export const PackageCreditUpdate = z.object({
+  scope: CreditScope.optional(),
+  amount: NonNegativeMoney.optional(),
+  period: CreditPeriod.optional(),
+  resources: z.array(CreditResource).max(100).optional(),
+  lockVersion: LockVersion,
+});
+export const PackageCreditRecord = z.object({
+  id: Id,
+  package: Id,
+  scope: CreditScope,
+  amount: z.string(),
+  period: CreditPeriod,
+  resources: z.array(
+    z.object({
+      type: z.string(),
+      resourceType: Id.nullable().optional(),
+      resource: Id.nullable().optional(),
+    }),
+  ),
+  ...Stamps,
+});
+
+const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'expected a time HH:MM');
+export const PermissionTime = z
+  .strictObject({ dayOfWeek: z.number().int().min(1).max(7), fromTime: clock, untilTime: clock })
+  .refine((t) => t.fromTime < t.untilTime, 'untilTime must be after fromTime');
+export type PermissionTime = z.infer<typeof PermissionTime>;
+
+export const permissionWritable = {
+  type: z.enum(['everything', 'resourceType', 'resource']),
+  resourceType: Id.nullable().optional(),
+  resource: Id.nullable().optional(),
+  timeType: z.enum(['always', 'openingHours', 'custom']).optional(),
+  times: z.array(PermissionTime).max(100).optional(),
+  usageFeeDiscountPercent: Percent.optional(),
+  bookingFeeDiscountPercent: Percent.optional(),
+};
+export const PackagePermissionCreate = z.strictObject(permissionWritable);
+export const PackagePermissionUpdate = z.object({
+  ...z.object(permissionWritable).partial().shape,
+  lockVersion: LockVersion,
+});
+export const PackagePermissionRecord = z.object({
+  id: Id,
+  package: Id,
+  type: z.enum(['everything', 'resourceType', 'resource']),
+  resourceType: Id.nullable(),
+  resource: Id.nullable(),
+  timeType: z.enum(['always', 'openingHours', 'custom']),
+  times: z.array(z.object({ dayOfWeek: z.number(), fromTime: z.string(), untilTime: z.string() })),
+  usageFeeDiscountPercent: z.string(),
+  bookingFeeDiscountPercent: z.string(),
+  ...Stamps,
+});
+
+// ---- member packages ------------------------------------------------------------------------
+
+export const MemberPackageCreate = z.strictObject({
+  package: Id,
+  fromDate: DateString.optional().describe("Default: today in the space's time zone"),
+  untilDate: DateString.nullable().optional(),
+  notes: optText(20_000),
+});
+export const MemberPackageUpdate = z.object({
+  fromDate: DateString.optional(),
+  untilDate: DateString.nullable().optional(),
+  notes: optText(20_000),
+  lockVersion: LockVersion,
+});
+export const MemberPackageRecord = z.object({
+  id: Id,
+  member: Id,
+  package: Id,
+  fromDate: z.string(),
+  untilDate: z.string().nullable(),
+  notes: z.string().nullable(),
+  ...Stamps,
+  _embedded: z.record(z.string(), z.unknown()).optional(),
+});
+
+// ---- charges --------------------------------------------------------------------------------
+
+export const ChargeCreate = z.strictObject({
+  member: Id,
+  dateTime: Timestamp.optional(),
+  description: z.string().min(1).max(500),
+  price: Money,
+  taxPercent: Percent.optional().describe("Default: the space's tax rate"),
+  booking: Id.nullable().optional(),
+  resourceLog: Id.nullable().optional(),
+  memberPackage: Id.nullable().optional(),
+});
+export const ChargeRecord = z.object({
+  id: Id,
+  account: Id,
+  member: Id,
+  dateTime: z.string(),
+  description: z.string(),
+  price: z.string(),
+  taxPercent: z.string(),
+  invoice: Id.nullable(),
+  booking: Id.nullable(),
+  resourceLog: Id.nullable(),
+  memberPackage: Id.nullable(),
+  calculated: z.boolean(),
+  ...Stamps,
+});
+export type ChargeRecord = z.infer<typeof ChargeRecord>;
+
+// ---- invoices -------------------------------------------------------------------------------
+
+export const InvoiceCreate = z.strictObject({
+  member: Id,
+  date: DateString.optional(),
+  dueDate: DateString.nullable().optional(),
+  header: optText(5000),
+  footer: optText(5000),
+  text: optText(5000),
+  notes: optText(20_000),
+});
+export const InvoiceUpdate = z.object({
+  dueDate: DateString.nullable().optional(),
+  header: optText(5000),
+  footer: optText(5000),
+  text: optText(5000),
+  notes: optText(20_000),
+  lockVersion: LockVersion,
+});
+export const InvoiceCancel = z
+  .object({ lockVersion: LockVersion.optional() })
+  .nullish()
+  .describe('Optional: the lockVersion the client last read (409 when stale)');
+export const InvoiceState = z.enum(['unpaid', 'paid', 'cancelled']);
+export const InvoiceRecord = z.object({
+  id: Id,
+  account: Id,
+  space: Id,
+  member: Id,
+  date: z.string(),
+  dueDate: z.string().nullable(),
+  number: z.string(),
+  state: InvoiceState,
+  currency: z.string(),
+  total: z.string(),
+  totalWithFees: z.string(),
+  totalPayable: z.string(),
+  paid: z.string(),
+  cancelledInvoice: Id.nullable(),
+  recipientName: z.string().nullable(),
+  recipientCompany: z.string().nullable(),
+  recipientAddress: z.string().nullable(),
+  header: z.string().nullable(),
+  footer: z.string().nullable(),
+  text: z.string().nullable(),
+  notes: z.string().nullable(),
+  payments: z.array(z.object({ payment: Id, amount: z.string() })),
+  ...Stamps,
+});
+export const InvoiceDetails = z.object({
+  id: Id,
+  totalExcludingTax: z.string(),
+  charges: z.array(ChargeRecord.extend({ netPrice: z.string() })),
+  taxCategories: z.array(
+    z.object({ taxPercent: z.string(), total: z.string(), net: z.string(), tax: z.string() }),
+  ),
+});
+
+// ---- payments -------------------------------------------------------------------------------
+
+export const PaymentState = z.enum(['completed', 'pending']);
+export const PaymentCreate = z.strictObject({
+  member: Id,
+  date: DateString.optional(),
+  total: NonNegativeMoney,
+  invoices: z
+    .array(Id)
+    .max(100)
+    .optional()
+    .describe("Invoices to settle; default: the member's oldest open ones"),
+  state: PaymentState.optional(),
+  notes: optText(20_000),
+});
+export const PaymentUpdate = z.object({
+  date: DateString.optional(),
+  total: NonNegativeMoney.optional(),
+  invoices: z.array(Id).max(100).optional(),
+  state: PaymentState.optional(),
+  notes: optText(20_000),
+  lockVersion: LockVersion,
+});
+export const PaymentRecord = z.object({
+  id: Id,
+  account: Id,
+  member: Id,
+  date: z.string(),
+  total: z.string(),
+  state: PaymentState,
+  method: z.string(),
+  invoices: z.array(Id),
+  allocations: z.array(z.object({ invoice: Id, amount: z.string() })),
+  notes: z.string().nullable(),
+  ...Stamps,
+});
+// No body (or `false`) is fine: the request then carries the payment's notes.
+export const PaymentRequestCreate = z.object({ notes: optText(2000) }).nullish();
+export const PaymentRequestRecord = z.object({
+  id: Id,
+  payment: Id,
+  member: Id,
+  total: z.string(),
+  notes: z.string().nullable(),
+  state: z.enum(['requested', 'paid', 'cancelled']),
+  provider: z.string(),
+  reference: z.string(),
+  instructions: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+// ---- jobs -----------------------------------------------------------------------------------
+
+export const JobType = z.enum(['packageBilling', 'invoiceRun']);
+export const JobState = z.enum(['queued', 'running', 'succeeded', 'failed']);
+export const JobCreate = z.strictObject({
+  type: JobType,
+  member: Id.optional().describe('invoiceRun: only this member (default: every member with open charges)'),
+});
+export const JobRecord = z.object({
+  id: Id,
+  account: Id,
+  type: JobType,
+  state: JobState,
+  params: z.record(z.string(), z.unknown()),
+  progress: z.number().int(),
+  result: z.unknown().nullable(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  runAfter: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  ...Stamps,
+});
