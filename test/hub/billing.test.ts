@@ -325,6 +325,16 @@ describeEachDialect('billing: packages, policy rules, charges, invoices, payment
       expect(await decide(maker.id, printer, '2026-03-04T10:00:00Z')).toMatchObject({ allowed: true });
     });
 
+    it('removes a member package with DELETE', async () => {
+      const free = (await api(owner, 'GET', '/packages?q=free')).json()[0];
+      const mp = (await api(owner, 'POST', `/members/${maker.id}/packages`, { package: free.id })).json();
+      const url = `/members/${maker.id}/packages/${mp.id}`;
+      expect((await api(maker.token, 'DELETE', url)).statusCode).toBe(403);
+      expect((await api(owner, 'DELETE', url)).statusCode).toBe(204);
+      expect((await api(owner, 'GET', url)).statusCode).toBe(404);
+      expect((await api(owner, 'GET', `/members/${maker.id}/packages`)).json()).toHaveLength(1);
+    });
+
     it('denies prepaidBalance while a prepaying member has too little paid in', async () => {
       const payer = await newMember('payer');
       const free = (await api(owner, 'GET', '/packages?q=free')).json()[0];
