@@ -88,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
       await migrateToLatest(storage.db, storage.dialect);
       const result = await storage.db
         .updateTable('members')
-        .set({ superuser: values.revoke ? 0 : 1 })
+        .set((eb) => ({ superuser: values.revoke ? 0 : 1, lockVersion: eb('lockVersion', '+', 1) }))
         .where('id', '=', id)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1)

@@ -1,7 +1,9 @@
 import type { Logger } from '@makerspace/shared';
 import type { AccessPolicy } from './access/policy.js';
+import type { BridgeLink } from './broker/bridge-broker.js';
 import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
+import type { Caches } from './http/caches.js';
 import type { Authenticator } from './identity/authenticator.js';
 import type { TokenBox } from './secrets.js';
 import type { EventBus } from './webhooks/events.js';
@@ -23,6 +25,10 @@ export interface HubContext {
   clock: Clock;
   /** The access decision of DESIGN 5 (switch-on, card taps, bridge API). */
   policy: AccessPolicy;
+  /** The embedded broker's view of connected bridges. */
+  bridges: BridgeLink;
+  /** Serialised records and list totals (hot list paths). */
+  caches: Caches;
   /** Base for absolute links (Link headers, calendar URLs); from HUB_PUBLIC_URL. */
   publicUrl?: string;
   /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (webhooks/events.ts). */

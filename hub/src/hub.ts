@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { AccessPolicy } from './access/policy.js';
 import { allRules } from './access/rules.js';
 import { buildApp } from './app.js';
+import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
+import { BridgeBroker } from './broker/bridge-broker.js';
 import { type Clock, type HubContext, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -16,8 +18,11 @@ import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 export interface Hub {
   ctx: HubContext;
   app: FastifyInstance;
+  broker: BridgeBroker;
   /** Background jobs (package billing, invoice runs). */
   jobs: JobRunner;
+  /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
+  listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
 }
 
@@ -41,7 +46,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     throw err;
   }
   const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
-  const ctx: HubContext = {
+  const ctx = {
     storage,
     db: storage.db,
     tokens,
@@ -49,6 +54,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     logger,
     clock: options.clock ?? systemClock,
     policy: new AccessPolicy(allRules()),
+    caches: { records: new RecordCache(), counts: new CountCache() },
     publicUrl: settings.publicUrl,
     events: new EventBus(storage.db),
     webhooks: {
@@ -56,21 +62,49 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       ...settings.webhookTuning,
       allowInsecure: settings.webhookAllowInsecure ?? false,
     },
-  };
+  } as HubContext;
+  const broker = new BridgeBroker(ctx);
+  ctx.bridges = broker;
+  await broker.start();
   const app = await buildApp(ctx);
   const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
   ctx.events.onCommit(() => webhookWorker.wake());
   webhookWorker.start();
   const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
   await jobs.start();
+  let closed = false;
   return {
     ctx,
     app,
+    broker,
     jobs,
+    async listen() {
+      broker.attachWebSocket(app.server);
+      await app.listen({ host: settings.httpHost, port: settings.httpPort });
+      const address = app.server.address();
+      const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
+      let mqttPort: number | null = null;
+      try {
+        mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        // Another broker (say Mosquitto) has the port: keep serving the API and MQTT over
+        // WebSocket, and say loudly how to fix it.
+        logger.error(
+          { port: settings.mqttPort },
+          `MQTT port ${settings.mqttPort} is in use by another program; agents can still connect over ws://<host>:${httpPort}/mqtt. Set HUB_MQTT_PORT to a free port (0 picks one) to serve MQTT over TCP`,
+        );
+      }
+      return { httpPort, mqttPort };
+    },
     async close() {
+      if (closed) return;
+      closed = true;
       await webhookWorker.stop();
       await jobs.stop();
+      // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
+      await broker.stop();
       await storage.close();
     },
   };

@@ -12,7 +12,7 @@ export async function serve(): Promise<number> {
   const settings = settingsFromEnv();
   const logger = createLogger({ name: 'makerspace-hub', level: settings.logLevel });
   const hub = await openHub(settings, { logger });
-  const { ctx, app } = hub;
+  const { ctx } = hub;
 
   const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
   let firstToken: string | null = null;
@@ -29,10 +29,10 @@ export async function serve(): Promise<number> {
     firstToken = created.token;
   }
 
-  await app.listen({ host: settings.httpHost, port: settings.httpPort });
-  const address = app.server.address();
-  const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
+  const { httpPort, mqttPort } = await hub.listen();
   logger.info({ port: httpPort, host: settings.httpHost }, 'HTTP API listening');
+  if (mqttPort !== null) logger.info({ port: mqttPort, host: settings.mqttHost }, 'MQTT broker listening');
+  logger.info({ path: '/mqtt', port: httpPort }, 'MQTT over WebSocket listening');
 
   if (firstToken) {
     const base = settings.publicUrl ?? `http://localhost:${httpPort}`;

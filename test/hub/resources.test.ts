@@ -46,7 +46,15 @@ describeEachDialect('resources, bridges, switch-on and log ingest', (dialect) =>
     expect(key.statusCode).toBe(200);
     return key.json().apiKey as string;
   }
+  let everything: number | null = null;
+  /** A member with a package that allows every resource (the package rule is part of the policy). */
   async function memberWithToken(privileges: 'member' | 'admin' = 'member') {
+    if (everything === null) {
+      everything = (await api(owner, 'POST', '/packages', { name: 'Full membership' })).json().id as number;
+      expect(
+        (await api(owner, 'POST', `/packages/${everything}/permissions`, { type: 'everything' })).statusCode,
+      ).toBe(201);
+    }
     const member = (
       await api(owner, 'POST', '/members', {
         firstName: 'Maya',
@@ -54,6 +62,9 @@ describeEachDialect('resources, bridges, switch-on and log ingest', (dialect) =>
         emailAddress: `maya${Math.random()}@test.example`,
       })
     ).json();
+    expect(
+      (await api(owner, 'POST', `/members/${member.id}/packages`, { package: everything })).statusCode,
+    ).toBe(201);
     if (privileges !== 'member') await api(owner, 'PUT', `/members/${member.id}/privileges`, { privileges });
     const key = (await api(owner, 'POST', '/api-keys', { member: member.id })).json();
     const token = (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token as string;
@@ -255,6 +266,23 @@ describeEachDialect('resources, bridges, switch-on and log ingest', (dialect) =>
       expect((await api(token, 'GET', `/resource-logs/${log.id}`)).statusCode).toBe(200);
       const { token: stranger } = await memberWithToken();
       expect((await api(stranger, 'GET', `/resource-logs/${log.id}`)).statusCode).toBe(404);
+    });
+
+    it('asks the access policy: a member without a package is denied noPackage and nothing switches', async () => {
+      const door = await newResource({ controlType: 'door' });
+      const agent = await connectFakeAgent(urls.mqttUrl, door.id, await withBridge(door));
+      agents.push(agent);
+      const member = (await api(owner, 'POST', '/members', { firstName: 'No', lastName: 'Package' })).json();
+      const key = (await api(owner, 'POST', '/api-keys', { member: member.id })).json();
+      const token = (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token;
+      const res = await api(token, 'POST', `/resources/${door.id}/switch-on`, { code: door.switchOnCode });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().data.reason).toBe('noPackage');
+      expect(agent.commands).toEqual([]);
+      // Admins and owners pass the package rule.
+      expect(
+        (await api(owner, 'POST', `/resources/${door.id}/switch-on`, { code: door.switchOnCode })).statusCode,
+      ).toBe(200);
     });
 
     it('denies wrong codes with 403 and a log, answers 429 from the 6th on, and never switches', async () => {

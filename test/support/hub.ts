@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@makerspace/shared';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Clock } from '../../hub/src/context.js';
 import { createAccountWithOwner, type CreatedAccount } from '../../hub/src/identity/bootstrap.js';
 import { type Hub, openHub } from '../../hub/src/hub.js';
 import type { HubSettings } from '../../hub/src/settings.js';
@@ -15,6 +16,8 @@ export interface TestHub {
   newAccount(name: string, email: string): Promise<CreatedAccount>;
   /** app.inject with the token as Bearer. */
   call(token: string, options: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  /** Listens on free ports: HTTP (with MQTT over WebSocket) and MQTT over TCP. */
+  listen(): Promise<{ httpUrl: string; mqttUrl: string; wsUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -33,9 +36,13 @@ export function testSettings(url: string): HubSettings {
 }
 
 /** A hub on a fresh database with one account (its owner's token in `owner.token`). */
-export async function startTestHub(dialect: 'sqlite' | 'postgres'): Promise<TestHub> {
+export async function startTestHub(
+  dialect: 'sqlite' | 'postgres',
+  options: { clock?: Clock } = {},
+): Promise<TestHub> {
   const db = await freshDatabase(dialect);
   const hub = await openHub(testSettings(db.url), {
+    clock: options.clock,
     schema: db.schema,
     secret: randomBytes(32),
     logger: createLogger({ name: 'test-hub', level: 'silent' }),
@@ -54,6 +61,14 @@ export async function startTestHub(dialect: 'sqlite' | 'postgres'): Promise<Test
         ...options,
         headers: { authorization: `Bearer ${token}`, ...(options.headers ?? {}) },
       }),
+    async listen() {
+      const { httpPort, mqttPort } = await hub.listen();
+      return {
+        httpUrl: `http://127.0.0.1:${httpPort}`,
+        mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,
+        wsUrl: `ws://127.0.0.1:${httpPort}/mqtt`,
+      };
+    },
     async close() {
       await hub.close();
       await db.dispose();

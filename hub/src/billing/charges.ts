@@ -285,7 +285,7 @@ export async function chargeForStoppedSession(
   logId: number,
 ): Promise<UsageBill | null> {
   const log = await trx.selectFrom('resource_logs').selectAll().where('id', '=', logId).executeTakeFirst();
-  if (!log || !log.stoppedAt || log.member === null || log.type !== 'allowed') return null;
+  if (!log?.stoppedAt || log.member === null || log.type !== 'allowed') return null;
   if (await alreadyBilled(trx, 'resourceLog', log.id)) return null;
   const resource = await trx
     .selectFrom('resources')

@@ -6,7 +6,7 @@ import { type Caller, isAdmin } from '../http/auth.js';
 import { conflict, notFound, staleLockVersion, unprocessable } from '../http/errors.js';
 import { chargeRecord } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
-import { type Amount, formatMoney, formatPercent, max, netOf, parseMoney, sum } from './money.js';
+import { type Amount, formatMoney, max, netOf, parseMoney, sum } from './money.js';
 import { settleMember } from './payments.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
 

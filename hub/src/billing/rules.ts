@@ -121,7 +121,7 @@ export function packageRules(): AccessRule[] {
       order: ruleOrder.prepaidBalance,
       adminsPass: true,
       async check({ db, member }) {
-        if (!member || member.requireUpfrontPayment !== 1) return undefined;
+        if (member?.requireUpfrontPayment !== 1) return undefined;
         const minimum = parseMoney(member.upfrontMinimumBalance ?? '0');
         const balance = await memberBalance(db, member.id);
         return balance < minimum ? { deny: 'prepaidBalance' } : undefined;

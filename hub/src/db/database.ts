@@ -49,6 +49,32 @@ export function createStorage(options: StorageOptions): Storage {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares a statement for every query; preparing costs more than running a small
+ * query, so statements are kept by their SQL text (a query shape) and reused. Kysely runs
+ * each statement to its end before the next (no streaming here), so sharing one is safe.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 1000): SQLite.Database {
+  const statements = new Map<string, SQLite.Statement>();
+  return new Proxy(sqlite, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (sql: string) => {
+          let statement = statements.get(sql);
+          if (!statement) {
+            statement = target.prepare(sql);
+            if (statements.size >= max) statements.clear();
+            statements.set(sql, statement);
+          }
+          return statement;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

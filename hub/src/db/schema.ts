@@ -144,6 +144,8 @@ export interface BridgesTable {
   serialNumber: string | null;
   heartbeatInterval: Generated<number>;
   offline: Generated<number>;
+  inUse: Generated<number>;
+  relaySince: string | null;
   apiKeyHash: string;
   apiKeyEncrypted: string;
   createdBy: number | null;
@@ -249,97 +251,6 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
-}
-
-// Spaces: opening hours, holidays, billing settings, training, bookings (migration 0003).
-export interface OpeningHoursTable {
-  id: Generated<number>;
-  space: number;
-  dayOfWeek: number;
-  fromTime: string;
-  untilTime: string;
-}
-
-export interface HolidaysTable extends Stamps {
-  id: Generated<number>;
-  account: number;
-  space: number;
-  title: string | null;
-  fromDateTime: string;
-  untilDateTime: string;
-  affects: Generated<string>;
-}
-
-export interface SpaceBillingSettingsTable extends Stamps {
-  id: Generated<number>;
-  space: number;
-  account: number;
-  currency: Generated<string>;
-  taxPercent: Generated<string>;
-  invoiceNumberPrefix: Generated<string>;
-  nextInvoiceNumber: Generated<number>;
-  invoiceHeader: string | null;
-  invoiceFooter: string | null;
-  defaultInvoiceDeadline: Generated<number>;
-  defaultInvoiceDeadlineUnit: Generated<string>;
-  statementName: string | null;
-  stripeUser: string | null;
-  stripePublicKey: string | null;
-  stripeName: string | null;
-  stripeLivemode: Generated<number>;
-  enableSepa: Generated<number>;
-  sepaCreditorId: string | null;
-  sepaIban: string | null;
-  sepaAccountOwnerName: string | null;
-  sepaMandateText: string | null;
-}
-
-export interface TrainingCoursesTable extends Stamps {
-  id: Generated<number>;
-  account: number;
-  title: string;
-  notes: string | null;
-  state: Generated<string>;
-  defaultDuration: number | null;
-  defaultDurationUnit: string | null;
-}
-
-export interface TrainingCourseResourcesTable {
-  course: number;
-  resource: number;
-}
-
-export interface MemberTrainingsTable extends Stamps {
-  id: Generated<number>;
-  account: number;
-  member: number;
-  trainingCourse: number;
-  date: string;
-  fromDate: string | null;
-  untilDate: string | null;
-  notes: string | null;
-}
-
-export interface BookingsTable extends Stamps {
-  id: Generated<number>;
-  account: number;
-  resource: number;
-  member: number;
-  fromDateTime: string;
-  untilDateTime: string;
-  state: Generated<string>;
-  charged: Generated<number>;
-  notes: string | null;
-}
-
-export interface Database {
-  opening_hours: OpeningHoursTable;
-  holidays: HolidaysTable;
-  space_billing_settings: SpaceBillingSettingsTable;
-  training_courses: TrainingCoursesTable;
-  training_course_resources: TrainingCourseResourcesTable;
-  member_trainings: MemberTrainingsTable;
-  bookings: BookingsTable;
 }
 
 // Billing: packages, member packages and credits, charges, invoices, payments, jobs (migration 0005).
@@ -519,4 +430,95 @@ export interface Database {
   payment_allocations: PaymentAllocationsTable;
   payment_requests: PaymentRequestsTable;
   jobs: JobsTable;
+}
+
+// Spaces: opening hours, holidays, billing settings, training, bookings (migration 0003).
+export interface OpeningHoursTable {
+  id: Generated<number>;
+  space: number;
+  dayOfWeek: number;
+  fromTime: string;
+  untilTime: string;
+}
+
+export interface HolidaysTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  title: string | null;
+  fromDateTime: string;
+  untilDateTime: string;
+  affects: Generated<string>;
+}
+
+export interface SpaceBillingSettingsTable extends Stamps {
+  id: Generated<number>;
+  space: number;
+  account: number;
+  currency: Generated<string>;
+  taxPercent: Generated<string>;
+  invoiceNumberPrefix: Generated<string>;
+  nextInvoiceNumber: Generated<number>;
+  invoiceHeader: string | null;
+  invoiceFooter: string | null;
+  defaultInvoiceDeadline: Generated<number>;
+  defaultInvoiceDeadlineUnit: Generated<string>;
+  statementName: string | null;
+  stripeUser: string | null;
+  stripePublicKey: string | null;
+  stripeName: string | null;
+  stripeLivemode: Generated<number>;
+  enableSepa: Generated<number>;
+  sepaCreditorId: string | null;
+  sepaIban: string | null;
+  sepaAccountOwnerName: string | null;
+  sepaMandateText: string | null;
+}
+
+export interface TrainingCoursesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  title: string;
+  notes: string | null;
+  state: Generated<string>;
+  defaultDuration: number | null;
+  defaultDurationUnit: string | null;
+}
+
+export interface TrainingCourseResourcesTable {
+  course: number;
+  resource: number;
+}
+
+export interface MemberTrainingsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  trainingCourse: number;
+  date: string;
+  fromDate: string | null;
+  untilDate: string | null;
+  notes: string | null;
+}
+
+export interface BookingsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  resource: number;
+  member: number;
+  fromDateTime: string;
+  untilDateTime: string;
+  state: Generated<string>;
+  charged: Generated<number>;
+  notes: string | null;
+}
+
+export interface Database {
+  opening_hours: OpeningHoursTable;
+  holidays: HolidaysTable;
+  space_billing_settings: SpaceBillingSettingsTable;
+  training_courses: TrainingCoursesTable;
+  training_course_resources: TrainingCourseResourcesTable;
+  member_trainings: MemberTrainingsTable;
+  bookings: BookingsTable;
 }

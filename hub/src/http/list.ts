@@ -34,12 +34,15 @@ export function sendPage(
   request: FastifyRequest,
   reply: FastifyReply,
   page: Page,
-  records: unknown[],
+  records: unknown[] | string,
   publicUrl?: string,
+  /** With pre-serialised records (a JSON array text): how many it holds. */
+  count?: number,
 ) {
   reply.header('x-total-count', String(page.total));
-  const nextOffset = page.offset + records.length;
-  if (records.length > 0 && nextOffset < page.total) {
+  const shown = typeof records === 'string' ? (count ?? 0) : records.length;
+  const nextOffset = page.offset + shown;
+  if (shown > 0 && nextOffset < page.total) {
     const base = publicUrl ?? `${request.protocol}://${request.host}`;
     const url = new URL(request.url, base);
     url.searchParams.delete('offset');
@@ -48,6 +51,11 @@ export function sendPage(
     const origin = publicUrl ?? url.origin;
     reply.header('link', `<${origin}${url.pathname}${url.search}>; rel="next"`);
   }
+  if (typeof records === 'string')
+    return reply
+      .type('application/json; charset=utf-8')
+      .serializer((s) => s as string)
+      .send(records);
   return reply.send(records);
 }
 

@@ -106,7 +106,8 @@ export interface MemberListQuery {
   order: 'asc' | 'desc';
 }
 
-export async function listMembers(db: Db, caller: Caller, query: MemberListQuery) {
+/** The members a list query selects (filters and search), before ordering and paging. */
+export function filteredMembers(db: Db, caller: Caller, query: MemberListQuery) {
   let base = visibleMembers(db, caller);
   if (query.state) base = base.where('state', '=', query.state);
   if (query.privileges) base = base.where('privileges', '=', query.privileges);
@@ -123,15 +124,23 @@ export async function listMembers(db: Db, caller: Caller, query: MemberListQuery
       ),
     );
   }
-  const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-  const rows = await base
-    .selectAll()
-    .orderBy(query.orderBy as 'id', (ob) => (query.order === 'desc' ? ob.desc() : ob.asc()).nullsLast())
-    .orderBy('id', query.order)
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
-  return { total: Number(total), rows };
+  return base;
+}
+
+const nullableOrderColumns = new Set(['memberNumber', 'emailAddress']);
+
+/** Orders a member query; nullable columns put their nulls last in both dialects. */
+export function orderedMembers<Q extends ReturnType<typeof filteredMembers>>(
+  query: Q,
+  list: MemberListQuery,
+): Q {
+  const direction = list.order;
+  let ordered = query as ReturnType<typeof filteredMembers>;
+  if (list.orderBy === 'id') return ordered.orderBy('id', direction) as Q;
+  ordered = nullableOrderColumns.has(list.orderBy)
+    ? ordered.orderBy(list.orderBy as 'id', (ob) => (direction === 'desc' ? ob.desc() : ob.asc()).nullsLast())
+    : ordered.orderBy(list.orderBy as 'id', direction);
+  return ordered.orderBy('id', direction) as Q;
 }
 
 /** The space a member goes to: the one named (in the caller's view), else the caller's own. */

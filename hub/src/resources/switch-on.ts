@@ -129,7 +129,7 @@ export async function switchOn(
     },
     timeoutMs,
   );
-  if (!reply || !reply.ok) {
+  if (!reply?.ok) {
     const notes = reply
       ? `The bridge could not switch: ${reply.error ?? 'unknown error'}`
       : `No reply from the bridge within ${timeoutMs / 1000} s`;

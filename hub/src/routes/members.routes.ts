@@ -2,14 +2,16 @@ import { Id, MemberCreate, MemberPrivileges, MemberRecord, MemberUpdate, UserMe 
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
+import { recordsJson } from '../http/caches.js';
 import { conflict, forbidden, unprocessable } from '../http/errors.js';
 import { embedParam, orderParam, pageParams, sendPage } from '../http/list.js';
 import {
   createMember,
   deleteMember,
   findMember,
-  listMembers,
+  filteredMembers,
+  orderedMembers,
   type MemberRow,
   memberRecord,
   updateMember,
@@ -48,9 +50,38 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags: ['members'], querystring: ListQuery, response: { 200: z.array(MemberRecord) } } },
       async (request, reply) => {
         const caller = callerOf(request);
-        const { total, rows } = await listMembers(ctx.db, caller, request.query);
-        const records = rows.map((row) => withEmbeds(row, request.query.embed));
-        return sendPage(request, reply, { ...request.query, total }, records, ctx.publicUrl);
+        const query = request.query;
+        const base = filteredMembers(ctx.db, caller, query);
+        const { limit, offset, embed, orderBy, order, ...filters } = query;
+        const scope = [caller.superuser ? '*' : caller.accountId, isAdmin(caller) ? '' : caller.memberId];
+        const total = await ctx.caches.counts.count('members', JSON.stringify([scope, filters]), async () => {
+          const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
+          return Number(n);
+        });
+        const page = { limit, offset, total };
+        if (embed.length > 0) {
+          const rows = await orderedMembers(base.selectAll(), query).limit(limit).offset(offset).execute();
+          return sendPage(
+            request,
+            reply,
+            page,
+            rows.map((row) => withEmbeds(row, embed)),
+            ctx.publicUrl,
+          );
+        }
+        // Hot path: read ids and versions only; record texts come from the cache.
+        const keys = await orderedMembers(base.select(['id', 'lockVersion']), query)
+          .limit(limit)
+          .offset(offset)
+          .execute();
+        const json = await recordsJson(
+          ctx.caches.records,
+          'members',
+          keys,
+          (ids) => ctx.db.selectFrom('members').selectAll().where('id', 'in', ids).execute(),
+          (row) => JSON.stringify(memberRecord(row)),
+        );
+        return sendPage(request, reply, page, json, ctx.publicUrl, keys.length);
       },
     );
 
@@ -60,6 +91,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const row = await ctx.events.transaction((trx) => createMember(trx, caller, request.body));
+        ctx.caches.counts.touch('members');
         return reply.code(201).send(memberRecord(row));
       },
     );
@@ -91,6 +123,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           updateMember(trx, caller, request.params.memberId, request.body),
         );
         ctx.auth.invalidate();
+        ctx.caches.counts.touch('members');
         return memberRecord(row);
       },
     );
@@ -107,6 +140,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         }
         await ctx.events.transaction((trx) => deleteMember(trx, row));
         ctx.auth.invalidate();
+        ctx.caches.counts.touch('members');
         return reply.code(204).send();
       },
     );
@@ -156,6 +190,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         }
         await ctx.db.updateTable('members').set({ privileges: wanted }).where('id', '=', row.id).execute();
         ctx.auth.invalidate();
+        ctx.caches.counts.touch('members');
         return { privileges: wanted };
       },
     );

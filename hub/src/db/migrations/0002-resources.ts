@@ -63,6 +63,9 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('serialNumber', 'text')
         .addColumn('heartbeatInterval', 'integer', (c) => c.notNull().defaultTo(60))
         .addColumn('offline', 'integer', (c) => c.notNull().defaultTo(1))
+        // The relay as the agent last reported it (retained `state` message).
+        .addColumn('inUse', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('relaySince', 'text')
         .addColumn('apiKeyHash', 'text', (c) => c.notNull().unique())
         .addColumn('apiKeyEncrypted', 'text', (c) => c.notNull())
         .addColumn('createdBy', 'integer')

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type HubProcess, startHubProcess } from '../support/e2e.js';
+
+const require = createRequire(import.meta.url);
+export const autocannonBin = join(require.resolve('autocannon/package.json'), '..', 'autocannon.js');
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/**
+ * Runs autocannon in its own process (so the load generator does not share the hub's event
+ * loop) against a URL; `rate` fixes the request rate, otherwise it drives as fast as it can.
+ */
+export function load(options: {
+  url: string;
+  token: string;
+  seconds: number;
+  connections: number;
+  method?: 'GET' | 'POST';
+  body?: unknown;
+  rate?: number;
+}): Promise<LoadResult> {
+  const args = [
+    autocannonBin,
+    '--json',
+    '-c',
+    String(options.connections),
+    '-d',
+    String(options.seconds),
+    '-H',
+    `authorization=Bearer ${options.token}`,
+  ];
+  if (options.method) args.push('-m', options.method);
+  if (options.body !== undefined)
+    args.push('-H', 'content-type=application/json', '-b', JSON.stringify(options.body));
+  if (options.rate) args.push('-R', String(options.rate));
+  args.push(options.url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', () => {});
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
+      const r = JSON.parse(out);
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        requests: r.requests.total,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+      });
+    });
+  });
+}
+
+export async function startBenchHub(): Promise<HubProcess> {
+  return startHubProcess();
+}
+
+export function fmt(n: number, digits = 1): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits });
+}

@@ -1,0 +1,57 @@
+import { createStorage } from '../../hub/src/db/database.js';
+import { fmt, load, startBenchHub } from './harness.js';
+
+/** issue 2: 10,000 members on SQLite; GET /members?limit=50 and GET /members/{id} under load. */
+export async function membersBench(seconds: number): Promise<string[]> {
+  const hub = await startBenchHub();
+  const me = (await hub.api('GET', '/user/me')).body;
+  // Seeding through the database is much faster than 10,000 POSTs; the hub serves them as any.
+  const storage = createStorage({ url: `${hub.dataDir}/hub.sqlite` });
+  const at = new Date().toISOString();
+  await storage.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < 10_000; i += 500) {
+      const rows = Array.from({ length: 500 }, (_, j) => {
+        const n = i + j;
+        return {
+          account: me.account,
+          space: me.space,
+          memberNumber: String(10_000 + n),
+          firstName: `First${n}`,
+          lastName: `Last${n % 97}`,
+          emailAddress: `member${n}@bench.example`,
+          emailKey: `member${n}@bench.example`,
+          city: 'Vienna',
+          createdAt: at,
+          updatedAt: at,
+        };
+      });
+      await trx
+        .insertInto('members')
+        .values(rows as any)
+        .execute();
+    }
+  });
+  await storage.close();
+  const some = (await hub.api('GET', '/members?offset=5000&limit=1')).body[0];
+  const lines: string[] = [];
+  const list = await load({
+    url: `${hub.base}/members?limit=50`,
+    token: hub.token,
+    seconds,
+    connections: 20,
+  });
+  lines.push(
+    `| GET /members?limit=50 (10,001 members) | ${fmt(list.rps, 0)} req/s | p50 ${list.p50} ms, p99 ${list.p99} ms | errors ${list.errors + list.non2xx} |`,
+  );
+  const one = await load({
+    url: `${hub.base}/members/${some.id}`,
+    token: hub.token,
+    seconds,
+    connections: 20,
+  });
+  lines.push(
+    `| GET /members/{id} | ${fmt(one.rps, 0)} req/s | p50 ${one.p50} ms, p99 ${one.p99} ms | errors ${one.errors + one.non2xx} |`,
+  );
+  await hub.proc.stop();
+  return lines;
+}

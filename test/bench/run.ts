@@ -1,0 +1,23 @@
+import { stopAll } from '../support/processes.js';
+import { membersBench } from './members.bench.js';
+
+/** `npm run bench [members|switch-on|ingest] [--seconds N]`: prints a Markdown table of figures. */
+async function main() {
+  const args = process.argv.slice(2);
+  const secondsAt = args.indexOf('--seconds');
+  const seconds = secondsAt >= 0 ? Number(args[secondsAt + 1]) : 10;
+  const only = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--seconds');
+  const want = (name: string) => only.length === 0 || only.includes(name);
+  const lines: string[] = ['| scenario | throughput | latency | errors |', '| --- | --- | --- | --- |'];
+  try {
+    if (want('members')) lines.push(...(await membersBench(seconds)));
+  } finally {
+    await stopAll();
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentCli, hubCli, type Proc, runProcess, startProcess, tempDir } from './processes.js';
+
+export interface HubProcess {
+  proc: Proc;
+  dataDir: string;
+  httpPort: number;
+  mqttPort: number;
+  base: string;
+  token: string;
+  api(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
+}
+
+/** Starts `makerspace-hub serve` on free ports (or the given ones, for a restart) with a fresh or given data dir. */
+export async function startHubProcess(
+  options: { dataDir?: string; httpPort?: number; mqttPort?: number; token?: string } = {},
+): Promise<HubProcess> {
+  const dataDir = options.dataDir ?? tempDir('hub-');
+  const proc = startProcess([hubCli, 'serve'], {
+    HUB_DATA_DIR: dataDir,
+    HUB_HTTP_HOST: '127.0.0.1',
+    HUB_HTTP_PORT: String(options.httpPort ?? 0),
+    HUB_MQTT_PORT: String(options.mqttPort ?? 0),
+    LOG_LEVEL: 'info',
+  });
+  const [, mqttPort] = await proc.waitFor(/"port":(\d+)[^\n]*MQTT broker listening/);
+  const [, httpPort] = await proc.waitFor(/"port":(\d+)[^\n]*HTTP API listening/);
+  const token = options.token ?? (await proc.waitFor(/shown only now\): ([0-9a-f-]{36})/))[1];
+  const base = `http://127.0.0.1:${httpPort}/api/v1`;
+  return {
+    proc,
+    dataDir,
+    httpPort: Number(httpPort),
+    mqttPort: Number(mqttPort),
+    base,
+    token,
+    async api(method, path, body, as = token) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${as}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+  };
+}
+
+export interface AgentProcess {
+  proc: Proc;
+  dir: string;
+  configFile: string;
+  stateFile: string;
+  relay(): 'on' | 'off' | null;
+  tap(token: string): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** Writes an agent config (simulated relay and reader) and starts `makerspace-agent run`. */
+export async function startAgentProcess(options: {
+  hubUrl: string;
+  resourceId: number;
+  apiKey: string;
+  controlType: 'door' | 'machine';
+  dir?: string;
+  pulseSeconds?: number;
+}): Promise<AgentProcess> {
+  const dir = options.dir ?? tempDir('agent-');
+  const keyFile = join(dir, 'api-key');
+  writeFileSync(keyFile, options.apiKey, { mode: 0o600 });
+  chmodSync(keyFile, 0o600);
+  const stateFile = join(dir, 'relay.json');
+  const configFile = join(dir, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      hub: options.hubUrl,
+      resourceId: options.resourceId,
+      apiKeyFile: keyFile,
+      controlType: options.controlType,
+      pulseSeconds: options.pulseSeconds ?? 1,
+      dataDir: join(dir, 'data'),
+      keepaliveSeconds: 2,
+      hardware: { kind: 'simulated', stateFile },
+      cardReader: { kind: 'simulated' },
+    }),
+  );
+  const proc = startProcess([agentCli, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
+  await proc.waitFor(/connected to the hub/);
+  return {
+    proc,
+    dir,
+    configFile,
+    stateFile,
+    relay: () => (existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')).relay : null),
+    tap: (token) => runProcess([agentCli, 'tap', '--config', configFile, '--token', token], {}),
+  };
+}
