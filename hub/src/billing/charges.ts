@@ -5,6 +5,7 @@ import { bool, isUniqueViolation, now, parseJson } from '../db/crud.js';
 import type { ChargesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../http/auth.js';
 import { conflict, notFound, unprocessable } from '../http/errors.js';
+import { emitCharge } from '../webhooks/emitters.js';
 import { localTime } from './local-time.js';
 import {
   type Amount,
@@ -82,9 +83,10 @@ export interface NewCharge {
   updatedBy: number | null;
 }
 
+/** Inserts a charge and emits charge_created with `db` (pass the transaction of the change). */
 export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
   const at = now();
-  return db
+  const row = await db
     .insertInto('charges')
     .values({
       account: c.account,
@@ -105,6 +107,8 @@ export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await emitCharge(db, 'charge_created', row);
+  return row;
 }
 
 /** POST /charges: a manual charge by an admin. */

@@ -9,6 +9,7 @@ import { addPeriod, localTime } from './local-time.js';
 import { type Amount, formatMoney, max, netOf, parseMoney, sum } from './money.js';
 import { settleMember } from './payments.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { emitChargesUpdated, emitInvoice } from '../webhooks/emitters.js';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
 
@@ -84,6 +85,8 @@ export async function refreshInvoice(db: Db, invoiceId: number): Promise<void> {
     .set({ paid: paidText, state, updatedAt: now() })
     .where('id', '=', invoiceId)
     .execute();
+  // A payment settled (or stopped settling) it.
+  await emitInvoice(db, 'invoice_updated', invoice);
 }
 
 export interface InvoiceInput {
@@ -198,6 +201,11 @@ export async function createInvoice(
   if (Number(taken.numUpdatedRows) !== charges.length) {
     throw conflict('Charges changed while the invoice was made; try again');
   }
+  await emitInvoice(trx, 'invoice_created', invoice);
+  await emitChargesUpdated(
+    trx,
+    charges.map((c) => c.id),
+  );
   await settleMember(trx, member.id);
   return (await trx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirst())!;
 }
@@ -231,12 +239,24 @@ export async function cancelInvoice(
     .where('lockVersion', '=', invoice.lockVersion)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) throw staleLockVersion();
+  const released = await trx.selectFrom('charges').select('id').where('invoice', '=', id).execute();
   await trx
     .updateTable('charges')
     .set({ invoice: null, updatedAt: now() })
     .where('invoice', '=', id)
     .execute();
+  await emitChargesUpdated(
+    trx,
+    released.map((c) => c.id),
+  );
   await trx.deleteFrom('payment_allocations').where('invoice', '=', id).execute();
+  // The cancelled invoice's event lists the charges it had.
+  await emitInvoice(
+    trx,
+    'invoice_updated',
+    invoice,
+    released.map((c) => c.id),
+  );
   await settleMember(trx, invoice.member);
 }
 

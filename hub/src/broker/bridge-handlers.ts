@@ -1,6 +1,7 @@
 import type { BridgeMessage, LogItem, UpTopicName } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { type Db, now } from '../db/crud.js';
+import { chargeForStoppedSession } from '../billing/charges.js';
 import { insertLogOnce, stopLog } from '../resources/resource-logs.js';
 import type { BridgeBroker } from './bridge-broker.js';
 
@@ -50,11 +51,17 @@ export async function ingestLogs(
             stopType: item.stopType,
             idleDurationSeconds: item.idleDurationSeconds ?? null,
           });
-          if (stoppedNow) stopped.push(log);
+          if (stoppedNow) {
+            stopped.push(log);
+            // Billed in the same transaction as the stop (once per log, whatever resends).
+            await chargeForStoppedSession(trx, ctx, log);
+          }
         }
       }
     }
   });
+  // The logs' webhook events (written by insertLogOnce/stopLog in the transaction) go out now.
+  ctx.events.committed();
   ctx.logger.debug({ resourceId, items: items.length, stopped: stopped.length }, 'bridge logs stored');
   return items.map((i) => i.id);
 }

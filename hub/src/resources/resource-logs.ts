@@ -4,6 +4,9 @@ import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
 import type { ResourceLogsTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
+import type { MemberRow } from '../identity/members.js';
+import { emitResourceLog } from '../webhooks/emitters.js';
+import type { ResourceRow } from './resources.js';
 
 export type ResourceLogRow = Selectable<ResourceLogsTable>;
 
@@ -63,14 +66,28 @@ export interface NewLog {
   updatedBy?: number | null;
 }
 
-export async function insertLog(db: Db, log: NewLog): Promise<ResourceLogRow> {
-  const row = await insertLogOnce(db, log);
+/** Rows the caller already holds, so the webhook event needs no extra reads. */
+export interface KnownRows {
+  resource?: ResourceRow;
+  member?: MemberRow | null;
+}
+
+/**
+ * The writers below emit resourceLog_created/updated with `db`: pass the transaction of the
+ * change so the event commits or rolls back with it.
+ */
+export async function insertLog(db: Db, log: NewLog, known: KnownRows = {}): Promise<ResourceLogRow> {
+  const row = await insertLogOnce(db, log, known);
   if (!row) throw new Error(`a log with client id ${log.clientId} exists already`);
   return row;
 }
 
 /** Inserts a log; one whose client id is stored already is skipped (undefined), even under races. */
-export async function insertLogOnce(db: Db, log: NewLog): Promise<ResourceLogRow | undefined> {
+export async function insertLogOnce(
+  db: Db,
+  log: NewLog,
+  known: KnownRows = {},
+): Promise<ResourceLogRow | undefined> {
   const at = now();
   const row = await db
     .insertInto('resource_logs')
@@ -98,6 +115,24 @@ export async function insertLogOnce(db: Db, log: NewLog): Promise<ResourceLogRow
   if (row && log.type === 'allowed') {
     await db.updateTable('resources').set({ lastUsedLog: row.id }).where('id', '=', log.resource).execute();
   }
+  if (row) await emitResourceLog(db, 'resourceLog_created', row, known);
+  return row;
+}
+
+/** Changes a log's fields (e.g. an allowed log the bridge could not carry out becomes denied). */
+export async function updateLog(
+  db: Db,
+  id: number,
+  values: Partial<Pick<ResourceLogRow, 'type' | 'reason' | 'notes' | 'stoppedAt' | 'stopType'>>,
+  known: KnownRows = {},
+): Promise<ResourceLogRow | undefined> {
+  const row = await db
+    .updateTable('resource_logs')
+    .set({ ...values, updatedAt: now(), lockVersion: (eb) => eb('lockVersion', '+', 1) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (row) await emitResourceLog(db, 'resourceLog_updated', row, known);
   return row;
 }
 
@@ -106,8 +141,9 @@ export async function stopLog(
   db: Db,
   id: number,
   values: { stoppedAt: string; stopType: StopType; idleDurationSeconds?: number | null },
+  known: KnownRows = {},
 ): Promise<boolean> {
-  const result = await db
+  const row = await db
     .updateTable('resource_logs')
     .set({
       stoppedAt: values.stoppedAt,
@@ -118,6 +154,9 @@ export async function stopLog(
     })
     .where('id', '=', id)
     .where('stoppedAt', 'is', null)
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  if (!row) return false;
+  await emitResourceLog(db, 'resourceLog_updated', row, known);
+  return true;
 }

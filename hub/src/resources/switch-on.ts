@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DenyReason } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
+import type { Db } from '../db/crud.js';
+import { chargeForStoppedSession } from '../billing/charges.js';
 import { now } from '../db/crud.js';
 import type { Caller } from '../http/auth.js';
 import {
@@ -14,7 +16,7 @@ import {
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { denyMessage } from '../access/policy.js';
 import { codeMatches } from './codes.js';
-import { insertLog, stopLog } from './resource-logs.js';
+import { insertLog, stopLog, updateLog } from './resource-logs.js';
 import { findResourceInAccount, type ResourceRow } from './resources.js';
 
 export const SWITCH_ON_TIMEOUT_MS = 5_000;
@@ -68,20 +70,29 @@ export async function switchOn(
     .executeTakeFirst();
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
+  // Each log is written with its resourceLog_created event in one transaction.
   const log = (
     type: 'allowed' | 'denied',
     extra: { reason?: DenyReason; notes?: string; stoppedAt?: string | null } = {},
+    before?: (trx: Db) => Promise<unknown>,
   ) =>
-    insertLog(ctx.db, {
-      account: resource.account,
-      resource: resource.id,
-      type,
-      member: member.id,
-      createdAt: at.toISOString(),
-      stoppedAt: extra.stoppedAt ?? (type === 'denied' ? at.toISOString() : null),
-      reason: extra.reason ?? null,
-      notes: extra.notes ?? null,
-      updatedBy: member.id,
+    ctx.events.transaction(async (trx) => {
+      await before?.(trx);
+      return insertLog(
+        trx,
+        {
+          account: resource.account,
+          resource: resource.id,
+          type,
+          member: member.id,
+          createdAt: at.toISOString(),
+          stoppedAt: extra.stoppedAt ?? (type === 'denied' ? at.toISOString() : null),
+          reason: extra.reason ?? null,
+          notes: extra.notes ?? null,
+          updatedBy: member.id,
+        },
+        { resource, member },
+      );
     });
 
   // Too many wrong codes lock the member out of this resource for the window, right code or not.
@@ -91,11 +102,12 @@ export async function switchOn(
   }
   const secret = ctx.tokens.open(resource.switchOnCodeEncrypted);
   if (!codeMatches(resource.codeMode, secret, code, at)) {
-    await ctx.db
-      .insertInto('access_attempts')
-      .values({ resource: resource.id, member: member.id, kind: 'wrongCode', at: at.toISOString() })
-      .execute();
-    const entry = await log('denied', { reason: 'wrongCode' });
+    const entry = await log('denied', { reason: 'wrongCode' }, (trx) =>
+      trx
+        .insertInto('access_attempts')
+        .values({ resource: resource.id, member: member.id, kind: 'wrongCode', at: at.toISOString() })
+        .execute(),
+    );
     throw denied('wrongCode', entry.id);
   }
 
@@ -133,11 +145,14 @@ export async function switchOn(
     const notes = reply
       ? `The bridge could not switch: ${reply.error ?? 'unknown error'}`
       : `No reply from the bridge within ${timeoutMs / 1000} s`;
-    await ctx.db
-      .updateTable('resource_logs')
-      .set({ type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now(), updatedAt: now() })
-      .where('id', '=', entry.id)
-      .execute();
+    await ctx.events.transaction((trx) =>
+      updateLog(
+        trx,
+        entry.id,
+        { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now() },
+        { resource, member },
+      ),
+    );
     if (!reply) throw gatewayTimeout(notes, { reason: 'noReply', resourceLog: entry.id });
     throw new HttpError(502, notes, { reason: 'bridgeError', resourceLog: entry.id });
   }
@@ -187,7 +202,17 @@ export async function switchOff(
     throw new HttpError(502, `The bridge could not switch: ${reply.error ?? 'unknown error'}`, {
       reason: 'bridgeError',
     });
-  if (running)
-    await stopLog(ctx.db, running.id, { stoppedAt: ctx.clock.now().toISOString(), stopType: 'normal' });
+  if (running) {
+    // The stop, its resourceLog_updated event and the session's charge commit together.
+    await ctx.events.transaction(async (trx) => {
+      const stopped = await stopLog(
+        trx,
+        running.id,
+        { stoppedAt: ctx.clock.now().toISOString(), stopType: 'normal' },
+        { resource },
+      );
+      if (stopped) await chargeForStoppedSession(trx, ctx, running.id);
+    });
+  }
   return { state: reply.state.relay, since: reply.state.since, resourceLog: running?.id ?? null };
 }

@@ -25,7 +25,10 @@ export function chargesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       '/charges',
       { schema: { tags, body: ChargeCreate, response: { 201: ChargeRecord } } },
       async (request, reply) => {
-        const row = await createCharge(ctx.db, requireAdmin(request), request.body, ctx.clock.now());
+        const caller = requireAdmin(request);
+        const row = await ctx.events.transaction((trx) =>
+          createCharge(trx, caller, request.body, ctx.clock.now()),
+        );
         return reply.code(201).send(chargeRecord(row));
       },
     );

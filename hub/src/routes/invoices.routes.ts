@@ -18,6 +18,7 @@ import {
   visibleInvoices,
 } from '../billing/invoices.js';
 import type { HubContext } from '../context.js';
+import { emitInvoice } from '../webhooks/emitters.js';
 import { updateLocked } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { likePattern, orderParam, pageParams, sendPage } from '../http/list.js';
@@ -40,9 +41,7 @@ export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags, body: InvoiceCreate, response: { 201: InvoiceRecord } } },
       async (request, reply) => {
         const caller = requireAdmin(request);
-        const row = await ctx.db
-          .transaction()
-          .execute((trx) =>
+        const row = await ctx.events.transaction((trx) =>
             createInvoice(trx, caller.accountId, request.body, ctx.clock.now(), caller.memberId),
           );
         return reply.code(201).send(await invoiceRecord(ctx.db, row));
@@ -82,7 +81,10 @@ export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const row = await findInvoice(ctx.db, caller, request.params.invoiceId);
         const { lockVersion, ...fields } = request.body;
         const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-        await updateLocked(ctx.db, 'invoices', row.id, lockVersion, values, caller.memberId);
+        await ctx.events.transaction(async (trx) => {
+          await updateLocked(trx, 'invoices', row.id, lockVersion, values, caller.memberId);
+          await emitInvoice(trx, 'invoice_updated', row);
+        });
         return invoiceRecord(ctx.db, await findInvoice(ctx.db, caller, row.id));
       },
     );
@@ -92,9 +94,7 @@ export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags, params: IdParams, body: InvoiceCancel, response: { 200: z.object({}) } } },
       async (request) => {
         const caller = requireAdmin(request);
-        await ctx.db
-          .transaction()
-          .execute((trx) => cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion));
+        await ctx.events.transaction((trx) => cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion));
         return {};
       },
     );

@@ -34,6 +34,7 @@ import {
   visiblePackages,
 } from '../billing/packages.js';
 import type { HubContext } from '../context.js';
+import { emitMemberPackage } from '../webhooks/emitters.js';
 import { now, updateLocked } from '../db/crud.js';
 import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
 import { forbidden, unprocessable } from '../http/errors.js';
@@ -427,10 +428,12 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
             })
             .returningAll()
             .executeTakeFirstOrThrow();
+          await emitMemberPackage(trx, 'memberPackage_created', mp);
           // Setup fee, the first period's fee and the first credits right away; the job does the rest.
           await billMemberPackage(trx, mp, today);
           return mp;
         });
+        ctx.events.committed();
         return reply.code(201).send(memberPackageRecord(row));
       },
     );
@@ -482,8 +485,11 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
             ),
             caller.memberId,
           );
-          await billMemberPackage(trx, await findMemberPackage(trx, member.id, row.id), today);
+          const updated = await findMemberPackage(trx, member.id, row.id);
+          await emitMemberPackage(trx, 'memberPackage_updated', updated);
+          await billMemberPackage(trx, updated, today);
         });
+        ctx.events.committed();
         return memberPackageRecord(await findMemberPackage(ctx.db, member.id, row.id));
       },
     );
@@ -495,7 +501,10 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const caller = requireAdmin(request);
         const member = await findMember(ctx.db, caller, request.params.memberId);
         const row = await findMemberPackage(ctx.db, member.id, request.params.memberPackageId);
-        await ctx.db.deleteFrom('member_packages').where('id', '=', row.id).execute();
+        await ctx.events.transaction(async (trx) => {
+          await emitMemberPackage(trx, 'memberPackage_deleted', row);
+          await trx.deleteFrom('member_packages').where('id', '=', row.id).execute();
+        });
         return reply.code(204).send();
       },
     );

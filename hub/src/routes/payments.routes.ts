@@ -67,7 +67,7 @@ export function paymentsRoutes(
         }
         await checkInvoicesOf(ctx.db, member.id, body.invoices);
         const date = body.date ?? localTime(ctx.clock.now(), await spaceTimezone(ctx.db, member.space)).date;
-        const row = await ctx.db.transaction().execute(async (trx) => {
+        const row = await ctx.events.transaction(async (trx) => {
           const stamp = now();
           const payment = await trx
             .insertInto('payments')
@@ -134,7 +134,7 @@ export function paymentsRoutes(
             total: total === undefined ? undefined : formatMoney(parseMoney(total)),
           }).filter(([, v]) => v !== undefined),
         );
-        await ctx.db.transaction().execute(async (trx) => {
+        await ctx.events.transaction(async (trx) => {
           await updateLocked(trx, 'payments', row.id, lockVersion, values, caller.memberId);
           const reallocate = invoices !== undefined || total !== undefined || state !== row.state;
           if (!reallocate) return;
@@ -150,7 +150,7 @@ export function paymentsRoutes(
     app.delete('/payments/:paymentId', { schema: { tags, params: IdParams } }, async (request, reply) => {
       const caller = requireAdmin(request);
       const row = await findPayment(ctx.db, caller, request.params.paymentId);
-      await ctx.db.transaction().execute(async (trx) => {
+      await ctx.events.transaction(async (trx) => {
         await releasePayment(trx, row.id);
         await trx.deleteFrom('payments').where('id', '=', row.id).execute();
       });

@@ -111,7 +111,10 @@ export function resourceLogsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
               unknownMember: true,
             });
         }
-        const row = await insertLog(ctx.db, {
+        const row = await ctx.events.transaction((trx) =>
+          insertLog(
+            trx,
+            {
           account: resource.account,
           resource: resource.id,
           type: body.type,
@@ -124,7 +127,10 @@ export function resourceLogsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           metadata: body.metadata ?? null,
           idleDurationSeconds: body.idleDurationSeconds ?? null,
           updatedBy: caller.memberId,
-        });
+            },
+            { resource },
+          ),
+        );
         return reply.code(201).send(resourceLogRecord(row));
       },
     );

@@ -28,6 +28,7 @@ import {
   visibleResources,
 } from '../resources/resources.js';
 import { switchOff, switchOn } from '../resources/switch-on.js';
+import { emitBridge, emitResource } from '../webhooks/emitters.js';
 import type { Caller } from '../http/auth.js';
 
 const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
@@ -119,7 +120,11 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags: ['resources'], body: ResourceCreate, response: { 201: ResourceRecord } } },
       async (request, reply) => {
         const caller = requireAdmin(request);
-        const row = await insertResource(ctx, caller, request.body);
+        const row = await ctx.events.transaction(async (trx) => {
+          const created = await insertResource({ ...ctx, db: trx }, caller, request.body);
+          await emitResource(trx, 'resource_created', created);
+          return created;
+        });
         return reply.code(201).send((await records(caller, [row], []))[0]);
       },
     );
@@ -156,7 +161,11 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const row = await findResource(ctx.db, caller, request.params.resourceId);
         const { lockVersion, ...fields } = request.body;
         const values = await resourceColumns(ctx, row.account, fields);
-        await updateLocked(ctx.db, 'resources', row.id, lockVersion, values, caller.memberId);
+        await ctx.events.transaction(async (trx) => {
+          await updateLocked(trx, 'resources', row.id, lockVersion, values, caller.memberId);
+          const updated = await trx.selectFrom('resources').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+          await emitResource(trx, 'resource_updated', updated);
+        });
         await configChanged(row.id);
         return (await records(caller, [await findResource(ctx.db, caller, row.id)], []))[0];
       },
@@ -168,7 +177,13 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const row = await findResource(ctx.db, caller, request.params.resourceId);
-        await ctx.db.deleteFrom('resources').where('id', '=', row.id).execute();
+        await ctx.events.transaction(async (trx) => {
+          const bridge = await findBridge(trx, row.id);
+          // Events first: their details read the resource, which is gone after the delete.
+          if (bridge) await emitBridge(trx, 'bridge_deleted', bridge, row);
+          await emitResource(trx, 'resource_deleted', row);
+          await trx.deleteFrom('resources').where('id', '=', row.id).execute();
+        });
         // The bridge row goes with the resource (its key is revoked); its agent is cut off now.
         await ctx.bridges.forget(row.id);
         return reply.code(204).send();
@@ -207,12 +222,15 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const body = request.body ?? {};
         const existing = await findBridge(ctx.db, row.id);
         if (!existing) {
-          await createBridge(ctx.db, ctx.tokens, {
-            resource: row.id,
-            account: row.account,
-            createdBy: caller.memberId,
-            serialNumber: body.serialNumber,
-            heartbeatInterval: body.heartbeatInterval,
+          await ctx.events.transaction(async (trx) => {
+            const created = await createBridge(trx, ctx.tokens, {
+              resource: row.id,
+              account: row.account,
+              createdBy: caller.memberId,
+              serialNumber: body.serialNumber,
+              heartbeatInterval: body.heartbeatInterval,
+            });
+            await emitBridge(trx, 'bridge_created', created.row, row);
           });
         } else {
           const changes: Record<string, unknown> = {};
@@ -241,7 +259,12 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const row = await findResource(ctx.db, caller, request.params.resourceId);
-        await ctx.db.deleteFrom('bridges').where('resource', '=', row.id).execute();
+        await ctx.events.transaction(async (trx) => {
+          const bridge = await findBridge(trx, row.id);
+          if (!bridge) return;
+          await trx.deleteFrom('bridges').where('resource', '=', row.id).execute();
+          await emitBridge(trx, 'bridge_deleted', bridge, row);
+        });
         await ctx.bridges.forget(row.id);
         return reply.code(204).send();
       },

@@ -8,6 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
+import { emitMemberTraining } from '../webhooks/emitters.js';
 import { now } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { conflict, unprocessable } from '../http/errors.js';
@@ -204,7 +205,8 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           throw unprocessable('untilDate must not be before fromDate', { invalidRange: true });
         }
         const at = now();
-        const row = await ctx.db
+        const row = await ctx.events.transaction(async (trx) => {
+          const created = await trx
           .insertInto('member_trainings')
           .values({
             account: member.account,
@@ -220,6 +222,9 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
+          await emitMemberTraining(trx, 'memberTraining_created', created);
+          return created;
+        });
         return reply.code(201).send(memberTrainingRecord(row));
       },
     );
@@ -242,7 +247,10 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
         const row = await findMemberTraining(ctx.db, member.id, request.params.trainingId);
         requireAdmin(request);
-        await ctx.db.deleteFrom('member_trainings').where('id', '=', row.id).execute();
+        await ctx.events.transaction(async (trx) => {
+          await trx.deleteFrom('member_trainings').where('id', '=', row.id).execute();
+          await emitMemberTraining(trx, 'memberTraining_deleted', row);
+        });
         return reply.code(204).send();
       },
     );

@@ -6,6 +6,8 @@ import { bool, defined, now, updateLocked } from '../db/crud.js';
 import type { BookingsTable, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../http/auth.js';
 import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import { chargeForBooking } from '../billing/charges.js';
+import { emitBooking } from '../webhooks/emitters.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
@@ -215,11 +217,11 @@ export async function createBooking(
   const space = await spaceOf(ctx.db, resource);
   const slot = { from: new Date(input.fromDateTime), until: new Date(input.untilDateTime) };
   await checkTimes(ctx.db, space, slot, privileged, ctx.clock.now());
-  return withResourceLock(ctx, resource.id, async (db) => {
+  const created = await withResourceLock(ctx, resource.id, async (db) => {
     await checkOverlap(db, resource.id, slot, null);
     if (!privileged) await checkLimits(db, space, memberId, slot, null);
     const at = now();
-    return db
+    const row = await db
       .insertInto('bookings')
       .values({
         account: resource.account,
@@ -235,7 +237,16 @@ export async function createBooking(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // The booking fee is charged with the booking (once; chargeForBooking marks it charged).
+    if (Number(resource.pricePerBooking) > 0) {
+      await chargeForBooking(db, ctx, row.id);
+    }
+    const booking = await db.selectFrom('bookings').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    await emitBooking(db, 'booking_created', booking);
+    return booking;
   });
+  ctx.events.committed();
+  return created;
 }
 
 export interface BookingChange {
@@ -291,7 +302,10 @@ export async function updateBooking(ctx: HubContext, caller: Caller, id: number,
   });
   const needsChecks = state === 'confirmed' && (timesChanged || current.state !== 'confirmed');
   if (!needsChecks) {
-    await updateLocked(ctx.db, 'bookings', id, change.lockVersion, values, caller.memberId);
+    await ctx.events.transaction(async (trx) => {
+      await updateLocked(trx, 'bookings', id, change.lockVersion, values, caller.memberId);
+      await emitBooking(trx, 'booking_updated', await findBooking(trx, caller, id));
+    });
     return findBooking(ctx.db, caller, id);
   }
   const slot = { from: new Date(fromDateTime), until: new Date(untilDateTime) };
@@ -299,6 +313,8 @@ export async function updateBooking(ctx: HubContext, caller: Caller, id: number,
   await withResourceLock(ctx, resource.id, async (db) => {
     await checkOverlap(db, resource.id, slot, id);
     await updateLocked(db, 'bookings', id, change.lockVersion, values, caller.memberId);
+    await emitBooking(db, 'booking_updated', await findBooking(db, caller, id));
   });
+  ctx.events.committed();
   return findBooking(ctx.db, caller, id);
 }

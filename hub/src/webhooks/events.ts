@@ -6,8 +6,11 @@ import { now, parseJson } from '../db/crud.js';
 export interface EventInput {
   account: number;
   type: WebhookEventType;
-  /** Fabman's details of the type, e.g. `{member}` or `{booking, resource, member}`: API records. */
-  details: Record<string, unknown>;
+  /**
+   * Fabman's details of the type, e.g. `{member}` or `{booking, resource, member}`: API records.
+   * A function is called only when some webhook wants the event (keeps hot paths cheap).
+   */
+  details: Record<string, unknown> | (() => Promise<Record<string, unknown>>);
 }
 
 /** The category a webhook subscribes to for this type: the part before `_` (none for `test`). */
@@ -35,7 +38,8 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
   const targets = hooks.filter((h) => parseJson<string[]>(h.categories)?.includes(category));
   if (targets.length === 0) return null;
   const createdAt = now();
-  const event = await insertEvent(trx, input, createdAt);
+  const details = typeof input.details === 'function' ? await input.details() : input.details;
+  const event = await insertEvent(trx, { ...input, details }, createdAt);
   await trx
     .insertInto('webhook_deliveries')
     .values(
@@ -53,7 +57,11 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
   return event;
 }
 
-export async function insertEvent(db: Db, input: EventInput, createdAt = now()): Promise<number> {
+export async function insertEvent(
+  db: Db,
+  input: EventInput & { details: Record<string, unknown> },
+  createdAt = now(),
+): Promise<number> {
   const row = await db
     .insertInto('webhook_events')
     .values({ account: input.account, type: input.type, details: JSON.stringify(input.details), createdAt })
