@@ -21,6 +21,8 @@ import { trainingRoutes } from './routes/training.routes.js';
 import { chargesRoutes } from './routes/charges.routes.js';
 import { invoicesRoutes } from './routes/invoices.routes.js';
 import { jobsRoutes } from './routes/jobs.routes.js';
+import { keysRoutes } from './routes/keys.routes.js';
+import { refreshConfigsAfterWrites } from './keys/offline-keys.js';
 import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
 
@@ -49,6 +51,8 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   app.decorateRequest('caller', null);
   registerBodyParsers(app, 1024 * 1024);
   registerErrorHandler(app);
+  // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
+  refreshConfigsAfterWrites(app, ctx);
 
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config?.public) return;
@@ -114,6 +118,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(invoicesRoutes(ctx));
       await api.register(paymentsRoutes(ctx));
       await api.register(jobsRoutes(ctx));
+      await api.register(keysRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -1,5 +1,6 @@
 import type { BridgeConfig } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
+import { offlineKeysFor } from '../keys/offline-keys.js';
 
 /** The retained config a bridge works from, also while the hub is away (DESIGN 7). */
 export async function bridgeConfigFor(ctx: HubContext, resourceId: number): Promise<BridgeConfig | null> {
@@ -8,6 +9,11 @@ export async function bridgeConfigFor(ctx: HubContext, resourceId: number): Prom
     .innerJoin('bridges', 'bridges.resource', 'resources.id')
     .select([
       'resources.name',
+      'resources.account',
+      'resources.space',
+      'resources.type',
+      'resources.state',
+      'resources.requiresTraining',
       'resources.controlType',
       'resources.pulseSeconds',
       'resources.maxOfflineUsage',
@@ -19,6 +25,7 @@ export async function bridgeConfigFor(ctx: HubContext, resourceId: number): Prom
     .where('resources.id', '=', resourceId)
     .executeTakeFirst();
   if (!row) return null;
+  const offlineKeys = await offlineKeysFor(ctx.db, { id: resourceId, ...row }, ctx.clock.now());
   const controlType =
     (['machine', 'door', 'pos', 'other'] as const).find((t) => t === row.controlType) ?? 'other';
   return {
@@ -27,7 +34,7 @@ export async function bridgeConfigFor(ctx: HubContext, resourceId: number): Prom
     controlType,
     pulseSeconds: row.pulseSeconds,
     maxOfflineUsage: row.maxOfflineUsage ?? 0,
-    offlineKeys: [],
+    offlineKeys,
     codeMode: row.codeMode === 'totp' ? 'totp' : 'static',
     heartbeatInterval: row.heartbeatInterval,
     // A TOTP resource's agent shows the current code on its display, so it needs the secret;

@@ -2,6 +2,8 @@ import type { BridgeMessage, LogItem, UpTopicName } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { type Db, now } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
+import { answerTap } from '../keys/card-access.js';
+import { keyByCard } from '../keys/member-keys.js';
 import { insertLogOnce, stopLog } from '../resources/resource-logs.js';
 import type { BridgeBroker } from './bridge-broker.js';
 
@@ -32,7 +34,10 @@ export async function ingestLogs(
           account: resource.account,
           resource: resource.id,
           type: item.type,
-          member: await memberOf(trx, resource.account, item.memberId),
+          // Offline decisions name the card, not the member: the hub knows whose it is.
+          member:
+            (await memberOf(trx, resource.account, item.memberId)) ??
+            (item.keys ? ((await keyByCard(trx, resource.account, item.keys))?.member ?? null) : null),
           createdAt: item.createdAt,
           stoppedAt: item.stoppedAt ?? null,
           stopType: item.stopType ?? null,
@@ -144,10 +149,9 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
       if (ids) await broker.publish(resourceId, 'logs/ack', { ids });
     },
     async access(resourceId, message) {
-      ctx.logger.info(
-        { resourceId, request: message.id },
-        'card access over MQTT is not handled by this hub version',
-      );
+      // A card tap (DESIGN 7): decided, logged, answered with the request's id.
+      const reply = await answerTap(ctx, resourceId, message);
+      if (reply) await broker.publish(resourceId, 'access/reply', reply);
     },
   };
 

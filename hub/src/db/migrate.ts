@@ -5,6 +5,7 @@ import { resources } from './migrations/0002-resources.js';
 import { spaces } from './migrations/0003-spaces.js';
 import { webhooks } from './migrations/0004-webhooks.js';
 import { billing } from './migrations/0005-billing.js';
+import { keys } from './migrations/0006-keys.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -14,6 +15,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0003-spaces': spaces(dialect),
     '0004-webhooks': webhooks(dialect),
     '0005-billing': billing(dialect),
+    '0006-keys': keys(dialect),
   };
 }
 

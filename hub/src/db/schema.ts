@@ -522,3 +522,33 @@ export interface Database {
   member_trainings: MemberTrainingsTable;
   bookings: BookingsTable;
 }
+
+// ---- keys (migration 0006) ----
+
+export interface MemberKeysTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  type: string;
+  token: string;
+  state: Generated<string>;
+}
+
+export interface KeyAssignmentsTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  resource: number | null;
+  state: Generated<string>;
+  expiresAt: string;
+  keyType: string | null;
+  keyToken: string | null;
+  assignedAt: string | null;
+  createdAt: string;
+  createdBy: number | null;
+}
+
+export interface Database {
+  member_keys: MemberKeysTable;
+  key_assignments: KeyAssignmentsTable;
+}

@@ -102,6 +102,9 @@ export interface MemberListQuery {
   space?: number;
   emailAddress?: string;
   memberNumber?: string;
+  /** Find a member by key card (Fabman's filter); the token is upper-case hex. */
+  keyType?: string;
+  keyToken?: string;
   orderBy: string;
   order: 'asc' | 'desc';
 }
@@ -114,6 +117,12 @@ export function filteredMembers(db: Db, caller: Caller, query: MemberListQuery) 
   if (query.space) base = base.where('space', '=', query.space);
   if (query.emailAddress) base = base.where('emailKey', '=', query.emailAddress.toLowerCase());
   if (query.memberNumber) base = base.where('memberNumber', '=', query.memberNumber);
+  if (query.keyType || query.keyToken) {
+    let keys = db.selectFrom('member_keys').select('member');
+    if (query.keyType) keys = keys.where('type', '=', query.keyType);
+    if (query.keyToken) keys = keys.where('token', '=', query.keyToken.toUpperCase());
+    base = base.where('members.id', 'in', keys);
+  }
   if (query.q) {
     const pattern = likePattern(query.q);
     base = base.where((eb) =>

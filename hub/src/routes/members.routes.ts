@@ -1,4 +1,13 @@
-import { Id, MemberCreate, MemberPrivileges, MemberRecord, MemberUpdate, UserMe } from '@makerspace/shared';
+import {
+  Id,
+  KeyToken,
+  KeyType,
+  MemberCreate,
+  MemberPrivileges,
+  MemberRecord,
+  MemberUpdate,
+  UserMe,
+} from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
@@ -27,6 +36,8 @@ const ListQuery = z.object({
   space: Id.optional(),
   emailAddress: z.string().optional(),
   memberNumber: z.string().optional(),
+  keyType: KeyType.optional(),
+  keyToken: KeyToken.optional(),
   orderBy: z
     .enum(['id', 'firstName', 'lastName', 'memberNumber', 'emailAddress', 'createdAt', 'updatedAt'])
     .default('id'),

@@ -4,3 +4,4 @@ export * from './resources.js';
 export * from './webhooks.js';
 export * from './spaces.js';
 export * from './billing.js';
+export * from './keys.js';

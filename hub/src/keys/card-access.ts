@@ -1,0 +1,204 @@
+import type { AccessReply, AccessRequest, DenyReason, KeyRead } from '@makerspace/shared';
+import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.js';
+import { chargeForStoppedSession } from '../billing/charges.js';
+import type { HubContext } from '../context.js';
+import type { Db } from '../db/crud.js';
+import { insertLog, stopLog } from '../resources/resource-logs.js';
+import { claimAssignment } from './key-assignments.js';
+import { keyByCard } from './member-keys.js';
+import { refreshBridgeConfigs } from './offline-keys.js';
+
+/** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
+export const UNKNOWN_KEY_LIMIT = 10;
+export const UNKNOWN_KEY_WINDOW_MS = 60_000;
+
+const memberRef = (m: MemberRow) => ({ id: m.id, name: `${m.firstName} ${m.lastName ?? ''}`.trim() });
+
+/** A session id is the hub's log id, or the client id of a log the agent made itself (offline). */
+async function runningSessionLog(db: Db, resource: number, sessionId: string) {
+  const query = db
+    .selectFrom('resource_logs')
+    .select(['id', 'member'])
+    .where('resource', '=', resource)
+    .where('type', '=', 'allowed')
+    .where('stoppedAt', 'is', null);
+  return /^[1-9][0-9]{0,15}$/.test(sessionId)
+    ? query.where('id', '=', Number(sessionId)).executeTakeFirst()
+    : query.where('clientId', '=', sessionId).executeTakeFirst();
+}
+
+/**
+ * A card tap at a bridge (`access`, DESIGN 5 and 7): finds the card's member in the resource's
+ * account, lets the policy decide, writes the resource log and answers in Fabman's bridge access
+ * shape. Unknown cards may complete a pending key assignment; a tap by the member of the running
+ * machine session stops it; another allowed member takes the machine over. Denials never touch
+ * the running session. Answers null when the resource is gone.
+ */
+export async function answerTap(
+  ctx: HubContext,
+  resourceId: number,
+  request: AccessRequest,
+): Promise<AccessReply | null> {
+  const resource = await ctx.db
+    .selectFrom('resources')
+    .selectAll()
+    .where('id', '=', resourceId)
+    .executeTakeFirst();
+  if (!resource) return null;
+  const at = ctx.clock.now();
+  const stamp = at.toISOString();
+  const cards = request.keys;
+  const metadata = { keys: cards.map((k) => ({ type: k.type, token: k.token })) };
+  const base = { account: resource.account, resource: resource.id, createdAt: stamp, metadata };
+
+  const key = await keyByCard(ctx.db, resource.account, cards);
+  if (!key) return { ...(await unknownCard(ctx, resource, cards[0], at, base)), id: request.id };
+
+  const member = await ctx.db
+    .selectFrom('members')
+    .selectAll()
+    .where('id', '=', key.member)
+    .executeTakeFirstOrThrow();
+  const running =
+    request.currentSession && resource.controlType !== 'door'
+      ? await runningSessionLog(ctx.db, resource.id, request.currentSession.id)
+      : undefined;
+
+  // The session's own member ends it with a tap, whatever the rules say now (never trap a machine on).
+  if (running && running.member === member.id) {
+    await ctx.events.transaction(async (trx) => {
+      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'normal' })) {
+        await chargeForStoppedSession(trx, ctx, running.id);
+      }
+    });
+    return {
+      id: request.id,
+      type: 'allowed',
+      sessionId: request.currentSession?.id,
+      stopped: true,
+      member: memberRef(member),
+    };
+  }
+
+  const decision = await ctx.policy.decide({ db: ctx.db, resource, member, key, at });
+  if (!decision.allowed) {
+    await ctx.events.transaction((trx) =>
+      insertLog(trx, {
+        ...base,
+        type: 'denied',
+        member: member.id,
+        stoppedAt: stamp,
+        reason: decision.reason,
+      }),
+    );
+    return deniedReply(request.id, decision.reason, decision.message, member);
+  }
+
+  const door = resource.controlType === 'door';
+  const log = await ctx.events.transaction(async (trx) => {
+    if (running) {
+      // Takeover: the other member's session ends now, this member's begins.
+      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'takeover' })) {
+        await chargeForStoppedSession(trx, ctx, running.id);
+      }
+    }
+    return insertLog(trx, {
+      ...base,
+      type: 'allowed',
+      member: member.id,
+      // Doors: the session is opened and closed at once.
+      stoppedAt: door ? stamp : null,
+      stopType: door ? 'normal' : null,
+    });
+  });
+  return {
+    id: request.id,
+    type: 'allowed',
+    sessionId: String(log.id),
+    maxDuration: door ? null : decision.maxDuration,
+    stopped: door,
+    member: memberRef(member),
+  };
+}
+
+function deniedReply(id: string, reason: DenyReason, message: string, member: MemberRow | null): AccessReply {
+  return {
+    id,
+    type: 'denied',
+    reason,
+    messages: [message],
+    member: member ? memberRef(member) : null,
+  };
+}
+
+/** An unknown card: a pending key assignment takes it; otherwise denied, and counted against guessing. */
+async function unknownCard(
+  ctx: HubContext,
+  resource: ResourceRow,
+  card: KeyRead,
+  at: Date,
+  base: { account: number; resource: number; createdAt: string; metadata: Record<string, unknown> },
+): Promise<AccessReply> {
+  const assigned = await ctx.events
+    .transaction(async (trx) => {
+      const assignment = await claimAssignment(trx, resource.id, card, at);
+      if (!assignment) return null;
+      const member = await trx
+        .selectFrom('members')
+        .selectAll()
+        .where('id', '=', assignment.member)
+        .executeTakeFirstOrThrow();
+      // One key per member: the new card replaces the old one.
+      await trx.deleteFrom('member_keys').where('member', '=', member.id).execute();
+      await trx
+        .insertInto('member_keys')
+        .values({
+          account: member.account,
+          member: member.id,
+          type: card.type,
+          token: card.token,
+          state: 'active',
+          createdAt: base.createdAt,
+          updatedAt: base.createdAt,
+          updatedBy: assignment.createdBy,
+        })
+        .execute();
+      await insertLog(trx, { ...base, type: 'keyAssigned', member: member.id, stoppedAt: base.createdAt });
+      return member;
+    })
+    .catch((err) => {
+      // Another tap won the same card or assignment at the same moment: treat as unknown.
+      ctx.logger.warn({ err, resourceId: resource.id }, 'key assignment failed');
+      return null;
+    });
+  if (assigned) {
+    ctx.caches.counts.touch('members');
+    void refreshBridgeConfigs(ctx, resource.account);
+    return {
+      id: '',
+      type: 'message',
+      member: memberRef(assigned),
+      messages: [`Key assigned to ${memberRef(assigned).name}`],
+    };
+  }
+
+  const since = new Date(at.getTime() - UNKNOWN_KEY_WINDOW_MS).toISOString();
+  const reason = await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('access_attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('resource', '=', resource.id)
+      .where('kind', '=', 'unknownKey')
+      .where('at', '>', since)
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('access_attempts')
+      .values({ resource: resource.id, member: null, kind: 'unknownKey', at: base.createdAt })
+      .execute();
+    return Number(row.n) >= UNKNOWN_KEY_LIMIT ? ('tooManyAttempts' as const) : ('unknownKey' as const);
+  });
+  await ctx.events.transaction((trx) =>
+    insertLog(trx, { ...base, type: 'denied', member: null, stoppedAt: base.createdAt, reason }),
+  );
+  return deniedReply('', reason, denyMessage(reason), null);
+}

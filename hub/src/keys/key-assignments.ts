@@ -1,0 +1,118 @@
+import type { KeyAssignmentRecord, KeyType } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { KeyAssignmentsTable } from '../db/schema.js';
+import type { Caller } from '../http/auth.js';
+import { notFound, unprocessable } from '../http/errors.js';
+
+export type KeyAssignmentRow = Selectable<KeyAssignmentsTable>;
+
+/** How long an assignment waits for a card (spec 4.3: "the next ~15 seconds"). */
+export const ASSIGNMENT_WINDOW_MS = 15_000;
+
+export function keyAssignmentRecord(row: KeyAssignmentRow, at: Date): KeyAssignmentRecord {
+  const state =
+    row.state === 'assigned' ? 'assigned' : row.expiresAt <= at.toISOString() ? 'expired' : 'pending';
+  return {
+    id: row.id,
+    account: row.account,
+    member: row.member,
+    resource: row.resource,
+    state,
+    expiresAt: row.expiresAt,
+    key: row.keyType && row.keyToken ? { type: row.keyType as KeyType, token: row.keyToken } : null,
+    assignedAt: row.assignedAt,
+    createdAt: row.createdAt,
+  };
+}
+
+/** Assignments are admin business: the caller's account (superusers: any). */
+export async function findKeyAssignment(db: Db, caller: Caller, id: number): Promise<KeyAssignmentRow> {
+  let query = db.selectFrom('key_assignments').selectAll().where('id', '=', id);
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  const row = await query.executeTakeFirst();
+  if (!row) throw notFound('Key assignment');
+  return row;
+}
+
+/** The resource must be one of the member's account; a missing one is 422, like other references. */
+export async function checkResource(db: Db, account: number, resource: number | null | undefined) {
+  if (resource === null || resource === undefined) return;
+  const row = await db
+    .selectFrom('resources')
+    .select('id')
+    .where('id', '=', resource)
+    .where('account', '=', account)
+    .executeTakeFirst();
+  if (!row) throw unprocessable('No such resource in this account', { unknownResource: true });
+}
+
+export async function createKeyAssignment(
+  db: Db,
+  input: { account: number; member: number; resource: number | null; createdBy: number },
+  at: Date,
+): Promise<KeyAssignmentRow> {
+  return db
+    .insertInto('key_assignments')
+    .values({
+      ...input,
+      state: 'pending',
+      expiresAt: new Date(at.getTime() + ASSIGNMENT_WINDOW_MS).toISOString(),
+      createdAt: at.toISOString(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Fabman's second step names the resource; the window starts again, as the member walks to the reader now. */
+export async function setAssignmentResource(
+  db: Db,
+  row: KeyAssignmentRow,
+  resource: number,
+  at: Date,
+): Promise<KeyAssignmentRow> {
+  if (row.state === 'assigned') {
+    throw unprocessable('This key assignment is finished already', { assignmentFinished: true });
+  }
+  return db
+    .updateTable('key_assignments')
+    .set({
+      resource,
+      state: 'pending',
+      expiresAt: new Date(at.getTime() + ASSIGNMENT_WINDOW_MS).toISOString(),
+    })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Claims the newest pending assignment waiting at this resource for the tapped card. The
+ * conditional update makes exactly one tap win, also across hub processes.
+ */
+export async function claimAssignment(
+  db: Db,
+  resource: number,
+  card: { type: string; token: string },
+  at: Date,
+): Promise<KeyAssignmentRow | undefined> {
+  const candidates = await db
+    .selectFrom('key_assignments')
+    .selectAll()
+    .where('resource', '=', resource)
+    .where('state', '=', 'pending')
+    .where('expiresAt', '>', at.toISOString())
+    .orderBy('id', 'desc')
+    .execute();
+  for (const candidate of candidates) {
+    const claimed = await db
+      .updateTable('key_assignments')
+      .set({ state: 'assigned', keyType: card.type, keyToken: card.token, assignedAt: at.toISOString() })
+      .where('id', '=', candidate.id)
+      .where('state', '=', 'pending')
+      .returningAll()
+      .executeTakeFirst();
+    if (claimed) return claimed;
+  }
+  return undefined;
+}

@@ -1,0 +1,107 @@
+import type { KeyType, MemberKeyPut, MemberKeyRecord } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import { type Db, isUniqueViolation, now } from '../db/crud.js';
+import type { MemberKeysTable } from '../db/schema.js';
+import { unprocessable } from '../http/errors.js';
+import type { MemberRow } from '../identity/members.js';
+
+export type MemberKeyRow = Selectable<MemberKeysTable>;
+
+export function memberKeyRecord(row: MemberKeyRow): MemberKeyRecord {
+  return {
+    member: row.member,
+    type: row.type as KeyType,
+    token: row.token,
+    state: row.state as MemberKeyRecord['state'],
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+export async function keyOfMember(db: Db, memberId: number): Promise<MemberKeyRow | undefined> {
+  return db.selectFrom('member_keys').selectAll().where('member', '=', memberId).executeTakeFirst();
+}
+
+const duplicateKey = () =>
+  unprocessable('This key card belongs to another member of the account', { duplicateKey: true });
+
+/**
+ * Creates or replaces the member's key (one per member). A token another member of the account
+ * holds is 422 `duplicateKey`, checked first and again by the unique index under races.
+ */
+export async function putMemberKey(
+  db: Db,
+  member: Pick<MemberRow, 'id' | 'account'>,
+  key: MemberKeyPut,
+  updatedBy: number | null,
+): Promise<MemberKeyRow> {
+  const holder = await db
+    .selectFrom('member_keys')
+    .select('member')
+    .where('account', '=', member.account)
+    .where('token', '=', key.token)
+    .executeTakeFirst();
+  if (holder && holder.member !== member.id) throw duplicateKey();
+  const at = now();
+  try {
+    const existing = await keyOfMember(db, member.id);
+    if (existing) {
+      return await db
+        .updateTable('member_keys')
+        .set((eb) => ({
+          type: key.type,
+          token: key.token,
+          state: key.state,
+          lockVersion: eb('lockVersion', '+', 1),
+          updatedAt: at,
+          updatedBy,
+        }))
+        .where('id', '=', existing.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    return await db
+      .insertInto('member_keys')
+      .values({
+        account: member.account,
+        member: member.id,
+        type: key.type,
+        token: key.token,
+        state: key.state,
+        createdAt: at,
+        updatedAt: at,
+        updatedBy,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateKey();
+    throw err;
+  }
+}
+
+export async function deleteMemberKey(db: Db, memberId: number): Promise<boolean> {
+  const result = await db.deleteFrom('member_keys').where('member', '=', memberId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The key (and its member) of a card tapped at a resource of this account; undefined for an unknown card. */
+export async function keyByCard(
+  db: Db,
+  account: number,
+  cards: readonly { type: string; token: string }[],
+): Promise<MemberKeyRow | undefined> {
+  for (const card of cards) {
+    const row = await db
+      .selectFrom('member_keys')
+      .selectAll()
+      .where('account', '=', account)
+      .where('type', '=', card.type)
+      .where('token', '=', card.token.toUpperCase())
+      .executeTakeFirst();
+    if (row) return row;
+  }
+  return undefined;
+}

@@ -1,0 +1,145 @@
+import { MAX_ARRAY_ITEMS, offlineKeyHash } from '@makerspace/shared';
+import type { FastifyInstance } from 'fastify';
+import type { ResourceRow } from '../access/policy.js';
+import type { HubContext } from '../context.js';
+import type { Db } from '../db/crud.js';
+import { spaceTimezone } from '../billing/settings.js';
+import { localDate } from '../spaces/zoned-time.js';
+
+/**
+ * The offline keys of a resource (DESIGN 7): offlineKeyHash of every active key whose member
+ * would be let in ignoring time-based rules: member active, key active, resource active, and an
+ * admin/owner, or an active package permission covering the resource (or its type) plus the
+ * training when the resource requires one. At most MAX_ARRAY_ITEMS (the protocol's limit).
+ */
+export async function offlineKeysFor(
+  db: Db,
+  resource: Pick<ResourceRow, 'id' | 'account' | 'space' | 'type' | 'state' | 'requiresTraining'>,
+  at: Date,
+): Promise<string[]> {
+  if (resource.state !== 'active') return [];
+  const keys = await db
+    .selectFrom('member_keys as k')
+    .innerJoin('members as m', 'm.id', 'k.member')
+    .select(['k.type', 'k.token', 'm.id as member', 'm.privileges', 'm.superuser'])
+    .where('k.account', '=', resource.account)
+    .where('k.state', '=', 'active')
+    .where('m.state', '=', 'active')
+    .orderBy('k.id')
+    .execute();
+  if (keys.length === 0) return [];
+  const today = localDate(at, await spaceTimezone(db, resource.space));
+  const packaged = await db
+    .selectFrom('member_packages as mp')
+    .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
+    .select('mp.member')
+    .distinct()
+    .where('mp.account', '=', resource.account)
+    .where('mp.fromDate', '<=', today)
+    .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', today)]))
+    .where((eb) =>
+      eb.or([
+        eb('pp.type', '=', 'everything'),
+        eb.and([eb('pp.type', '=', 'resource'), eb('pp.resource', '=', resource.id)]),
+        ...(resource.type === null
+          ? []
+          : [eb.and([eb('pp.type', '=', 'resourceType'), eb('pp.resourceType', '=', resource.type)])]),
+      ]),
+    )
+    .execute();
+  const withPackage = new Set(packaged.map((r) => r.member));
+  let trained: Set<number> | null = null;
+  if (resource.requiresTraining) {
+    const rows = await db
+      .selectFrom('member_trainings as t')
+      .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
+      .innerJoin('training_course_resources as r', 'r.course', 'c.id')
+      .select('t.member')
+      .distinct()
+      .where('r.resource', '=', resource.id)
+      .where('c.state', '=', 'active')
+      .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', today)]))
+      .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', today)]))
+      .execute();
+    trained = new Set(rows.map((r) => r.member));
+  }
+  return keys
+    .filter(
+      (k) =>
+        k.privileges === 'admin' ||
+        k.privileges === 'owner' ||
+        k.superuser === 1 ||
+        (withPackage.has(k.member) && (trained === null || trained.has(k.member))),
+    )
+    .slice(0, MAX_ARRAY_ITEMS)
+    .map((k) => offlineKeyHash(k));
+}
+
+/**
+ * Bumps the configVersion of every bridge of the account and republishes their retained configs
+ * (their offline keys may have changed). Calls for an account coalesce: while one runs, the next
+ * waits and runs once more, so the last change always reaches the bridges.
+ */
+export function createConfigRefresher(ctx: HubContext) {
+  const running = new Map<number, Promise<void>>();
+  const again = new Set<number>();
+  async function refreshNow(accountId: number) {
+    const bridges = await ctx.db
+      .selectFrom('bridges')
+      .select('resource')
+      .where('account', '=', accountId)
+      .execute();
+    if (bridges.length === 0) return;
+    await ctx.db
+      .updateTable('bridges')
+      .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
+      .where('account', '=', accountId)
+      .execute();
+    for (const b of bridges) await ctx.bridges.publishConfig(b.resource);
+  }
+  return function refresh(accountId: number): Promise<void> {
+    const current = running.get(accountId);
+    if (current) {
+      again.add(accountId);
+      return current;
+    }
+    const run = (async () => {
+      do {
+        again.delete(accountId);
+        await refreshNow(accountId);
+      } while (again.has(accountId));
+    })().finally(() => running.delete(accountId));
+    running.set(accountId, run);
+    return run;
+  };
+}
+
+const refreshers = new WeakMap<HubContext, (accountId: number) => Promise<void>>();
+
+/** Republishes the configs of every bridge of the account (after keys, members, packages or trainings changed). */
+export function refreshBridgeConfigs(ctx: HubContext, accountId: number): Promise<void> {
+  let refresh = refreshers.get(ctx);
+  if (!refresh) {
+    refresh = createConfigRefresher(ctx);
+    refreshers.set(ctx, refresh);
+  }
+  return refresh(accountId).catch((err) => {
+    ctx.logger.error({ err, accountId }, 'bridge config refresh failed');
+  });
+}
+
+/** Writes under these paths can change who may use a resource, so offline keys may change. */
+const affecting = /^\/api\/v1\/(members|packages|training-courses)(\/|\?|$)/;
+
+/**
+ * Keeps offline keys current without each area remembering to: after any successful write to
+ * members (state, privileges, keys, member packages, trainings), packages (permissions) or
+ * training courses, the caller's account's bridge configs are republished.
+ */
+export function refreshConfigsAfterWrites(app: FastifyInstance, ctx: HubContext): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+    if (reply.statusCode >= 400 || !request.caller || !affecting.test(request.url)) return;
+    void refreshBridgeConfigs(ctx, request.caller.accountId);
+  });
+}

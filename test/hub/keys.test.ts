@@ -1,0 +1,388 @@
+import { randomUUID } from 'node:crypto';
+import { type AccessReply, type BridgeConfig, bridgeTopic, offlineKeyHash } from '@makerspace/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDialect } from '../support/dialects.js';
+import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
+import { startTestHub, type TestHub } from '../support/hub.js';
+
+/** A fake agent that also taps cards and records the access replies and configs it receives. */
+interface CardBridge {
+  agent: FakeAgent;
+  resourceId: number;
+  config(): BridgeConfig | null;
+  tap(token: string, currentSession?: string | null): Promise<AccessReply>;
+}
+
+describeEachDialect('key cards: member keys, key assignments, taps and offline keys', (dialect) => {
+  let t: TestHub;
+  let owner: string;
+  let urls: Awaited<ReturnType<TestHub['listen']>>;
+  const agents: FakeAgent[] = [];
+  let everything: number;
+
+  beforeAll(async () => {
+    t = await startTestHub(dialect);
+    owner = t.owner.token;
+    urls = await t.listen();
+    everything = (await api(owner, 'POST', '/packages', { name: 'Full membership' })).json().id;
+    expect(
+      (await api(owner, 'POST', `/packages/${everything}/permissions`, { type: 'everything' })).statusCode,
+    ).toBe(201);
+  });
+  afterAll(async () => {
+    for (const a of agents) await a.close();
+    await t?.close();
+  });
+
+  const api = (token: string, method: string, url: string, payload?: unknown) =>
+    t.call(token, {
+      method: method as any,
+      url: `/api/v1${url}`,
+      ...(payload === undefined ? {} : { payload: payload as any }),
+    });
+
+  /** A member, by default with the everything package and an em4102 key card. */
+  async function member(options: { token?: string; pkg?: boolean; state?: 'active' | 'locked' } = {}) {
+    const m = (
+      await api(owner, 'POST', '/members', {
+        firstName: 'Kim',
+        lastName: `Card${Math.floor(Math.random() * 1e6)}`,
+        emailAddress: `kim${randomUUID()}@test.example`,
+        ...(options.state ? { state: options.state } : {}),
+      })
+    ).json();
+    let memberPackage: number | null = null;
+    if (options.pkg !== false) {
+      const res = await api(owner, 'POST', `/members/${m.id}/packages`, { package: everything });
+      expect(res.statusCode).toBe(201);
+      memberPackage = res.json().id;
+    }
+    if (options.token) {
+      const res = await api(owner, 'PUT', `/members/${m.id}/key`, { type: 'em4102', token: options.token });
+      expect(res.statusCode).toBe(200);
+    }
+    return { ...m, memberPackage } as {
+      id: number;
+      firstName: string;
+      lastName: string;
+      memberPackage: number | null;
+    };
+  }
+
+  async function bridge(body: Record<string, unknown>): Promise<CardBridge> {
+    const resource = (
+      await api(owner, 'POST', '/resources', { space: t.owner.spaceId, name: 'Reader', ...body })
+    ).json();
+    expect((await api(owner, 'PUT', `/resources/${resource.id}/bridge`, {})).statusCode).toBe(200);
+    const apiKey = (await api(owner, 'GET', `/resources/${resource.id}/bridge/api-key`)).json().apiKey;
+    const agent = await connectFakeAgent(urls.mqttUrl, resource.id, apiKey);
+    agents.push(agent);
+    const replies = new Map<string, AccessReply>();
+    let config: BridgeConfig | null = null;
+    agent.client.on('message', (topic, payload) => {
+      if (topic.endsWith('/access/reply')) {
+        const reply = JSON.parse(payload.toString());
+        replies.set(reply.id, reply);
+      } else if (topic.endsWith('/config') && payload.length > 0) {
+        config = JSON.parse(payload.toString());
+      }
+    });
+    // Subscribing again re-sends the retained config to the listener above.
+    await agent.client.subscribeAsync(
+      [bridgeTopic(resource.id, 'access/reply'), bridgeTopic(resource.id, 'config')],
+      { qos: 1 },
+    );
+    return {
+      agent,
+      resourceId: resource.id,
+      config: () => config,
+      async tap(token, currentSession = null) {
+        const id = randomUUID();
+        await agent.publish('access', {
+          id,
+          keys: [{ type: 'em4102', token }],
+          currentSession: currentSession ? { id: currentSession } : null,
+        });
+        return eventually(() => replies.get(id), 5_000, `access reply to ${token}`);
+      },
+    };
+  }
+
+  const logs = async (resourceId: number) =>
+    (await api(owner, 'GET', `/resource-logs?resource=${resourceId}&limit=1000&order=asc`)).json();
+  const log = async (id: string | number) => (await api(owner, 'GET', `/resource-logs/${id}`)).json();
+
+  describe('member keys', () => {
+    it('puts, reads and deletes the one key of a member; tokens are upper-case hex and unique', async () => {
+      const a = await member();
+      const b = await member();
+      expect((await api(owner, 'GET', `/members/${a.id}/key`)).statusCode).toBe(404);
+      const put = await api(owner, 'PUT', `/members/${a.id}/key`, { type: 'nfca', token: '04a1b2c3' });
+      expect(put.statusCode).toBe(200);
+      expect(put.json()).toMatchObject({ member: a.id, type: 'nfca', token: '04A1B2C3', state: 'active' });
+      expect((await api(owner, 'GET', `/members/${a.id}/key`)).json()).toMatchObject({ token: '04A1B2C3' });
+
+      // Replacing keeps one key per member.
+      const again = await api(owner, 'PUT', `/members/${a.id}/key`, {
+        type: 'em4102',
+        token: '0A0B0C0D0E',
+        state: 'inactive',
+      });
+      expect(again.json()).toMatchObject({ type: 'em4102', token: '0A0B0C0D0E', state: 'inactive' });
+
+      for (const bad of [
+        { type: 'em4102', token: 'XYZ' },
+        { type: 'em4102', token: '' },
+        { type: 'magstripe', token: 'AB' },
+        { type: 'em4102' },
+      ]) {
+        expect((await api(owner, 'PUT', `/members/${b.id}/key`, bad)).statusCode).toBe(400);
+      }
+      expect((await api(owner, 'GET', `/members/${b.id}/key`)).statusCode).toBe(404);
+      const dup = await api(owner, 'PUT', `/members/${b.id}/key`, { type: 'em4102', token: '0a0b0c0d0e' });
+      expect(dup.statusCode).toBe(422);
+      expect(dup.json().data).toEqual({ duplicateKey: true });
+      expect((await api(owner, 'GET', `/members/${b.id}/key`)).statusCode).toBe(404);
+
+      expect((await api(owner, 'DELETE', `/members/${a.id}/key`)).statusCode).toBe(204);
+      expect((await api(owner, 'GET', `/members/${a.id}/key`)).statusCode).toBe(404);
+      expect((await api(owner, 'DELETE', `/members/${a.id}/key`)).statusCode).toBe(404);
+      // Now the card is free for b.
+      expect(
+        (await api(owner, 'PUT', `/members/${b.id}/key`, { type: 'em4102', token: '0A0B0C0D0E' })).statusCode,
+      ).toBe(200);
+    });
+
+    it('lets a member read their own key only, and only admins change keys', async () => {
+      const a = await member({ token: 'A1A1A1A1' });
+      const b = await member({ token: 'B1B1B1B1' });
+      const key = (await api(owner, 'POST', '/api-keys', { member: a.id })).json();
+      const token = (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token;
+      expect((await api(token, 'GET', `/members/${a.id}/key`)).json()).toMatchObject({ token: 'A1A1A1A1' });
+      expect((await api(token, 'GET', `/members/${b.id}/key`)).statusCode).toBe(404);
+      expect(
+        (await api(token, 'PUT', `/members/${a.id}/key`, { type: 'em4102', token: 'C1' })).statusCode,
+      ).toBe(403);
+      expect((await api(token, 'DELETE', `/members/${a.id}/key`)).statusCode).toBe(403);
+      expect((await api(owner, 'GET', `/members/${a.id}/key`)).json().token).toBe('A1A1A1A1');
+
+      const other = await t.newAccount('Other space', `other${randomUUID()}@test.example`);
+      expect((await api(other.token, 'GET', `/members/${a.id}/key`)).statusCode).toBe(404);
+      expect(
+        (await api(other.token, 'PUT', `/members/${a.id}/key`, { type: 'em4102', token: 'D1' })).statusCode,
+      ).toBe(404);
+    });
+
+    it('finds the holder of a card with keyType and keyToken', async () => {
+      const a = await member({ token: '00AABBCCDD' });
+      const find = (q: string) => api(owner, 'GET', `/members?${q}`);
+      const hit = await find('keyType=em4102&keyToken=00aabbccdd');
+      expect(hit.json().map((m: any) => m.id)).toEqual([a.id]);
+      expect(hit.headers['x-total-count']).toBe('1');
+      expect((await find('keyToken=00AABBCCDD')).json().map((m: any) => m.id)).toEqual([a.id]);
+      expect((await find('keyType=nfca&keyToken=00AABBCCDD')).json()).toEqual([]);
+      expect((await find('keyToken=not-hex')).statusCode).toBe(400);
+      expect((await api(owner, 'DELETE', `/members/${a.id}/key`)).statusCode).toBe(204);
+      const gone = await find('keyType=em4102&keyToken=00aabbccdd');
+      expect(gone.json()).toEqual([]);
+      expect(gone.headers['x-total-count']).toBe('0');
+    });
+  });
+
+  describe('taps at a door', () => {
+    let door: CardBridge;
+    let ada: Awaited<ReturnType<typeof member>>;
+    beforeAll(async () => {
+      door = await bridge({ name: 'Front door', controlType: 'door' });
+      ada = await member({ token: '1111111111' });
+    });
+
+    it('opens for a member with a key and a package, and logs allowed', async () => {
+      const reply = await door.tap('1111111111');
+      expect(reply).toMatchObject({ type: 'allowed', stopped: true, member: { id: ada.id } });
+      const entry = await log(reply.sessionId!);
+      expect(entry).toMatchObject({
+        type: 'allowed',
+        member: ada.id,
+        resource: door.resourceId,
+        stopType: 'normal',
+      });
+      expect(entry.stoppedAt).toBe(entry.createdAt);
+    });
+
+    it('denies unknown cards, locked members, inactive keys and members without a package, with a log each', async () => {
+      const locked = await member({ token: '2222222222', state: 'locked' });
+      const inactive = await member();
+      await api(owner, 'PUT', `/members/${inactive.id}/key`, {
+        type: 'em4102',
+        token: '3333333333',
+        state: 'inactive',
+      });
+      const unpaid = await member({ token: '4444444444', pkg: false });
+      const cases: [string, string, number | null][] = [
+        ['9999999999', 'unknownKey', null],
+        ['2222222222', 'memberInactive', locked.id],
+        ['3333333333', 'keyInactive', inactive.id],
+        ['4444444444', 'noPackage', unpaid.id],
+      ];
+      for (const [token, reason, memberId] of cases) {
+        const before = (await logs(door.resourceId)).length;
+        const reply = await door.tap(token);
+        expect(reply).toMatchObject({ type: 'denied', reason });
+        expect(reply.messages?.[0]).toBeTruthy();
+        const after = await logs(door.resourceId);
+        expect(after.length).toBe(before + 1);
+        expect(after.at(-1)).toMatchObject({ type: 'denied', reason, member: memberId });
+      }
+      expect(door.agent.commands).toEqual([]);
+    });
+  });
+
+  describe('taps at a machine', () => {
+    it('starts a session, hands it over to another member, and stops it on the second tap of its member', async () => {
+      const laser = await bridge({ name: 'Laser', controlType: 'machine' });
+      const a = await member({ token: 'AA00000001' });
+      const b = await member({ token: 'BB00000001' });
+      const locked = await member({ token: 'CC00000001', state: 'locked' });
+
+      const first = await laser.tap('AA00000001');
+      expect(first).toMatchObject({
+        type: 'allowed',
+        maxDuration: null,
+        stopped: false,
+        member: { id: a.id },
+      });
+      const s1 = first.sessionId!;
+      expect((await log(s1)).stoppedAt).toBeNull();
+
+      // A denied tap never touches the running session.
+      const denied = await laser.tap('CC00000001', s1);
+      expect(denied).toMatchObject({ type: 'denied', reason: 'memberInactive', member: { id: locked.id } });
+      expect((await log(s1)).stoppedAt).toBeNull();
+
+      const takeover = await laser.tap('BB00000001', s1);
+      expect(takeover).toMatchObject({ type: 'allowed', stopped: false, member: { id: b.id } });
+      const s2 = takeover.sessionId!;
+      expect(s2).not.toBe(s1);
+      expect(await log(s1)).toMatchObject({ stopType: 'takeover', member: a.id });
+      expect((await log(s1)).stoppedAt).not.toBeNull();
+      expect((await log(s2)).stoppedAt).toBeNull();
+
+      const stop = await laser.tap('BB00000001', s2);
+      expect(stop).toMatchObject({ type: 'allowed', stopped: true, sessionId: s2 });
+      expect(await log(s2)).toMatchObject({ stopType: 'normal', member: b.id });
+      expect((await log(s2)).stoppedAt).not.toBeNull();
+    });
+
+    it('answers tooManyAttempts after 10 unknown cards in a minute, while known cards still work', async () => {
+      const printer = await bridge({ name: 'Printer', controlType: 'machine' });
+      await member({ token: 'DD00000001' });
+      for (let i = 0; i < 10; i++) {
+        expect((await printer.tap(`EE0000000${i}`)).reason).toBe('unknownKey');
+      }
+      const eleventh = await printer.tap('EE00000010');
+      expect(eleventh).toMatchObject({ type: 'denied', reason: 'tooManyAttempts' });
+      expect((await logs(printer.resourceId)).at(-1)).toMatchObject({
+        type: 'denied',
+        reason: 'tooManyAttempts',
+      });
+      expect((await printer.tap('DD00000001')).type).toBe('allowed');
+    });
+  });
+
+  describe('key assignments', () => {
+    it('gives the next unknown card at the bridge to the member; known cards keep working', async () => {
+      const door = await bridge({ name: 'Side door', controlType: 'door' });
+      const known = await member({ token: 'F0F0F0F0F0' });
+      const newbie = await member();
+      // Fabman's two steps: {member}, then PUT the resource.
+      const created = await api(owner, 'POST', '/key-assignments', { member: newbie.id });
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).toMatchObject({
+        member: newbie.id,
+        resource: null,
+        state: 'pending',
+        key: null,
+      });
+      const id = created.json().id;
+      const put = await api(owner, 'PUT', `/key-assignments/${id}`, { resource: door.resourceId });
+      expect(put.json()).toMatchObject({ resource: door.resourceId, state: 'pending' });
+
+      expect((await door.tap('F0F0F0F0F0')).type).toBe('allowed');
+      const assigned = await door.tap('12AB34CD56');
+      expect(assigned).toMatchObject({
+        type: 'message',
+        messages: [`Key assigned to ${newbie.firstName} ${newbie.lastName}`],
+      });
+      expect((await api(owner, 'GET', `/members/${newbie.id}/key`)).json()).toMatchObject({
+        type: 'em4102',
+        token: '12AB34CD56',
+        state: 'active',
+      });
+      expect((await api(owner, 'GET', `/key-assignments/${id}`)).json()).toMatchObject({
+        state: 'assigned',
+        key: { type: 'em4102', token: '12AB34CD56' },
+      });
+      expect((await logs(door.resourceId)).at(-1)).toMatchObject({ type: 'keyAssigned', member: newbie.id });
+      const next = await door.tap('12AB34CD56');
+      expect(next).toMatchObject({ type: 'allowed', member: { id: newbie.id } });
+      // Only the first card is taken.
+      expect((await door.tap('12AB34CD57')).reason).toBe('unknownKey');
+      expect(known.id).toBeGreaterThan(0);
+    });
+
+    it('aborts with DELETE, checks its references, and hides other accounts', async () => {
+      const door = await bridge({ name: 'Back door', controlType: 'door' });
+      const m = await member();
+      const res = await api(owner, 'POST', '/key-assignments', { member: m.id, resource: door.resourceId });
+      expect(res.statusCode).toBe(201);
+      const id = res.json().id;
+      expect((await api(owner, 'DELETE', `/key-assignments/${id}`)).statusCode).toBe(204);
+      expect((await api(owner, 'GET', `/key-assignments/${id}`)).statusCode).toBe(404);
+      expect((await door.tap('77777777')).reason).toBe('unknownKey');
+      expect((await api(owner, 'GET', `/members/${m.id}/key`)).statusCode).toBe(404);
+
+      expect(
+        (await api(owner, 'POST', '/key-assignments', { member: m.id, resource: 999999 })).statusCode,
+      ).toBe(422);
+      expect((await api(owner, 'POST', '/key-assignments', { member: 999999 })).statusCode).toBe(404);
+      expect((await api(owner, 'POST', '/key-assignments', { member: m.id, colour: 'red' })).statusCode).toBe(
+        400,
+      );
+      const other = await t.newAccount('Elsewhere', `else${randomUUID()}@test.example`);
+      const again = (await api(owner, 'POST', '/key-assignments', { member: m.id })).json();
+      expect((await api(other.token, 'GET', `/key-assignments/${again.id}`)).statusCode).toBe(404);
+      expect((await api(other.token, 'DELETE', `/key-assignments/${again.id}`)).statusCode).toBe(404);
+    });
+  });
+
+  describe('offline keys', () => {
+    it('lists the hashed keys of members allowed on the resource and follows package changes', async () => {
+      const door = await bridge({ name: 'Workshop door', controlType: 'door', maxOfflineUsage: 600 });
+      const allowed = await member({ token: '5555000001' });
+      await member({ token: '5555000002', state: 'locked' });
+      await member({ token: '5555000003', pkg: false });
+      const hash = (token: string) => offlineKeyHash({ type: 'em4102', token });
+      const first = await eventually(
+        () => door.config()?.offlineKeys.includes(hash('5555000001')) && door.config(),
+        5_000,
+        'offline key in the retained config',
+      );
+      expect(first.offlineKeys).not.toContain(hash('5555000002'));
+      expect(first.offlineKeys).not.toContain(hash('5555000003'));
+      // The owner (no key) is not listed; nothing but hashes travels.
+      expect(first.offlineKeys.every((k: string) => /^[0-9a-f]{64}$/.test(k))).toBe(true);
+
+      expect(
+        (await api(owner, 'DELETE', `/members/${allowed.id}/packages/${allowed.memberPackage}`)).statusCode,
+      ).toBe(204);
+      const second = await eventually(
+        () => (door.config()?.offlineKeys.includes(hash('5555000001')) === false ? door.config() : null),
+        5_000,
+        'offline key removed',
+      );
+      expect(second!.configVersion).toBeGreaterThan(first.configVersion);
+      expect((await door.tap('5555000001')).reason).toBe('noPackage');
+    });
+  });
+});
