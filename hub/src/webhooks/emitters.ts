@@ -42,7 +42,10 @@ async function memberRow(db: Db, id: number | null): Promise<MemberRow | undefin
 export async function resourceEventRecord(db: Db, row: ResourceRow) {
   const lastUsed = await lastUsedOf(db, [row.id]);
   // The context is read only for the switch-on code, which the receiver view never gets.
-  return { ...resourceRecord(row, undefined as unknown as HubContext, receiverView), lastUsed: lastUsed.get(row.id) ?? null };
+  return {
+    ...resourceRecord(row, undefined as unknown as HubContext, receiverView),
+    lastUsed: lastUsed.get(row.id) ?? null,
+  };
 }
 
 const memberOrNull = (row: MemberRow | undefined) => (row ? memberRecord(row) : null);
@@ -68,7 +71,10 @@ export function emitBridge(
   return emitEvent(db, {
     account: resource.account,
     type,
-    details: async () => ({ bridge: bridgeRecord(bridge), resource: await resourceEventRecord(db, resource) }),
+    details: async () => ({
+      bridge: bridgeRecord(bridge),
+      resource: await resourceEventRecord(db, resource),
+    }),
   });
 }
 
@@ -137,7 +143,11 @@ export function emitMemberPackage(
     account: row.account,
     type,
     details: async () => {
-      const pkg = await db.selectFrom('packages').selectAll().where('id', '=', row.package).executeTakeFirst();
+      const pkg = await db
+        .selectFrom('packages')
+        .selectAll()
+        .where('id', '=', row.package)
+        .executeTakeFirst();
       return {
         memberPackage: memberPackageRecord(row),
         member: memberOrNull(await memberRow(db, row.member)),
@@ -179,7 +189,11 @@ export function emitInvoice(
     account: invoice.account,
     type,
     details: async () => {
-      const row = await db.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('invoices')
+        .selectAll()
+        .where('id', '=', invoice.id)
+        .executeTakeFirstOrThrow();
       const charges = await db
         .selectFrom('charges')
         .selectAll()
