@@ -153,6 +153,53 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       ).toBe(200);
     });
 
+    it('emits memberKey_created, _updated and _deleted with {key, member}', async () => {
+      // A paused webhook queues events without delivering them (tests talk to loopback only);
+      // written directly because the API refuses non-public URLs.
+      const at = new Date().toISOString();
+      const hook = await t.hub.ctx.db
+        .insertInto('webhooks')
+        .values({
+          account: t.owner.accountId,
+          url: 'https://hooks.example/keys',
+          label: null,
+          state: 'paused',
+          notes: null,
+          categories: JSON.stringify(['memberKey']),
+          secretEncrypted: t.hub.ctx.tokens.seal('secret'),
+          failingSince: null,
+          createdAt: at,
+          updatedAt: at,
+          updatedBy: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const m = await member({ token: '5A5A5A5A' });
+      await api(owner, 'PUT', `/members/${m.id}/key`, {
+        type: 'em4102',
+        token: '5A5A5A5A',
+        state: 'inactive',
+      });
+      await api(owner, 'DELETE', `/members/${m.id}/key`);
+      const events = await t.hub.ctx.db
+        .selectFrom('webhook_events')
+        .select(['type', 'details'])
+        .where('account', '=', t.owner.accountId)
+        .where('type', 'like', 'memberKey_%')
+        .orderBy('id')
+        .execute();
+      const mine = events
+        .map((e) => ({ type: e.type, details: JSON.parse(e.details) }))
+        .filter((e) => e.details.member?.id === m.id);
+      expect(mine.map((e) => e.type)).toEqual([
+        'memberKey_created',
+        'memberKey_updated',
+        'memberKey_deleted',
+      ]);
+      expect(mine[1].details.key).toMatchObject({ token: '5A5A5A5A', state: 'inactive' });
+      await t.hub.ctx.db.deleteFrom('webhooks').where('id', '=', hook.id).execute();
+    });
+
     it('lets a member read their own key only, and only admins change keys', async () => {
       const a = await member({ token: 'A1A1A1A1' });
       const b = await member({ token: 'B1B1B1B1' });

@@ -5,7 +5,7 @@ import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertLog, stopLog } from '../resources/resource-logs.js';
 import { claimAssignment } from './key-assignments.js';
-import { keyByCard } from './member-keys.js';
+import { keyByCard, putMemberKey } from './member-keys.js';
 import { refreshBridgeConfigs } from './offline-keys.js';
 
 /** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
@@ -149,20 +149,12 @@ async function unknownCard(
         .where('id', '=', assignment.member)
         .executeTakeFirstOrThrow();
       // One key per member: the new card replaces the old one.
-      await trx.deleteFrom('member_keys').where('member', '=', member.id).execute();
-      await trx
-        .insertInto('member_keys')
-        .values({
-          account: member.account,
-          member: member.id,
-          type: card.type,
-          token: card.token,
-          state: 'active',
-          createdAt: base.createdAt,
-          updatedAt: base.createdAt,
-          updatedBy: assignment.createdBy,
-        })
-        .execute();
+      await putMemberKey(
+        trx,
+        member,
+        { type: card.type, token: card.token, state: 'active' },
+        assignment.createdBy,
+      );
       await insertLog(trx, { ...base, type: 'keyAssigned', member: member.id, stoppedAt: base.createdAt });
       return member;
     })

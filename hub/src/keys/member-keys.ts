@@ -1,9 +1,10 @@
-import type { KeyType, MemberKeyPut, MemberKeyRecord } from '@makerspace/shared';
+import type { KeyType, MemberKeyPut, MemberKeyRecord, WebhookEventType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { type Db, isUniqueViolation, now } from '../db/crud.js';
 import type { MemberKeysTable } from '../db/schema.js';
 import { unprocessable } from '../http/errors.js';
-import type { MemberRow } from '../identity/members.js';
+import { type MemberRow, memberRecord } from '../identity/members.js';
+import { emitEvent } from '../webhooks/events.js';
 
 export type MemberKeyRow = Selectable<MemberKeysTable>;
 
@@ -36,7 +37,7 @@ export async function putMemberKey(
   member: Pick<MemberRow, 'id' | 'account'>,
   key: MemberKeyPut,
   updatedBy: number | null,
-): Promise<MemberKeyRow> {
+): Promise<{ row: MemberKeyRow; created: boolean }> {
   const holder = await db
     .selectFrom('member_keys')
     .select('member')
@@ -48,7 +49,7 @@ export async function putMemberKey(
   try {
     const existing = await keyOfMember(db, member.id);
     if (existing) {
-      return await db
+      const row = await db
         .updateTable('member_keys')
         .set((eb) => ({
           type: key.type,
@@ -61,8 +62,10 @@ export async function putMemberKey(
         .where('id', '=', existing.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await emitMemberKey(db, 'memberKey_updated', row);
+      return { row, created: false };
     }
-    return await db
+    const row = await db
       .insertInto('member_keys')
       .values({
         account: member.account,
@@ -76,6 +79,8 @@ export async function putMemberKey(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await emitMemberKey(db, 'memberKey_created', row);
+    return { row, created: true };
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicateKey();
     throw err;
@@ -83,8 +88,31 @@ export async function putMemberKey(
 }
 
 export async function deleteMemberKey(db: Db, memberId: number): Promise<boolean> {
-  const result = await db.deleteFrom('member_keys').where('member', '=', memberId).executeTakeFirst();
+  const row = await keyOfMember(db, memberId);
+  if (!row) return false;
+  await emitMemberKey(db, 'memberKey_deleted', row);
+  const result = await db.deleteFrom('member_keys').where('id', '=', row.id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/** memberKey_created/updated/deleted `{key, member}`, in the change's transaction. */
+export function emitMemberKey(
+  db: Db,
+  type: Extract<WebhookEventType, `memberKey_${string}`>,
+  row: MemberKeyRow,
+) {
+  return emitEvent(db, {
+    account: row.account,
+    type,
+    details: async () => {
+      const member = await db
+        .selectFrom('members')
+        .selectAll()
+        .where('id', '=', row.member)
+        .executeTakeFirst();
+      return { key: memberKeyRecord(row), member: member ? memberRecord(member) : null };
+    },
+  });
 }
 
 /** The key (and its member) of a card tapped at a resource of this account; undefined for an unknown card. */

@@ -54,11 +54,11 @@ export function keysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request) => {
         const caller = requireAdmin(request);
         const member = await findMember(ctx.db, caller, request.params.memberId);
-        const key = await ctx.db
-          .transaction()
-          .execute((trx) => putMemberKey(trx, member, request.body, caller.memberId));
+        const { row } = await ctx.events.transaction((trx) =>
+          putMemberKey(trx, member, request.body, caller.memberId),
+        );
         ctx.caches.counts.touch('members');
-        return memberKeyRecord(key);
+        return memberKeyRecord(row);
       },
     );
 
@@ -68,7 +68,7 @@ export function keysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const member = await findMember(ctx.db, caller, request.params.memberId);
-        if (!(await deleteMemberKey(ctx.db, member.id))) throw notFound('Key');
+        if (!(await ctx.events.transaction((trx) => deleteMemberKey(trx, member.id)))) throw notFound('Key');
         ctx.caches.counts.touch('members');
         return reply.code(204).send();
       },
