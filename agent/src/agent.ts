@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { CardReader, Relay } from '@makerspace/hardware';
-import type { Logger } from '@makerspace/shared';
+import { type Logger, SystemdNotifier } from '@makerspace/shared';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';
@@ -11,7 +11,7 @@ import { HubLink } from './hub-link.js';
 import { LogQueue } from './log-queue.js';
 import { LogShipper } from './log-shipper.js';
 import { RelayController } from './relay.controller.js';
-import { SystemdNotifier } from './systemd-notify.js';
+
 import { TapSocket } from './tap-socket.js';
 import { agentVersion } from './version.js';
 

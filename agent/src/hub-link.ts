@@ -103,7 +103,12 @@ export class HubLink {
       },
     });
     this.client = client;
-    client.on('connect', () => void this.onConnected());
+    client.on('connect', () => {
+      // Commands and replies are tiny packets; without TCP_NODELAY, Nagle's algorithm and delayed
+      // ACKs hold each one back by tens of milliseconds (a WebSocket stream has no such method).
+      (client.stream as { setNoDelay?: (on: boolean) => void } | undefined)?.setNoDelay?.(true);
+      void this.onConnected();
+    });
     client.on('close', () => this.onClosed());
     client.on('error', (err) => this.describeError(err));
     client.on('message', (topic, payload) => void this.dispatch(topic, payload));

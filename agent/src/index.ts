@@ -8,6 +8,5 @@ export * from './hub-link.js';
 export * from './log-queue.js';
 export * from './log-shipper.js';
 export * from './relay.controller.js';
-export * from './systemd-notify.js';
 export * from './tap-socket.js';
 export * from './version.js';

@@ -1,4 +1,4 @@
-import { createLogger } from '@makerspace/shared';
+import { createLogger, SystemdNotifier } from '@makerspace/shared';
 import { createAccountWithOwner } from './identity/bootstrap.js';
 import { openHub } from './hub.js';
 import { settingsFromEnv } from './settings.js';
@@ -50,6 +50,12 @@ export async function serve(): Promise<number> {
     );
   }
 
+  // systemd (Type=notify): ready once both listeners are up; the watchdog is fed from the event
+  // loop, so a hub stuck in a busy loop gets restarted.
+  const notifier = new SystemdNotifier({ logger });
+  await notifier.start();
+  await notifier.ready('serving');
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -61,6 +67,8 @@ export async function serve(): Promise<number> {
     }, 15_000);
     timer.unref();
     try {
+      await notifier.stopping();
+      await notifier.stop();
       await hub.close();
       process.exit(0);
     } catch (err) {

@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './logger.js';
 export * from './api/index.js';
 export * from './protocol.js';
+export * from './systemd-notify.js';

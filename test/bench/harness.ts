@@ -67,6 +67,36 @@ export function load(options: {
   });
 }
 
+/** Runs autocannon with a request sequence (each connection cycles through it), in a child process. */
+export function loadSequence(options: {
+  url: string;
+  requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
+  seconds: number;
+  connections: number;
+  rate?: number;
+}): Promise<LoadResult & { p90: number; statusCodes: Record<string, { count: number }> }> {
+  const runner = new URL('./load-runner.mjs', import.meta.url).pathname;
+  const config = {
+    url: options.url,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: options.requests,
+    ...(options.rate ? { overallRate: options.rate } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [runner, JSON.stringify(config)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load runner exited ${code}`)),
+    );
+  });
+}
+
 export async function startBenchHub(): Promise<HubProcess> {
   return startHubProcess();
 }

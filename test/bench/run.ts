@@ -1,5 +1,6 @@
 import { stopAll } from '../support/processes.js';
 import { membersBench } from './members.bench.js';
+import { switchOnBench } from './switch-on.bench.js';
 
 /** `npm run bench [members|switch-on|ingest] [--seconds N]`: prints a Markdown table of figures. */
 async function main() {
@@ -11,6 +12,7 @@ async function main() {
   const lines: string[] = ['| scenario | throughput | latency | errors |', '| --- | --- | --- | --- |'];
   try {
     if (want('members')) lines.push(...(await membersBench(seconds)));
+    if (want('switch-on')) lines.push(...(await switchOnBench(seconds)));
   } finally {
     await stopAll();
   }

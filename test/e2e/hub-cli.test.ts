@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hubCli, runProcess, startProcess, stopAll, tempDir } from '../support/processes.js';
@@ -63,6 +63,39 @@ describe('makerspace-hub command line', () => {
         .filter((l) => l.startsWith('{') && l.includes(token)),
     ).toEqual([]);
     expect(await hub.stop('SIGINT')).toBe(0);
+  });
+
+  it('tells systemd READY, WATCHDOG and STOPPING when NOTIFY_SOCKET is set', async () => {
+    const bin = tempDir();
+    const record = join(bin, 'record.txt');
+    // A stand-in systemd-notify, first on PATH, that records what the hub sends.
+    writeFileSync(join(bin, 'systemd-notify'), `#!/bin/sh\necho "$*" >> '${record}'\n`);
+    chmodSync(join(bin, 'systemd-notify'), 0o755);
+    const hub = startProcess([hubCli, 'serve'], {
+      HUB_DATA_DIR: tempDir(),
+      HUB_HTTP_HOST: '127.0.0.1',
+      HUB_HTTP_PORT: '0',
+      HUB_MQTT_PORT: '0',
+      NOTIFY_SOCKET: '/run/systemd/notify-test',
+      WATCHDOG_USEC: '200000',
+      PATH: `${bin}:${process.env.PATH}`,
+    });
+    await hub.waitFor(/HTTP API listening/);
+    const read = () => {
+      try {
+        return readFileSync(record, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const deadline = Date.now() + 5000;
+    while (!(read().includes('READY=1') && read().includes('WATCHDOG=1')) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(read()).toContain('READY=1');
+    expect(read()).toContain('WATCHDOG=1');
+    expect(await hub.stop('SIGTERM')).toBe(0);
+    expect(read()).toContain('STOPPING=1');
   });
 
   it('refuses bad configuration with a clear message and exit code 2', async () => {

@@ -30,6 +30,7 @@ export async function connectFakeAgent(url: string, resourceId: number, apiKey: 
       retain: true,
     },
   });
+  client.on('connect', () => (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true));
   await new Promise<void>((resolve, reject) => {
     client.once('connect', () => resolve());
     client.once('error', reject);

@@ -121,7 +121,13 @@ export class BridgeBroker implements BridgeLink {
   /** Listens for MQTT over TCP; resolves the bound port (0 picks a free one). */
   async listenTcp(host: string, port: number): Promise<number> {
     if (!this.aedes) throw new Error('broker not started');
-    const server = createServer(this.aedes.handle);
+    const aedes = this.aedes;
+    // Small MQTT packets must not wait for Nagle's algorithm: a switch-on is a round trip of
+    // two of them, and delayed ACKs would add ~40 ms to each.
+    const server = createServer((socket) => {
+      socket.setNoDelay(true);
+      aedes.handle(socket);
+    });
     this.tcp = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -42,8 +42,8 @@ export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const row = await ctx.events.transaction((trx) =>
-            createInvoice(trx, caller.accountId, request.body, ctx.clock.now(), caller.memberId),
-          );
+          createInvoice(trx, caller.accountId, request.body, ctx.clock.now(), caller.memberId),
+        );
         return reply.code(201).send(await invoiceRecord(ctx.db, row));
       },
     );
@@ -94,7 +94,9 @@ export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags, params: IdParams, body: InvoiceCancel, response: { 200: z.object({}) } } },
       async (request) => {
         const caller = requireAdmin(request);
-        await ctx.events.transaction((trx) => cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion));
+        await ctx.events.transaction((trx) =>
+          cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion),
+        );
         return {};
       },
     );

@@ -163,7 +163,11 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const values = await resourceColumns(ctx, row.account, fields);
         await ctx.events.transaction(async (trx) => {
           await updateLocked(trx, 'resources', row.id, lockVersion, values, caller.memberId);
-          const updated = await trx.selectFrom('resources').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+          const updated = await trx
+            .selectFrom('resources')
+            .selectAll()
+            .where('id', '=', row.id)
+            .executeTakeFirstOrThrow();
           await emitResource(trx, 'resource_updated', updated);
         });
         await configChanged(row.id);

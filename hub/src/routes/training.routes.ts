@@ -207,21 +207,21 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const at = now();
         const row = await ctx.events.transaction(async (trx) => {
           const created = await trx
-          .insertInto('member_trainings')
-          .values({
-            account: member.account,
-            member: member.id,
-            trainingCourse: course.id,
-            date,
-            fromDate,
-            untilDate,
-            notes: request.body.notes ?? null,
-            createdAt: at,
-            updatedAt: at,
-            updatedBy: caller.memberId,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+            .insertInto('member_trainings')
+            .values({
+              account: member.account,
+              member: member.id,
+              trainingCourse: course.id,
+              date,
+              fromDate,
+              untilDate,
+              notes: request.body.notes ?? null,
+              createdAt: at,
+              updatedAt: at,
+              updatedBy: caller.memberId,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
           await emitMemberTraining(trx, 'memberTraining_created', created);
           return created;
         });

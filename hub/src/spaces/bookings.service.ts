@@ -241,7 +241,11 @@ export async function createBooking(
     if (Number(resource.pricePerBooking) > 0) {
       await chargeForBooking(db, ctx, row.id);
     }
-    const booking = await db.selectFrom('bookings').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    const booking = await db
+      .selectFrom('bookings')
+      .selectAll()
+      .where('id', '=', row.id)
+      .executeTakeFirstOrThrow();
     await emitBooking(db, 'booking_created', booking);
     return booking;
   });

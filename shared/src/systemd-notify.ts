@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { Logger } from '@makerspace/shared';
+import type { Logger } from './logger.js';
 
 export interface SystemdNotifierOptions {
   logger: Logger;
@@ -15,7 +15,7 @@ export interface SystemdNotifierOptions {
  * systemd's notify socket takes unix datagrams, which Node cannot send without a native addon
  * (node:dgram is UDP only). So each notification spawns `systemd-notify VAR=VALUE...`, which
  * ships with systemd and therefore exists wherever NOTIFY_SOCKET is set. The sender is then a
- * child process, so the unit needs NotifyAccess=all (systemd/makerspace-agent.service); recent
+ * child process, so the unit needs NotifyAccess=all (systemd/makerspace-agent.service, makerspace-hub.service); recent
  * systemd-notify waits for the manager to process the message, so it is attributed to the unit.
  */
 export class SystemdNotifier {

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { bridgeClientId, bridgeTopic, type Command, type LogItem } from '@makerspace/shared';
+import mqtt, { type MqttClient } from 'mqtt';
+
+/**
+ * Many bridges in one process, for benchmarks: each connects like the agent does, answers
+ * commands at once (a simulated relay that switches instantly), and on request publishes log
+ * batches and counts the acknowledged ones. Driven by lines on stdin, reports on stdout.
+ */
+interface Bridge {
+  resourceId: number;
+  apiKey: string;
+}
+
+const url = process.argv[2];
+const bridges: Bridge[] = JSON.parse(process.argv[3]);
+const clients: MqttClient[] = [];
+let acked = 0;
+
+function connect({ resourceId, apiKey }: Bridge): Promise<MqttClient> {
+  const client = mqtt.connect(url, {
+    clientId: bridgeClientId(resourceId),
+    username: String(resourceId),
+    password: apiKey,
+    reconnectPeriod: 1000,
+    keepalive: 30,
+  });
+  // Like the agent: no Nagle delay on the tiny command and reply packets.
+  client.on('connect', () => (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true));
+  client.on('message', (topic, payload) => {
+    if (topic.endsWith('/commands')) {
+      const command = JSON.parse(payload.toString()) as Command;
+      const state = {
+        relay: command.type === 'switchOff' ? 'off' : 'on',
+        since: new Date().toISOString(),
+        sessionId: command.sessionId ?? null,
+      };
+      client.publish(
+        bridgeTopic(resourceId, 'replies'),
+        JSON.stringify({ id: command.id, ok: true, state }),
+        { qos: 1 },
+      );
+    } else if (topic.endsWith('/logs/ack')) {
+      const { ids } = JSON.parse(payload.toString()) as { ids: string[] };
+      acked += ids.length;
+      client.emit('acked' as any);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    client.once('connect', async () => {
+      await client.subscribeAsync(
+        [bridgeTopic(resourceId, 'commands'), bridgeTopic(resourceId, 'logs/ack')],
+        { qos: 1 },
+      );
+      client.publish(
+        bridgeTopic(resourceId, 'status'),
+        JSON.stringify({
+          online: true,
+          agentVersion: 'bench',
+          hardware: 'instant relay',
+          startedAt: new Date().toISOString(),
+        }),
+        { qos: 1, retain: true },
+      );
+      resolve(client);
+    });
+    client.once('error', reject);
+  });
+}
+
+/** Each bridge sends a batch, waits for its ack, and sends the next, until `until`. */
+async function ingest(client: MqttClient, resourceId: number, batch: number, until: number) {
+  while (Date.now() < until) {
+    const items: LogItem[] = Array.from({ length: batch }, () => ({
+      kind: 'log',
+      id: randomUUID(),
+      type: 'denied',
+      reason: 'unknownKey',
+      offline: true,
+      createdAt: new Date().toISOString(),
+    }));
+    const got = new Promise((resolve) => client.once('acked' as any, resolve));
+    client.publish(bridgeTopic(resourceId, 'logs'), JSON.stringify({ items }), { qos: 1 });
+    await got;
+  }
+}
+
+async function main() {
+  for (const bridge of bridges) clients.push(await connect(bridge));
+  process.stdout.write('ready\n');
+  let buffer = '';
+  process.stdin.on('data', async (chunk) => {
+    buffer += chunk;
+    let newline = buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf('\n');
+      const [command, ...args] = line.trim().split(' ');
+      if (command === 'ingest') {
+        const [seconds, batch] = args.map(Number);
+        acked = 0;
+        const started = Date.now();
+        const until = started + seconds * 1000;
+        await Promise.all(clients.map((c, i) => ingest(c, bridges[i].resourceId, batch, until)));
+        const elapsed = (Date.now() - started) / 1000;
+        process.stdout.write(`${JSON.stringify({ acked, seconds: elapsed, perSecond: acked / elapsed })}\n`);
+      } else if (command === 'quit') {
+        await Promise.all(clients.map((c) => c.endAsync()));
+        process.exit(0);
+      }
+    }
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err?.stack ?? err}\n`);
+  process.exit(1);
+});

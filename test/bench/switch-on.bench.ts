@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { HubProcess } from '../support/e2e.js';
+import { eventually } from '../support/fake-agent.js';
+import { fmt, loadSequence, startBenchHub } from './harness.js';
+
+const BRIDGES = 100;
+
+interface Farm {
+  child: ChildProcess;
+  send(line: string): void;
+  next(): Promise<string>;
+}
+
+function startFarm(mqttUrl: string, bridges: { resourceId: number; apiKey: string }[]): Promise<Farm> {
+  const script = new URL('./agent-farm.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', script, mqttUrl, JSON.stringify(bridges)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = '';
+  child.stdout?.on('data', (chunk) => {
+    buffer += chunk;
+    let i = buffer.indexOf('\n');
+    while (i >= 0) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      const w = waiting.shift();
+      if (w) w(line);
+      else lines.push(line);
+      i = buffer.indexOf('\n');
+    }
+  });
+  const farm: Farm = {
+    child,
+    send: (line) => child.stdin?.write(`${line}\n`),
+    next: () => {
+      const line = lines.shift();
+      return line !== undefined ? Promise.resolve(line) : new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+  return farm.next().then((line) => {
+    if (line !== 'ready') throw new Error(`agent farm: ${line}`);
+    return farm;
+  });
+}
+
+/** A hub with 100 door resources, each with a bridge, and a member whose package allows them. */
+async function setUp(hub: HubProcess) {
+  const me = (await hub.api('GET', '/user/me')).body;
+  const pkg = (await hub.api('POST', '/packages', { name: 'Full membership' })).body;
+  await hub.api('POST', `/packages/${pkg.id}/permissions`, { type: 'everything' });
+  const member = (await hub.api('POST', '/members', { firstName: 'Bench', lastName: 'Member' })).body;
+  await hub.api('POST', `/members/${member.id}/packages`, { package: pkg.id });
+  const key = (await hub.api('POST', '/api-keys', { member: member.id })).body;
+  const token = (await hub.api('GET', `/api-keys/${key.id}/token`)).body.token as string;
+  const resources: { id: number; code: string; apiKey: string }[] = [];
+  for (let i = 0; i < BRIDGES; i++) {
+    const r = (
+      await hub.api('POST', '/resources', { space: me.space, name: `Door ${i}`, controlType: 'door' })
+    ).body;
+    await hub.api('PUT', `/resources/${r.id}/bridge`, {});
+    const apiKey = (await hub.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
+    resources.push({ id: r.id, code: r.switchOnCode, apiKey });
+  }
+  return { token, resources };
+}
+
+/** issue 3: switch-on round trip with 100 connected bridges, and acknowledged log ingest. */
+export async function switchOnBench(seconds: number): Promise<string[]> {
+  const hub = await startBenchHub();
+  const { token, resources } = await setUp(hub);
+  const farm = await startFarm(
+    `mqtt://127.0.0.1:${hub.mqttPort}`,
+    resources.map((r) => ({ resourceId: r.id, apiKey: r.apiKey })),
+  );
+  await eventually(
+    async () => (await hub.api('GET', `/resources/${resources.at(-1)?.id}/bridge`)).body.offline === false,
+    15_000,
+    'bridges online',
+  );
+  const requests = resources.map((r) => ({
+    method: 'POST',
+    path: `/api/v1/resources/${r.id}/switch-on`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code: r.code }),
+  }));
+  const run = (rate: number | undefined, connections: number, secs = seconds) =>
+    loadSequence({ url: `http://127.0.0.1:${hub.httpPort}`, requests, seconds: secs, connections, rate });
+
+  const lines: string[] = [];
+  const say = (line: string) => {
+    lines.push(line);
+    process.stderr.write(`${line}\n`);
+  };
+  await run(200, 10, 2); // warm-up
+  for (const rate of [200, 1000]) {
+    const r = await run(rate, rate >= 1000 ? 50 : 10);
+    say(
+      `| switch-on at ${rate}/s (${BRIDGES} bridges) | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms | errors ${r.errors + r.non2xx + r.timeouts} |`,
+    );
+  }
+  // The highest offered rate that is served in full (>= 97 %) without a single error.
+  let best = 0;
+  for (const rate of [1500, 2000, 2500, 3000, 4000]) {
+    const r = await run(rate, 100);
+    const clean = r.errors + r.non2xx + r.timeouts === 0 && r.rps >= rate * 0.97;
+    say(
+      `| switch-on offered ${rate}/s | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms | errors ${r.errors + r.non2xx + r.timeouts}${clean ? '' : ' (not sustained)'} |`,
+    );
+    if (!clean) break;
+    best = rate;
+  }
+  say(`| highest switch-on rate sustained without errors | ${best ? `${best}/s` : 'below 1500/s'} | | |`);
+
+  farm.send(`ingest ${seconds} 50`);
+  const ingest = JSON.parse(await farm.next());
+  say(
+    `| log ingest, acknowledged (${BRIDGES} bridges, batches of 50) | ${fmt(ingest.perSecond, 0)} logs/s | | |`,
+  );
+  farm.send('quit');
+  await new Promise((r) => farm.child.once('exit', r));
+  await hub.proc.stop();
+  return lines;
+}
