@@ -38,7 +38,11 @@ export interface OpenHubOptions {
 /** Opens storage (migrated), builds the context and the app: everything but listening. */
 export async function openHub(settings: HubSettings, options: OpenHubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? createLogger({ name: 'makerspace-hub', level: settings.logLevel });
-  const storage: Storage = createStorage({ url: settings.databaseUrl, schema: options.schema });
+  const storage: Storage = createStorage({
+    url: settings.databaseUrl,
+    schema: options.schema,
+    sqliteSynchronous: settings.sqliteSynchronous,
+  });
   try {
     await migrateToLatest(storage.db, storage.dialect);
   } catch (err) {

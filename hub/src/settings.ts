@@ -15,6 +15,7 @@ const Env = z.object({
   HUB_PUBLIC_URL: z.url().optional(),
   HUB_SECRET_FILE: z.string().optional(),
   HUB_WEBHOOK_ALLOW_INSECURE: z.enum(['0', '1', 'true', 'false', '']).default('0'),
+  HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -28,6 +29,8 @@ export interface HubSettings {
   publicUrl: string | undefined;
   secretFile: string;
   logLevel: string;
+  /** SQLite durability: 'full' (default) or 'normal' (see docs/OPERATIONS.md). */
+  sqliteSynchronous?: 'full' | 'normal';
   /** HUB_WEBHOOK_ALLOW_INSECURE=1: webhooks may use http:// and loopback receivers (development). */
   webhookAllowInsecure?: boolean;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
@@ -48,6 +51,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     publicUrl: e.HUB_PUBLIC_URL?.replace(/\/+$/, ''),
     secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
     logLevel: e.LOG_LEVEL,
+    sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
   };
 }

@@ -70,13 +70,14 @@ export async function switchOn(
     .executeTakeFirst();
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
-  // Each log is written with its resourceLog_created event in one transaction.
+  // Each log is written with its resourceLog_created event in one transaction, shared with other
+  // switch-ons that arrive at the same time (group commit).
   const log = (
     type: 'allowed' | 'denied',
     extra: { reason?: DenyReason; notes?: string; stoppedAt?: string | null } = {},
     before?: (trx: Db) => Promise<unknown>,
   ) =>
-    ctx.events.transaction(async (trx) => {
+    ctx.events.grouped(async (trx) => {
       await before?.(trx);
       return insertLog(
         trx,

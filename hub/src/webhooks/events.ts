@@ -75,10 +75,63 @@ export async function insertEvent(
  * right after the commit (the worker also polls, so an event emitted in a transaction that is
  * not run through here is still delivered, only up to one poll interval later).
  */
+interface QueuedWork {
+  fn: (trx: Db) => Promise<unknown>;
+  resolve: (value: any) => void;
+  reject: (err: unknown) => void;
+}
+
 export class EventBus {
   private readonly listeners = new Set<() => void>();
+  private queue: QueuedWork[] = [];
+  private flushing = false;
 
   constructor(private readonly db: Db) {}
+
+  /**
+   * Like transaction(), but small writes that arrive together share one transaction (group
+   * commit): under load one fsync then carries many switch-on logs instead of one each. Each
+   * caller's promise settles only after the shared commit, so nothing is acknowledged early. If
+   * the shared transaction fails, every piece is retried alone, so one bad write fails alone.
+   * The pieces must not depend on each other's effects.
+   */
+  grouped<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        const results = await this.transaction(async (trx) => {
+          const out: unknown[] = [];
+          for (const work of batch) out.push(await work.fn(trx));
+          return out;
+        });
+        batch.forEach((work, i) => work.resolve(results[i]));
+      } catch (err) {
+        if (batch.length === 1) {
+          batch[0].reject(err);
+          continue;
+        }
+        for (const work of batch) {
+          try {
+            work.resolve(await this.transaction(work.fn));
+          } catch (e) {
+            work.reject(e);
+          }
+        }
+      }
+    }
+    this.flushing = false;
+  }
 
   async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     const result = await this.db.transaction().execute((trx) => fn(trx));
