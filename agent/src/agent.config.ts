@@ -50,6 +50,8 @@ export const AgentConfig = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   hardware: RelayConfig,
   cardReader: CardReaderConfig.optional(),
+  /** Optional buzzer/LED: short beep on allowed, long beep on denied. Any relay kind drives it. */
+  feedback: RelayConfig.optional(),
 });
 export type AgentConfig = z.output<typeof AgentConfig>;
 export type AgentConfigInput = z.input<typeof AgentConfig>;

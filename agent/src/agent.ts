@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { CardReader, Relay } from '@makerspace/hardware';
+import type { CardReader, Relay, Sleep } from '@makerspace/hardware';
 import { type Logger, SystemdNotifier } from '@makerspace/shared';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';
 import { CardAccessFeature } from './card-access.feature.js';
 import { CommandsFeature } from './commands.feature.js';
+import { FeedbackFeature } from './feedback.feature.js';
 import { HubLink } from './hub-link.js';
 import { LogQueue } from './log-queue.js';
 import { LogShipper } from './log-shipper.js';
@@ -21,6 +22,10 @@ export interface AgentDeps {
   logger: Logger;
   relay: Relay;
   cardReader: CardReader | null;
+  /** The buzzer/LED output from the config's `feedback`, if any. */
+  feedback?: Relay | null;
+  /** How feedback beeps wait; tests may pass a faster one. */
+  feedbackSleep?: Sleep;
   now?: () => Date;
   /** Reconnect delays; tests pass short ones. */
   backoff?: Backoff;
@@ -44,6 +49,7 @@ export class Agent {
   readonly link: HubLink;
   readonly bridgeConfig: BridgeConfigStore;
   readonly access: CardAccessFeature;
+  readonly feedback: FeedbackFeature;
   readonly tapSocket: TapSocket;
   readonly notifier: SystemdNotifier;
   private readonly features: Feature[];
@@ -94,12 +100,18 @@ export class Agent {
       logger: log('logs'),
       ackTimeoutMs: config.logAckTimeoutSeconds * 1000,
     });
+    this.feedback = new FeedbackFeature({
+      output: deps.feedback ?? null,
+      logger: log('feedback'),
+      sleep: deps.feedbackSleep,
+    });
     this.access = new CardAccessFeature({
       link: this.link,
       relay: this.relay,
       queue: this.queue,
       bridgeConfig: this.bridgeConfig,
       reader: deps.cardReader,
+      feedback: this.feedback,
       logger: log('access'),
       pulseSeconds,
       accessTimeoutMs: config.accessTimeoutSeconds * 1000,
@@ -124,6 +136,7 @@ export class Agent {
       this.bridgeConfig,
       commands,
       shipper,
+      this.feedback,
       this.access,
       this.link,
       this.tapSocket,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CardRead, CardReader } from '@makerspace/hardware';
 import { type AccessReply, type DenyReason, type Logger, offlineKeyHash } from '@makerspace/shared';
 import type { BridgeConfigStore } from './bridge-config.store.js';
+import type { FeedbackFeature } from './feedback.feature.js';
 import type { HubLink } from './hub-link.js';
 import type { LogQueue } from './log-queue.js';
 import type { RelayController } from './relay.controller.js';
@@ -24,6 +25,8 @@ export interface CardAccessOptions {
   queue: LogQueue;
   bridgeConfig: BridgeConfigStore;
   reader: CardReader | null;
+  /** Beeps the decision once the relay has acted; optional. */
+  feedback?: Pick<FeedbackFeature, 'signal'> | null;
   logger: Logger;
   pulseSeconds: () => number;
   accessTimeoutMs: number;
@@ -72,6 +75,8 @@ export class CardAccessFeature {
     const reply = await this.askHub(card);
     const outcome = reply ? await this.actOnline(card, reply) : await this.actOffline(card);
     logger.info({ ...outcome, type: card.type }, 'card tap decided');
+    // After the relay has acted, and not awaited: the person at the reader hears the decision.
+    this.options.feedback?.signal(outcome.result);
     return outcome;
   }
 

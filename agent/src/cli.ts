@@ -31,8 +31,9 @@ async function run(config: AgentConfig): Promise<void> {
   const apiKey = readApiKey(config.apiKeyFile);
   const relay = createRelay(config.hardware, logger);
   const cardReader = config.cardReader ? createCardReader(config.cardReader, logger) : null;
+  const feedback = config.feedback ? createRelay(config.feedback, logger) : null;
   installCrashHandlers(logger, relay);
-  const agent = new Agent({ config, apiKey, logger, relay, cardReader });
+  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback });
 
   let stopping = false;
   const shutdown = (signal: string) => {

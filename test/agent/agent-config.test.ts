@@ -99,6 +99,34 @@ describe('agent config', () => {
     expect(problems.find((p) => p.startsWith('(root)'))).toContain('surprise');
   });
 
+  it('accepts an optional feedback output of any relay kind and reports its errors with their path', async () => {
+    const dir = await tempDir(teardown);
+    const apiKeyFile = await writeApiKey(dir);
+    const base = {
+      hub: 'mqtt://127.0.0.1:1883',
+      resourceId: 1,
+      apiKeyFile,
+      controlType: 'door',
+      dataDir: dir,
+      hardware: { kind: 'gpio', relayPin: 17 },
+    };
+    expect(loadAgentConfig(await writeConfig(dir, base)).feedback).toBeUndefined();
+    for (const feedback of [
+      { kind: 'simulated', stateFile: join(dir, 'buzzer.json') },
+      { kind: 'gpio', relayPin: 27 },
+      { kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 2 },
+    ]) {
+      expect(loadAgentConfig(await writeConfig(dir, { ...base, feedback })).feedback).toMatchObject(feedback);
+    }
+    const badPinFile = await writeConfig(dir, { ...base, feedback: { kind: 'gpio', relayPin: 99 } });
+    const badPin = problemsOf(() => loadAgentConfig(badPinFile));
+    expect(badPin).toHaveLength(1);
+    expect(badPin[0]).toMatch(/^feedback\.relayPin: /);
+    const badKindFile = await writeConfig(dir, { ...base, feedback: { kind: 'horn' } });
+    const badKind = problemsOf(() => loadAgentConfig(badKindFile));
+    expect(badKind.map((p) => p.slice(0, p.indexOf(':')))).toEqual(['feedback.kind']);
+  });
+
   it('refuses an API key file readable by group or others, and names the fix', async () => {
     const dir = await tempDir(teardown);
     const apiKeyFile = await writeApiKey(dir, 0o640);
