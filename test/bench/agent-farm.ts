@@ -88,6 +88,8 @@ async function ingest(client: MqttClient, resourceId: number, batch: number, unt
 async function main() {
   for (const bridge of bridges) clients.push(await connect(bridge));
   process.stdout.write('ready\n');
+  // The benchmark drives the farm through stdin: when that closes, the farm's job is over.
+  process.stdin.on('end', () => process.exit(0));
   let buffer = '';
   process.stdin.on('data', async (chunk) => {
     buffer += chunk;

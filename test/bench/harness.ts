@@ -92,7 +92,10 @@ export function loadSequence(options: {
       out += c;
     });
     child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load runner exited ${code}`)),
+      // autocannon prints its own JSON report too; ours is the last line.
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
+        : reject(new Error(`load runner exited ${code}`)),
     );
   });
 }

@@ -11,7 +11,7 @@ interface Farm {
   next(): Promise<string>;
 }
 
-function startFarm(mqttUrl: string, bridges: { resourceId: number; apiKey: string }[]): Promise<Farm> {
+export function startFarm(mqttUrl: string, bridges: { resourceId: number; apiKey: string }[]): Promise<Farm> {
   const script = new URL('./agent-farm.ts', import.meta.url).pathname;
   const child = spawn(process.execPath, ['--import', 'tsx', script, mqttUrl, JSON.stringify(bridges)], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -46,7 +46,7 @@ function startFarm(mqttUrl: string, bridges: { resourceId: number; apiKey: strin
 }
 
 /** A hub with 100 door resources, each with a bridge, and a member whose package allows them. */
-async function setUp(hub: HubProcess) {
+export async function setUp(hub: HubProcess) {
   const me = (await hub.api('GET', '/user/me')).body;
   const pkg = (await hub.api('POST', '/packages', { name: 'Full membership' })).body;
   await hub.api('POST', `/packages/${pkg.id}/permissions`, { type: 'everything' });

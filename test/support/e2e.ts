@@ -17,7 +17,9 @@ export async function startHubProcess(
   options: { dataDir?: string; httpPort?: number; mqttPort?: number; token?: string } = {},
 ): Promise<HubProcess> {
   const dataDir = options.dataDir ?? tempDir('hub-');
-  const proc = startProcess([hubCli, 'serve'], {
+  // BENCH_HUB_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the hub of a benchmark.
+  const nodeArgs = process.env.BENCH_HUB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const proc = startProcess([...nodeArgs, hubCli, 'serve'], {
     HUB_DATA_DIR: dataDir,
     HUB_HTTP_HOST: '127.0.0.1',
     HUB_HTTP_PORT: String(options.httpPort ?? 0),
