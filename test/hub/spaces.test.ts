@@ -250,6 +250,31 @@ describeEachDialect('spaces: spaces, opening hours, holidays, calendar, billing 
   });
 
   describe('calendar feed', () => {
+    it('serves the feed of a space in UTC (the zone of a first start without TZ)', async () => {
+      const space = await newSpace({ timezone: 'UTC', bookingWindowMaxDays: 400 });
+      const year = new Date().getUTCFullYear() + 1;
+      expect(
+        (
+          await call(owner, 'POST', `/spaces/${space.id}/holidays`, {
+            title: 'Inventory',
+            fromDateTime: `${year}-01-05T08:00`,
+            untilDateTime: `${year}-01-05T18:00`,
+          })
+        ).statusCode,
+      ).toBe(201);
+      const url = new URL(
+        (await call(owner, 'PUT', `/spaces/${space.id}/calendar-token`)).json().calendarUrl,
+      );
+      const feed = await t.app.inject({ method: 'GET', url: url.pathname });
+      expect(feed.statusCode).toBe(200);
+      const events = Object.values(ical.sync.parseICS(feed.body)).filter(
+        (c: any) => c.type === 'VEVENT',
+      ) as any[];
+      expect(events).toHaveLength(1);
+      expect(events[0].start.toISOString()).toBe(`${year}-01-05T08:00:00.000Z`);
+      expect(events[0].end.toISOString()).toBe(`${year}-01-05T18:00:00.000Z`);
+    });
+
     it('serves bookings and holidays as iCalendar in the space time zone; new tokens and DELETE cut old links', async () => {
       const space = await newSpace({ bookingWindowMaxDays: 400 });
       const year = new Date().getUTCFullYear() + 1;

@@ -14,7 +14,13 @@ export interface HubProcess {
 
 /** Starts `makerspace-hub serve` on free ports (or the given ones, for a restart) with a fresh or given data dir. */
 export async function startHubProcess(
-  options: { dataDir?: string; httpPort?: number; mqttPort?: number; token?: string } = {},
+  options: {
+    dataDir?: string;
+    httpPort?: number;
+    mqttPort?: number;
+    token?: string;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<HubProcess> {
   const dataDir = options.dataDir ?? tempDir('hub-');
   // BENCH_HUB_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the hub of a benchmark.
@@ -25,6 +31,7 @@ export async function startHubProcess(
     HUB_HTTP_PORT: String(options.httpPort ?? 0),
     HUB_MQTT_PORT: String(options.mqttPort ?? 0),
     LOG_LEVEL: 'info',
+    ...options.env,
   });
   const [, mqttPort] = await proc.waitFor(/"port":(\d+)[^\n]*MQTT broker listening/);
   const [, httpPort] = await proc.waitFor(/"port":(\d+)[^\n]*HTTP API listening/);

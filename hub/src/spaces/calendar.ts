@@ -25,6 +25,8 @@ function zoned(at: Date, zone: string) {
   return {
     isValid: () => true,
     tz: (z: string) => zoned(at, z),
+    // Asked for when the event's zone is UTC: the wall time in UTC, to which "Z" is appended.
+    utc: () => zoned(at, 'UTC'),
     format: (f: string) => {
       const c = compact(at, zone);
       return f === 'YYYYMMDD' ? c.slice(0, 8) : f === 'HHmmss' ? c.slice(9) : c;
