@@ -115,7 +115,7 @@ export class EventBus {
           for (const work of batch) out.push(await work.fn(trx));
           return out;
         });
-        batch.forEach((work, i) => work.resolve(results[i]));
+        for (const [i, work] of batch.entries()) work.resolve(results[i]);
       } catch (err) {
         if (batch.length === 1) {
           batch[0].reject(err);
