@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { retryOnConflict } from '../../hub/src/db/crud.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../hub/src/webhooks/events.js';
 import { describeEachDialect, freshDatabase, type TestDatabase } from '../support/dialects.js';
@@ -34,7 +35,10 @@ describeEachDialect('webhooks: signed, durable delivery', (dialect) => {
   afterEach(async () => {
     // Delete this test's webhooks so later tests see only their own deliveries.
     const hooks = await t.hub.ctx.db.selectFrom('webhooks').select('id').execute();
-    for (const h of hooks) await t.hub.ctx.db.deleteFrom('webhooks').where('id', '=', h.id).execute();
+    for (const h of hooks) {
+      // The delivery worker may be holding these rows (PostgreSQL reports a deadlock): retry.
+      await retryOnConflict(() => t.hub.ctx.db.deleteFrom('webhooks').where('id', '=', h.id).execute());
+    }
     for (const close of teardown.splice(0)) await close();
   });
   afterAll(async () => {

@@ -1,3 +1,5 @@
+import { type WallTime, wallTime } from '../spaces/zoned-time.js';
+
 /** Wall-clock time in a space's time zone, for package dates and permission time tables. */
 export interface LocalTime {
   /** YYYY-MM-DD */
@@ -8,41 +10,19 @@ export interface LocalTime {
   secondOfDay: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      weekday: 'short',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-const weekdays: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
-
+/** The space's wall clock (spaces/zoned-time.ts) in the shape the billing rules use. */
 export function localTime(at: Date, timeZone: string): LocalTime {
-  let parts: Intl.DateTimeFormatPart[];
+  let w: WallTime;
   try {
-    parts = formatter(timeZone).formatToParts(at);
+    w = wallTime(at, timeZone);
   } catch {
-    parts = formatter('UTC').formatToParts(at);
+    // A zone the runtime does not know (validated on write, so only from old data): use UTC.
+    w = wallTime(at, 'UTC');
   }
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '0';
   return {
-    date: `${get('year')}-${get('month')}-${get('day')}`,
-    dayOfWeek: weekdays[get('weekday')] ?? 1,
-    secondOfDay: Number(get('hour')) * 3600 + Number(get('minute')) * 60 + Number(get('second')),
+    date: `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`,
+    dayOfWeek: w.dayOfWeek,
+    secondOfDay: w.hour * 3600 + w.minute * 60 + w.second,
   };
 }
 

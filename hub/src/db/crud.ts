@@ -69,3 +69,19 @@ export function isUniqueViolation(err: unknown): boolean {
     /UNIQUE constraint failed/.test(e?.message ?? '')
   );
 }
+
+/**
+ * Runs `fn` again when PostgreSQL aborted it to break a deadlock or a serialisation conflict
+ * (codes 40P01, 40001): the other transaction went through, so a retry succeeds.
+ */
+export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (i >= attempts || (code !== '40P01' && code !== '40001')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * i));
+    }
+  }
+}

@@ -13,7 +13,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
-import { now, updateLocked } from '../db/crud.js';
+import { now, updateLocked, retryOnConflict } from '../db/crud.js';
 import { requireAdmin } from '../http/auth.js';
 import { orderParam, pageParams, sendPage } from '../http/list.js';
 import { sanitizeRichText } from '../rich-text.js';
@@ -145,7 +145,8 @@ export function webhooksRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       { schema: { tags: ['webhooks'], params: IdParams } },
       async (request, reply) => {
         const row = await findWebhook(ctx.db, requireAdmin(request), request.params.webhookId);
-        await ctx.db.deleteFrom('webhooks').where('id', '=', row.id).execute();
+        // The delivery worker may hold the webhook's deliveries at this moment (PostgreSQL).
+        await retryOnConflict(() => ctx.db.deleteFrom('webhooks').where('id', '=', row.id).execute());
         return reply.code(204).send();
       },
     );
