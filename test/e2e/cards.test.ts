@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { offlineKeyHash } from '@makerspace/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentProcess, type HubProcess, startAgentProcess, startHubProcess } from '../support/e2e.js';
+import { type AgentProcess, type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 import { stopAll } from '../support/processes.js';
 
@@ -74,17 +74,7 @@ describe('key cards end to end: tap at a door, key assignment, offline mode', ()
     expect(
       (await hub.api('PUT', `/members/${lou.id}/key`, { type: 'em4102', token: '0C0C0C0C0C' })).status,
     ).toBe(200);
-    agent = await startAgentProcess({
-      hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
-      resourceId: door.id,
-      apiKey,
-      controlType: 'door',
-    });
-    await eventually(
-      async () => (await hub.api('GET', `/resources/${door.id}/bridge`)).body.offline === false,
-      10_000,
-      'bridge online',
-    );
+    agent = await startOnlineDoorAgent(hub, door.id, apiKey);
   }, 60_000);
   afterAll(stopAll);
 

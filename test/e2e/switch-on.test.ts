@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/fake-agent.js';
-import { type AgentProcess, type HubProcess, startAgentProcess, startHubProcess } from '../support/e2e.js';
+import { type AgentProcess, type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { stopAll } from '../support/processes.js';
 
 /**
@@ -36,17 +36,7 @@ describe('switch-on end to end: hub process, agent process, simulated relay', ()
     expect((await hub.api('POST', `/members/${m.id}/packages`, { package: pkg.id })).status).toBe(201);
     const key = (await hub.api('POST', '/api-keys', { member: m.id })).body;
     member = { id: m.id, token: (await hub.api('GET', `/api-keys/${key.id}/token`)).body.token };
-    agent = await startAgentProcess({
-      hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
-      resourceId: door.id,
-      apiKey,
-      controlType: 'door',
-    });
-    await eventually(
-      async () => (await hub.api('GET', `/resources/${door.id}/bridge`)).body.offline === false,
-      10_000,
-      'bridge online',
-    );
+    agent = await startOnlineDoorAgent(hub, door.id, apiKey);
   }, 60_000);
   afterAll(stopAll);
 
@@ -96,18 +86,7 @@ describe('switch-on end to end: hub process, agent process, simulated relay', ()
     );
     expect((await admin(door.switchOnCode)).status).toBe(503);
 
-    agent = await startAgentProcess({
-      hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
-      resourceId: door.id,
-      apiKey,
-      controlType: 'door',
-      dir: agent.dir,
-    });
-    await eventually(
-      async () => (await hub.api('GET', `/resources/${door.id}/bridge`)).body.offline === false,
-      10_000,
-      'bridge online again',
-    );
+    agent = await startOnlineDoorAgent(hub, door.id, apiKey, agent.dir);
     const res = await admin(door.switchOnCode);
     expect(res.status).toBe(200);
     await eventually(() => agent.relay() === 'off', 5_000, 'door closed');

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from './fake-agent.js';
 import { agentCli, hubCli, type Proc, runProcess, startProcess, tempDir } from './processes.js';
 
 export interface HubProcess {
@@ -107,4 +108,26 @@ export async function startAgentProcess(options: {
     relay: () => (existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')).relay : null),
     tap: (token) => runProcess([agentCli, 'tap', '--config', configFile, '--token', token], {}),
   };
+}
+
+/** Starts a simulated door agent for a resource of `hub` and waits until its bridge reads online. */
+export async function startOnlineDoorAgent(
+  hub: HubProcess,
+  resourceId: number,
+  apiKey: string,
+  dir?: string,
+): Promise<AgentProcess> {
+  const agent = await startAgentProcess({
+    hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
+    resourceId,
+    apiKey,
+    controlType: 'door',
+    dir,
+  });
+  await eventually(
+    async () => (await hub.api('GET', `/resources/${resourceId}/bridge`)).body.offline === false,
+    10_000,
+    'bridge online',
+  );
+  return agent;
 }
