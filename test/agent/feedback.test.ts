@@ -64,8 +64,11 @@ async function setup(options: { feedback?: boolean; feedbackFile?: string; sleep
  */
 async function lastOnPeriod(feedbackFile: string, steps: Step[], count: number): Promise<number> {
   const off = await waitFor(async () => {
+    if (steps.length < count) return false;
     const file = await readOutput(feedbackFile);
-    return steps.length >= count && file?.relay === 'off' && file;
+    // Only an "off" written after this beep started counts (not the end of the one before).
+    const after = file && Date.parse(file.since) >= Date.parse(steps[count - 1].during.since);
+    return file?.relay === 'off' && after && file;
   }, 'the beep to end');
   return Date.parse(off.since) - Date.parse(steps[count - 1].during.since);
 }

@@ -100,6 +100,51 @@ export function loadSequence(options: {
   });
 }
 
+export interface OpenLoopResult {
+  offered: number;
+  sent: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  unanswered: number;
+  rps: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+  lagP99: number | null;
+  statusCodes: Record<string, number>;
+}
+
+/**
+ * Runs the open-loop generator (open-loop.mjs) in a child process: requests start on a fixed
+ * schedule at `rate` per second, cycling through `requests`, whatever the answers do.
+ */
+export function openLoop(options: {
+  url: string;
+  requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
+  seconds: number;
+  rate: number;
+  connections?: number;
+}): Promise<OpenLoopResult> {
+  const runner = new URL('./open-loop.mjs', import.meta.url).pathname;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [runner, JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
+        : reject(new Error(`open-loop generator exited ${code}`)),
+    );
+  });
+}
+
 export async function startBenchHub(): Promise<HubProcess> {
   return startHubProcess();
 }

@@ -12,7 +12,8 @@ async function main() {
   const lines: string[] = ['| scenario | throughput | latency | errors |', '| --- | --- | --- | --- |'];
   try {
     if (want('members')) lines.push(...(await membersBench(seconds)));
-    if (want('switch-on')) lines.push(...(await switchOnBench(seconds)));
+    if (want('switch-on') || want('ingest'))
+      lines.push(...(await switchOnBench(seconds, { switchOn: want('switch-on'), ingest: want('ingest') })));
   } finally {
     await stopAll();
   }

@@ -1,8 +1,23 @@
-import type { AccessRule } from './policy.js';
-import { ruleOrder } from './policy.js';
+import type { AccessRule, RuleRequest } from './policy.js';
+import { once, ruleOrder } from './policy.js';
 
 export const WRONG_CODE_LIMIT = 5;
 export const ATTEMPT_WINDOW_MS = 10 * 60 * 1000;
+
+/** Wrong switch-on codes the member entered for the resource within the window (once per request). */
+export function wrongCodeCount(
+  request: Pick<RuleRequest, 'reads' | 'memo' | 'resource' | 'member' | 'at'>,
+): Promise<number> {
+  return once(request, 'wrongCodes', async () => {
+    if (!request.member) return 0;
+    const since = new Date(request.at.getTime() - ATTEMPT_WINDOW_MS).toISOString();
+    const row = await request.reads.first<{ n: number | string }>(
+      'select count(*) as "n" from "access_attempts" where "resource" = ? and "member" = ? and "kind" = \'wrongCode\' and "at" > ?',
+      [request.resource.id, request.member.id, since],
+    );
+    return Number(row?.n ?? 0);
+  });
+}
 
 /** Rules every makerspace has: resource, member and key state, and too many failed attempts. */
 export function coreRules(): AccessRule[] {
@@ -32,18 +47,9 @@ export function coreRules(): AccessRule[] {
       name: 'tooManyAttempts',
       order: ruleOrder.tooManyAttempts,
       adminsPass: false,
-      async check({ db, resource, member, at }) {
-        if (!member) return undefined;
-        const since = new Date(at.getTime() - ATTEMPT_WINDOW_MS).toISOString();
-        const row = await db
-          .selectFrom('access_attempts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('resource', '=', resource.id)
-          .where('member', '=', member.id)
-          .where('kind', '=', 'wrongCode')
-          .where('at', '>', since)
-          .executeTakeFirstOrThrow();
-        return Number(row.n) >= WRONG_CODE_LIMIT ? { deny: 'tooManyAttempts' } : undefined;
+      async check(request) {
+        if (!request.member) return undefined;
+        return (await wrongCodeCount(request)) >= WRONG_CODE_LIMIT ? { deny: 'tooManyAttempts' } : undefined;
       },
     },
   ];

@@ -1,6 +1,7 @@
 import type { DenyReason } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
+import { executorReads, type FastReads } from '../db/fast-reads.js';
 import type { MembersTable, ResourcesTable } from '../db/schema.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -9,6 +10,10 @@ export type MemberRow = Selectable<MembersTable>;
 /** What is asked: may this member (holding this key) use this resource at this time? */
 export interface AccessRequest {
   db: Db;
+  /** Hot-path reads (db/fast-reads.ts); built from `db` when not given. */
+  reads?: FastReads;
+  /** Facts already loaded for this request (see `once`); the caller may share its own. */
+  memo?: Map<string, Promise<unknown>>;
   resource: ResourceRow;
   /** null when a card was tapped that belongs to nobody. */
   member: MemberRow | null;
@@ -26,7 +31,41 @@ export interface AccessRule {
   order: number;
   /** Admins and owners pass this rule (package, training and time rules do; a locked resource does not). */
   adminsPass: boolean;
-  check(request: AccessRequest): Promise<RuleOutcome> | RuleOutcome;
+  check(request: RuleRequest): Promise<RuleOutcome> | RuleOutcome;
+}
+
+/** What a rule receives: the request, the fast reads, and facts shared between rules. */
+export interface RuleRequest extends AccessRequest {
+  reads: FastReads;
+  memo: Map<string, Promise<unknown>>;
+}
+
+/**
+ * Loads a fact once per request: rules that need the same fact (the space's time zone, the
+ * member's packages, the resource's bookings) share one read.
+ */
+export function once<T>(
+  request: Pick<AccessRequest, 'memo'> & { memo: Map<string, Promise<unknown>> },
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  let fact = request.memo.get(key) as Promise<T> | undefined;
+  if (!fact) {
+    fact = load();
+    request.memo.set(key, fact);
+  }
+  return fact;
+}
+
+/** The space's time zone (UTC when unknown), once per request. */
+export function zoneOf(request: RuleRequest): Promise<string> {
+  return once(request, 'zone', async () => {
+    const row = await request.reads.first<{ timezone: string | null }>(
+      'select "timezone" from "spaces" where "id" = ?',
+      [request.resource.space],
+    );
+    return row?.timezone ?? 'UTC';
+  });
 }
 
 /** The order of DESIGN 5; areas insert their rules at these positions. */
@@ -93,7 +132,12 @@ export class AccessPolicy {
     return this.rules.map((r) => r.name);
   }
 
-  async decide(request: AccessRequest): Promise<Decision> {
+  async decide(input: AccessRequest): Promise<Decision> {
+    const request: RuleRequest = {
+      ...input,
+      reads: input.reads ?? executorReads(input.db),
+      memo: input.memo ?? new Map(),
+    };
     const privileged = isPrivileged(request.member);
     let maxDuration: number | null = null;
     for (const rule of this.rules) {

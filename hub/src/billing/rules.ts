@@ -1,13 +1,12 @@
 import type { PermissionTime } from '@makerspace/shared';
-import type { AccessRule, ResourceRow } from '../access/policy.js';
-import { ruleOrder } from '../access/policy.js';
+import type { AccessRule, ResourceRow, RuleRequest } from '../access/policy.js';
+import { once, ruleOrder, zoneOf } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
 import { parseJson } from '../db/crud.js';
 import { clockSeconds, type LocalTime, localTime } from './local-time.js';
 import { parseMoney } from './money.js';
 import type { PackagePermissionRow } from './packages.js';
 import { memberBalance } from './payments.js';
-import { spaceTimezone } from './settings.js';
 
 export type CoveringPermission = PackagePermissionRow & { memberPackage: number };
 
@@ -79,8 +78,23 @@ export function timeWindow(
   return left > 0 ? { allowed: true, secondsLeft: left } : { allowed: false, secondsLeft: null };
 }
 
-async function localNow(db: Db, resource: ResourceRow, at: Date): Promise<LocalTime> {
-  return localTime(at, await spaceTimezone(db, resource.space));
+async function localNow(request: RuleRequest): Promise<LocalTime> {
+  return localTime(request.at, await zoneOf(request));
+}
+
+/** coveringPermissions for the policy: on the fast reads, once per request. */
+function requestPermissions(
+  request: RuleRequest,
+  member: number,
+  date: string,
+): Promise<CoveringPermission[]> {
+  const { reads, resource } = request;
+  return once(request, `permissions:${member}:${date}`, () =>
+    reads.rows<CoveringPermission>(
+      'select "pp".*, "mp"."id" as "memberPackage" from "member_packages" as "mp" inner join "package_permissions" as "pp" on "pp"."package" = "mp"."package" where "mp"."member" = ? and "mp"."fromDate" <= ? and ("mp"."untilDate" is null or "mp"."untilDate" >= ?) and ("pp"."type" = \'everything\' or ("pp"."type" = \'resource\' and "pp"."resource" = ?) or ("pp"."type" = \'resourceType\' and "pp"."resourceType" = ?)) order by "pp"."id"',
+      [member, date, date, resource.id, resource.type],
+    ),
+  );
 }
 
 /** Package rules of DESIGN 5 (noPackage, timeTable, prepaidBalance); admins and owners pass them. */
@@ -90,10 +104,10 @@ export function packageRules(): AccessRule[] {
       name: 'package',
       order: ruleOrder.package,
       adminsPass: true,
-      async check({ db, resource, member, at }) {
-        if (!member) return undefined;
-        const local = await localNow(db, resource, at);
-        const permissions = await coveringPermissions(db, member.id, resource, local.date);
+      async check(request) {
+        if (!request.member) return undefined;
+        const local = await localNow(request);
+        const permissions = await requestPermissions(request, request.member.id, local.date);
         return permissions.length === 0 ? { deny: 'noPackage' } : undefined;
       },
     },
@@ -101,10 +115,10 @@ export function packageRules(): AccessRule[] {
       name: 'timeTable',
       order: ruleOrder.timeTable,
       adminsPass: true,
-      async check({ db, resource, member, at }) {
-        if (!member) return undefined;
-        const local = await localNow(db, resource, at);
-        const permissions = await coveringPermissions(db, member.id, resource, local.date);
+      async check(request) {
+        if (!request.member) return undefined;
+        const local = await localNow(request);
+        const permissions = await requestPermissions(request, request.member.id, local.date);
         if (permissions.length === 0) return undefined;
         let best: number | null | undefined;
         for (const p of permissions) {

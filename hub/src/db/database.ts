@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { executorReads, type FastReads, sqliteReads } from './fast-reads.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -12,6 +13,8 @@ export interface Storage {
   dialect: DialectName;
   /** The raw SQLite handle (hot paths use prepared statements); null on PostgreSQL. */
   sqlite: SQLite.Database | null;
+  /** Hot-path reads (db/fast-reads.ts): a read-only second connection on a SQLite file. */
+  reads: FastReads;
   close(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ export function createStorage(options: StorageOptions): Storage {
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', sqlite: null, close: () => db.destroy() };
+    return { db, dialect: 'postgres', sqlite: null, reads: executorReads(db), close: () => db.destroy() };
   }
   const file = options.url.replace(/^sqlite:(\/\/)?/, '');
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -56,7 +59,39 @@ export function createStorage(options: StorageOptions): Storage {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
+  if (file === ':memory:') {
+    return { db, dialect: 'sqlite', sqlite, reads: executorReads(db), close: () => db.destroy() };
+  }
+  // Opened lazily: the first hot read comes after the migrations have created the tables.
+  let reader: SQLite.Database | null = null;
+  let fast: FastReads | null = null;
+  const open = (): FastReads => {
+    if (!fast) {
+      reader = openReader(file);
+      fast = sqliteReads(reader);
+    }
+    return fast;
+  };
+  const reads: FastReads = {
+    rows: (text, params) => open().rows(text, params),
+    first: (text, params) => open().first(text, params),
+  };
+  return {
+    db,
+    dialect: 'sqlite',
+    sqlite,
+    reads,
+    close: async () => {
+      reader?.close();
+      await db.destroy();
+    },
+  };
+}
+
+function openReader(file: string): SQLite.Database {
+  const reader = new SQLite(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  return reader;
 }
 
 /**

@@ -80,7 +80,14 @@ export async function answerTap(
     };
   }
 
-  const decision = await ctx.policy.decide({ db: ctx.db, resource, member, key, at });
+  const decision = await ctx.policy.decide({
+    db: ctx.db,
+    reads: ctx.storage.reads,
+    resource,
+    member,
+    key,
+    at,
+  });
   if (!decision.allowed) {
     await ctx.events.transaction((trx) =>
       insertLog(trx, {

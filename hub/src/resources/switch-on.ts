@@ -13,11 +13,11 @@ import {
   serviceUnavailable,
   tooManyRequests,
 } from '../http/errors.js';
-import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
-import { denyMessage } from '../access/policy.js';
+import { WRONG_CODE_LIMIT, wrongCodeCount } from '../access/core.rules.js';
+import { denyMessage, type MemberRow } from '../access/policy.js';
 import { codeMatches } from './codes.js';
 import { insertLog, stopLog, updateLog } from './resource-logs.js';
-import { findResourceInAccount, type ResourceRow } from './resources.js';
+import type { ResourceRow } from './resources.js';
 
 export const SWITCH_ON_TIMEOUT_MS = 5_000;
 
@@ -27,23 +27,6 @@ export interface SwitchOnResult {
   resourceLog: number;
   sessionId: string;
   maxDuration: number | null;
-}
-
-async function recentWrongCodes(
-  ctx: HubContext,
-  resource: number,
-  member: number,
-  at: Date,
-): Promise<number> {
-  const row = await ctx.db
-    .selectFrom('access_attempts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('resource', '=', resource)
-    .where('member', '=', member)
-    .where('kind', '=', 'wrongCode')
-    .where('at', '>', new Date(at.getTime() - ATTEMPT_WINDOW_MS).toISOString())
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 function denied(reason: DenyReason, logId: number, message = denyMessage(reason)): HttpError {
@@ -62,14 +45,16 @@ export async function switchOn(
   code: string,
   timeoutMs = SWITCH_ON_TIMEOUT_MS,
 ): Promise<SwitchOnResult> {
-  const resource: ResourceRow = await findResourceInAccount(ctx.db, caller, resourceId);
-  const member = await ctx.db
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', caller.memberId)
-    .executeTakeFirst();
+  // The hot path reads through the fast reads (committed data, no query builder).
+  const reads = ctx.storage.reads;
+  const [resource, member] = await Promise.all([
+    reads.first<ResourceRow>('select * from "resources" where "id" = ?', [resourceId]),
+    reads.first<MemberRow>('select * from "members" where "id" = ?', [caller.memberId]),
+  ]);
+  if (!resource || (!caller.superuser && resource.account !== caller.accountId)) throw notFound('Resource');
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
+  const request = { db: ctx.db, reads, memo: new Map<string, Promise<unknown>>(), resource, member, at };
   // Each log is written with its resourceLog_created event in one transaction, shared with other
   // switch-ons that arrive at the same time (group commit).
   const log = (
@@ -97,7 +82,7 @@ export async function switchOn(
     });
 
   // Too many wrong codes lock the member out of this resource for the window, right code or not.
-  if ((await recentWrongCodes(ctx, resource.id, member.id, at)) >= WRONG_CODE_LIMIT) {
+  if ((await wrongCodeCount(request)) >= WRONG_CODE_LIMIT) {
     const entry = await log('denied', { reason: 'tooManyAttempts' });
     throw denied('tooManyAttempts', entry.id);
   }
@@ -112,7 +97,7 @@ export async function switchOn(
     throw denied('wrongCode', entry.id);
   }
 
-  const decision = await ctx.policy.decide({ db: ctx.db, resource, member, at });
+  const decision = await ctx.policy.decide(request);
   if (!decision.allowed) {
     const entry = await log('denied', { reason: decision.reason });
     throw denied(decision.reason, entry.id, decision.message);

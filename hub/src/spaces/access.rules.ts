@@ -1,6 +1,5 @@
-import type { AccessRule, ResourceRow, RuleOutcome } from '../access/policy.js';
-import { ruleOrder } from '../access/policy.js';
-import type { Db } from '../db/crud.js';
+import type { AccessRule, ResourceRow, RuleOutcome, RuleRequest } from '../access/policy.js';
+import { once, ruleOrder, zoneOf } from '../access/policy.js';
 import { closingTime, type HolidaySpan, holidayAt, nextHolidayStart, type OpeningRange } from './schedule.js';
 import { localDate, localDateTime } from './zoned-time.js';
 
@@ -81,22 +80,16 @@ export function trainingOutcome(
 
 // ---- loaders ----
 
-async function spaceZone(db: Db, spaceId: number): Promise<string> {
-  const row = await db.selectFrom('spaces').select('timezone').where('id', '=', spaceId).executeTakeFirst();
-  return row?.timezone ?? 'UTC';
-}
-
 /** Confirmed bookings of the resource that have not ended (the next 60 days are plenty for a session). */
-async function activeBookings(db: Db, resourceId: number, at: Date): Promise<BookingSpan[]> {
-  const horizon = new Date(at.getTime() + 60 * 86_400_000).toISOString();
-  return db
-    .selectFrom('bookings')
-    .select(['member', 'fromDateTime', 'untilDateTime'])
-    .where('resource', '=', resourceId)
-    .where('state', '=', 'confirmed')
-    .where('untilDateTime', '>', at.toISOString())
-    .where('fromDateTime', '<', horizon)
-    .execute();
+function activeBookings(request: RuleRequest): Promise<BookingSpan[]> {
+  const { reads, resource, at } = request;
+  return once(request, 'bookings', () => {
+    const horizon = new Date(at.getTime() + 60 * 86_400_000).toISOString();
+    return reads.rows<BookingSpan>(
+      'select "member", "fromDateTime", "untilDateTime" from "bookings" where "resource" = ? and "state" = \'confirmed\' and "untilDateTime" > ? and "fromDateTime" < ?',
+      [resource.id, at.toISOString(), horizon],
+    );
+  });
 }
 
 export function spaceRules(): AccessRule[] {
@@ -105,70 +98,63 @@ export function spaceRules(): AccessRule[] {
       name: 'training',
       order: ruleOrder.training,
       adminsPass: true,
-      async check({ db, resource, member, at }) {
+      async check(request) {
+        const { reads, resource, member, at } = request;
         if (!resource.requiresTraining) return undefined;
         if (!member) return { deny: 'noPermission' };
-        const trainings = await db
-          .selectFrom('member_trainings as t')
-          .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
-          .innerJoin('training_course_resources as r', 'r.course', 'c.id')
-          .select(['t.fromDate', 't.untilDate'])
-          .where('t.member', '=', member.id)
-          .where('r.resource', '=', resource.id)
-          .where('c.state', '=', 'active')
-          .execute();
-        return trainingOutcome(resource, trainings, localDate(at, await spaceZone(db, resource.space)));
+        const trainings = await reads.rows<TrainingSpan>(
+          'select "t"."fromDate", "t"."untilDate" from "member_trainings" as "t" inner join "training_courses" as "c" on "c"."id" = "t"."trainingCourse" inner join "training_course_resources" as "r" on "r"."course" = "c"."id" where "t"."member" = ? and "r"."resource" = ? and "c"."state" = \'active\'',
+          [member.id, resource.id],
+        );
+        return trainingOutcome(resource, trainings, localDate(at, await zoneOf(request)));
       },
     },
     {
       name: 'openingHours',
       order: ruleOrder.openingHours,
       adminsPass: true,
-      async check({ db, resource, at }) {
-        const hours = await db
-          .selectFrom('opening_hours')
-          .select(['dayOfWeek', 'fromTime', 'untilTime'])
-          .where('space', '=', resource.space)
-          .execute();
+      async check(request) {
+        const hours = await request.reads.rows<OpeningRange>(
+          'select "dayOfWeek", "fromTime", "untilTime" from "opening_hours" where "space" = ?',
+          [request.resource.space],
+        );
         if (hours.length === 0) return undefined;
-        return openingHoursOutcome(await spaceZone(db, resource.space), hours, at);
+        return openingHoursOutcome(await zoneOf(request), hours, request.at);
       },
     },
     {
       name: 'holiday',
       order: ruleOrder.holiday,
       adminsPass: true,
-      async check({ db, resource, at }) {
-        const zone = await spaceZone(db, resource.space);
+      async check(request) {
+        const zone = await zoneOf(request);
         // Holidays that have not ended yet (wall-time strings compare in time order).
-        const holidays = await db
-          .selectFrom('holidays')
-          .select(['fromDateTime', 'untilDateTime'])
-          .where('space', '=', resource.space)
-          .where('untilDateTime', '>', localDateTime(at, zone))
-          .execute();
-        return holidayOutcome(zone, holidays, at);
+        const holidays = await request.reads.rows<HolidaySpan>(
+          'select "fromDateTime", "untilDateTime" from "holidays" where "space" = ? and "untilDateTime" > ?',
+          [request.resource.space, localDateTime(request.at, zone)],
+        );
+        return holidayOutcome(zone, holidays, request.at);
       },
     },
     {
       name: 'booking',
       order: ruleOrder.booking,
       adminsPass: true,
-      async check({ db, resource, member, at }) {
-        return bookingOutcome(await activeBookings(db, resource.id, at), member?.id ?? null, at);
+      async check(request) {
+        return bookingOutcome(await activeBookings(request), request.member?.id ?? null, request.at);
       },
     },
     {
       name: 'requiresBooking',
       order: ruleOrder.booking + 1,
       adminsPass: true,
-      async check({ db, resource, member, at }) {
-        if (!resource.mustBeBooked) return undefined;
+      async check(request) {
+        if (!request.resource.mustBeBooked) return undefined;
         return requiresBookingOutcome(
-          resource,
-          await activeBookings(db, resource.id, at),
-          member?.id ?? null,
-          at,
+          request.resource,
+          await activeBookings(request),
+          request.member?.id ?? null,
+          request.at,
         );
       },
     },

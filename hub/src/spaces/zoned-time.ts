@@ -36,7 +36,20 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** The last answer per zone: one decision asks for the same instant several times. */
+const lastAnswer = new Map<string, { t: number; wall: WallTime }>();
+
 export function wallTime(at: Date, zone: string): WallTime {
+  const t = at.getTime();
+  const last = lastAnswer.get(zone);
+  if (last && last.t === t) return { ...last.wall };
+  const wall = computeWallTime(at, zone);
+  if (lastAnswer.size > 1000) lastAnswer.clear();
+  lastAnswer.set(zone, { t, wall });
+  return { ...wall };
+}
+
+function computeWallTime(at: Date, zone: string): WallTime {
   const parts: Record<string, string> = {};
   for (const p of formatter(zone).formatToParts(at)) parts[p.type] = p.value;
   return {

@@ -2,6 +2,7 @@ import type { WebhookCategory, WebhookEventType } from '@makerspace/shared';
 import { webhookCategories } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import { now, parseJson } from '../db/crud.js';
+import { rawRows } from '../db/fast-reads.js';
 
 export interface EventInput {
   account: number;
@@ -29,12 +30,12 @@ export function categoryOf(type: string): WebhookCategory | null {
 export async function emitEvent(trx: Db, input: EventInput): Promise<number | null> {
   const category = categoryOf(input.type);
   if (!category) return null;
-  const hooks = await trx
-    .selectFrom('webhooks')
-    .select(['id', 'categories'])
-    .where('account', '=', input.account)
-    .orderBy('id')
-    .execute();
+  // Asked on every change (every switch-on writes a log): plain SQL, no query builder.
+  const hooks = await rawRows<{ id: number; categories: string | null }>(
+    trx,
+    'select "id", "categories" from "webhooks" where "account" = ? order by "id"',
+    [input.account],
+  );
   const targets = hooks.filter((h) => parseJson<string[]>(h.categories)?.includes(category));
   if (targets.length === 0) return null;
   const createdAt = now();
@@ -67,8 +68,12 @@ export async function insertEvent(
     .values({ account: input.account, type: input.type, details: JSON.stringify(input.details), createdAt })
     .returning('id')
     .executeTakeFirstOrThrow();
+  eventsStored++;
   return row.id;
 }
+
+/** Events written so far by this process: a transaction that wrote none need not wake the worker. */
+let eventsStored = 0;
 
 /**
  * `ctx.events`: runs a change and its events in one transaction and wakes the delivery worker
@@ -134,8 +139,11 @@ export class EventBus {
   }
 
   async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    const before = eventsStored;
     const result = await this.db.transaction().execute((trx) => fn(trx));
-    this.committed();
+    // Any event written meanwhile (by this transaction or another) wakes the worker; the worker
+    // also polls, so a wake is an optimisation, never the only way an event is delivered.
+    if (eventsStored !== before) this.committed();
     return result;
   }
 
