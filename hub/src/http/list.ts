@@ -51,12 +51,16 @@ export function sendPage(
     const origin = publicUrl ?? url.origin;
     reply.header('link', `<${origin}${url.pathname}${url.search}>; rel="next"`);
   }
-  if (typeof records === 'string')
-    return reply
-      .type('application/json; charset=utf-8')
-      .serializer((s) => s as string)
-      .send(records);
+  if (typeof records === 'string') return sendJson(reply, records);
   return reply.send(records);
+}
+
+/** Sends a body that is JSON text already (cached record texts), as it is. */
+export function sendJson(reply: FastifyReply, json: string) {
+  return reply
+    .type('application/json; charset=utf-8')
+    .serializer((s) => s as string)
+    .send(json);
 }
 
 /** Escapes LIKE wildcards in user text and wraps it for a contains-search on lower(column). */

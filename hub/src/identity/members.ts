@@ -87,6 +87,28 @@ export function visibleMembers(db: Db, caller: Caller) {
   return query;
 }
 
+/** visibleMembers as SQL text for the fast reads (db/fast-reads.ts): a where clause and its values. */
+export function visibleMembersSql(caller: Caller): { where: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (!caller.superuser) {
+    parts.push('"account" = ?');
+    params.push(caller.accountId);
+  }
+  if (!isAdmin(caller)) {
+    parts.push('"id" = ?');
+    params.push(caller.memberId);
+  }
+  return { where: parts.length > 0 ? `where ${parts.join(' and ')}` : '', params };
+}
+
+/** visibleMembers for one record already read. */
+export function canSeeMember(caller: Caller, row: Pick<MemberRow, 'id' | 'account'>): boolean {
+  if (caller.superuser) return true;
+  if (row.account !== caller.accountId) return false;
+  return isAdmin(caller) || row.id === caller.memberId;
+}
+
 export async function findMember(db: Db, caller: Caller, id: number): Promise<MemberRow> {
   const row = await visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst();
   if (!row) throw notFound('Member');

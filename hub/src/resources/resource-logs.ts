@@ -1,6 +1,7 @@
 import type { DenyReason, ResourceLogType, StopType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
+import { rawRows } from '../db/fast-reads.js';
 import type { ResourceLogsTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
@@ -82,6 +83,9 @@ export async function insertLog(db: Db, log: NewLog, known: KnownRows = {}): Pro
   return row;
 }
 
+const INSERT_LOG =
+  'insert into "resource_logs" ("account", "resource", "type", "member", "originalMember", "createdAt", "stoppedAt", "stopType", "reason", "notes", "metadata", "idleDurationSeconds", "clientId", "offline", "updatedAt", "updatedBy") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("clientId") do nothing returning *';
+
 /** Inserts a log; one whose client id is stored already is skipped (undefined), even under races. */
 export async function insertLogOnce(
   db: Db,
@@ -89,31 +93,27 @@ export async function insertLogOnce(
   known: KnownRows = {},
 ): Promise<ResourceLogRow | undefined> {
   const at = now();
-  const row = await db
-    .insertInto('resource_logs')
-    .values({
-      account: log.account,
-      resource: log.resource,
-      type: log.type,
-      member: log.member ?? null,
-      originalMember: log.member ?? null,
-      createdAt: log.createdAt ?? at,
-      stoppedAt: log.stoppedAt ?? null,
-      stopType: log.stopType ?? null,
-      reason: log.reason ?? null,
-      notes: log.notes ?? null,
-      metadata: jsonText(log.metadata) ?? null,
-      idleDurationSeconds: log.idleDurationSeconds ?? null,
-      clientId: log.clientId ?? null,
-      offline: log.offline ? 1 : 0,
-      updatedAt: at,
-      updatedBy: log.updatedBy ?? null,
-    } as any)
-    .onConflict((oc) => oc.column('clientId').doNothing())
-    .returningAll()
-    .executeTakeFirst();
+  // Every switch-on, tap and ingested log comes through here: plain SQL, no query builder.
+  const [row] = await rawRows<ResourceLogRow>(db, INSERT_LOG, [
+    log.account,
+    log.resource,
+    log.type,
+    log.member ?? null,
+    log.member ?? null,
+    log.createdAt ?? at,
+    log.stoppedAt ?? null,
+    log.stopType ?? null,
+    log.reason ?? null,
+    log.notes ?? null,
+    jsonText(log.metadata) ?? null,
+    log.idleDurationSeconds ?? null,
+    log.clientId ?? null,
+    log.offline ? 1 : 0,
+    at,
+    log.updatedBy ?? null,
+  ]);
   if (row && log.type === 'allowed') {
-    await db.updateTable('resources').set({ lastUsedLog: row.id }).where('id', '=', log.resource).execute();
+    await rawRows(db, 'update "resources" set "lastUsedLog" = ? where "id" = ?', [row.id, log.resource]);
   }
   if (row) await emitResourceLog(db, 'resourceLog_created', row, known);
   return row;

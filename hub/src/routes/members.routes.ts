@@ -13,9 +13,10 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
 import { recordsJson } from '../http/caches.js';
-import { conflict, forbidden, unprocessable } from '../http/errors.js';
-import { embedParam, orderParam, pageParams, sendPage } from '../http/list.js';
+import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import { embedParam, orderParam, pageParams, sendJson, sendPage } from '../http/list.js';
 import {
+  canSeeMember,
   createMember,
   deleteMember,
   findMember,
@@ -24,6 +25,7 @@ import {
   type MemberRow,
   memberRecord,
   updateMember,
+  visibleMembersSql,
 } from '../identity/members.js';
 
 const memberEmbeds = ['privileges'] as const;
@@ -65,7 +67,31 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const base = filteredMembers(ctx.db, caller, query);
         const { limit, offset, embed, orderBy, order, ...filters } = query;
         const scope = [caller.superuser ? '*' : caller.accountId, isAdmin(caller) ? '' : caller.memberId];
-        const total = await ctx.caches.counts.count('members', JSON.stringify([scope, filters]), async () => {
+        const countKey = JSON.stringify([scope, filters]);
+        const fetchRecords = (ids: number[]) =>
+          ctx.db.selectFrom('members').selectAll().where('id', 'in', ids).execute();
+        const toJson = (row: MemberRow) => JSON.stringify(memberRecord(row));
+
+        // Hottest shape (the whole list by id, no filter, search or embed): plain SQL on the
+        // fast reads, record texts from the cache.
+        if (embed.length === 0 && orderBy === 'id' && Object.values(filters).every((v) => v === undefined)) {
+          const { where, params } = visibleMembersSql(caller);
+          const total = await ctx.caches.counts.count('members', countKey, async () => {
+            const row = await ctx.storage.reads.first<{ n: number | string }>(
+              `select count(*) as "n" from "members" ${where}`,
+              params,
+            );
+            return Number(row?.n ?? 0);
+          });
+          const keys = await ctx.storage.reads.rows<{ id: number; lockVersion: number }>(
+            `select "id", "lockVersion" from "members" ${where} order by "id" ${order === 'desc' ? 'desc' : 'asc'} limit ? offset ?`,
+            [...params, limit, offset],
+          );
+          const json = await recordsJson(ctx.caches.records, 'members', keys, fetchRecords, toJson);
+          return sendPage(request, reply, { limit, offset, total }, json, ctx.publicUrl, keys.length);
+        }
+
+        const total = await ctx.caches.counts.count('members', countKey, async () => {
           const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
           return Number(n);
         });
@@ -85,13 +111,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           .limit(limit)
           .offset(offset)
           .execute();
-        const json = await recordsJson(
-          ctx.caches.records,
-          'members',
-          keys,
-          (ids) => ctx.db.selectFrom('members').selectAll().where('id', 'in', ids).execute(),
-          (row) => JSON.stringify(memberRecord(row)),
-        );
+        const json = await recordsJson(ctx.caches.records, 'members', keys, fetchRecords, toJson);
         return sendPage(request, reply, page, json, ctx.publicUrl, keys.length);
       },
     );
@@ -117,9 +137,19 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           response: { 200: MemberRecord },
         },
       },
-      async (request) => {
-        const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        return withEmbeds(row, request.query.embed);
+      async (request, reply) => {
+        // Hot path: one prepared read, the record text from the cache (keyed by lockVersion).
+        const row = await ctx.storage.reads.first<MemberRow>('select * from "members" where "id" = ?', [
+          request.params.memberId,
+        ]);
+        if (!row || !canSeeMember(callerOf(request), row)) throw notFound('Member');
+        if (request.query.embed.length > 0) return withEmbeds(row, request.query.embed);
+        let json = ctx.caches.records.get('members', row.id, row.lockVersion);
+        if (json === undefined) {
+          json = JSON.stringify(memberRecord(row));
+          ctx.caches.records.set('members', row.id, row.lockVersion, json);
+        }
+        return sendJson(reply, json);
       },
     );
 
