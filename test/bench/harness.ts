@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type HubProcess, startHubProcess } from '../support/e2e.js';
+import { tempDir } from '../support/processes.js';
 
 const require = createRequire(import.meta.url);
 export const autocannonBin = join(require.resolve('autocannon/package.json'), '..', 'autocannon.js');
@@ -151,4 +153,24 @@ export async function startBenchHub(): Promise<HubProcess> {
 
 export function fmt(n: number, digits = 1): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+/**
+ * What one durable commit costs on the disk the hubs use (SQLite in WAL mode with
+ * synchronous=FULL, one small row per commit): the floor under every switch-on's latency, since a
+ * switch-on answers only after its log is on disk. It varies a lot between machines.
+ */
+export function commitMilliseconds(commits = 500): number {
+  const db = new Database(`${tempDir('fsync-')}/probe.sqlite`);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('create table probe (id integer primary key, text text)');
+    const insert = db.prepare('insert into probe (text) values (?)');
+    const started = performance.now();
+    for (let i = 0; i < commits; i++) insert.run('x'.repeat(200));
+    return (performance.now() - started) / commits;
+  } finally {
+    db.close();
+  }
 }

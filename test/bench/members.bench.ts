@@ -34,24 +34,30 @@ export async function membersBench(seconds: number): Promise<string[]> {
   await storage.close();
   const some = (await hub.api('GET', '/members?offset=5000&limit=1')).body[0];
   const lines: string[] = [];
-  const list = await load({
-    url: `${hub.base}/members?limit=50`,
-    token: hub.token,
-    seconds,
-    connections: 20,
-  });
-  lines.push(
-    `| GET /members?limit=50 (10,001 members) | ${fmt(list.rps, 0)} req/s | p50 ${list.p50} ms, p99 ${list.p99} ms | errors ${list.errors + list.non2xx} |`,
-  );
-  const one = await load({
-    url: `${hub.base}/members/${some.id}`,
-    token: hub.token,
-    seconds,
-    connections: 20,
-  });
-  lines.push(
-    `| GET /members/{id} | ${fmt(one.rps, 0)} req/s | p50 ${one.p50} ms, p99 ${one.p99} ms | errors ${one.errors + one.non2xx} |`,
-  );
+  // BENCH_MEMBERS=list or =one measures only that request (for profiling one of them).
+  const only = process.env.BENCH_MEMBERS;
+  if (only !== 'one') {
+    const list = await load({
+      url: `${hub.base}/members?limit=50`,
+      token: hub.token,
+      seconds,
+      connections: 20,
+    });
+    lines.push(
+      `| GET /members?limit=50 (10,001 members) | ${fmt(list.rps, 0)} req/s | p50 ${list.p50} ms, p99 ${list.p99} ms | errors ${list.errors + list.non2xx} |`,
+    );
+  }
+  if (only !== 'list') {
+    const one = await load({
+      url: `${hub.base}/members/${some.id}`,
+      token: hub.token,
+      seconds,
+      connections: 20,
+    });
+    lines.push(
+      `| GET /members/{id} | ${fmt(one.rps, 0)} req/s | p50 ${one.p50} ms, p99 ${one.p99} ms | errors ${one.errors + one.non2xx} |`,
+    );
+  }
   await hub.proc.stop();
   return lines;
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { HubProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { fmt, type OpenLoopResult, openLoop, startBenchHub } from './harness.js';
+import { commitMilliseconds, fmt, type OpenLoopResult, openLoop, startBenchHub } from './harness.js';
 
 /** BENCH_RATES=200,800 measures only those fixed rates and skips the search for the highest. */
 const onlyRates = process.env.BENCH_RATES?.split(',').map(Number);
@@ -106,6 +106,9 @@ export async function switchOnBench(
   const sustained = (r: OpenLoopResult) =>
     failures(r) === 0 && r.rps >= r.offered * 0.97 && (r.p99 ?? Infinity) < 1000;
   if (parts.switchOn) {
+    say(
+      `| one durable SQLite commit on this disk (WAL, synchronous=FULL) | | ${fmt(commitMilliseconds(), 2)} ms | |`,
+    );
     await run(200, 2); // warm-up
     let best = 0;
     for (const rate of rates(200, 1000)) {
@@ -116,7 +119,7 @@ export async function switchOnBench(
       if (sustained(r)) best = Math.max(best, rate);
     }
     // The highest offered rate that is sustained, rising in steps until one is not.
-    for (const rate of onlyRates ? [] : [1250, 1500, 1750, 2000, 2500, 3000, 4000]) {
+    for (const rate of onlyRates ? [] : [1250, 1500, 1750, 2000, 2250, 2500, 3000, 4000]) {
       const r = await run(rate);
       const clean = sustained(r);
       say(
