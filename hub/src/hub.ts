@@ -10,6 +10,7 @@ import { type Clock, type HubContext, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
+import { watchLocalDates } from './keys/offline-keys.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
 import { EventBus } from './webhooks/events.js';
@@ -21,6 +22,8 @@ export interface Hub {
   broker: BridgeBroker;
   /** Background jobs (package billing, invoice runs). */
   jobs: JobRunner;
+  /** Republishes bridge configs (offline keys) when a space reaches a new local date. */
+  localDates: ReturnType<typeof watchLocalDates>;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -76,12 +79,15 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   webhookWorker.start();
   const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
   await jobs.start();
+  const localDates = watchLocalDates(ctx);
+  localDates.start();
   let closed = false;
   return {
     ctx,
     app,
     broker,
     jobs,
+    localDates,
     async listen() {
       broker.attachWebSocket(app.server);
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
@@ -106,6 +112,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       closed = true;
       await webhookWorker.stop();
       await jobs.stop();
+      await localDates.stop();
       // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
       await broker.stop();

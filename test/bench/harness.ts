@@ -18,18 +18,32 @@ export interface LoadResult {
   timeouts: number;
 }
 
+/** Runs `node args...` and answers the JSON of the last line it prints on stdout. */
+function lastJsonLine<T>(args: string[], name: string, stderr: 'inherit' | 'ignore' = 'inherit'): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', stderr] });
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
+        : reject(new Error(`${name} exited ${code}`)),
+    );
+  });
+}
+
 /**
  * Runs autocannon in its own process (so the load generator does not share the hub's event
- * loop) against a URL; `rate` fixes the request rate, otherwise it drives as fast as it can.
+ * loop) against a URL, as fast as it can: a throughput figure. For latency at a given rate use
+ * openLoop (autocannon's rate limiter sends each second's quota in a burst).
  */
-export function load(options: {
+export async function load(options: {
   url: string;
   token: string;
   seconds: number;
   connections: number;
-  method?: 'GET' | 'POST';
-  body?: unknown;
-  rate?: number;
 }): Promise<LoadResult> {
   const args = [
     autocannonBin,
@@ -40,66 +54,19 @@ export function load(options: {
     String(options.seconds),
     '-H',
     `authorization=Bearer ${options.token}`,
+    options.url,
   ];
-  if (options.method) args.push('-m', options.method);
-  if (options.body !== undefined)
-    args.push('-H', 'content-type=application/json', '-b', JSON.stringify(options.body));
-  if (options.rate) args.push('-R', String(options.rate));
-  args.push(options.url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', () => {});
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(out);
-      resolve({
-        rps: r.requests.average,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        requests: r.requests.total,
-        non2xx: r.non2xx,
-        errors: r.errors,
-        timeouts: r.timeouts,
-      });
-    });
-  });
-}
-
-/** Runs autocannon with a request sequence (each connection cycles through it), in a child process. */
-export function loadSequence(options: {
-  url: string;
-  requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
-  seconds: number;
-  connections: number;
-  rate?: number;
-}): Promise<LoadResult & { p90: number; statusCodes: Record<string, { count: number }> }> {
-  const runner = new URL('./load-runner.mjs', import.meta.url).pathname;
-  const config = {
-    url: options.url,
-    connections: options.connections,
-    duration: options.seconds,
-    requests: options.requests,
-    ...(options.rate ? { overallRate: options.rate } : {}),
+  // autocannon draws its progress on stderr.
+  const r = await lastJsonLine<any>(args, 'autocannon', 'ignore');
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [runner, JSON.stringify(config)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.on('exit', (code) =>
-      // autocannon prints its own JSON report too; ours is the last line.
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
-        : reject(new Error(`load runner exited ${code}`)),
-    );
-  });
 }
 
 export interface OpenLoopResult {
@@ -131,20 +98,7 @@ export function openLoop(options: {
   connections?: number;
 }): Promise<OpenLoopResult> {
   const runner = new URL('./open-loop.mjs', import.meta.url).pathname;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [runner, JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
-        : reject(new Error(`open-loop generator exited ${code}`)),
-    );
-  });
+  return lastJsonLine([runner, JSON.stringify(options)], 'open-loop generator');
 }
 
 export async function startBenchHub(): Promise<HubProcess> {

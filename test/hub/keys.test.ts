@@ -3,6 +3,8 @@ import { type AccessReply, type BridgeConfig, bridgeTopic, offlineKeyHash } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
+import { refreshBridgeConfigs } from '../../hub/src/keys/offline-keys.js';
+import { localDate } from '../../hub/src/spaces/zoned-time.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
 /** A fake agent that also taps cards and records the access replies and configs it receives. */
@@ -20,8 +22,12 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
   const agents: FakeAgent[] = [];
   let everything: number;
 
+  // The system clock, moved forward by `shift` ms when a test needs another day.
+  let shift = 0;
+  const clock = { now: () => new Date(Date.now() + shift) };
+
   beforeAll(async () => {
-    t = await startTestHub(dialect);
+    t = await startTestHub(dialect, { clock });
     owner = t.owner.token;
     urls = await t.listen();
     everything = (await api(owner, 'POST', '/packages', { name: 'Full membership' })).json().id;
@@ -430,6 +436,69 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       );
       expect(second!.configVersion).toBeGreaterThan(first.configVersion);
       expect((await door.tap('5555000001')).reason).toBe('noPackage');
+    });
+
+    it('adds a key whose package starts tomorrow once the space reaches that date, with no write', async () => {
+      const door = await bridge({ name: 'Night door', controlType: 'door', maxOfflineUsage: 600 });
+      const m = await member({ token: '5555000101', pkg: false });
+      const zone = (await api(owner, 'GET', `/spaces/${t.owner.spaceId}`)).json().timezone as string;
+      const tomorrow = localDate(new Date(clock.now().getTime() + 86_400_000), zone);
+      const added = await api(owner, 'POST', `/members/${m.id}/packages`, {
+        package: everything,
+        fromDate: tomorrow,
+      });
+      expect(added.statusCode).toBe(201);
+      const hash = offlineKeyHash({ type: 'em4102', token: '5555000101' });
+      await t.hub.localDates.check();
+      // Let the refreshes the writes above started finish and reach the bridge.
+      await refreshBridgeConfigs(t.hub.ctx, t.owner.accountId);
+      const published = await t.hub.ctx.db
+        .selectFrom('bridges')
+        .select('configVersion')
+        .where('resource', '=', door.resourceId)
+        .executeTakeFirstOrThrow();
+      const before = await eventually(
+        () => (door.config()?.configVersion === published.configVersion ? door.config() : null),
+        5_000,
+        'the latest config',
+      );
+      expect(before!.offlineKeys).not.toContain(hash);
+      try {
+        shift = 86_400_000;
+        await t.hub.localDates.check();
+        const after = await eventually(
+          () => (door.config()?.offlineKeys.includes(hash) ? door.config() : null),
+          5_000,
+          'the key in the config after midnight',
+        );
+        expect(after!.configVersion).toBeGreaterThan(before!.configVersion);
+        expect((await door.tap('5555000101')).type).toBe('allowed');
+      } finally {
+        shift = 0;
+        await t.hub.localDates.check();
+      }
+    });
+
+    it("a superuser's change to another account's member reaches that account's bridges", async () => {
+      const door = await bridge({ name: 'Side door', controlType: 'door', maxOfflineUsage: 600 });
+      const m = await member({ token: '5555000201' });
+      const hash = offlineKeyHash({ type: 'em4102', token: '5555000201' });
+      await eventually(() => door.config()?.offlineKeys.includes(hash), 5_000, 'the key in the config');
+      const root = await t.newAccount('Operators', `root${randomUUID()}@test.example`);
+      await t.hub.ctx.db
+        .updateTable('members')
+        .set({ superuser: 1 })
+        .where('id', '=', root.memberId)
+        .execute();
+      t.hub.ctx.auth.invalidate();
+      expect(
+        (await api(root.token, 'DELETE', `/members/${m.id}/packages/${m.memberPackage}`)).statusCode,
+      ).toBe(204);
+      await eventually(
+        () => door.config()?.offlineKeys.includes(hash) === false,
+        5_000,
+        "the key gone from the other account's bridge",
+      );
     });
   });
 });

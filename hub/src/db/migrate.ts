@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { DialectName } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
@@ -21,7 +21,18 @@ function migrations(dialect: DialectName): Record<string, Migration> {
 
 export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const migrator = new Migrator({ db, provider });
+  // On PostgreSQL the migrator's bookkeeping tables live in the schema the hub uses. Without
+  // saying so, Kysely takes a kysely_migration table in any schema of the database (another
+  // hub's, or a test's) for its own.
+  const migrationTableSchema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as "schema"`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider,
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -128,18 +128,83 @@ export function refreshBridgeConfigs(ctx: HubContext, accountId: number): Promis
   });
 }
 
+/**
+ * Packages and trainings start and end on space-local dates, so a bridge's offline keys change
+ * at local midnight without any write. `check()` (run once a minute by the hub) republishes the
+ * bridge configs of every account one of whose spaces has reached a new local date since the
+ * last check.
+ */
+export function watchLocalDates(ctx: HubContext, intervalMs = 60_000) {
+  const lastDates = new Map<number, string>();
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  async function checkNow(): Promise<void> {
+    const spaces = await ctx.db.selectFrom('spaces').select(['id', 'account', 'timezone']).execute();
+    const at = ctx.clock.now();
+    const changed = new Set<number>();
+    for (const space of spaces) {
+      let today: string;
+      try {
+        today = localDate(at, space.timezone ?? 'UTC');
+      } catch {
+        today = localDate(at, 'UTC');
+      }
+      const before = lastDates.get(space.id);
+      lastDates.set(space.id, today);
+      if (before !== undefined && before !== today) changed.add(space.account);
+    }
+    for (const account of changed) await refreshBridgeConfigs(ctx, account);
+  }
+  const check = (): Promise<void> => {
+    running ??= checkNow()
+      .catch((err) => ctx.logger.error({ err }, 'checking for a new local date failed'))
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  return {
+    check,
+    start() {
+      void check();
+      timer = setInterval(() => void check(), intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
+
+/** Every account that has bridges (a superuser's write may concern any of them). */
+async function accountsWithBridges(ctx: HubContext): Promise<number[]> {
+  const rows = await ctx.db.selectFrom('bridges').select('account').distinct().execute();
+  return rows.map((r) => r.account);
+}
+
 /** Writes under these paths can change who may use a resource, so offline keys may change. */
 const affecting = /^\/api\/v1\/(members|packages|training-courses)(\/|\?|$)/;
 
 /**
  * Keeps offline keys current without each area remembering to: after any successful write to
  * members (state, privileges, keys, member packages, trainings), packages (permissions) or
- * training courses, the caller's account's bridge configs are republished.
+ * training courses, the caller's account's bridge configs are republished (every account's, after
+ * a superuser's write).
  */
 export function refreshConfigsAfterWrites(app: FastifyInstance, ctx: HubContext): void {
   app.addHook('onResponse', async (request, reply) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
-    if (reply.statusCode >= 400 || !request.caller || !affecting.test(request.url)) return;
-    void refreshBridgeConfigs(ctx, request.caller.accountId);
+    const caller = request.caller;
+    if (reply.statusCode >= 400 || !caller || !affecting.test(request.url)) return;
+    if (!caller.superuser) {
+      void refreshBridgeConfigs(ctx, caller.accountId);
+      return;
+    }
+    // A superuser may have changed another account's member, package or course.
+    void accountsWithBridges(ctx)
+      .then((accounts) => Promise.all(accounts.map((a) => refreshBridgeConfigs(ctx, a))))
+      .catch((err) => ctx.logger.error({ err }, 'bridge config refresh failed'));
   });
 }
