@@ -22,6 +22,7 @@ import { chargesRoutes } from './routes/charges.routes.js';
 import { invoicesRoutes } from './routes/invoices.routes.js';
 import { jobsRoutes } from './routes/jobs.routes.js';
 import { keysRoutes } from './routes/keys.routes.js';
+import { bridgeApiRoutes } from './routes/bridge-api.routes.js';
 import { refreshConfigsAfterWrites } from './keys/offline-keys.js';
 import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
@@ -119,6 +120,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(paymentsRoutes(ctx));
       await api.register(jobsRoutes(ctx));
       await api.register(keysRoutes(ctx));
+      await api.register(bridgeApiRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

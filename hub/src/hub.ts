@@ -11,6 +11,7 @@ import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { watchLocalDates } from './keys/offline-keys.js';
+import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
 import { EventBus } from './webhooks/events.js';
@@ -24,6 +25,8 @@ export interface Hub {
   jobs: JobRunner;
   /** Republishes bridge configs (offline keys) when a space reaches a new local date. */
   localDates: ReturnType<typeof watchLocalDates>;
+  /** Marks HTTP bridges offline after three missed heartbeats. */
+  heartbeats: ReturnType<typeof watchHeartbeats>;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -81,6 +84,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   await jobs.start();
   const localDates = watchLocalDates(ctx);
   localDates.start();
+  const heartbeats = watchHeartbeats(ctx);
+  heartbeats.start();
   let closed = false;
   return {
     ctx,
@@ -88,6 +93,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     broker,
     jobs,
     localDates,
+    heartbeats,
     async listen() {
       broker.attachWebSocket(app.server);
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
@@ -113,6 +119,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       await webhookWorker.stop();
       await jobs.stop();
       await localDates.stop();
+      await heartbeats.stop();
       // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
       await broker.stop();

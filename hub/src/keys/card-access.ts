@@ -59,6 +59,25 @@ export async function answerTap(
     .selectAll()
     .where('id', '=', key.member)
     .executeTakeFirstOrThrow();
+  return answerMember(ctx, resource, { member, key, metadata }, request.id, request.currentSession, at);
+}
+
+/**
+ * The member is known (by card, or named by an HTTP bridge): the running session's own member
+ * stops it, otherwise the policy decides, the log is written and the reply says what happened.
+ */
+export async function answerMember(
+  ctx: HubContext,
+  resource: ResourceRow,
+  who: { member: MemberRow; key?: { state: string }; metadata: Record<string, unknown> | null },
+  requestId: string,
+  currentSession: { id: string } | null,
+  at = ctx.clock.now(),
+): Promise<AccessReply> {
+  const { member, key, metadata } = who;
+  const request = { id: requestId, currentSession };
+  const stamp = at.toISOString();
+  const base = { account: resource.account, resource: resource.id, createdAt: stamp, metadata };
   const running =
     request.currentSession && resource.controlType !== 'door'
       ? await runningSessionLog(ctx.db, resource.id, request.currentSession.id)

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { offlineKeyHash } from '@makerspace/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDialect } from '../support/dialects.js';
+import { startTestHub, type TestHub } from '../support/hub.js';
+
+describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialect) => {
+  let t: TestHub;
+  let owner: string;
+  let everything: number;
+  // The system clock, moved forward by `shift` ms when a test needs time to pass.
+  let shift = 0;
+  const clock = { now: () => new Date(Date.now() + shift) };
+
+  beforeAll(async () => {
+    t = await startTestHub(dialect, { clock });
+    owner = t.owner.token;
+    everything = (await api(owner, 'POST', '/packages', { name: 'Full membership' })).json().id;
+    await api(owner, 'POST', `/packages/${everything}/permissions`, { type: 'everything' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const api = (token: string | null, method: string, url: string, payload?: unknown) =>
+    token === null
+      ? t.app.inject({ method: method as any, url: `/api/v1${url}`, payload: payload as any })
+      : t.call(token, {
+          method: method as any,
+          url: `/api/v1${url}`,
+          ...(payload === undefined ? {} : { payload: payload as any }),
+        });
+
+  async function resource(body: Record<string, unknown>) {
+    const r = (await api(owner, 'POST', '/resources', { space: t.owner.spaceId, ...body })).json();
+    expect((await api(owner, 'PUT', `/resources/${r.id}/bridge`, { heartbeatInterval: 30 })).statusCode).toBe(
+      200,
+    );
+    const apiKey = (await api(owner, 'GET', `/resources/${r.id}/bridge/api-key`)).json().apiKey as string;
+    return { id: r.id as number, name: r.name as string, apiKey };
+  }
+
+  async function member(options: { token?: string; pkg?: boolean } = {}) {
+    const email = `ada${randomUUID()}@test.example`;
+    const m = (
+      await api(owner, 'POST', '/members', { firstName: 'Ada', lastName: 'Bridge', emailAddress: email })
+    ).json();
+    if (options.pkg !== false) await api(owner, 'POST', `/members/${m.id}/packages`, { package: everything });
+    if (options.token)
+      await api(owner, 'PUT', `/members/${m.id}/key`, { type: 'em4102', token: options.token });
+    return { id: m.id as number, email };
+  }
+
+  describe('authentication', () => {
+    it('takes the bridge API key only: no key, a wrong key or a member token get 401 before the body is read', async () => {
+      const door = await resource({ name: 'Front door', controlType: 'door' });
+      for (const token of [null, 'not-a-key', owner]) {
+        const res = await api(token, 'POST', '/bridge/heartbeat', { configVersion: 'nonsense' });
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+        expect(res.json()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+      }
+      expect(
+        (await api(door.apiKey, 'POST', '/bridge/heartbeat', { configVersion: 'nonsense' })).statusCode,
+      ).toBe(400);
+      // A rotated key stops working at once.
+      await api(owner, 'PUT', `/resources/${door.id}/bridge`, { rotateApiKey: true });
+      expect((await api(door.apiKey, 'POST', '/bridge/heartbeat', {})).statusCode).toBe(401);
+    });
+  });
+
+  describe('heartbeat', () => {
+    it('answers the config while the bridge holds an older one, and sets the bridge online until it misses three beats', async () => {
+      const door = await resource({ name: 'Workshop door', controlType: 'door' });
+      await member({ token: '7A7A000001' });
+      expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(true);
+
+      const first = await api(door.apiKey, 'POST', '/bridge/heartbeat', { configVersion: 0, uptime: 12 });
+      expect(first.statusCode).toBe(200);
+      const config = first.json().config;
+      expect(config).toMatchObject({ name: 'Workshop door', controlType: 'door', heartbeatInterval: 30 });
+      expect(config.offlineKeys).toContain(offlineKeyHash({ type: 'em4102', token: '7A7A000001' }));
+      expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(false);
+
+      const again = await api(door.apiKey, 'POST', '/bridge/heartbeat', {
+        configVersion: config.configVersion,
+      });
+      expect(again.json()).toEqual({});
+
+      // 2 missed beats: still online; 3: offline.
+      shift = 65_000;
+      await t.hub.heartbeats.check();
+      expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(false);
+      shift = 95_000;
+      await t.hub.heartbeats.check();
+      expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(true);
+      shift = 0;
+    });
+  });
+
+  describe('access', () => {
+    it('decides by key card (any hex case), e-mail address or member id, and writes the logs', async () => {
+      const door = await resource({ name: 'Side door', controlType: 'door' });
+      const ada = await member({ token: '7A7A000002' });
+      const byCard = await api(door.apiKey, 'POST', '/bridge/access', {
+        keys: [{ type: 'em4102', token: '7a7a000002' }],
+        configVersion: 0,
+      });
+      expect(byCard.statusCode).toBe(200);
+      expect(byCard.json()).toMatchObject({
+        type: 'allowed',
+        stopped: true,
+        member: { id: ada.id, name: 'Ada Bridge' },
+        config: { name: 'Side door' },
+      });
+      expect(byCard.json()).not.toHaveProperty('id');
+      const log = (await api(owner, 'GET', `/resource-logs/${byCard.json().sessionId}`)).json();
+      expect(log).toMatchObject({ resource: door.id, type: 'allowed', member: ada.id });
+
+      const byEmail = await api(door.apiKey, 'POST', '/bridge/access', {
+        emailAddress: ada.email.toUpperCase(),
+      });
+      expect(byEmail.json()).toMatchObject({ type: 'allowed', member: { id: ada.id } });
+      expect((await api(door.apiKey, 'POST', '/bridge/access', { member: ada.id })).json()).toMatchObject({
+        type: 'allowed',
+      });
+
+      const unpaid = await member({ pkg: false });
+      expect((await api(door.apiKey, 'POST', '/bridge/access', { member: unpaid.id })).json()).toMatchObject({
+        type: 'denied',
+        reason: 'noPackage',
+      });
+      const unknownCard = await api(door.apiKey, 'POST', '/bridge/access', {
+        keys: [{ type: 'em4102', token: 'FFFF0001' }],
+      });
+      expect(unknownCard.json()).toMatchObject({ type: 'denied', reason: 'unknownKey' });
+
+      // A member of another account is unknown here.
+      const other = await t.newAccount('Elsewhere', `else${randomUUID()}@test.example`);
+      const stranger = await api(door.apiKey, 'POST', '/bridge/access', { member: other.memberId });
+      expect(stranger.json()).toMatchObject({ type: 'denied', reason: 'unknownMember' });
+      const logs = (await api(owner, 'GET', `/resource-logs?resource=${door.id}&limit=100`)).json();
+      expect(logs.map((l: { reason: string | null }) => l.reason).sort()).toEqual(
+        ['noPackage', 'unknownKey', 'unknownMember', null, null, null].sort(),
+      );
+    });
+
+    it('refuses bodies that name nobody or several at once, changing nothing', async () => {
+      const door = await resource({ name: 'Back door', controlType: 'door' });
+      const ada = await member({ token: '7A7A000003' });
+      for (const body of [
+        {},
+        { keys: [{ type: 'em4102', token: '7A7A000003' }], member: ada.id },
+        { keys: [] },
+        { keys: [{ type: 'em4102', token: 'XYZ' }] },
+        { member: 'one' },
+      ]) {
+        const res = await api(door.apiKey, 'POST', '/bridge/access', body);
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+      }
+      expect((await api(owner, 'GET', `/resource-logs?resource=${door.id}`)).json()).toEqual([]);
+    });
+  });
+
+  describe('stop', () => {
+    it("ends a machine session with its idle time and metadata, bills it, and adds the bridge's charge once", async () => {
+      const printer = await resource({ name: 'Printer', controlType: 'machine' });
+      const ada = await member({ token: '7A7A000004' });
+      const access = await api(printer.apiKey, 'POST', '/bridge/access', {
+        keys: [{ type: 'em4102', token: '7A7A000004' }],
+      });
+      expect(access.json()).toMatchObject({ type: 'allowed', stopped: false });
+      const sessionId = access.json().sessionId as string;
+
+      const stop = {
+        stopType: 'normal',
+        currentSession: {
+          id: sessionId,
+          idleDurationSeconds: 60,
+          metadata: { material: 'PLA' },
+          charge: { price: '2.50', description: '12 g PLA' },
+        },
+      };
+      const stopped = await api(printer.apiKey, 'POST', '/bridge/stop', stop);
+      expect(stopped.statusCode).toBe(204);
+      const log = (await api(owner, 'GET', `/resource-logs/${sessionId}`)).json();
+      expect(log).toMatchObject({
+        stopType: 'normal',
+        idleDurationSeconds: 60,
+        extraChargeDescription: '12 g PLA',
+        metadata: { material: 'PLA' },
+      });
+      expect(log.stoppedAt).not.toBeNull();
+
+      // Resending the stop changes nothing: one charge.
+      expect((await api(printer.apiKey, 'POST', '/bridge/stop', stop)).statusCode).toBe(204);
+      const charges = (await api(owner, 'GET', `/charges?member=${ada.id}`)).json();
+      expect(charges).toHaveLength(1);
+      expect(charges[0]).toMatchObject({
+        description: 'Printer: 12 g PLA',
+        price: '2.50',
+        resourceLog: Number(sessionId),
+      });
+
+      const unknown = await api(printer.apiKey, 'POST', '/bridge/stop', {
+        stopType: 'normal',
+        currentSession: { id: '999999' },
+      });
+      expect(unknown.statusCode).toBe(404);
+      expect(
+        (
+          await api(printer.apiKey, 'POST', '/bridge/stop', {
+            stopType: 'sideways',
+            currentSession: { id: sessionId },
+          })
+        ).statusCode,
+      ).toBe(400);
+    });
+  });
+});
