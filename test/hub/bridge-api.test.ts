@@ -179,7 +179,7 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
           id: sessionId,
           idleDurationSeconds: 60,
           metadata: { material: 'PLA' },
-          charge: { price: '2.50', description: '12 g PLA' },
+          charge: { price: 2.5, description: '12 g PLA' },
         },
       };
       const stopped = await api(printer.apiKey, 'POST', '/bridge/stop', stop);
@@ -189,6 +189,7 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
         stopType: 'normal',
         idleDurationSeconds: 60,
         extraChargeDescription: '12 g PLA',
+        extraChargePrice: '2.50',
         metadata: { material: 'PLA' },
       });
       expect(log.stoppedAt).not.toBeNull();

@@ -2,7 +2,7 @@ import type { AccessReply, BridgeConfig, KeyRead, StopType } from '@makerspace/s
 import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
 import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../billing/charges.js';
-import { parseMoney } from '../billing/money.js';
+import { formatMoney, parseMoney, roundToCents } from '../billing/money.js';
 import { bridgeConfigFor } from '../broker/bridge-config.js';
 import type { HubContext } from '../context.js';
 import { jsonText, now, parseJson } from '../db/crud.js';
@@ -188,7 +188,7 @@ export async function httpStop(
           ...(session.charge
             ? {
                 extraChargeDescription: session.charge.description,
-                extraChargePrice: String(session.charge.price),
+                extraChargePrice: formatMoney(roundToCents(parseMoney(session.charge.price))),
               }
             : {}),
           updatedAt: now(),
