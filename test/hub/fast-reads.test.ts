@@ -53,6 +53,15 @@ describe('fast reads on a SQLite file', () => {
     commit();
     await writer;
     expect(await storage.reads.first(select, [inserted])).toEqual({ id: inserted, name: 'Second' });
+    expect(
+      await storage.reads.tuples('select "id", "name" from "accounts" where "id" in (?, ?) order by "id"', [
+        before,
+        inserted,
+      ]),
+    ).toEqual([
+      [before, 'First'],
+      [inserted, 'Second'],
+    ]);
   });
 });
 
@@ -69,6 +78,14 @@ describeEachDialect('fast reads', (dialect) => {
       [a, b, 'Gamma'],
     );
     expect(rows).toEqual([{ name: 'Alpha' }, { name: 'Beta' }]);
+    const tuples = await storage.reads.tuples<[number, string]>(
+      'select "id", "name" from "accounts" where "id" in (?, ?) order by "id" desc',
+      [a, b],
+    );
+    expect(tuples).toEqual([
+      [b, 'Beta'],
+      [a, 'Alpha'],
+    ]);
     expect(
       await storage.reads.first('select "name" from "accounts" where "id" = ?', [b + 100]),
     ).toBeUndefined();

@@ -75,6 +75,7 @@ export function createStorage(options: StorageOptions): Storage {
   const reads: FastReads = {
     rows: (text, params) => open().rows(text, params),
     first: (text, params) => open().first(text, params),
+    tuples: (text, params) => open().tuples(text, params),
   };
   return {
     db,

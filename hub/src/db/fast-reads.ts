@@ -16,6 +16,8 @@ import type { Db } from './crud.js';
 export interface FastReads {
   rows<T>(text: string, params: readonly unknown[]): Promise<T[]>;
   first<T>(text: string, params: readonly unknown[]): Promise<T | undefined>;
+  /** Rows as arrays of column values in select order (no object per row: for long pages). */
+  tuples<T extends unknown[]>(text: string, params: readonly unknown[]): Promise<T[]>;
 }
 
 function isPostgres(db: Db): boolean {
@@ -57,22 +59,31 @@ export function executorReads(db: Db): FastReads {
   };
   const rows = async <T>(text: string, params: readonly unknown[]) =>
     (await db.executeQuery<T>(CompiledQuery.raw(compiled(text), [...params]))).rows;
-  return { rows, first: async (text, params) => (await rows<any>(text, params))[0] };
+  return {
+    rows,
+    first: async (text, params) => (await rows<any>(text, params))[0],
+    tuples: async (text, params) =>
+      (await rows<Record<string, unknown>>(text, params)).map(Object.values) as any[],
+  };
 }
 
 /** Prepared statements on a read-only SQLite connection (see above). */
 export function sqliteReads(reader: SQLite.Database): FastReads {
   const statements = new Map<string, SQLite.Statement>();
-  const statement = (text: string) => {
-    let s = statements.get(text);
+  const rawStatements = new Map<string, SQLite.Statement>();
+  const statement = (text: string, raw = false) => {
+    const cache = raw ? rawStatements : statements;
+    let s = cache.get(text);
     if (!s) {
       s = reader.prepare(text);
-      statements.set(text, s);
+      if (raw) s.raw(true);
+      cache.set(text, s);
     }
     return s;
   };
   return {
     rows: async (text, params) => statement(text).all(...params) as any[],
     first: async (text, params) => statement(text).get(...params) as any,
+    tuples: async (text, params) => statement(text, true).all(...params) as any[],
   };
 }

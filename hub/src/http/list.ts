@@ -43,13 +43,15 @@ export function sendPage(
   const shown = typeof records === 'string' ? (count ?? 0) : records.length;
   const nextOffset = page.offset + shown;
   if (shown > 0 && nextOffset < page.total) {
-    const base = publicUrl ?? `${request.protocol}://${request.host}`;
-    const url = new URL(request.url, base);
-    url.searchParams.delete('offset');
-    url.searchParams.append('offset', String(nextOffset));
-    if (!url.searchParams.has('limit')) url.searchParams.set('limit', String(page.limit));
-    const origin = publicUrl ?? url.origin;
-    reply.header('link', `<${origin}${url.pathname}${url.search}>; rel="next"`);
+    // The request's own path and query, with the next offset (and the limit, when defaulted).
+    const at = request.url.indexOf('?');
+    const path = at === -1 ? request.url : request.url.slice(0, at);
+    const params = new URLSearchParams(at === -1 ? '' : request.url.slice(at + 1));
+    params.delete('offset');
+    params.append('offset', String(nextOffset));
+    if (!params.has('limit')) params.set('limit', String(page.limit));
+    const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+    reply.header('link', `<${origin}${path}?${params}>; rel="next"`);
   }
   if (typeof records === 'string') return sendJson(reply, records);
   return reply.send(records);

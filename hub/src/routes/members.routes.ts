@@ -64,7 +64,6 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = callerOf(request);
         const query = request.query;
-        const base = filteredMembers(ctx.db, caller, query);
         const { limit, offset, embed, orderBy, order, ...filters } = query;
         const scope = [caller.superuser ? '*' : caller.accountId, isAdmin(caller) ? '' : caller.memberId];
         const countKey = JSON.stringify([scope, filters]);
@@ -83,14 +82,16 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
             );
             return Number(row?.n ?? 0);
           });
-          const keys = await ctx.storage.reads.rows<{ id: number; lockVersion: number }>(
+          const pairs = await ctx.storage.reads.tuples<[number, number]>(
             `select "id", "lockVersion" from "members" ${where} order by "id" ${order === 'desc' ? 'desc' : 'asc'} limit ? offset ?`,
             [...params, limit, offset],
           );
+          const keys = pairs.map(([id, lockVersion]) => ({ id, lockVersion }));
           const json = await recordsJson(ctx.caches.records, 'members', keys, fetchRecords, toJson);
           return sendPage(request, reply, { limit, offset, total }, json, ctx.publicUrl, keys.length);
         }
 
+        const base = filteredMembers(ctx.db, caller, query);
         const total = await ctx.caches.counts.count('members', countKey, async () => {
           const [{ n }] = await base.select((eb) => eb.fn.countAll<number>().as('n')).execute();
           return Number(n);
