@@ -139,17 +139,23 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        // Hot path: one prepared read, the record text from the cache (keyed by lockVersion).
-        const row = await ctx.storage.reads.first<MemberRow>('select * from "members" where "id" = ?', [
-          request.params.memberId,
-        ]);
+        // Hot path: a prepared read of the id, account and version; the record text comes from
+        // the cache (keyed by lockVersion), so the whole row is read only when the text is not there.
+        const id = request.params.memberId;
+        const [key] = await ctx.storage.reads.tuples<[number, number, number]>(
+          'select "id", "account", "lockVersion" from "members" where "id" = ?',
+          [id],
+        );
+        if (!key || !canSeeMember(callerOf(request), { id: key[0], account: key[1] }))
+          throw notFound('Member');
+        const cached =
+          request.query.embed.length > 0 ? undefined : ctx.caches.records.get('members', id, key[2]);
+        if (cached !== undefined) return sendJson(reply, cached);
+        const row = await ctx.storage.reads.first<MemberRow>('select * from "members" where "id" = ?', [id]);
         if (!row || !canSeeMember(callerOf(request), row)) throw notFound('Member');
         if (request.query.embed.length > 0) return withEmbeds(row, request.query.embed);
-        let json = ctx.caches.records.get('members', row.id, row.lockVersion);
-        if (json === undefined) {
-          json = JSON.stringify(memberRecord(row));
-          ctx.caches.records.set('members', row.id, row.lockVersion, json);
-        }
+        const json = JSON.stringify(memberRecord(row));
+        ctx.caches.records.set('members', row.id, row.lockVersion, json);
         return sendJson(reply, json);
       },
     );
