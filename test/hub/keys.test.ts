@@ -438,6 +438,68 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       expect((await door.tap('5555000001')).reason).toBe('noPackage');
     });
 
+    it('follows permissions by resource type and by resource, and the training a resource requires', async () => {
+      const lasers = (await api(owner, 'POST', '/resource-types', { name: 'Laser cutters' })).json().id;
+      const laser = await bridge({
+        name: 'Laser',
+        controlType: 'machine',
+        type: lasers,
+        requiresTraining: true,
+      });
+      const shed = await bridge({ name: 'Shed', controlType: 'door' });
+      const byType = (await api(owner, 'POST', '/packages', { name: 'Lasers only' })).json().id;
+      await api(owner, 'POST', `/packages/${byType}/permissions`, {
+        type: 'resourceType',
+        resourceType: lasers,
+      });
+      const byResource = (await api(owner, 'POST', '/packages', { name: 'Shed only' })).json().id;
+      await api(owner, 'POST', `/packages/${byResource}/permissions`, {
+        type: 'resource',
+        resource: shed.resourceId,
+      });
+      const course = (
+        await api(owner, 'POST', '/training-courses', {
+          title: 'Laser safety',
+          resources: [laser.resourceId],
+        })
+      ).json().id;
+
+      const trained = await member({ token: '5555000301', pkg: false });
+      await api(owner, 'POST', `/members/${trained.id}/packages`, { package: byType });
+      expect(
+        (await api(owner, 'POST', `/members/${trained.id}/trainings`, { trainingCourse: course })).statusCode,
+      ).toBe(201);
+      // Trained, but for another resource only.
+      const untrained = await member({ token: '5555000302', pkg: false });
+      await api(owner, 'POST', `/members/${untrained.id}/packages`, { package: byType });
+      const induction = (
+        await api(owner, 'POST', '/training-courses', {
+          title: 'Shed induction',
+          resources: [shed.resourceId],
+        })
+      ).json().id;
+      await api(owner, 'POST', `/members/${untrained.id}/trainings`, { trainingCourse: induction });
+      const shedOnly = await member({ token: '5555000303', pkg: false });
+      await api(owner, 'POST', `/members/${shedOnly.id}/packages`, { package: byResource });
+
+      const hash = (token: string) => offlineKeyHash({ type: 'em4102', token });
+      await refreshBridgeConfigs(t.hub.ctx, t.owner.accountId);
+      const laserKeys = await eventually(
+        () => (laser.config()?.offlineKeys.includes(hash('5555000301')) ? laser.config()?.offlineKeys : null),
+        5_000,
+        'the trained member on the laser',
+      );
+      expect(laserKeys).not.toContain(hash('5555000302'));
+      expect(laserKeys).not.toContain(hash('5555000303'));
+      const shedKeys = await eventually(
+        () => (shed.config()?.offlineKeys.includes(hash('5555000303')) ? shed.config()?.offlineKeys : null),
+        5_000,
+        'the shed member on the shed',
+      );
+      expect(shedKeys).not.toContain(hash('5555000301'));
+      expect(shedKeys).not.toContain(hash('5555000302'));
+    });
+
     it('adds a key whose package starts tomorrow once the space reaches that date, with no write', async () => {
       const door = await bridge({ name: 'Night door', controlType: 'door', maxOfflineUsage: 600 });
       const m = await member({ token: '5555000101', pkg: false });

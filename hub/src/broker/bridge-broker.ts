@@ -19,6 +19,7 @@ import {
 import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { HubContext } from '../context.js';
+import type { OfflineKeyFacts } from '../keys/offline-keys.js';
 import { verifyBridgeKey } from '../resources/bridges.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
@@ -30,8 +31,11 @@ export interface BridgeLink {
   isOnline(resourceId: number): boolean;
   /** Publishes a command and waits for the agent's reply; null when none came in time. */
   sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null>;
-  /** Re-publishes the resource's retained config (after any change that affects it). */
-  publishConfig(resourceId: number): Promise<void>;
+  /**
+   * Re-publishes the resource's retained config (after any change that affects it); `facts`
+   * shares the account's reads between the bridges of one refresh.
+   */
+  publishConfig(resourceId: number, facts?: OfflineKeyFacts): Promise<void>;
   /** Disconnects the resource's agent at once (key rotated or revoked, resource deleted). */
   disconnect(resourceId: number): void;
   /** Clears everything retained for a deleted resource and disconnects its agent. */
@@ -201,8 +205,8 @@ export class BridgeBroker implements BridgeLink {
     if (waiting && waiting.resourceId === resourceId) waiting.resolve(reply);
   }
 
-  async publishConfig(resourceId: number): Promise<void> {
-    const config: BridgeConfig | null = await bridgeConfigFor(this.ctx, resourceId);
+  async publishConfig(resourceId: number, facts?: OfflineKeyFacts): Promise<void> {
+    const config: BridgeConfig | null = await bridgeConfigFor(this.ctx, resourceId, facts);
     if (config) await this.publish(resourceId, 'config', config);
   }
 

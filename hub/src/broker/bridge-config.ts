@@ -1,9 +1,14 @@
 import type { BridgeConfig } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
-import { offlineKeysFor } from '../keys/offline-keys.js';
+import { type OfflineKeyFacts, offlineKeysFor } from '../keys/offline-keys.js';
 
 /** The retained config a bridge works from, also while the hub is away (DESIGN 7). */
-export async function bridgeConfigFor(ctx: HubContext, resourceId: number): Promise<BridgeConfig | null> {
+export async function bridgeConfigFor(
+  ctx: HubContext,
+  resourceId: number,
+  /** Shared by the bridges of one refresh (keys/offline-keys.ts). */
+  facts?: OfflineKeyFacts,
+): Promise<BridgeConfig | null> {
   const row = await ctx.db
     .selectFrom('resources')
     .innerJoin('bridges', 'bridges.resource', 'resources.id')
@@ -25,7 +30,7 @@ export async function bridgeConfigFor(ctx: HubContext, resourceId: number): Prom
     .where('resources.id', '=', resourceId)
     .executeTakeFirst();
   if (!row) return null;
-  const offlineKeys = await offlineKeysFor(ctx.db, { id: resourceId, ...row }, ctx.clock.now());
+  const offlineKeys = await offlineKeysFor(ctx.db, { id: resourceId, ...row }, ctx.clock.now(), facts);
   const controlType =
     (['machine', 'door', 'pos', 'other'] as const).find((t) => t === row.controlType) ?? 'other';
   return {

@@ -7,6 +7,99 @@ import { spaceTimezone } from '../billing/settings.js';
 import { localDate } from '../spaces/zoned-time.js';
 
 /**
+ * What the offline keys of an account's resources are made of, read once per refresh for the
+ * whole account (a refresh republishes every bridge of the account: reading per resource would
+ * read the account's keys and packages once per bridge). Answers are kept for the object's life.
+ */
+export class OfflineKeyFacts {
+  private keys: Promise<
+    { type: string; token: string; member: number; privileges: string; superuser: number }[]
+  > | null = null;
+  private readonly permissions = new Map<
+    string,
+    Promise<{ member: number; type: string; resource: number | null; resourceType: number | null }[]>
+  >();
+  private readonly trainings = new Map<string, Promise<{ member: number; resource: number }[]>>();
+  private readonly zones = new Map<number, Promise<string>>();
+  private readonly hashes = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    readonly account: number,
+  ) {}
+
+  /** Active keys of active members, in key order. */
+  activeKeys() {
+    this.keys ??= this.db
+      .selectFrom('member_keys as k')
+      .innerJoin('members as m', 'm.id', 'k.member')
+      .select(['k.type', 'k.token', 'm.id as member', 'm.privileges', 'm.superuser'])
+      .where('k.account', '=', this.account)
+      .where('k.state', '=', 'active')
+      .where('m.state', '=', 'active')
+      .orderBy('k.id')
+      .execute();
+    return this.keys;
+  }
+
+  /** The permissions of the member packages active on the (space-local) date. */
+  permissionsOn(date: string) {
+    let rows = this.permissions.get(date);
+    if (!rows) {
+      rows = this.db
+        .selectFrom('member_packages as mp')
+        .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
+        .select(['mp.member', 'pp.type', 'pp.resource', 'pp.resourceType'])
+        .where('mp.account', '=', this.account)
+        .where('mp.fromDate', '<=', date)
+        .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', date)]))
+        .execute();
+      this.permissions.set(date, rows);
+    }
+    return rows;
+  }
+
+  /** Which member is trained for which resource on the date (active courses only). */
+  trainingsOn(date: string) {
+    let rows = this.trainings.get(date);
+    if (!rows) {
+      rows = this.db
+        .selectFrom('member_trainings as t')
+        .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
+        .innerJoin('training_course_resources as r', 'r.course', 'c.id')
+        .select(['t.member', 'r.resource'])
+        .where('t.account', '=', this.account)
+        .where('c.state', '=', 'active')
+        .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', date)]))
+        .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', date)]))
+        .execute();
+      this.trainings.set(date, rows);
+    }
+    return rows;
+  }
+
+  /** offlineKeyHash of a key, computed once per key. */
+  hash(key: { type: string; token: string }): string {
+    const id = `${key.type}:${key.token}`;
+    let hash = this.hashes.get(id);
+    if (hash === undefined) {
+      hash = offlineKeyHash(key);
+      this.hashes.set(id, hash);
+    }
+    return hash;
+  }
+
+  zone(space: number) {
+    let zone = this.zones.get(space);
+    if (!zone) {
+      zone = spaceTimezone(this.db, space);
+      this.zones.set(space, zone);
+    }
+    return zone;
+  }
+}
+
+/**
  * The offline keys of a resource (DESIGN 7): offlineKeyHash of every active key whose member
  * would be let in ignoring time-based rules: member active, key active, resource active, and an
  * admin/owner, or an active package permission covering the resource (or its type) plus the
@@ -16,63 +109,36 @@ export async function offlineKeysFor(
   db: Db,
   resource: Pick<ResourceRow, 'id' | 'account' | 'space' | 'type' | 'state' | 'requiresTraining'>,
   at: Date,
+  facts: OfflineKeyFacts = new OfflineKeyFacts(db, resource.account),
 ): Promise<string[]> {
   if (resource.state !== 'active') return [];
-  const keys = await db
-    .selectFrom('member_keys as k')
-    .innerJoin('members as m', 'm.id', 'k.member')
-    .select(['k.type', 'k.token', 'm.id as member', 'm.privileges', 'm.superuser'])
-    .where('k.account', '=', resource.account)
-    .where('k.state', '=', 'active')
-    .where('m.state', '=', 'active')
-    .orderBy('k.id')
-    .execute();
+  const keys = await facts.activeKeys();
   if (keys.length === 0) return [];
-  const today = localDate(at, await spaceTimezone(db, resource.space));
-  const packaged = await db
-    .selectFrom('member_packages as mp')
-    .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
-    .select('mp.member')
-    .distinct()
-    .where('mp.account', '=', resource.account)
-    .where('mp.fromDate', '<=', today)
-    .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', today)]))
-    .where((eb) =>
-      eb.or([
-        eb('pp.type', '=', 'everything'),
-        eb.and([eb('pp.type', '=', 'resource'), eb('pp.resource', '=', resource.id)]),
-        ...(resource.type === null
-          ? []
-          : [eb.and([eb('pp.type', '=', 'resourceType'), eb('pp.resourceType', '=', resource.type)])]),
-      ]),
-    )
-    .execute();
-  const withPackage = new Set(packaged.map((r) => r.member));
+  const today = localDate(at, await facts.zone(resource.space));
+  const withPackage = new Set<number>();
+  for (const p of await facts.permissionsOn(today)) {
+    if (
+      p.type === 'everything' ||
+      (p.type === 'resource' && p.resource === resource.id) ||
+      (p.type === 'resourceType' && resource.type !== null && p.resourceType === resource.type)
+    ) {
+      withPackage.add(p.member);
+    }
+  }
   let trained: Set<number> | null = null;
   if (resource.requiresTraining) {
-    const rows = await db
-      .selectFrom('member_trainings as t')
-      .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
-      .innerJoin('training_course_resources as r', 'r.course', 'c.id')
-      .select('t.member')
-      .distinct()
-      .where('r.resource', '=', resource.id)
-      .where('c.state', '=', 'active')
-      .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', today)]))
-      .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', today)]))
-      .execute();
-    trained = new Set(rows.map((r) => r.member));
+    trained = new Set();
+    for (const t of await facts.trainingsOn(today)) if (t.resource === resource.id) trained.add(t.member);
   }
-  return keys
-    .filter(
-      (k) =>
-        k.privileges === 'admin' ||
-        k.privileges === 'owner' ||
-        k.superuser === 1 ||
-        (withPackage.has(k.member) && (trained === null || trained.has(k.member))),
-    )
-    .slice(0, MAX_ARRAY_ITEMS)
-    .map((k) => offlineKeyHash(k));
+  const allowed: string[] = [];
+  for (const k of keys) {
+    if (allowed.length >= MAX_ARRAY_ITEMS) break;
+    const privileged = k.privileges === 'admin' || k.privileges === 'owner' || k.superuser === 1;
+    if (privileged || (withPackage.has(k.member) && (trained === null || trained.has(k.member)))) {
+      allowed.push(facts.hash(k));
+    }
+  }
+  return allowed;
 }
 
 /**
@@ -95,7 +161,9 @@ export function createConfigRefresher(ctx: HubContext) {
       .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
       .where('account', '=', accountId)
       .execute();
-    for (const b of bridges) await ctx.bridges.publishConfig(b.resource);
+    // One read of the account's keys, packages and trainings serves every bridge.
+    const facts = new OfflineKeyFacts(ctx.db, accountId);
+    for (const b of bridges) await ctx.bridges.publishConfig(b.resource, facts);
   }
   return function refresh(accountId: number): Promise<void> {
     const current = running.get(accountId);
