@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SelectQueryBuilder, Simplify } from 'kysely';
 import { z } from 'zod';
 
 export const MAX_LIMIT = 1000;
@@ -55,6 +56,24 @@ export function sendPage(
   }
   if (typeof records === 'string') return sendJson(reply, records);
   return reply.send(records);
+}
+
+/**
+ * Counts the rows of a filtered query and reads one page of them (`ordered` picks the columns and
+ * the order; the page's limit and offset are applied here), for sendPage.
+ */
+export async function queryPage<DB, TB extends keyof DB, O, Row>(
+  base: SelectQueryBuilder<DB, TB, O>,
+  page: { limit: number; offset: number },
+  ordered: (base: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<DB, TB, Row>,
+): Promise<Page & { rows: Simplify<Row>[] }> {
+  const { limit, offset } = page;
+  const [{ total }] = await base
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .$castTo<{ total: number }>()
+    .execute();
+  const rows = await ordered(base).limit(limit).offset(offset).execute();
+  return { limit, offset, total: Number(total), rows };
 }
 
 /** Sends a body that is JSON text already (cached record texts), as it is. */

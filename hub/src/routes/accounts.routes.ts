@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
-import { likePattern, pageParams, sendPage } from '../http/list.js';
+import { likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 
 const IdParams = z.object({ accountId: z.coerce.number().int().positive() });
@@ -25,15 +25,8 @@ export function accountsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const { limit, offset, q } = request.query;
         let base = visibleAccounts(ctx.db, callerOf(request));
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('name')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(accountRecord),
-          ctx.publicUrl,
-        );
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(request, reply, page, page.rows.map(accountRecord), ctx.publicUrl);
       },
     );
 

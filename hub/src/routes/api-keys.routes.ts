@@ -5,7 +5,7 @@ import type { HubContext } from '../context.js';
 import { updateLocked } from '../db/crud.js';
 import { callerOf, isAdmin } from '../http/auth.js';
 import { forbidden } from '../http/errors.js';
-import { likePattern, pageParams, sendPage } from '../http/list.js';
+import { likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
 import { apiKeyRecord, findApiKey, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
 import { findMember } from '../identity/members.js';
 
@@ -43,15 +43,8 @@ export function apiKeysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         let base = visibleApiKeys(ctx.db, callerOf(request));
         if (member) base = base.where('member', '=', member);
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('label')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(apiKeyRecord),
-          ctx.publicUrl,
-        );
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(request, reply, page, page.rows.map(apiKeyRecord), ctx.publicUrl);
       },
     );
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf } from '../http/auth.js';
-import { orderParam, pageParams, sendPage } from '../http/list.js';
+import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 import {
   bookingRecord,
   createBooking,
@@ -62,21 +62,10 @@ export function bookingsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
             eb.selectFrom('resources').select('resources.id').where('resources.space', '=', space),
           );
         }
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base
-          .selectAll()
-          .orderBy('bookings.fromDateTime', q.order)
-          .orderBy('bookings.id', q.order)
-          .limit(q.limit)
-          .offset(q.offset)
-          .execute();
-        return sendPage(
-          request,
-          reply,
-          { limit: q.limit, offset: q.offset, total: Number(total) },
-          rows.map(bookingRecord),
-          ctx.publicUrl,
+        const page = await queryPage(base, { limit: q.limit, offset: q.offset }, (b) =>
+          b.selectAll().orderBy('bookings.fromDateTime', q.order).orderBy('bookings.id', q.order),
         );
+        return sendPage(request, reply, page, page.rows.map(bookingRecord), ctx.publicUrl);
       },
     );
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { chargeRecord, createCharge, findCharge, visibleCharges } from '../billing/charges.js';
 import type { HubContext } from '../context.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { likePattern, orderParam, pageParams, sendPage } from '../http/list.js';
+import { likePattern, orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ chargeId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
@@ -46,21 +46,10 @@ export function chargesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         if (resourceLog) base = base.where('resourceLog', '=', resourceLog);
         if (booking) base = base.where('booking', '=', booking);
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('description')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base
-          .selectAll()
-          .orderBy('dateTime', order)
-          .orderBy('id', order)
-          .limit(limit)
-          .offset(offset)
-          .execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(chargeRecord),
-          ctx.publicUrl,
+        const page = await queryPage(base, { limit, offset }, (b) =>
+          b.selectAll().orderBy('dateTime', order).orderBy('id', order),
         );
+        return sendPage(request, reply, page, page.rows.map(chargeRecord), ctx.publicUrl);
       },
     );
 

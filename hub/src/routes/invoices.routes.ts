@@ -21,7 +21,7 @@ import type { HubContext } from '../context.js';
 import { emitInvoice } from '../webhooks/emitters.js';
 import { updateLocked } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { likePattern, orderParam, pageParams, sendPage } from '../http/list.js';
+import { likePattern, orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
@@ -58,11 +58,10 @@ export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         if (space) base = base.where('space', '=', space);
         if (state) base = base.where('state', '=', state);
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('number')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id', order).limit(limit).offset(offset).execute();
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
         const records = [];
-        for (const row of rows) records.push(await invoiceRecord(ctx.db, row));
-        return sendPage(request, reply, { limit, offset, total: Number(total) }, records, ctx.publicUrl);
+        for (const row of page.rows) records.push(await invoiceRecord(ctx.db, row));
+        return sendPage(request, reply, page, records, ctx.publicUrl);
       },
     );
 

@@ -5,7 +5,7 @@ import { enqueueJob, findJob, jobRecord, visibleJobs } from '../billing/jobs.js'
 import type { HubContext } from '../context.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { unprocessable } from '../http/errors.js';
-import { orderParam, pageParams, sendPage } from '../http/list.js';
+import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ jobId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
@@ -32,15 +32,8 @@ export function jobsRoutes(ctx: HubContext, wake?: () => void): FastifyPluginAsy
         let base = visibleJobs(ctx.db, callerOf(request));
         if (type) base = base.where('type', '=', type);
         if (state) base = base.where('state', '=', state);
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id', order).limit(limit).offset(offset).execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(jobRecord),
-          ctx.publicUrl,
-        );
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
+        return sendPage(request, reply, page, page.rows.map(jobRecord), ctx.publicUrl);
       },
     );
 

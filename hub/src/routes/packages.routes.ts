@@ -38,7 +38,7 @@ import { emitMemberPackage } from '../webhooks/emitters.js';
 import { now, updateLocked } from '../db/crud.js';
 import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
 import { forbidden, unprocessable } from '../http/errors.js';
-import { embedParam, likePattern, pageParams, sendPage } from '../http/list.js';
+import { embedParam, likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
 import { findMember } from '../identity/members.js';
 
 const PackageParams = z.object({ packageId: z.coerce.number().int().positive() });
@@ -92,15 +92,8 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         let base = visiblePackages(ctx.db, callerOf(request));
         if (state) base = base.where('state', '=', state);
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('name')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(packageRecord),
-          ctx.publicUrl,
-        );
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(request, reply, page, page.rows.map(packageRecord), ctx.publicUrl);
       },
     );
 
@@ -167,15 +160,8 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const pkg = await findPackage(ctx.db, callerOf(request), request.params.packageId);
         const { limit, offset } = request.query;
         const base = ctx.db.selectFrom('package_credits').where('package', '=', pkg.id);
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(creditRecord),
-          ctx.publicUrl,
-        );
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(request, reply, page, page.rows.map(creditRecord), ctx.publicUrl);
       },
     );
 
@@ -270,15 +256,8 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const pkg = await findPackage(ctx.db, callerOf(request), request.params.packageId);
         const { limit, offset } = request.query;
         const base = ctx.db.selectFrom('package_permissions').where('package', '=', pkg.id);
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(permissionRecord),
-          ctx.publicUrl,
-        );
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(request, reply, page, page.rows.map(permissionRecord), ctx.publicUrl);
       },
     );
 
@@ -371,16 +350,16 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
         const { limit, offset, embed } = request.query;
         const base = ctx.db.selectFrom('member_packages').where('member', '=', member.id);
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base
-          .selectAll()
-          .orderBy('fromDate')
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute();
-        const records = await Promise.all(rows.map((r) => withPackage(r, embed)));
-        return sendPage(request, reply, { limit, offset, total: Number(total) }, records, ctx.publicUrl);
+        const page = await queryPage(base, { limit, offset }, (b) =>
+          b.selectAll().orderBy('fromDate').orderBy('id'),
+        );
+        return sendPage(
+          request,
+          reply,
+          page,
+          await Promise.all(page.rows.map((r) => withPackage(r, embed))),
+          ctx.publicUrl,
+        );
       },
     );
 

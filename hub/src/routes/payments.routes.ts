@@ -29,7 +29,7 @@ import type { HubContext } from '../context.js';
 import { now, updateLocked } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { unprocessable } from '../http/errors.js';
-import { orderParam, pageParams, sendPage } from '../http/list.js';
+import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ paymentId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
@@ -99,11 +99,10 @@ export function paymentsRoutes(
         let base = visiblePayments(ctx.db, callerOf(request));
         if (member) base = base.where('member', '=', member);
         if (state) base = base.where('state', '=', state);
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id', order).limit(limit).offset(offset).execute();
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
         const records = [];
-        for (const row of rows) records.push(await paymentRecord(ctx.db, row));
-        return sendPage(request, reply, { limit, offset, total: Number(total) }, records, ctx.publicUrl);
+        for (const row of page.rows) records.push(await paymentRecord(ctx.db, row));
+        return sendPage(request, reply, page, records, ctx.publicUrl);
       },
     );
 

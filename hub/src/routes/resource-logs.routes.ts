@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { unprocessable } from '../http/errors.js';
-import { pageParams, sendPage } from '../http/list.js';
+import { pageParams, queryPage, sendPage } from '../http/list.js';
 import { findResource } from '../resources/resources.js';
 import {
   findLog,
@@ -63,13 +63,12 @@ export function resourceLogsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         if (member) base = base.where('member', '=', member);
         if (type.length) base = base.where('type', 'in', type);
         if (status === 'active') base = base.where('stoppedAt', 'is', null).where('type', '=', 'allowed');
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id', order).limit(limit).offset(offset).execute();
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
         return sendPage(
           request,
           reply,
-          { limit, offset, total: Number(total) },
-          await records(rows, resolve.includes('member')),
+          page,
+          await records(page.rows, resolve.includes('member')),
           ctx.publicUrl,
         );
       },

@@ -5,7 +5,7 @@ import type { HubContext } from '../context.js';
 import { now, updateLocked } from '../db/crud.js';
 import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
-import { likePattern, pageParams, sendPage } from '../http/list.js';
+import { likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ typeId: z.coerce.number().int().positive() });
 
@@ -55,9 +55,8 @@ export function resourceTypesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const { limit, offset, q } = request.query;
         let base = visibleTypes(ctx, callerOf(request));
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('name')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        return sendPage(request, reply, { limit, offset, total: Number(total) }, rows, ctx.publicUrl);
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(request, reply, page, page.rows, ctx.publicUrl);
       },
     );
     app.get(

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { now, updateLocked } from '../db/crud.js';
 import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
-import { likePattern, orderParam, pageParams, embedParam, sendPage } from '../http/list.js';
+import { likePattern, orderParam, pageParams, embedParam, queryPage, sendPage } from '../http/list.js';
 import { bridgeRecord, createBridge, findBridge, rotateBridgeKey } from '../resources/bridges.js';
 import {
   findResource,
@@ -97,21 +97,10 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         if (controlType) base = base.where('controlType', '=', controlType);
         if (state) base = base.where('state', '=', state);
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('name')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base
-          .selectAll()
-          .orderBy(orderBy, order)
-          .orderBy('id', order)
-          .limit(limit)
-          .offset(offset)
-          .execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          await records(caller, rows, embed),
-          ctx.publicUrl,
+        const page = await queryPage(base, { limit, offset }, (b) =>
+          b.selectAll().orderBy(orderBy, order).orderBy('id', order),
         );
+        return sendPage(request, reply, page, await records(caller, page.rows, embed), ctx.publicUrl);
       },
     );
 

@@ -17,7 +17,7 @@ import type { HubContext } from '../context.js';
 import { defined, now, updateLocked } from '../db/crud.js';
 import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
 import { conflict, notFound, unprocessable } from '../http/errors.js';
-import { embedParam, likePattern, pageParams, sendPage } from '../http/list.js';
+import { embedParam, likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
 import { hashToken, newToken } from '../secrets.js';
 import { calendarFeed } from '../spaces/calendar.js';
 import { openingHoursProblems } from '../spaces/schedule.js';
@@ -117,10 +117,14 @@ export function spacesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const { limit, offset, q, embed } = request.query;
         let base = visibleSpaces(ctx.db, callerOf(request));
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('name')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
-        const records = await Promise.all(rows.map((row) => withEmbeds(request, row, embed)));
-        return sendPage(request, reply, { limit, offset, total: Number(total) }, records, ctx.publicUrl);
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
+        return sendPage(
+          request,
+          reply,
+          page,
+          await Promise.all(page.rows.map((row) => withEmbeds(request, row, embed))),
+          ctx.publicUrl,
+        );
       },
     );
 
@@ -267,21 +271,10 @@ export function spacesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         // "Upcoming" = not yet over on the space's wall clock.
         if (!past) base = base.where('untilDateTime', '>=', localDateTime(ctx.clock.now(), space.timezone));
         if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('title')]), 'like', likePattern(q)));
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base
-          .selectAll()
-          .orderBy('fromDateTime')
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(holidayRecord),
-          ctx.publicUrl,
+        const page = await queryPage(base, { limit, offset }, (b) =>
+          b.selectAll().orderBy('fromDateTime').orderBy('id'),
         );
+        return sendPage(request, reply, page, page.rows.map(holidayRecord), ctx.publicUrl);
       },
     );
 

@@ -12,7 +12,7 @@ import { emitMemberTraining } from '../webhooks/emitters.js';
 import { now } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { conflict, unprocessable } from '../http/errors.js';
-import { likePattern, pageParams, sendPage } from '../http/list.js';
+import { likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
 import { findMember } from '../identity/members.js';
 import {
   courseResources,
@@ -73,14 +73,18 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
             eb.selectFrom('training_course_resources').select('course').where('resource', '=', resource),
           );
         }
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
+        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id'));
         const resources = await courseResources(
           ctx.db,
-          rows.map((r) => r.id),
+          page.rows.map((r) => r.id),
         );
-        const records = rows.map((r) => trainingCourseRecord(r, resources.get(r.id) ?? []));
-        return sendPage(request, reply, { limit, offset, total: Number(total) }, records, ctx.publicUrl);
+        return sendPage(
+          request,
+          reply,
+          page,
+          page.rows.map((r) => trainingCourseRecord(r, resources.get(r.id) ?? [])),
+          ctx.publicUrl,
+        );
       },
     );
 
@@ -147,21 +151,10 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
         const { limit, offset } = request.query;
         const base = ctx.db.selectFrom('member_trainings').where('member', '=', member.id);
-        const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-        const rows = await base
-          .selectAll()
-          .orderBy('date', 'desc')
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .offset(offset)
-          .execute();
-        return sendPage(
-          request,
-          reply,
-          { limit, offset, total: Number(total) },
-          rows.map(memberTrainingRecord),
-          ctx.publicUrl,
+        const page = await queryPage(base, { limit, offset }, (b) =>
+          b.selectAll().orderBy('date', 'desc').orderBy('id', 'desc'),
         );
+        return sendPage(request, reply, page, page.rows.map(memberTrainingRecord), ctx.publicUrl);
       },
     );
 
