@@ -66,8 +66,12 @@ describe('agent against an in-process broker', () => {
     await hub.waitForMessage('state', (m) => m.relay === 'on' && m.sessionId === 's1');
     // Off again after pulseSeconds.
     await waitFor(async () => (await relayFile())?.relay === 'off', 'the door to close');
-    const states = hub.messages('state');
-    expect(states.at(-1)).toMatchObject({ relay: 'off', sessionId: null });
+    // The state goes out over MQTT after the relay switched: wait for it to arrive.
+    const last = await waitFor(() => {
+      const state = hub.messages('state').at(-1);
+      return state?.relay === 'off' && state;
+    }, 'the off state');
+    expect(last).toMatchObject({ relay: 'off', sessionId: null });
   });
 
   it('ignores an expired command and a malformed one, then executes the next', async () => {
