@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { chargeForStoppedSession } from '../../hub/src/billing/charges.js';
 import { describeEachDialect, freshDatabase, type TestDatabase } from '../support/dialects.js';
 import { connectFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import {
@@ -468,6 +469,72 @@ describeEachDialect('webhook events of every area', (dialect) => {
       expect(x.details.package).toMatchObject({ id: pkg.id, name: 'Weekend' });
     }
     expect(e[1].details.memberPackage.notes).toBe('Student rate');
+  });
+
+  it('sends memberCredit_created when a package grants a credit and memberCredit_updated when a session spends it', async () => {
+    const credits = await hook('memberCredit');
+    const pkg = (await api(owner, 'POST', '/packages', { name: 'Maker credit' })).json();
+    await api(owner, 'POST', `/packages/${pkg.id}/permissions`, { type: 'everything' });
+    const credit = (await api(owner, 'POST', `/packages/${pkg.id}/credits`)).json();
+    const set = await api(owner, 'PUT', `/packages/${pkg.id}/credits/${credit.id}`, {
+      ...credit,
+      amount: '5',
+      scope: 'usage',
+    });
+    expect(set.statusCode).toBe(200);
+    const printer = (
+      await api(owner, 'POST', '/resources', {
+        space: t.owner.spaceId,
+        name: 'Credit printer',
+        pricePerUsage: '2',
+      })
+    ).json();
+    const member = await newMember();
+    expect((await api(owner, 'POST', `/members/${member.id}/packages`, { package: pkg.id })).statusCode).toBe(
+      201,
+    );
+
+    const at = new Date();
+    const log = await t.hub.ctx.db
+      .insertInto('resource_logs')
+      .values({
+        account: t.owner.accountId,
+        resource: printer.id,
+        type: 'allowed',
+        member: member.id,
+        createdAt: new Date(at.getTime() - 60_000).toISOString(),
+        stoppedAt: at.toISOString(),
+        stopType: 'normal',
+        updatedAt: at.toISOString(),
+      } as any)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const bill = await t.hub.ctx.db
+      .transaction()
+      .execute((trx) => chargeForStoppedSession(trx, t.hub.ctx, log.id));
+    expect(bill).toMatchObject({ creditUsed: '2.00' });
+
+    const e = await received(credits, 2);
+    expect(e.map((x) => x.type)).toEqual(['memberCredit_created', 'memberCredit_updated']);
+    for (const x of e) {
+      expect(Object.keys(x.details).sort()).toEqual(['member', 'memberCredit']);
+      expect(x.details.member).toMatchObject({ id: member.id });
+      expect(x.details.memberCredit).toMatchObject({ member: member.id, amount: '5.00', scope: 'usage' });
+    }
+    expect(e[0].details.memberCredit.remaining).toBe('5.00');
+    expect(e[1].details.memberCredit.remaining).toBe('3.00');
+
+    // Taking the package away takes its credits along.
+    const [mp] = (await api(owner, 'GET', `/members/${member.id}/packages`)).json();
+    expect((await api(owner, 'DELETE', `/members/${member.id}/packages/${mp.id}`)).statusCode).toBe(204);
+    const all = await received(credits, 3);
+    expect(all[2]).toMatchObject({
+      type: 'memberCredit_deleted',
+      details: {
+        memberCredit: { id: e[0].details.memberCredit.id, remaining: '3.00' },
+        member: { id: member.id },
+      },
+    });
   });
 
   it('sends charge_created/updated {charge, member} and invoice_created/updated {invoice, charges, member} through invoicing, payment and cancel', async () => {

@@ -5,7 +5,7 @@ import { bool, isUniqueViolation, now, parseJson } from '../db/crud.js';
 import type { ChargesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../http/auth.js';
 import { conflict, notFound, unprocessable } from '../http/errors.js';
-import { emitCharge } from '../webhooks/emitters.js';
+import { emitCharge, emitMemberCredit } from '../webhooks/emitters.js';
 import { localTime } from './local-time.js';
 import {
   type Amount,
@@ -224,13 +224,15 @@ export async function spendCredits(
     const take = min(remaining, wanted - taken);
     if (take <= 0n) continue;
     // Conditional on the amount read, so two sessions stopping at once cannot both spend it.
-    const result = await db
+    const updated = await db
       .updateTable('member_credits')
       .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: now() })
       .where('id', '=', credit.id)
       .where('remaining', '=', credit.remaining)
+      .returningAll()
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) continue;
+    if (!updated) continue;
+    await emitMemberCredit(db, 'memberCredit_updated', updated);
     await db
       .insertInto('credit_uses')
       .values({

@@ -5,6 +5,7 @@ import { addPeriod, localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
 import type { MemberPackageRow } from './packages.js';
 import { spaceTimezone } from './settings.js';
+import { emitMemberCredit } from '../webhooks/emitters.js';
 
 const MAX_PERIODS = 2000;
 
@@ -126,7 +127,7 @@ export async function billMemberPackage(
       if (exists) continue;
       const amount = formatMoney(parseMoney(credit.amount));
       const at = now();
-      await db
+      const granted = await db
         .insertInto('member_credits')
         .values({
           account: mp.account,
@@ -143,7 +144,9 @@ export async function billMemberPackage(
           updatedAt: at,
           updatedBy: null,
         })
-        .execute();
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await emitMemberCredit(db, 'memberCredit_created', granted);
       result.credits++;
     }
   }

@@ -34,7 +34,7 @@ import {
   visiblePackages,
 } from '../billing/packages.js';
 import type { HubContext } from '../context.js';
-import { emitMemberPackage } from '../webhooks/emitters.js';
+import { emitCreditsDeleted, emitMemberPackage } from '../webhooks/emitters.js';
 import { now, updateLocked } from '../db/crud.js';
 import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
 import { forbidden, unprocessable } from '../http/errors.js';
@@ -200,7 +200,11 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const caller = requireAdmin(request);
         const pkg = await findPackage(ctx.db, caller, request.params.packageId);
         const row = await findCredit(ctx.db, pkg.id, request.params.creditId);
-        await ctx.db.deleteFrom('package_credits').where('id', '=', row.id).execute();
+        await ctx.events.transaction(async (trx) => {
+          // Members' credits granted by this package credit go with it.
+          await emitCreditsDeleted(trx, 'packageCredit', row.id);
+          await trx.deleteFrom('package_credits').where('id', '=', row.id).execute();
+        });
         return reply.code(204).send();
       },
     );
@@ -482,6 +486,8 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const row = await findMemberPackage(ctx.db, member.id, request.params.memberPackageId);
         await ctx.events.transaction(async (trx) => {
           await emitMemberPackage(trx, 'memberPackage_deleted', row);
+          // The member's credits from this package go with it.
+          await emitCreditsDeleted(trx, 'memberPackage', row.id);
           await trx.deleteFrom('member_packages').where('id', '=', row.id).execute();
         });
         return reply.code(204).send();

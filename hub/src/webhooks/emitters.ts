@@ -1,9 +1,11 @@
 import type { WebhookEventType } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
 import { type ChargeRow, chargeRecord } from '../billing/charges.js';
 import { type InvoiceRow, invoiceRecord } from '../billing/invoices.js';
 import { type MemberPackageRow, memberPackageRecord, packageRecord } from '../billing/packages.js';
 import type { HubContext } from '../context.js';
-import type { Db } from '../db/crud.js';
+import { type Db, parseJson } from '../db/crud.js';
+import type { MemberCreditsTable } from '../db/schema.js';
 import type { Caller } from '../http/auth.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
 import { type BridgeRow, bridgeRecord } from '../resources/bridges.js';
@@ -155,6 +157,54 @@ export function emitMemberPackage(
       };
     },
   });
+}
+
+export type MemberCreditRow = Selectable<MemberCreditsTable>;
+
+/** A member's credit from a package credit (what it gave, what is left, when it applies). */
+export function memberCreditRecord(row: MemberCreditRow) {
+  return {
+    id: row.id,
+    account: row.account,
+    member: row.member,
+    memberPackage: row.memberPackage,
+    packageCredit: row.packageCredit,
+    scope: row.scope,
+    resources: parseJson<unknown[]>(row.resources) ?? [],
+    amount: row.amount,
+    remaining: row.remaining,
+    fromDate: row.fromDate,
+    untilDate: row.untilDate,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** memberCredit_created when package billing grants a credit; _updated when a charge spends from it. */
+export function emitMemberCredit(
+  db: Db,
+  type: Extract<WebhookEventType, `memberCredit_${string}`>,
+  row: MemberCreditRow,
+) {
+  return emitEvent(db, {
+    account: row.account,
+    type,
+    details: async () => ({
+      memberCredit: memberCreditRecord(row),
+      member: memberOrNull(await memberRow(db, row.member)),
+    }),
+  });
+}
+
+/** memberCredit_deleted for every member credit that a delete of its source is about to take along. */
+export async function emitCreditsDeleted(db: Db, source: 'memberPackage' | 'packageCredit', id: number) {
+  const rows = await db
+    .selectFrom('member_credits')
+    .selectAll()
+    .where(source, '=', id)
+    .orderBy('id')
+    .execute();
+  for (const row of rows) await emitMemberCredit(db, 'memberCredit_deleted', row);
 }
 
 export function emitCharge(db: Db, type: Extract<WebhookEventType, `charge_${string}`>, row: ChargeRow) {
