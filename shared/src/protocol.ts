@@ -13,8 +13,17 @@ export const TOPIC_ROOT = 'makerspace/v1/bridges';
 
 /** Payloads larger than this are dropped unparsed. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
-/** No array in any message may hold more items than this. */
+/** No array in any message may hold more items than this (offline keys excepted). */
 export const MAX_ARRAY_ITEMS = 500;
+/** A bridge config lists at most this many offline keys (a large makerspace's members)... */
+export const MAX_OFFLINE_KEYS = 10_000;
+/** ...so a config payload may be larger than other messages (10,000 keys are about 690 KB). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** The largest payload accepted on a topic. */
+export function maxPayloadBytes(name: string): number {
+  return name === 'config' ? MAX_CONFIG_BYTES : MAX_PAYLOAD_BYTES;
+}
 
 const isoTime = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(100);
@@ -159,7 +168,9 @@ export const BridgeConfig = z.looseObject({
   /** Seconds a machine may run on an offline decision; 0 means machines do not start offline. */
   maxOfflineUsage: z.number().nonnegative(),
   /** offlineKeyHash() of every key allowed to open this resource while the hub is away. */
-  offlineKeys: list(z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256')),
+  offlineKeys: z
+    .array(z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'))
+    .max(MAX_OFFLINE_KEYS),
   codeMode: z.enum(['static', 'totp']),
   heartbeatInterval: z.number().positive().optional(),
 });
@@ -265,8 +276,8 @@ export function parseBridgeMessage<N extends BridgeTopicName>(
   payload: Buffer | Uint8Array | string,
 ): ParsedMessage<N> {
   const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
-  if (size > MAX_PAYLOAD_BYTES)
-    return { ok: false, error: `payload of ${size} bytes exceeds ${MAX_PAYLOAD_BYTES}` };
+  const limit = maxPayloadBytes(name);
+  if (size > limit) return { ok: false, error: `payload of ${size} bytes exceeds ${limit}` };
   let value: unknown;
   try {
     value = JSON.parse(typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'));
@@ -288,8 +299,8 @@ export function encodeBridgeMessage<N extends BridgeTopicName>(name: N, message:
   const value = bridgeMessages[name].parse(message);
   const text = JSON.stringify(value);
   const size = Buffer.byteLength(text);
-  if (size > MAX_PAYLOAD_BYTES)
-    throw new RangeError(`${name} message of ${size} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+  const limit = maxPayloadBytes(name);
+  if (size > limit) throw new RangeError(`${name} message of ${size} bytes exceeds ${limit}`);
   return text;
 }
 

@@ -14,6 +14,8 @@ import {
   LogsAck,
   LogsMessage,
   MAX_ARRAY_ITEMS,
+  MAX_CONFIG_BYTES,
+  MAX_OFFLINE_KEYS,
   MAX_PAYLOAD_BYTES,
   offlineKeyHash,
   parseBridgeMessage,
@@ -216,6 +218,35 @@ describe('messages', () => {
     expect(parseBridgeMessage('logs/ack', many).ok).toBe(false);
     const enough = JSON.stringify({ ids: Array.from({ length: MAX_ARRAY_ITEMS }, () => uuid) });
     expect(parseBridgeMessage('logs/ack', enough).ok).toBe(true);
+  });
+
+  it('lets a config carry up to 10,000 offline keys (larger than other payloads), and no more', () => {
+    const hash = (i: number) => offlineKeyHash({ type: 'em4102', token: i.toString(16).toUpperCase() });
+    const config = {
+      configVersion: 3,
+      name: 'Main door',
+      controlType: 'door' as const,
+      pulseSeconds: 3,
+      maxOfflineUsage: 0,
+      codeMode: 'static' as const,
+      offlineKeys: Array.from({ length: MAX_OFFLINE_KEYS }, (_, i) => hash(i)),
+    };
+    const text = encodeBridgeMessage('config', config);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(MAX_PAYLOAD_BYTES);
+    const parsed = parseBridgeMessage('config', text);
+    expect(parsed.ok && parsed.message.offlineKeys).toHaveLength(MAX_OFFLINE_KEYS);
+    const tooMany = { ...config, offlineKeys: [...config.offlineKeys, hash(MAX_OFFLINE_KEYS)] };
+    expect(() => encodeBridgeMessage('config', tooMany)).toThrow();
+    expect(parseBridgeMessage('config', JSON.stringify(tooMany)).ok).toBe(false);
+    // Other topics keep the small limit.
+    const padded = JSON.stringify({ ...state, pad: 'x'.repeat(MAX_PAYLOAD_BYTES) });
+    expect(parseBridgeMessage('state', padded)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('exceeds'),
+    });
+    expect(
+      parseBridgeMessage('config', JSON.stringify({ ...config, pad: 'x'.repeat(MAX_CONFIG_BYTES) })).ok,
+    ).toBe(false);
   });
 
   it('encodes only valid messages', () => {

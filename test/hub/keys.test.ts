@@ -562,5 +562,71 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
         "the key gone from the other account's bridge",
       );
     });
+
+    it('carries the keys of more than 500 members, in a config larger than other messages', async () => {
+      const door = await bridge({ name: 'Big door', controlType: 'door', maxOfflineUsage: 600 });
+      const at = new Date().toISOString();
+      const tokens: string[] = [];
+      await t.hub.ctx.db.transaction().execute(async (trx) => {
+        for (let batch = 0; batch < 4; batch++) {
+          const members = await trx
+            .insertInto('members')
+            .values(
+              Array.from({ length: 300 }, (_, i) => ({
+                account: t.owner.accountId,
+                space: t.owner.spaceId,
+                firstName: 'Many',
+                lastName: `Member${batch * 300 + i}`,
+                emailAddress: `many${batch * 300 + i}-${randomUUID()}@test.example`,
+                emailKey: `many${batch * 300 + i}-${randomUUID()}@test.example`,
+                createdAt: at,
+                updatedAt: at,
+              })) as any,
+            )
+            .returning('id')
+            .execute();
+          const keys = members.map((m, i) => {
+            const token = (0x6000000 + batch * 300 + i).toString(16).toUpperCase();
+            tokens.push(token);
+            return {
+              account: t.owner.accountId,
+              member: m.id,
+              type: 'em4102',
+              token,
+              createdAt: at,
+              updatedAt: at,
+            };
+          });
+          await trx
+            .insertInto('member_keys')
+            .values(keys as any)
+            .execute();
+          await trx
+            .insertInto('member_packages')
+            .values(
+              members.map((m) => ({
+                account: t.owner.accountId,
+                member: m.id,
+                package: everything,
+                fromDate: '2020-01-01',
+                setupCharged: 1,
+                billedUntil: '2999-01-01',
+                createdAt: at,
+                updatedAt: at,
+              })) as any,
+            )
+            .execute();
+        }
+      });
+      await refreshBridgeConfigs(t.hub.ctx, t.owner.accountId);
+      const config = await eventually(
+        () => ((door.config()?.offlineKeys.length ?? 0) >= 1200 ? door.config() : null),
+        10_000,
+        'a config with all the keys',
+      );
+      const hashes = new Set(config!.offlineKeys);
+      expect(tokens.every((token) => hashes.has(offlineKeyHash({ type: 'em4102', token })))).toBe(true);
+      expect(JSON.stringify(config).length).toBeGreaterThan(64 * 1024);
+    });
   });
 });

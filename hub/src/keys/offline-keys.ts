@@ -1,4 +1,4 @@
-import { MAX_ARRAY_ITEMS, offlineKeyHash } from '@makerspace/shared';
+import { MAX_OFFLINE_KEYS, offlineKeyHash } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import type { ResourceRow } from '../access/policy.js';
 import type { HubContext } from '../context.js';
@@ -103,7 +103,8 @@ export class OfflineKeyFacts {
  * The offline keys of a resource (DESIGN 7): offlineKeyHash of every active key whose member
  * would be let in ignoring time-based rules: member active, key active, resource active, and an
  * admin/owner, or an active package permission covering the resource (or its type) plus the
- * training when the resource requires one. At most MAX_ARRAY_ITEMS (the protocol's limit).
+ * training when the resource requires one. At most MAX_OFFLINE_KEYS (the protocol's limit), in
+ * key order.
  */
 export async function offlineKeysFor(
   db: Db,
@@ -132,7 +133,7 @@ export async function offlineKeysFor(
   }
   const allowed: string[] = [];
   for (const k of keys) {
-    if (allowed.length >= MAX_ARRAY_ITEMS) break;
+    if (allowed.length >= MAX_OFFLINE_KEYS) break;
     const privileged = k.privileges === 'admin' || k.privileges === 'owner' || k.superuser === 1;
     if (privileged || (withPackage.has(k.member) && (trained === null || trained.has(k.member)))) {
       allowed.push(facts.hash(k));
