@@ -172,6 +172,7 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
       });
       expect(access.json()).toMatchObject({ type: 'allowed', stopped: false });
       const sessionId = access.json().sessionId as string;
+      expect((await api(owner, 'GET', `/resources/${printer.id}/bridge`)).json().inUse).toBe(true);
 
       const stop = {
         stopType: 'normal',
@@ -184,6 +185,7 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
       };
       const stopped = await api(printer.apiKey, 'POST', '/bridge/stop', stop);
       expect(stopped.statusCode).toBe(204);
+      expect((await api(owner, 'GET', `/resources/${printer.id}/bridge`)).json().inUse).toBe(false);
       const log = (await api(owner, 'GET', `/resource-logs/${sessionId}`)).json();
       expect(log).toMatchObject({
         stopType: 'normal',

@@ -102,8 +102,21 @@ export async function httpAccess(
       : await unknownMember(ctx, resource);
   }
   if (!reply) throw unauthorized('Invalid bridge API key'); // the resource was deleted meanwhile
+  if (reply.type === 'allowed') {
+    // The bridge runs the session now (a machine), or the tap ended it (or a door's pulse).
+    await setInUse(ctx, resource.id, reply.stopped !== true);
+  }
   const { id: _id, ...answer } = reply;
   return { ...answer, ...(await configUnlessCurrent(ctx, bridge, request.configVersion)) };
+}
+
+/** The bridge record's `inUse` follows the sessions an HTTP bridge runs. */
+async function setInUse(ctx: HubContext, resourceId: number, inUse: boolean) {
+  await ctx.db
+    .updateTable('bridges')
+    .set({ inUse: inUse ? 1 : 0, relaySince: ctx.clock.now().toISOString() })
+    .where('resource', '=', resourceId)
+    .execute();
 }
 
 async function namedMember(
@@ -207,6 +220,11 @@ export async function httpStop(
       { resource },
     );
     if (!stopped) return;
+    await trx
+      .updateTable('bridges')
+      .set({ inUse: 0, relaySince: ctx.clock.now().toISOString() })
+      .where('resource', '=', resource.id)
+      .execute();
     await chargeForStoppedSession(trx, ctx, log.id);
     if (session.charge && log.member !== null && parseMoney(session.charge.price) > 0n) {
       const member = await trx
