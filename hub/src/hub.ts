@@ -11,6 +11,7 @@ import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { watchLocalDates } from './keys/offline-keys.js';
+import type { PeriodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
@@ -24,9 +25,9 @@ export interface Hub {
   /** Background jobs (package billing, invoice runs). */
   jobs: JobRunner;
   /** Republishes bridge configs (offline keys) when a space reaches a new local date. */
-  localDates: ReturnType<typeof watchLocalDates>;
+  localDates: PeriodicCheck;
   /** Marks HTTP bridges offline after three missed heartbeats. */
-  heartbeats: ReturnType<typeof watchHeartbeats>;
+  heartbeats: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -83,7 +84,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
   await jobs.start();
   const localDates = watchLocalDates(ctx);
-  localDates.start();
+  localDates.start({ immediately: true });
   const heartbeats = watchHeartbeats(ctx);
   heartbeats.start();
   let closed = false;

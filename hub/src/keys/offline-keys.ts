@@ -2,6 +2,7 @@ import { MAX_OFFLINE_KEYS, offlineKeyHash } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import type { ResourceRow } from '../access/policy.js';
 import type { HubContext } from '../context.js';
+import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import type { Db } from '../db/crud.js';
 import { spaceTimezone } from '../billing/settings.js';
 import { localDate } from '../spaces/zoned-time.js';
@@ -203,10 +204,8 @@ export function refreshBridgeConfigs(ctx: HubContext, accountId: number): Promis
  * bridge configs of every account one of whose spaces has reached a new local date since the
  * last check.
  */
-export function watchLocalDates(ctx: HubContext, intervalMs = 60_000) {
+export function watchLocalDates(ctx: HubContext, intervalMs = 60_000): PeriodicCheck {
   const lastDates = new Map<number, string>();
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
   async function checkNow(): Promise<void> {
     const spaces = await ctx.db.selectFrom('spaces').select(['id', 'account', 'timezone']).execute();
     const at = ctx.clock.now();
@@ -224,27 +223,7 @@ export function watchLocalDates(ctx: HubContext, intervalMs = 60_000) {
     }
     for (const account of changed) await refreshBridgeConfigs(ctx, account);
   }
-  const check = (): Promise<void> => {
-    running ??= checkNow()
-      .catch((err) => ctx.logger.error({ err }, 'checking for a new local date failed'))
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  return {
-    check,
-    start() {
-      void check();
-      timer = setInterval(() => void check(), intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return periodicCheck(checkNow, intervalMs, ctx.logger, 'checking for a new local date failed');
 }
 
 /** Every account that has bridges (a superuser's write may concern any of them). */

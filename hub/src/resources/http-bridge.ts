@@ -5,6 +5,7 @@ import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../bill
 import { formatMoney, parseMoney, roundToCents } from '../billing/money.js';
 import { bridgeConfigFor } from '../broker/bridge-config.js';
 import type { HubContext } from '../context.js';
+import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { jsonText, now, parseJson } from '../db/crud.js';
 import { unauthorized } from '../http/errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
@@ -256,9 +257,7 @@ export async function httpStop(
  * HTTP bridges count as offline after three missed heartbeats; bridges connected over MQTT
  * follow their connection instead. `check()` runs every few seconds.
  */
-export function watchHeartbeats(ctx: HubContext, intervalMs = 5_000) {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
+export function watchHeartbeats(ctx: HubContext, intervalMs = 5_000): PeriodicCheck {
   async function checkNow() {
     const at = ctx.clock.now();
     const rows = await ctx.db
@@ -279,24 +278,5 @@ export function watchHeartbeats(ctx: HubContext, intervalMs = 5_000) {
       .where('resource', 'in', silent)
       .execute();
   }
-  const check = (): Promise<void> => {
-    running ??= checkNow()
-      .catch((err) => ctx.logger.error({ err }, 'checking bridge heartbeats failed'))
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  return {
-    check,
-    start() {
-      timer = setInterval(() => void check(), intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+  return periodicCheck(checkNow, intervalMs, ctx.logger, 'checking bridge heartbeats failed');
 }
