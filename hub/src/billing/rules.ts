@@ -3,6 +3,7 @@ import type { AccessRule, ResourceRow, RuleRequest } from '../access/policy.js';
 import { once, ruleOrder, zoneOf } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
 import { parseJson } from '../db/crud.js';
+import { rawRows } from '../db/fast-reads.js';
 import { clockSeconds, type LocalTime, localTime } from './local-time.js';
 import { parseMoney } from './money.js';
 import type { PackagePermissionRow } from './packages.js';
@@ -13,33 +14,27 @@ export type CoveringPermission = PackagePermissionRow & { memberPackage: number 
 /**
  * The permissions of the member's packages active on `date` (space-local, fromDate <= date <=
  * untilDate) that cover the resource: everything, its resource type, or the resource itself.
+ * Parameters: member, date, date, resource id, resource type (a null type matches nothing).
  */
-export async function coveringPermissions(
+const COVERING_PERMISSIONS =
+  'select "pp".*, "mp"."id" as "memberPackage" from "member_packages" as "mp" inner join "package_permissions" as "pp" on "pp"."package" = "mp"."package" where "mp"."member" = ? and "mp"."fromDate" <= ? and ("mp"."untilDate" is null or "mp"."untilDate" >= ?) and ("pp"."type" = \'everything\' or ("pp"."type" = \'resource\' and "pp"."resource" = ?) or ("pp"."type" = \'resourceType\' and "pp"."resourceType" = ?)) order by "pp"."id"';
+
+const coveringParams = (memberId: number, resource: Pick<ResourceRow, 'id' | 'type'>, date: string) => [
+  memberId,
+  date,
+  date,
+  resource.id,
+  resource.type,
+];
+
+/** COVERING_PERMISSIONS on any handle, a transaction included (billing a stopped session). */
+export function coveringPermissions(
   db: Db,
   memberId: number,
   resource: Pick<ResourceRow, 'id' | 'type'>,
   date: string,
 ): Promise<CoveringPermission[]> {
-  const rows = await db
-    .selectFrom('member_packages as mp')
-    .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
-    .selectAll('pp')
-    .select('mp.id as memberPackage')
-    .where('mp.member', '=', memberId)
-    .where('mp.fromDate', '<=', date)
-    .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', date)]))
-    .where((eb) =>
-      eb.or([
-        eb('pp.type', '=', 'everything'),
-        eb.and([eb('pp.type', '=', 'resource'), eb('pp.resource', '=', resource.id)]),
-        ...(resource.type === null
-          ? []
-          : [eb.and([eb('pp.type', '=', 'resourceType'), eb('pp.resourceType', '=', resource.type)])]),
-      ]),
-    )
-    .orderBy('pp.id')
-    .execute();
-  return rows as CoveringPermission[];
+  return rawRows<CoveringPermission>(db, COVERING_PERMISSIONS, coveringParams(memberId, resource, date));
 }
 
 const DAY = 86_400;
@@ -88,11 +83,10 @@ function requestPermissions(
   member: number,
   date: string,
 ): Promise<CoveringPermission[]> {
-  const { reads, resource } = request;
   return once(request, `permissions:${member}:${date}`, () =>
-    reads.rows<CoveringPermission>(
-      'select "pp".*, "mp"."id" as "memberPackage" from "member_packages" as "mp" inner join "package_permissions" as "pp" on "pp"."package" = "mp"."package" where "mp"."member" = ? and "mp"."fromDate" <= ? and ("mp"."untilDate" is null or "mp"."untilDate" >= ?) and ("pp"."type" = \'everything\' or ("pp"."type" = \'resource\' and "pp"."resource" = ?) or ("pp"."type" = \'resourceType\' and "pp"."resourceType" = ?)) order by "pp"."id"',
-      [member, date, date, resource.id, resource.type],
+    request.reads.rows<CoveringPermission>(
+      COVERING_PERMISSIONS,
+      coveringParams(member, request.resource, date),
     ),
   );
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/crud.js';
+import { isPostgres } from '../db/fast-reads.js';
 import { now } from '../db/crud.js';
 
 /** The billing settings of a space that billing reads (space_billing_settings, migration 0003). */
@@ -48,10 +49,6 @@ export async function billingSettingsFor(
     .onConflict((oc: any) => oc.column('space').doNothing())
     .execute();
   return (await read()) as BillingSettings;
-}
-
-function isPostgres(db: Db): boolean {
-  return (db.getExecutor().adapter.constructor.name ?? '').toLowerCase().includes('postgres');
 }
 
 /** The time zone of a space (UTC when unknown). */

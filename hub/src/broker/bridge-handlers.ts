@@ -4,7 +4,7 @@ import { type Db, now } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
 import { keyByCard } from '../keys/member-keys.js';
-import { insertLogOnce, stopLog } from '../resources/resource-logs.js';
+import { insertLogOnce, sessionKey, stopLog } from '../resources/resource-logs.js';
 import type { BridgeBroker } from './bridge-broker.js';
 
 export interface BridgeMessageHandlers {
@@ -82,12 +82,14 @@ async function memberOf(db: Db, account: number, memberId: number | null | undef
   return row?.id ?? null;
 }
 
-/** A session id is the hub's log id, or the client id of a log the agent made itself (offline). */
 async function sessionLog(db: Db, resource: number, sessionId: string): Promise<number | null> {
-  const query = db.selectFrom('resource_logs').select('id').where('resource', '=', resource);
-  const row = /^[1-9][0-9]{0,15}$/.test(sessionId)
-    ? await query.where('id', '=', Number(sessionId)).executeTakeFirst()
-    : await query.where('clientId', '=', sessionId).executeTakeFirst();
+  const { column, value } = sessionKey(sessionId);
+  const row = await db
+    .selectFrom('resource_logs')
+    .select('id')
+    .where('resource', '=', resource)
+    .where(column, '=', value)
+    .executeTakeFirst();
   return row?.id ?? null;
 }
 

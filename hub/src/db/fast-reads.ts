@@ -20,7 +20,8 @@ export interface FastReads {
   tuples<T extends unknown[]>(text: string, params: readonly unknown[]): Promise<T[]>;
 }
 
-function isPostgres(db: Db): boolean {
+/** Whether a Kysely handle (a transaction included) talks to PostgreSQL. */
+export function isPostgres(db: Db): boolean {
   return (db.getExecutor().adapter.constructor.name ?? '').toLowerCase().includes('postgres');
 }
 
@@ -47,18 +48,7 @@ export async function rawRows<T>(db: Db, text: string, params: readonly unknown[
 
 /** Through Kysely's executor (any dialect): no builder, but the connection is shared. */
 export function executorReads(db: Db): FastReads {
-  const postgres = isPostgres(db);
-  const texts = new Map<string, string>();
-  const compiled = (text: string) => {
-    let out = texts.get(text);
-    if (out === undefined) {
-      out = postgres ? numberedPlaceholders(text) : text;
-      texts.set(text, out);
-    }
-    return out;
-  };
-  const rows = async <T>(text: string, params: readonly unknown[]) =>
-    (await db.executeQuery<T>(CompiledQuery.raw(compiled(text), [...params]))).rows;
+  const rows = <T>(text: string, params: readonly unknown[]) => rawRows<T>(db, text, params);
   return {
     rows,
     first: async (text, params) => (await rows<any>(text, params))[0],

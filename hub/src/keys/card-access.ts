@@ -3,7 +3,7 @@ import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.
 import { chargeForStoppedSession } from '../billing/charges.js';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { insertLog, stopLog } from '../resources/resource-logs.js';
+import { insertLog, sessionKey, stopLog } from '../resources/resource-logs.js';
 import { claimAssignment } from './key-assignments.js';
 import { keyByCard, putMemberKey } from './member-keys.js';
 import { refreshBridgeConfigs } from './offline-keys.js';
@@ -14,17 +14,16 @@ export const UNKNOWN_KEY_WINDOW_MS = 60_000;
 
 const memberRef = (m: MemberRow) => ({ id: m.id, name: `${m.firstName} ${m.lastName ?? ''}`.trim() });
 
-/** A session id is the hub's log id, or the client id of a log the agent made itself (offline). */
 async function runningSessionLog(db: Db, resource: number, sessionId: string) {
-  const query = db
+  const { column, value } = sessionKey(sessionId);
+  return db
     .selectFrom('resource_logs')
     .select(['id', 'member'])
     .where('resource', '=', resource)
     .where('type', '=', 'allowed')
-    .where('stoppedAt', 'is', null);
-  return /^[1-9][0-9]{0,15}$/.test(sessionId)
-    ? query.where('id', '=', Number(sessionId)).executeTakeFirst()
-    : query.where('clientId', '=', sessionId).executeTakeFirst();
+    .where('stoppedAt', 'is', null)
+    .where(column, '=', value)
+    .executeTakeFirst();
 }
 
 /**

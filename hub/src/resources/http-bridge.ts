@@ -10,7 +10,7 @@ import { jsonText, now, parseJson } from '../db/crud.js';
 import { unauthorized } from '../http/errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
-import { insertLog, stopLog } from './resource-logs.js';
+import { insertLog, sessionKey, stopLog } from './resource-logs.js';
 
 /*
  * Fabman's HTTP bridge API (shared/reference/api-fields.md), for DIY bridges that poll over
@@ -174,13 +174,12 @@ export async function httpStop(
   request: HttpStopRequest,
 ): Promise<boolean> {
   const { resource } = bridge;
-  const sessionId = request.currentSession.id;
-  const byId = /^[1-9][0-9]{0,15}$/.test(sessionId);
+  const { column, value } = sessionKey(request.currentSession.id);
   const log = await ctx.db
     .selectFrom('resource_logs')
     .selectAll()
     .where('resource', '=', resource.id)
-    .where(byId ? 'id' : 'clientId', '=', byId ? Number(sessionId) : sessionId)
+    .where(column, '=', value)
     .executeTakeFirst();
   if (!log) return false;
   if (log.stoppedAt !== null) return true;

@@ -11,6 +11,16 @@ import type { ResourceRow } from './resources.js';
 
 export type ResourceLogRow = Selectable<ResourceLogsTable>;
 
+/**
+ * The column a session id names: the hub's log id (digits), or the client id of a log the agent
+ * made itself (offline).
+ */
+export function sessionKey(sessionId: string): { column: 'id' | 'clientId'; value: number | string } {
+  return /^[1-9][0-9]{0,15}$/.test(sessionId)
+    ? { column: 'id', value: Number(sessionId) }
+    : { column: 'clientId', value: sessionId };
+}
+
 export function resourceLogRecord(row: ResourceLogRow) {
   return {
     id: row.id,

@@ -73,6 +73,11 @@ export async function findResource(db: Db, caller: Caller, id: number): Promise<
 }
 
 /** A resource of the caller's account whatever its visibility (switch-on: the code proves presence). */
+/** findResourceInAccount's rule for a row already read: superusers see all, others their account's. */
+export function inCallersAccount(caller: Caller, row: Pick<ResourceRow, 'account'>): boolean {
+  return caller.superuser || row.account === caller.accountId;
+}
+
 export async function findResourceInAccount(db: Db, caller: Caller, id: number): Promise<ResourceRow> {
   let query = db.selectFrom('resources').selectAll().where('id', '=', id);
   if (!caller.superuser) query = query.where('account', '=', caller.accountId);

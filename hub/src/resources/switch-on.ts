@@ -17,7 +17,7 @@ import { WRONG_CODE_LIMIT, wrongCodeCount } from '../access/core.rules.js';
 import { denyMessage, type MemberRow } from '../access/policy.js';
 import { codeMatches } from './codes.js';
 import { insertLog, stopLog, updateLog } from './resource-logs.js';
-import type { ResourceRow } from './resources.js';
+import { inCallersAccount, type ResourceRow } from './resources.js';
 
 export const SWITCH_ON_TIMEOUT_MS = 5_000;
 
@@ -51,7 +51,7 @@ export async function switchOn(
     reads.first<ResourceRow>('select * from "resources" where "id" = ?', [resourceId]),
     reads.first<MemberRow>('select * from "members" where "id" = ?', [caller.memberId]),
   ]);
-  if (!resource || (!caller.superuser && resource.account !== caller.accountId)) throw notFound('Resource');
+  if (!resource || !inCallersAccount(caller, resource)) throw notFound('Resource');
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
   const request = { db: ctx.db, reads, memo: new Map<string, Promise<unknown>>(), resource, member, at };
