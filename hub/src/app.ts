@@ -14,6 +14,11 @@ import { membersRoutes } from './routes/members.routes.js';
 import { resourceLogsRoutes } from './routes/resource-logs.routes.js';
 import { resourceTypesRoutes } from './routes/resource-types.routes.js';
 import { resourcesRoutes } from './routes/resources.routes.js';
+import { switchOnRoutes } from './routes/switch-on.routes.js';
+import { liveRoutes } from './routes/live.routes.js';
+import { memberCreditsRoutes } from './routes/member-credits.routes.js';
+import { LiveChannel } from './http/live.js';
+import { serveWebApp } from './http/web-app.js';
 import { webhooksRoutes } from './routes/webhooks.routes.js';
 import { bookingsRoutes } from './routes/bookings.routes.js';
 import { spacesRoutes } from './routes/spaces.routes.js';
@@ -33,6 +38,8 @@ const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
 export interface BuildOptions {
   /** Extra route plugins (under /api/v1) that other areas contribute. */
   routes?: ((ctx: HubContext) => any)[];
+  /** The built web app to serve at `/` (web/dist by default). */
+  webDir?: string;
 }
 
 /** Builds the HTTP app; never listens (main.ts does, tests use inject or listen on port 0). */
@@ -99,6 +106,11 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
 
+  // Streams end before the server closes (an open stream would hold app.close() forever).
+  const live = new LiveChannel(ctx);
+  app.decorate('live', live);
+  app.addHook('preClose', async () => live.close());
+
   await app.register(
     async (api) => {
       api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
@@ -108,6 +120,9 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(membersRoutes(ctx));
       await api.register(apiKeysRoutes(ctx));
       await api.register(resourcesRoutes(ctx));
+      await api.register(switchOnRoutes(ctx));
+      await api.register(liveRoutes(ctx, live));
+      await api.register(memberCreditsRoutes(ctx));
       await api.register(resourceTypesRoutes(ctx));
       await api.register(resourceLogsRoutes(ctx));
       await api.register(webhooksRoutes(ctx));
@@ -125,6 +140,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     },
     { prefix: API_PREFIX },
   );
+  await serveWebApp(app, options.webDir);
   app.get('/health', { schema: { hide: true } }, async () => ({ ok: true }));
   return app;
 }

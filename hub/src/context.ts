@@ -15,6 +15,31 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * In-process notices that a resource's live state changed. The broker and the switch-on code
+ * raise them after their writes commit; the live channel listens (DESIGN 11).
+ */
+export class ResourceSignals {
+  private readonly listeners = new Set<(resourceId: number) => void>();
+
+  changed(resourceId: number): void {
+    for (const listener of this.listeners) listener(resourceId);
+  }
+
+  onChange(listener: (resourceId: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/**
+ * The base of links that people open (QR stickers, sign-in mails): HUB_PUBLIC_URL, never a
+ * request header, so nobody can point a link at another host.
+ */
+export function linkBase(ctx: Pick<HubContext, 'publicUrl' | 'listenUrl'>): string {
+  return ctx.publicUrl ?? ctx.listenUrl ?? 'http://localhost:8080';
+}
+
 /** Everything a route or service needs, passed in (no module singletons). */
 export interface HubContext {
   storage: Storage;
@@ -31,6 +56,10 @@ export interface HubContext {
   caches: Caches;
   /** Base for absolute links (Link headers, calendar URLs); from HUB_PUBLIC_URL. */
   publicUrl?: string;
+  /** Where this hub listens (`http://localhost:8080`), for links when HUB_PUBLIC_URL is not set. */
+  listenUrl?: string;
+  /** Tells the live channel that a resource's state may have changed (bridge, relay, session). */
+  signals: ResourceSignals;
   /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (webhooks/events.ts). */
   events: EventBus;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */

@@ -6,7 +6,7 @@ import { buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
-import { type Clock, type HubContext, systemClock } from './context.js';
+import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
@@ -67,6 +67,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     policy: new AccessPolicy(allRules()),
     caches: { records: new RecordCache(), counts: new CountCache() },
     publicUrl: settings.publicUrl,
+    signals: new ResourceSignals(),
     events: new EventBus(storage.db),
     webhooks: {
       ...defaultWebhookSettings,
@@ -100,6 +101,14 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
       const address = app.server.address();
       const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
+      const host = ['0.0.0.0', '::', ''].includes(settings.httpHost) ? 'localhost' : settings.httpHost;
+      ctx.listenUrl = `http://${host.includes(':') ? `[${host}]` : host}:${httpPort}`;
+      if (!ctx.publicUrl) {
+        logger.warn(
+          { listenUrl: ctx.listenUrl },
+          'HUB_PUBLIC_URL is not set: QR stickers and e-mailed links point at this address; set it to the address phones reach',
+        );
+      }
       let mqttPort: number | null = null;
       try {
         mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);

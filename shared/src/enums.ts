@@ -49,6 +49,8 @@ export const denyReasons = [
   'thirdPartyError',
   'notCheckedIn',
   'wrongCode',
+  // A switch-on code that was valid once (an old QR sticker); it does not count as a wrong guess.
+  'staleCode',
 ] as const;
 export const DenyReason = z.enum(denyReasons);
 export type DenyReason = z.infer<typeof DenyReason>;

@@ -35,8 +35,10 @@ describe('zoned time (Intl only)', () => {
 describe('openingHours rule (Europe/Vienna, Mon-Fri 09:00-18:00)', () => {
   it('denies on a Saturday', () => {
     // Saturday 2026-03-28 12:00 local.
+    // It says when the space opens: Monday 09:00, after the change to summer time.
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-03-28T11:00:00Z'))).toEqual({
       deny: 'openingHours',
+      until: new Date('2026-03-30T07:00:00Z'),
     });
   });
 
@@ -53,20 +55,24 @@ describe('openingHours rule (Europe/Vienna, Mon-Fri 09:00-18:00)', () => {
     });
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-03-30T06:30:00Z'))).toEqual({
       deny: 'openingHours',
+      until: new Date('2026-03-30T07:00:00Z'),
     });
     // The Friday before, still UTC+1: 07:30Z is 08:30 local, closed.
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-03-27T07:30:00Z'))).toEqual({
       deny: 'openingHours',
+      until: new Date('2026-03-27T08:00:00Z'),
     });
   });
 
   it('uses winter time after 2026-10-25: 07:30Z is 08:30 (closed), 17:30Z is 18:30 (closed)', () => {
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-10-26T07:30:00Z'))).toEqual({
       deny: 'openingHours',
+      until: new Date('2026-10-26T08:00:00Z'),
     });
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-10-26T16:30:00Z'))).toEqual({ maxDuration: 1800 });
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-10-26T17:30:00Z'))).toEqual({
       deny: 'openingHours',
+      until: new Date('2026-10-27T08:00:00Z'),
     });
     // The Friday before, still UTC+2: 07:30Z is 09:30 local, open.
     expect(openingHoursOutcome(VIENNA, weekdays, at('2026-10-23T07:30:00Z'))).toEqual({
@@ -100,9 +106,16 @@ describe('holiday rule', () => {
   const easterMonday = [{ fromDateTime: '2026-04-06T00:00', untilDateTime: '2026-04-07T00:00' }];
 
   it('denies during a holiday in space-local time', () => {
-    expect(holidayOutcome(VIENNA, easterMonday, at('2026-04-06T08:00:00Z'))).toEqual({ deny: 'holiday' });
+    const over = new Date('2026-04-06T22:00:00Z'); // midnight in Vienna
+    expect(holidayOutcome(VIENNA, easterMonday, at('2026-04-06T08:00:00Z'))).toEqual({
+      deny: 'holiday',
+      until: over,
+    });
     // 23:30Z on the 5th is already 01:30 on the 6th in Vienna (UTC+2).
-    expect(holidayOutcome(VIENNA, easterMonday, at('2026-04-05T23:30:00Z'))).toEqual({ deny: 'holiday' });
+    expect(holidayOutcome(VIENNA, easterMonday, at('2026-04-05T23:30:00Z'))).toEqual({
+      deny: 'holiday',
+      until: over,
+    });
     // 22:30Z on the 6th is 00:30 on the 7th: over.
     expect(holidayOutcome(VIENNA, easterMonday, at('2026-04-06T22:30:00Z'))).toBeUndefined();
   });
@@ -117,7 +130,10 @@ describe('holiday rule', () => {
   it('holds across the spring DST change (holiday given in local time)', () => {
     const dstSunday = [{ fromDateTime: '2026-03-29T02:00', untilDateTime: '2026-03-29T04:00' }];
     // 01:30Z is 03:30 summer time: inside.
-    expect(holidayOutcome(VIENNA, dstSunday, at('2026-03-29T01:30:00Z'))).toEqual({ deny: 'holiday' });
+    expect(holidayOutcome(VIENNA, dstSunday, at('2026-03-29T01:30:00Z'))).toEqual({
+      deny: 'holiday',
+      until: new Date('2026-03-29T02:00:00Z'),
+    });
     // 02:00Z is 04:00: over.
     expect(holidayOutcome(VIENNA, dstSunday, at('2026-03-29T02:00:00Z'))).toBeUndefined();
   });
@@ -132,7 +148,10 @@ describe('booking and requiresBooking rules', () => {
     const covering = [
       { member: other, fromDateTime: '2026-03-30T07:30:00.000Z', untilDateTime: '2026-03-30T09:00:00.000Z' },
     ];
-    expect(bookingOutcome(covering, me, now)).toEqual({ deny: 'booking' });
+    expect(bookingOutcome(covering, me, now)).toEqual({
+      deny: 'booking',
+      until: new Date('2026-03-30T09:00:00.000Z'),
+    });
     expect(bookingOutcome(covering, other, now)).toBeUndefined();
     const later = [
       { member: other, fromDateTime: '2026-03-30T10:00:00.000Z', untilDateTime: '2026-03-30T11:00:00.000Z' },

@@ -23,7 +23,19 @@ export interface AccessRequest {
 }
 
 /** A rule denies, or allows with an optional limit on the session's length (seconds). */
-export type RuleOutcome = { deny: DenyReason; message?: string } | { maxDuration: number | null } | undefined;
+export type RuleOutcome = Denial | { maxDuration: number | null } | undefined;
+
+/**
+ * A rule's denial. `until` says when the reason ends if a rule knows it (the space opens, the
+ * holiday or someone's booking ends); `details` carries what a person needs to act on it (the
+ * training courses that would allow the resource). The machine page shows both in words.
+ */
+export interface Denial {
+  deny: DenyReason;
+  message?: string;
+  until?: Date | null;
+  details?: Record<string, unknown>;
+}
 
 export interface AccessRule {
   name: string;
@@ -85,7 +97,14 @@ export const ruleOrder = {
 
 export type Decision =
   | { allowed: true; maxDuration: number | null }
-  | { allowed: false; reason: DenyReason; message: string };
+  | {
+      allowed: false;
+      reason: DenyReason;
+      message: string;
+      /** When the reason ends, if known (ISO time). */
+      until?: string;
+      details?: Record<string, unknown>;
+    };
 
 const messages: Partial<Record<DenyReason, string>> = {
   inactive: 'This resource is locked',
@@ -103,6 +122,7 @@ const messages: Partial<Record<DenyReason, string>> = {
   requiresBooking: 'This resource must be booked before use',
   tooManyAttempts: 'Too many failed attempts; try again later',
   wrongCode: 'Wrong switch-on code',
+  staleCode: 'This sticker is out of date: the switch-on code has changed',
 };
 
 export function denyMessage(reason: DenyReason): string {
@@ -149,6 +169,8 @@ export class AccessPolicy {
           allowed: false,
           reason: outcome.deny,
           message: outcome.message ?? denyMessage(outcome.deny),
+          ...(outcome.until ? { until: outcome.until.toISOString() } : {}),
+          ...(outcome.details ? { details: outcome.details } : {}),
         };
       }
       if (outcome.maxDuration !== null && (maxDuration === null || outcome.maxDuration < maxDuration)) {

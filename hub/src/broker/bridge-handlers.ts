@@ -67,6 +67,7 @@ export async function ingestLogs(
   });
   // The logs' webhook events (written by insertLogOnce/stopLog in the transaction) go out now.
   ctx.events.committed();
+  ctx.signals.changed(resourceId);
   ctx.logger.debug({ resourceId, items: items.length, stopped: stopped.length }, 'bridge logs stored');
   return items.map((i) => i.id);
 }
@@ -134,6 +135,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
           .where('resource', '=', resourceId)
           .execute();
       }
+      ctx.signals.changed(resourceId);
     },
     async state(resourceId, message) {
       await ctx.db
@@ -141,6 +143,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
         .set({ inUse: message.relay === 'on' ? 1 : 0, relaySince: message.since, lastSeenAt: now() })
         .where('resource', '=', resourceId)
         .execute();
+      ctx.signals.changed(resourceId);
     },
     async replies(resourceId, message) {
       broker.resolveReply(resourceId, message);
@@ -171,6 +174,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
           .set({ offline: 1, inUse: 0, updatedAt: now() })
           .where('resource', '=', resourceId)
           .execute();
+        ctx.signals.changed(resourceId);
       });
     },
     async settle() {

@@ -189,7 +189,16 @@ export interface AccessAttemptsTable {
   at: string;
 }
 
+export interface RetiredSwitchOnCodesTable {
+  id: Generated<number>;
+  resource: number;
+  /** hashToken of the upper-case code. */
+  codeHash: string;
+  retiredAt: string;
+}
+
 export interface Database {
+  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   accounts: AccountsTable;
   spaces: SpacesTable;
   members: MembersTable;
@@ -246,7 +255,16 @@ export interface WebhookAttemptsTable {
   responseExcerpt: string | null;
 }
 
+export interface RetiredSwitchOnCodesTable {
+  id: Generated<number>;
+  resource: number;
+  /** hashToken of the upper-case code. */
+  codeHash: string;
+  retiredAt: string;
+}
+
 export interface Database {
+  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -417,7 +435,16 @@ export interface JobsTable extends Stamps {
   finishedAt: string | null;
 }
 
+export interface RetiredSwitchOnCodesTable {
+  id: Generated<number>;
+  resource: number;
+  /** hashToken of the upper-case code. */
+  codeHash: string;
+  retiredAt: string;
+}
+
 export interface Database {
+  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   packages: PackagesTable;
   package_credits: PackageCreditsTable;
   package_permissions: PackagePermissionsTable;
@@ -513,7 +540,16 @@ export interface BookingsTable extends Stamps {
   notes: string | null;
 }
 
+export interface RetiredSwitchOnCodesTable {
+  id: Generated<number>;
+  resource: number;
+  /** hashToken of the upper-case code. */
+  codeHash: string;
+  retiredAt: string;
+}
+
 export interface Database {
+  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   opening_hours: OpeningHoursTable;
   holidays: HolidaysTable;
   space_billing_settings: SpaceBillingSettingsTable;
@@ -548,7 +584,16 @@ export interface KeyAssignmentsTable {
   createdBy: number | null;
 }
 
+export interface RetiredSwitchOnCodesTable {
+  id: Generated<number>;
+  resource: number;
+  /** hashToken of the upper-case code. */
+  codeHash: string;
+  retiredAt: string;
+}
+
 export interface Database {
+  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   member_keys: MemberKeysTable;
   key_assignments: KeyAssignmentsTable;
 }

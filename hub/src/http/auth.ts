@@ -13,6 +13,10 @@ export interface Caller {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The live channel's streams (http/live.ts). */
+    live: import('./live.js').LiveChannel;
+  }
   interface FastifyRequest {
     caller: Caller | null;
   }

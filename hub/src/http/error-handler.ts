@@ -42,8 +42,4 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err }, 'request failed');
     return reply.code(500).send(errorBody(500, 'An internal error occurred'));
   });
-
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
-  });
 }

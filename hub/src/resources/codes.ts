@@ -1,5 +1,5 @@
 import { createHmac, randomInt } from 'node:crypto';
-import { safeEqual } from '../secrets.js';
+import { hashToken, safeEqual } from '../secrets.js';
 
 // No 0/O, 1/I/L: the code is printed on a sticker and sometimes typed by hand.
 const alphabet = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -36,4 +36,9 @@ export function codeMatches(mode: string, secret: string, given: string, at: Dat
     return ok;
   }
   return safeEqual(secret.toUpperCase(), given.trim().toUpperCase());
+}
+
+/** How a retired code is kept: a hash of its upper-case text (codes are typed case-blind). */
+export function retiredCodeHash(code: string): string {
+  return hashToken(`switch-on-code:${code.trim().toUpperCase()}`);
 }

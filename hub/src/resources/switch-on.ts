@@ -5,17 +5,11 @@ import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { now } from '../db/crud.js';
 import type { Caller } from '../http/auth.js';
-import {
-  forbidden,
-  gatewayTimeout,
-  HttpError,
-  notFound,
-  serviceUnavailable,
-  tooManyRequests,
-} from '../http/errors.js';
-import { WRONG_CODE_LIMIT, wrongCodeCount } from '../access/core.rules.js';
-import { denyMessage, type MemberRow } from '../access/policy.js';
-import { codeMatches } from './codes.js';
+import { forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../http/errors.js';
+import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
+import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';
+import type { FastReads } from '../db/fast-reads.js';
+import { codeMatches, retiredCodeHash } from './codes.js';
 import { insertLog, stopLog, updateLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 
@@ -29,22 +23,30 @@ export interface SwitchOnResult {
   maxDuration: number | null;
 }
 
-function denied(reason: DenyReason, logId: number, message = denyMessage(reason)): HttpError {
-  const data = { reason, resourceLog: logId };
-  return reason === 'tooManyAttempts' ? tooManyRequests(message, data) : forbidden(message, data);
+function denied(
+  reason: DenyReason,
+  logId: number,
+  message = denyMessage(reason),
+  extra: { until?: string; details?: Record<string, unknown>; retryAfter?: number } = {},
+): HttpError {
+  const data = { reason, resourceLog: logId, ...extra };
+  if (reason !== 'tooManyAttempts') return forbidden(message, data);
+  return new HttpError(429, message, data, { 'retry-after': String(extra.retryAfter ?? 2) });
 }
 
-/**
- * POST /resources/{id}/switch-on (DESIGN 6): the code proves the member stands at the machine,
- * the policy decides, and the agent switches the relay. Every outcome writes a resource log.
- */
-export async function switchOn(
+/** What switch-on and the access check read about one request (DESIGN 6). */
+export interface SwitchOnFacts {
+  resource: ResourceRow;
+  member: MemberRow;
+  at: Date;
+  request: AccessRequest & { reads: FastReads; memo: Map<string, Promise<unknown>> };
+}
+
+export async function switchOnFacts(
   ctx: HubContext,
   caller: Caller,
   resourceId: number,
-  code: string,
-  timeoutMs = SWITCH_ON_TIMEOUT_MS,
-): Promise<SwitchOnResult> {
+): Promise<SwitchOnFacts> {
   // The hot path reads through the fast reads (committed data, no query builder).
   const reads = ctx.storage.reads;
   const [resource, member] = await Promise.all([
@@ -54,7 +56,62 @@ export async function switchOn(
   if (!resource || !inCallersAccount(caller, resource)) throw notFound('Resource');
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
-  const request = { db: ctx.db, reads, memo: new Map<string, Promise<unknown>>(), resource, member, at };
+  return { resource, member, at, request: { db: ctx.db, reads, memo: new Map(), resource, member, at } };
+}
+
+export type PolicyVerdict = Decision & { retryAfter?: number };
+
+/**
+ * The member's right to the resource, before any code is looked at: a member without access
+ * learns nothing about codes (wrong or right). A lock-out says how long it still lasts.
+ */
+export async function policyVerdict(ctx: HubContext, facts: SwitchOnFacts): Promise<PolicyVerdict> {
+  const decision = await ctx.policy.decide(facts.request);
+  if (decision.allowed || decision.reason !== 'tooManyAttempts') return decision;
+  return { ...decision, retryAfter: await lockOutSeconds(facts) };
+}
+
+/** Seconds until the wrong-code lock-out of this member and resource lifts. */
+async function lockOutSeconds({ request, resource, member, at }: SwitchOnFacts): Promise<number> {
+  const since = new Date(at.getTime() - ATTEMPT_WINDOW_MS).toISOString();
+  // The lock lifts when fewer than WRONG_CODE_LIMIT attempts remain in the window, that is when
+  // the LIMIT-th newest attempt leaves it.
+  const row = await request.reads.first<{ at: string }>(
+    `select "at" from "access_attempts" where "resource" = ? and "member" = ? and "kind" = 'wrongCode' and "at" > ? order by "at" desc limit 1 offset ${WRONG_CODE_LIMIT - 1}`,
+    [resource.id, member.id, since],
+  );
+  if (!row) return 1;
+  return Math.max(1, Math.ceil((Date.parse(row.at) + ATTEMPT_WINDOW_MS - at.getTime()) / 1000));
+}
+
+/** Is `code` the resource's current code, one it had before (an old sticker), or neither? */
+export async function checkCode(
+  ctx: HubContext,
+  { resource, at, request }: SwitchOnFacts,
+  code: string,
+): Promise<'right' | 'stale' | 'wrong'> {
+  const secret = ctx.tokens.open(resource.switchOnCodeEncrypted);
+  if (codeMatches(resource.codeMode, secret, code, at)) return 'right';
+  const retired = await request.reads.first<{ id: number }>(
+    'select "id" from "retired_switch_on_codes" where "resource" = ? and "codeHash" = ?',
+    [resource.id, retiredCodeHash(code)],
+  );
+  return retired ? 'stale' : 'wrong';
+}
+
+/**
+ * POST /resources/{id}/switch-on (DESIGN 6): the policy decides, the code proves the member
+ * stands at the machine, and the agent switches the relay. Every outcome writes a resource log.
+ */
+export async function switchOn(
+  ctx: HubContext,
+  caller: Caller,
+  resourceId: number,
+  code: string,
+  timeoutMs = SWITCH_ON_TIMEOUT_MS,
+): Promise<SwitchOnResult> {
+  const facts = await switchOnFacts(ctx, caller, resourceId);
+  const { resource, member, at } = facts;
   // Each log is written with its resourceLog_created event in one transaction, shared with other
   // switch-ons that arrive at the same time (group commit).
   const log = (
@@ -81,13 +138,20 @@ export async function switchOn(
       );
     });
 
-  // Too many wrong codes lock the member out of this resource for the window, right code or not.
-  if ((await wrongCodeCount(request)) >= WRONG_CODE_LIMIT) {
-    const entry = await log('denied', { reason: 'tooManyAttempts' });
-    throw denied('tooManyAttempts', entry.id);
+  // The member's right first (a lock-out included), the code second.
+  const decision = await policyVerdict(ctx, facts);
+  if (!decision.allowed) {
+    const entry = await log('denied', { reason: decision.reason });
+    const { until, details, retryAfter } = decision;
+    throw denied(decision.reason, entry.id, decision.message, { until, details, retryAfter });
   }
-  const secret = ctx.tokens.open(resource.switchOnCodeEncrypted);
-  if (!codeMatches(resource.codeMode, secret, code, at)) {
+  const codeCheck = await checkCode(ctx, facts, code);
+  if (codeCheck === 'stale') {
+    // An old sticker: refused, but not counted as a guess.
+    const entry = await log('denied', { reason: 'staleCode' });
+    throw denied('staleCode', entry.id);
+  }
+  if (codeCheck === 'wrong') {
     const entry = await log('denied', { reason: 'wrongCode' }, (trx) =>
       trx
         .insertInto('access_attempts')
@@ -95,12 +159,6 @@ export async function switchOn(
         .execute(),
     );
     throw denied('wrongCode', entry.id);
-  }
-
-  const decision = await ctx.policy.decide(request);
-  if (!decision.allowed) {
-    const entry = await log('denied', { reason: decision.reason });
-    throw denied(decision.reason, entry.id, decision.message);
   }
 
   if (!ctx.bridges.isOnline(resource.id)) {
@@ -142,6 +200,7 @@ export async function switchOn(
     if (!reply) throw gatewayTimeout(notes, { reason: 'noReply', resourceLog: entry.id });
     throw new HttpError(502, notes, { reason: 'bridgeError', resourceLog: entry.id });
   }
+  ctx.signals.changed(resource.id);
   return {
     state: reply.state.relay,
     since: reply.state.since,
@@ -199,6 +258,7 @@ export async function switchOff(
       );
       if (stopped) await chargeForStoppedSession(trx, ctx, running.id);
     });
+    ctx.signals.changed(resource.id);
   }
   return { state: reply.state.relay, since: reply.state.since, resourceLog: running?.id ?? null };
 }

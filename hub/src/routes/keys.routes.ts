@@ -1,4 +1,5 @@
 import {
+  type KeyType,
   KeyAssignmentCreate,
   KeyAssignmentRecord,
   KeyAssignmentUpdate,
@@ -56,6 +57,37 @@ export function keysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const member = await findMember(ctx.db, caller, request.params.memberId);
         const { row } = await ctx.events.transaction((trx) =>
           putMemberKey(trx, member, request.body, caller.memberId),
+        );
+        ctx.caches.counts.touch('members');
+        return memberKeyRecord(row);
+      },
+    );
+
+    app.post(
+      '/members/:memberId/key/lost',
+      {
+        schema: {
+          tags: ['members'],
+          summary: 'Report a key card lost',
+          description:
+            'The member (or an admin) marks the card inactive: it stops opening at once, and the bridges drop it from their offline keys. An admin makes it active again with PUT /members/{id}/key.',
+          params: MemberParams,
+          response: { 200: MemberKeyRecord },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        // A member may disable their own card, never enable one: that stays with the admins.
+        const member = await findMember(ctx.db, caller, request.params.memberId);
+        const key = await keyOfMember(ctx.db, member.id);
+        if (!key) throw notFound('Key');
+        const { row } = await ctx.events.transaction((trx) =>
+          putMemberKey(
+            trx,
+            member,
+            { type: key.type as KeyType, token: key.token, state: 'inactive' },
+            caller.memberId,
+          ),
         );
         ctx.caches.counts.touch('members');
         return memberKeyRecord(row);

@@ -7,8 +7,6 @@ import {
   ResourceCreate,
   ResourceRecord,
   ResourceUpdate,
-  SwitchOnBody,
-  SwitchOnResult,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -16,10 +14,10 @@ import type { HubContext } from '../context.js';
 import { now, updateLocked } from '../db/crud.js';
 import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
 import { likePattern, orderParam, pageParams, embedParam, queryPage, sendPage } from '../http/list.js';
+import { retiredCodeHash } from '../resources/codes.js';
 import { bridgeRecord, createBridge, findBridge, rotateBridgeKey } from '../resources/bridges.js';
 import {
   findResource,
-  findResourceInAccount,
   insertResource,
   lastUsedOf,
   resourceColumns,
@@ -27,7 +25,6 @@ import {
   resourceRecord,
   visibleResources,
 } from '../resources/resources.js';
-import { switchOff, switchOn } from '../resources/switch-on.js';
 import { emitBridge, emitResource } from '../webhooks/emitters.js';
 import type { Caller } from '../http/auth.js';
 
@@ -152,6 +149,14 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const values = await resourceColumns(ctx, row.account, fields);
         await ctx.events.transaction(async (trx) => {
           await updateLocked(trx, 'resources', row.id, lockVersion, values, caller.memberId);
+          if (values.switchOnCodeEncrypted !== undefined) {
+            // Printed stickers with the old code now say "out of date" rather than "wrong code".
+            const old = ctx.tokens.open(row.switchOnCodeEncrypted);
+            await trx
+              .insertInto('retired_switch_on_codes')
+              .values({ resource: row.id, codeHash: retiredCodeHash(old), retiredAt: now() })
+              .execute();
+          }
           const updated = await trx
             .selectFrom('resources')
             .selectAll()
@@ -277,30 +282,6 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           return reply.code(204).send();
         }
         return { apiKey: ctx.tokens.open(bridge.apiKeyEncrypted) };
-      },
-    );
-
-    const switchOnRoute = {
-      schema: {
-        tags: ['switch-on'],
-        params: IdParams,
-        body: SwitchOnBody,
-        response: { 200: SwitchOnResult },
-      },
-    };
-    const switchOnHandler = async (request: any) =>
-      switchOn(ctx, callerOf(request), request.params.resourceId, request.body.code);
-    app.post('/resources/:resourceId/switch-on', switchOnRoute, switchOnHandler);
-    // Fabman's spelling of the same operation.
-    app.post('/resources/:resourceId/bridge/switch-on', switchOnRoute, switchOnHandler);
-
-    app.post(
-      '/resources/:resourceId/bridge/switch-off',
-      { schema: { tags: ['switch-on'], params: IdParams } },
-      async (request) => {
-        const caller = callerOf(request);
-        const row = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
-        return switchOff(ctx, caller, row, isAdmin(caller));
       },
     );
   };

@@ -1,7 +1,14 @@
 import type { AccessRule, ResourceRow, RuleOutcome, RuleRequest } from '../access/policy.js';
 import { once, ruleOrder, zoneOf } from '../access/policy.js';
-import { closingTime, type HolidaySpan, holidayAt, nextHolidayStart, type OpeningRange } from './schedule.js';
-import { localDate, localDateTime } from './zoned-time.js';
+import {
+  closingTime,
+  type HolidaySpan,
+  holidayAt,
+  nextHolidayStart,
+  nextOpening,
+  type OpeningRange,
+} from './schedule.js';
+import { localDate, localDateTime, zonedInstant } from './zoned-time.js';
 
 /*
  * DESIGN 5's space rules. Each is a pure function of the facts it needs (tested with a fixed
@@ -26,13 +33,14 @@ const seconds = (from: Date, until: Date) =>
 export function openingHoursOutcome(zone: string, hours: OpeningRange[], at: Date): RuleOutcome {
   if (hours.length === 0) return undefined;
   const closes = closingTime(hours, at, zone);
-  if (!closes) return { deny: 'openingHours' };
+  if (!closes) return { deny: 'openingHours', until: nextOpening(hours, at, zone) };
   return { maxDuration: seconds(at, closes) };
 }
 
 /** Closed during a holiday; otherwise the session may run until the next holiday starts. */
 export function holidayOutcome(zone: string, holidays: HolidaySpan[], at: Date): RuleOutcome {
-  if (holidayAt(holidays, at, zone)) return { deny: 'holiday' };
+  const holiday = holidayAt(holidays, at, zone);
+  if (holiday) return { deny: 'holiday', until: zonedInstant(holiday.untilDateTime, zone) };
   const next = nextHolidayStart(holidays, at, zone);
   return next ? { maxDuration: seconds(at, next) } : undefined;
 }
@@ -41,7 +49,15 @@ export function holidayOutcome(zone: string, holidays: HolidaySpan[], at: Date):
 export function bookingOutcome(bookings: BookingSpan[], memberId: number | null, at: Date): RuleOutcome {
   const now = at.toISOString();
   const foreign = bookings.filter((b) => b.member !== memberId && b.untilDateTime > now);
-  if (foreign.some((b) => b.fromDateTime <= now)) return { deny: 'booking' };
+  const current = foreign.find((b) => b.fromDateTime <= now);
+  if (current) {
+    // Bookings by others that follow on without a gap keep the resource taken.
+    let end = current.untilDateTime;
+    for (const b of [...foreign].sort((x, y) => x.fromDateTime.localeCompare(y.fromDateTime))) {
+      if (b.fromDateTime <= end && b.untilDateTime > end) end = b.untilDateTime;
+    }
+    return { deny: 'booking', until: new Date(end) };
+  }
   const next = foreign.map((b) => b.fromDateTime).sort()[0];
   return next ? { maxDuration: seconds(at, new Date(next)) } : undefined;
 }
@@ -106,7 +122,14 @@ export function spaceRules(): AccessRule[] {
           'select "t"."fromDate", "t"."untilDate" from "member_trainings" as "t" inner join "training_courses" as "c" on "c"."id" = "t"."trainingCourse" inner join "training_course_resources" as "r" on "r"."course" = "c"."id" where "t"."member" = ? and "r"."resource" = ? and "c"."state" = \'active\'',
           [member.id, resource.id],
         );
-        return trainingOutcome(resource, trainings, localDate(at, await zoneOf(request)));
+        const outcome = trainingOutcome(resource, trainings, localDate(at, await zoneOf(request)));
+        if (!outcome || !('deny' in outcome)) return outcome;
+        // Name the courses that would allow the resource, so the member knows what to book.
+        const courses = await reads.rows<{ id: number; title: string }>(
+          'select "c"."id", "c"."title" from "training_courses" as "c" inner join "training_course_resources" as "r" on "r"."course" = "c"."id" where "r"."resource" = ? and "c"."state" = \'active\' order by "c"."title"',
+          [resource.id],
+        );
+        return { ...outcome, details: { trainingCourses: courses } };
       },
     },
     {

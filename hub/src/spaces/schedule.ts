@@ -55,6 +55,22 @@ export function closingTime(hours: OpeningRange[], at: Date, zone: string): Date
   return until === '24:00' ? zonedInstant(addDays(date, 1), zone) : zonedInstant(`${date}T${until}`, zone);
 }
 
+/** When the space opens next after `at` (within a week); null when no range starts later. */
+export function nextOpening(hours: OpeningRange[], at: Date, zone: string): Date | null {
+  const wall = wallTime(at, zone);
+  const minute = wall.hour * 60 + wall.minute;
+  const today = localDate(at, zone);
+  for (let offset = 0; offset <= 7; offset++) {
+    const day = ((wall.dayOfWeek - 1 + offset) % 7) + 1;
+    const starts = hours
+      .filter((h) => h.dayOfWeek === day && (offset > 0 || minutesOf(h.fromTime) > minute))
+      .map((h) => h.fromTime)
+      .sort();
+    if (starts.length > 0) return zonedInstant(`${addDays(today, offset)}T${starts[0]}`, zone);
+  }
+  return null;
+}
+
 /** Is the space open for the whole of [from, until)? (Within one opening range of one day.) */
 export function withinOpeningHours(hours: OpeningRange[], from: Date, until: Date, zone: string): boolean {
   if (hours.length === 0) return true;

@@ -307,3 +307,5 @@ export const JobRecord = z.object({
   finishedAt: z.string().nullable(),
   ...Stamps,
 });
+export type MemberPackageRecord = z.infer<typeof MemberPackageRecord>;
+export type InvoiceRecord = z.infer<typeof InvoiceRecord>;

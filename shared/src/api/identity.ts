@@ -136,3 +136,4 @@ export const AccountRecord = z.object({
   inviteMembers: z.boolean(),
   ...Stamps,
 });
+export type UserMe = z.infer<typeof UserMe>;

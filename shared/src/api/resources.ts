@@ -52,7 +52,7 @@ export const resourceWritable = {
     .describe('static: a printed code (QR sticker); totp: an RFC 6238 code the agent shows'),
   switchOnCode: z
     .string()
-    .min(4)
+    .min(6, 'at least 6 characters: shorter codes can be guessed')
     .max(64)
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
     .nullable()
@@ -178,3 +178,6 @@ export const ResourceLogRecord = z.object({
   updatedAt: Timestamp,
   updatedBy: Id.nullable(),
 });
+export type ResourceRecord = z.infer<typeof ResourceRecord>;
+export type SwitchOnResult = z.infer<typeof SwitchOnResult>;
+export type ResourceLogRecord = z.infer<typeof ResourceLogRecord>;

@@ -1,0 +1,20 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DialectName } from '../database.js';
+import { index, withId } from './helpers.js';
+
+/**
+ * Switch-on codes a resource had before (old QR stickers), kept as hashes so the machine page
+ * can say "this sticker is out of date" instead of counting a wrong guess.
+ */
+export function retiredCodes(dialect: DialectName): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await withId(db.schema.createTable('retired_switch_on_codes'), dialect)
+        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+        .addColumn('codeHash', 'text', (c) => c.notNull())
+        .addColumn('retiredAt', 'text', (c) => c.notNull())
+        .execute();
+      await index(db, 'retired_switch_on_codes', ['resource', 'codeHash']);
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import type { ServerResponse } from 'node:http';
+import type { LiveMessage } from '@makerspace/shared';
+import type { HubContext } from '../context.js';
+import {
+  readStatuses,
+  readVisibleStatuses,
+  type StatusRow,
+  seesStatus,
+  statusFor,
+} from '../resources/status.js';
+import { type Caller, isAdmin } from './auth.js';
+
+interface LiveClient {
+  caller: Caller;
+  admin: boolean;
+  out: ServerResponse;
+  /** Resources this client was told about (so a deleted one can be taken off its screen). */
+  known: Set<number>;
+  /** Is the caller's credential still good? Asked at every keep-alive. */
+  stillValid: () => Promise<boolean>;
+}
+
+/** A slow reader that has this much unread is cut off (its browser reconnects and gets a snapshot). */
+const MAX_BUFFERED = 1024 * 1024;
+
+function frame(message: LiveMessage): string {
+  return `event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * The live channel (DESIGN 11): one Server-Sent Events stream per browser that first sends the
+ * state of every resource the caller sees, then each change. Changes are gathered for a short
+ * moment and sent as one write per client, so a busy space costs one status query and a bounded
+ * number of writes per interval, however many switch-ons happen meanwhile.
+ */
+export class LiveChannel {
+  private readonly clients = new Set<LiveClient>();
+  private readonly changed = new Set<number>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly keepAlive: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly ctx: HubContext,
+    private readonly options = { batchMs: 100, keepAliveMs: 25_000 },
+  ) {
+    this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
+    this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Starts a stream on `out` (headers not yet sent) and sends the snapshot. */
+  async open(caller: Caller, out: ServerResponse, stillValid: () => Promise<boolean>): Promise<void> {
+    out.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      // Reverse proxies (nginx) must pass events on at once.
+      'x-accel-buffering': 'no',
+    });
+    const client: LiveClient = { caller, admin: isAdmin(caller), out, known: new Set(), stillValid };
+    this.clients.add(client);
+    out.on('close', () => this.clients.delete(client));
+    const rows = await readVisibleStatuses(this.ctx.storage.reads, caller);
+    const resources = rows.map((row) => statusFor({ memberId: caller.memberId, admin: client.admin }, row));
+    for (const r of resources) client.known.add(r.resource);
+    // A retry hint for EventSource, then the snapshot.
+    this.write(client, `retry: 2000\n\n${frame({ type: 'snapshot', resources })}`);
+  }
+
+  /** Ends the streams of callers for whom `match` holds (sign-out, a revoked session or key). */
+  end(match: (caller: Caller) => boolean, reason: string): void {
+    for (const client of [...this.clients]) {
+      if (!match(client.caller)) continue;
+      this.clients.delete(client);
+      client.out.end(frame({ type: 'signedOut', reason }));
+    }
+  }
+
+  close(): void {
+    this.unsubscribe();
+    clearInterval(this.keepAlive);
+    if (this.timer) clearTimeout(this.timer);
+    for (const client of this.clients) client.out.end();
+    this.clients.clear();
+  }
+
+  private resourceChanged(resourceId: number): void {
+    if (this.clients.size === 0) return;
+    this.changed.add(resourceId);
+    this.timer ??= setTimeout(() => void this.flush(), this.options.batchMs);
+  }
+
+  private async flush(): Promise<void> {
+    const ids = [...this.changed];
+    this.changed.clear();
+    try {
+      const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
+      // One text per view of a row: most clients share one of a handful of views.
+      const texts = new Map<string, string>();
+      const view = (client: LiveClient, row: StatusRow) => {
+        const mine = row.sessionMember !== null && row.sessionMember === client.caller.memberId;
+        const key = `${row.resource}:${client.admin}:${mine}`;
+        let text = texts.get(key);
+        if (text === undefined) {
+          const status = statusFor({ memberId: client.caller.memberId, admin: client.admin }, row);
+          text = frame({ type: 'resource', status });
+          texts.set(key, text);
+        }
+        return text;
+      };
+      for (const client of this.clients) {
+        let out = '';
+        for (const id of ids) {
+          const row = rows.get(id);
+          if (row && seesStatus(client.caller, row)) {
+            client.known.add(id);
+            out += view(client, row);
+          } else if (client.known.delete(id)) {
+            out += frame({ type: 'resourceRemoved', resource: id });
+          }
+        }
+        if (out) this.write(client, out);
+      }
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'live channel: reading resource states failed');
+    } finally {
+      this.timer = null;
+      if (this.changed.size > 0) this.timer = setTimeout(() => void this.flush(), this.options.batchMs);
+    }
+  }
+
+  private async ping(): Promise<void> {
+    for (const client of [...this.clients]) {
+      if (!(await client.stillValid().catch(() => false))) {
+        this.end((c) => c === client.caller, 'Your sign-in has ended');
+        continue;
+      }
+      this.write(client, ': keep-alive\n\n');
+    }
+  }
+
+  private write(client: LiveClient, text: string): void {
+    if (client.out.writableLength > MAX_BUFFERED) {
+      this.clients.delete(client);
+      client.out.destroy();
+      return;
+    }
+    client.out.write(text);
+  }
+}

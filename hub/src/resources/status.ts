@@ -1,0 +1,92 @@
+import type { ResourceStatus } from '@makerspace/shared';
+import type { FastReads } from '../db/fast-reads.js';
+import { type Caller, isAdmin } from '../http/auth.js';
+
+/** A resource's live state as stored, before it is shaped for one caller. */
+export interface StatusRow {
+  resource: number;
+  account: number;
+  visibleForMembers: number;
+  hasBridge: number | boolean | null;
+  offline: number | null;
+  inUse: number | null;
+  relaySince: string | null;
+  lastSeenAt: string | null;
+  agentVersion: string | null;
+  sessionId: number | null;
+  sessionSince: string | null;
+  sessionMember: number | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+// The running session is the newest allowed log that has not stopped (machines; a door's log
+// stops at once).
+const STATUS_SQL = `select "r"."id" as "resource", "r"."account", "r"."visibleForMembers",
+  "b"."resource" is not null as "hasBridge", "b"."offline", "b"."inUse", "b"."relaySince", "b"."lastSeenAt", "b"."agentVersion",
+  "l"."id" as "sessionId", "l"."createdAt" as "sessionSince", "l"."member" as "sessionMember",
+  "m"."firstName", "m"."lastName"
+from "resources" as "r"
+left join "bridges" as "b" on "b"."resource" = "r"."id"
+left join "resource_logs" as "l" on "l"."id" = (
+  select max("x"."id") from "resource_logs" as "x"
+  where "x"."resource" = "r"."id" and "x"."type" = 'allowed' and "x"."stoppedAt" is null)
+left join "members" as "m" on "m"."id" = "l"."member"`;
+
+/** The stored state of the given resources. */
+export function readStatuses(reads: FastReads, resourceIds: number[]): Promise<StatusRow[]> {
+  if (resourceIds.length === 0) return Promise.resolve([]);
+  return reads.rows<StatusRow>(
+    `${STATUS_SQL} where "r"."id" in (${resourceIds.map(() => '?').join(', ')})`,
+    resourceIds,
+  );
+}
+
+/** The stored state of every resource the caller sees (admins: all of the account's). */
+export function readVisibleStatuses(reads: FastReads, caller: Caller): Promise<StatusRow[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (!caller.superuser) {
+    where.push('"r"."account" = ?');
+    params.push(caller.accountId);
+  }
+  if (!isAdmin(caller)) where.push('"r"."visibleForMembers" = 1');
+  const clause = where.length ? ` where ${where.join(' and ')}` : '';
+  return reads.rows<StatusRow>(`${STATUS_SQL}${clause} order by "r"."id"`, params);
+}
+
+/** May the caller see this resource's state? The same rule as GET /resources (visibleResources). */
+export function seesStatus(caller: Caller, row: Pick<StatusRow, 'account' | 'visibleForMembers'>): boolean {
+  if (!caller.superuser && row.account !== caller.accountId) return false;
+  return isAdmin(caller) || Number(row.visibleForMembers) === 1;
+}
+
+/** The status as `caller` may see it: who runs a session is shown to admins and to that member. */
+export function statusFor(
+  caller: Pick<Caller, 'memberId'> & { admin: boolean },
+  row: StatusRow,
+): ResourceStatus {
+  const hasBridge = Boolean(Number(row.hasBridge));
+  const mine = row.sessionMember !== null && row.sessionMember === caller.memberId;
+  return {
+    resource: row.resource,
+    bridge: hasBridge,
+    online: hasBridge && Number(row.offline) === 0,
+    relay: hasBridge && row.inUse !== null ? (Number(row.inUse) === 1 ? 'on' : 'off') : null,
+    relaySince: row.relaySince,
+    lastSeenAt: row.lastSeenAt,
+    agentVersion: row.agentVersion,
+    session:
+      row.sessionId === null || row.sessionSince === null
+        ? null
+        : {
+            id: row.sessionId,
+            since: row.sessionSince,
+            mine,
+            member:
+              (mine || caller.admin) && row.sessionMember !== null
+                ? { id: row.sessionMember, firstName: row.firstName ?? '', lastName: row.lastName ?? '' }
+                : null,
+          },
+  };
+}

@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { HubContext } from '../context.js';
+import { callerOf, tokenFromHeader } from '../http/auth.js';
+import type { LiveChannel } from '../http/live.js';
+
+/** DESIGN 11: the live channel of the web app (and of any client that reads Server-Sent Events). */
+export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/live',
+      {
+        schema: {
+          tags: ['live'],
+          summary: 'Live state of doors and machines (Server-Sent Events)',
+          description:
+            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (bridge online or offline, relay on or off, a session starting or ending; changes within 100 ms come together), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
+          produces: ['text/event-stream'],
+        },
+      },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const token = tokenFromHeader(request.headers.authorization);
+        const stillValid = async () => {
+          if (!token) return true;
+          const again = await ctx.auth.authenticate(token);
+          return again !== null && again.memberId === caller.memberId;
+        };
+        reply.hijack();
+        await live.open(caller, reply.raw, stillValid);
+      },
+    );
+  };
+}

@@ -1,0 +1,166 @@
+import {
+  AccessCheck,
+  AccessCheckQuery,
+  type AccessCheckReason,
+  StickerQuery,
+  SwitchOnBody,
+  SwitchOnResult,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { type HubContext, linkBase } from '../context.js';
+import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
+import { denyMessage } from '../access/policy.js';
+import { findResource, findResourceInAccount } from '../resources/resources.js';
+import { readStatuses, statusFor } from '../resources/status.js';
+import { stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
+import { checkCode, policyVerdict, switchOff, switchOn, switchOnFacts } from '../resources/switch-on.js';
+
+const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
+
+/** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker. */
+export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const switchOnRoute = {
+      schema: {
+        tags: ['switch-on'],
+        summary: 'Switch a resource on (a door opens for its pulse)',
+        description:
+          'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker). 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
+        params: IdParams,
+        body: SwitchOnBody,
+        response: { 200: SwitchOnResult },
+      },
+    };
+    const switchOnHandler = async (request: any) =>
+      switchOn(ctx, callerOf(request), request.params.resourceId, request.body.code);
+    app.post('/resources/:resourceId/switch-on', switchOnRoute, switchOnHandler);
+    // Fabman's spelling of the same operation.
+    app.post('/resources/:resourceId/bridge/switch-on', switchOnRoute, switchOnHandler);
+
+    app.post(
+      '/resources/:resourceId/bridge/switch-off',
+      {
+        schema: {
+          tags: ['switch-on'],
+          summary: 'Switch a machine off and end its session',
+          description: 'Allowed to the member who runs the session and to admins.',
+          params: IdParams,
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const row = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
+        return switchOff(ctx, caller, row, isAdmin(caller));
+      },
+    );
+
+    app.get(
+      '/resources/:resourceId/access-check',
+      {
+        schema: {
+          tags: ['switch-on'],
+          summary: 'What switch-on would answer now, without switching',
+          description:
+            'Runs the same access policy as switch-on for the caller at this moment and reports the verdict with its reason in words, when the reason ends (the space opens, a booking ends), the training courses that would allow the resource, and the resource’s live state. Writes no log and switches nothing. A `code` from an old QR sticker answers `staleCode`; whether any other code is right is only told by switch-on itself.',
+          params: IdParams,
+          querystring: AccessCheckQuery,
+          response: { 200: AccessCheck },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const facts = await switchOnFacts(ctx, caller, request.params.resourceId);
+        const { resource } = facts;
+        const [decision, type, zone, [statusRow]] = await Promise.all([
+          policyVerdict(ctx, facts),
+          resource.type === null
+            ? undefined
+            : facts.request.reads.first<{ id: number; name: string }>(
+                'select "id", "name" from "resource_types" where "id" = ?',
+                [resource.type],
+              ),
+          facts.request.reads.first<{ timezone: string | null }>(
+            'select "timezone" from "spaces" where "id" = ?',
+            [resource.space],
+          ),
+          readStatuses(facts.request.reads, [resource.id]),
+        ]);
+        const status = statusFor({ memberId: caller.memberId, admin: isAdmin(caller) }, statusRow);
+        let reason: AccessCheckReason | null = null;
+        let message = 'You may use it now';
+        if (!decision.allowed) {
+          reason = decision.reason;
+          message = decision.message;
+        } else if (
+          request.query.code !== undefined &&
+          (await checkCode(ctx, facts, request.query.code)) === 'stale'
+        ) {
+          reason = 'staleCode';
+          message = denyMessage('staleCode');
+        } else if (!status.bridge) {
+          reason = 'noBridge';
+          message = 'This resource has no bridge yet';
+        } else if (!status.online) {
+          reason = 'bridgeOffline';
+          message = 'The bridge of this resource is offline';
+        }
+        const denial = decision.allowed ? undefined : decision;
+        return {
+          resource: {
+            id: resource.id,
+            name: resource.name,
+            controlType: resource.controlType as AccessCheck['resource']['controlType'],
+            type: type ?? null,
+            displayTitle: resource.displayTitle,
+            safetyMessage: resource.safetyMessage,
+            space: resource.space,
+          },
+          allowed: reason === null,
+          reason,
+          message,
+          until: denial?.until ?? null,
+          retryAfter: denial?.retryAfter ?? null,
+          maxDuration: decision.allowed && resource.controlType !== 'door' ? decision.maxDuration : null,
+          trainingCourses: (denial?.details?.trainingCourses as AccessCheck['trainingCourses']) ?? [],
+          timezone: zone?.timezone ?? 'UTC',
+          status,
+        } satisfies AccessCheck;
+      },
+    );
+
+    app.get(
+      '/resources/:resourceId/sticker',
+      {
+        schema: {
+          tags: ['switch-on'],
+          summary: 'The printable QR sticker of a resource (admins)',
+          description:
+            'An SVG (default) or a 300 dpi PNG (`format=png`) with the resource’s name and a QR code of `{HUB_PUBLIC_URL}/r/{id}?c={switch-on code}`. Changing the code makes printed stickers stale. Only admins see it, since it carries the code.',
+          params: IdParams,
+          querystring: StickerQuery,
+          produces: ['image/svg+xml', 'image/png'],
+        },
+      },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const row = await findResource(ctx.db, caller, request.params.resourceId);
+        const code = ctx.tokens.open(row.switchOnCodeEncrypted);
+        const input = {
+          name: row.name,
+          controlType: row.controlType,
+          code: row.codeMode === 'totp' ? 'on the display' : code,
+          url:
+            row.codeMode === 'totp'
+              ? `${linkBase(ctx)}/r/${row.id}`
+              : stickerUrl(linkBase(ctx), row.id, code),
+        };
+        // The code is a secret of the space: no cache may keep it.
+        reply.header('cache-control', 'no-store');
+        reply.header('content-disposition', `inline; filename="sticker-${row.id}.${request.query.format}"`);
+        if (request.query.format === 'png') return reply.type('image/png').send(stickerPng(input));
+        return reply.type('image/svg+xml; charset=utf-8').send(stickerSvg(input));
+      },
+    );
+  };
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { ControlType, denyReasons } from '../enums.js';
+import { Id, Timestamp } from './common.js';
+
+/**
+ * What a member sees of a door or machine on its page (`/r/{id}`) and in the live channel: is its
+ * bridge online, is the relay on, who uses it since when. `session.member` is shown to admins
+ * and to the member who runs the session; others see only that it is in use.
+ */
+export const ResourceStatus = z.object({
+  resource: Id,
+  bridge: z.boolean().describe('The resource has a bridge'),
+  online: z.boolean().describe('Its bridge is connected'),
+  relay: z.enum(['on', 'off']).nullable().describe('The relay as the bridge last reported it'),
+  relaySince: Timestamp.nullable(),
+  lastSeenAt: Timestamp.nullable().describe('The last message from the bridge'),
+  agentVersion: z.string().nullable(),
+  session: z
+    .object({
+      id: Id.describe('The resource log of the running session'),
+      since: Timestamp,
+      mine: z.boolean(),
+      member: z.object({ id: Id, firstName: z.string(), lastName: z.string() }).nullable(),
+    })
+    .nullable()
+    .describe('The running machine session, if any'),
+});
+export type ResourceStatus = z.infer<typeof ResourceStatus>;
+
+/** Why switch-on would be refused: the policy's reasons plus the bridge's state. */
+export const AccessCheckReason = z.enum([...denyReasons, 'bridgeOffline', 'noBridge']);
+export type AccessCheckReason = z.infer<typeof AccessCheckReason>;
+
+export const AccessCheckQuery = z.object({
+  code: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      'The code from the QR sticker: an old one answers staleCode. A current or unknown code is not revealed',
+    ),
+});
+
+/**
+ * `GET /resources/{id}/access-check`: what `POST /resources/{id}/switch-on` would answer for the
+ * caller now, from the same policy code, without switching anything or writing a log.
+ */
+export const AccessCheck = z.object({
+  resource: z.object({
+    id: Id,
+    name: z.string(),
+    controlType: ControlType,
+    type: z.object({ id: Id, name: z.string() }).nullable(),
+    displayTitle: z.string().nullable(),
+    safetyMessage: z.string().nullable(),
+    space: Id,
+  }),
+  allowed: z.boolean(),
+  reason: AccessCheckReason.nullable(),
+  message: z.string().describe('The verdict in words (English)'),
+  until: Timestamp.nullable().describe('When the reason ends, if known: the space opens, a booking ends'),
+  retryAfter: z.number().int().nullable().describe('Seconds until a lock-out after wrong codes lifts'),
+  maxDuration: z.number().int().nullable().describe('Seconds a session may run if switched on now'),
+  trainingCourses: z
+    .array(z.object({ id: Id, title: z.string() }))
+    .describe('noPermission: the courses that would allow the resource'),
+  timezone: z.string().describe("The space's time zone, for showing times"),
+  status: ResourceStatus,
+});
+export type AccessCheck = z.infer<typeof AccessCheck>;
+
+export const StickerQuery = z.object({
+  format: z.enum(['svg', 'png']).default('svg'),
+});
+
+/** Messages of the live channel (`GET /api/v1/live`, Server-Sent Events); the event name is `type`. */
+export type LiveMessage =
+  | { type: 'snapshot'; resources: ResourceStatus[] }
+  | { type: 'resource'; status: ResourceStatus }
+  | { type: 'resourceRemoved'; resource: number }
+  | { type: 'signedOut'; reason: string };

@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+/** Debian's Chromium (apt-get install chromium); Playwright cannot download browsers here. */
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(chromiumPath);
+
+/**
+ * Browser tests run where Chromium is installed. Elsewhere they are skipped with one loud line,
+ * unless REQUIRE_BROWSER=1 (CI sets it), which turns the skip into a failure.
+ */
+export function browserTestsEnabled(): boolean {
+  if (hasChromium) return true;
+  if (process.env.REQUIRE_BROWSER === '1') {
+    throw new Error(`REQUIRE_BROWSER=1 but no Chromium at ${chromiumPath}: apt-get install chromium`);
+  }
+  console.warn(
+    `\n*** Browser tests SKIPPED: no Chromium at ${chromiumPath}. Install it: apt-get install chromium ***\n`,
+  );
+  return false;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    // No sandbox as root; and no background traffic to anything but the hub on loopback.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-default-apps',
+    ],
+  });
+}
+
+/** A phone-sized page (360 x 740), as a member holds it at a machine. */
+export async function phone(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  return { context, page: await context.newPage() };
+}
+
+/** A free TCP port on loopback (for a hub whose public URL must be known before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

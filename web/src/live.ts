@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type LiveMessage, notifySignedOut, type ResourceStatus } from './api';
+
+/**
+ * The live channel (GET /api/v1/live, Server-Sent Events): one per browser tab, shared by every
+ * component. It starts with a snapshot and then applies each change.
+ */
+type State = { connected: boolean; statuses: Map<number, ResourceStatus>; signedOut: string | null };
+
+let state: State = { connected: false, statuses: new Map(), signedOut: null };
+let source: EventSource | null = null;
+const listeners = new Set<() => void>();
+
+function set(next: Partial<State>): void {
+  state = { ...state, ...next };
+  for (const listener of listeners) listener();
+}
+
+export function startLive(): void {
+  if (source) return;
+  source = new EventSource('/api/v1/live');
+  source.onopen = () => set({ connected: true });
+  source.onerror = () => set({ connected: false });
+  const on = (type: LiveMessage['type'], handle: (message: any) => void) =>
+    source?.addEventListener(type, (event) => handle(JSON.parse((event as MessageEvent).data)));
+  on('snapshot', (m: Extract<LiveMessage, { type: 'snapshot' }>) =>
+    set({ connected: true, statuses: new Map(m.resources.map((s) => [s.resource, s])) }),
+  );
+  on('resource', (m: Extract<LiveMessage, { type: 'resource' }>) => {
+    const statuses = new Map(state.statuses);
+    statuses.set(m.status.resource, m.status);
+    set({ statuses });
+  });
+  on('resourceRemoved', (m: Extract<LiveMessage, { type: 'resourceRemoved' }>) => {
+    const statuses = new Map(state.statuses);
+    statuses.delete(m.resource);
+    set({ statuses });
+  });
+  on('signedOut', (m: Extract<LiveMessage, { type: 'signedOut' }>) => {
+    stopLive();
+    set({ signedOut: m.reason });
+    notifySignedOut();
+  });
+}
+
+export function stopLive(): void {
+  source?.close();
+  source = null;
+  set({ connected: false });
+}
+
+export function useLive(): State {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const update = () => setTick((n) => n + 1);
+    listeners.add(update);
+    return () => listeners.delete(update);
+  }, []);
+  return state;
+}

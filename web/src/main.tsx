@@ -1,0 +1,82 @@
+import { render, type JSX } from 'preact';
+import { useEffect } from 'preact/hooks';
+import './app.css';
+import { useLive } from './live';
+import { AccountPage } from './pages/account';
+import { HomePage } from './pages/home';
+import { MachinePage } from './pages/machine';
+import { SignInPage } from './pages/sign-in';
+import { SignInLinkPage } from './pages/sign-in-link';
+import { StickersPage } from './pages/stickers';
+import { navigate, onLinkClick, useLocation } from './router';
+import { loadAuth, signOut, useAuth } from './session';
+
+function App() {
+  const location = useLocation();
+  const auth = useAuth();
+  const live = useLive();
+  const here = location.path + window.location.search;
+
+  useEffect(() => {
+    void loadAuth();
+  }, []);
+  // Signed out (or the sign-in ended elsewhere): to the sign-in page, keeping where we were.
+  useEffect(() => {
+    const open = location.path === '/sign-in' || location.path === '/sign-in/link';
+    if (auth.state === 'signedOut' && !open) {
+      navigate(`/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
+    }
+  }, [auth.state, location.path]);
+
+  if (location.path === '/sign-in/link') {
+    return <SignInLinkPage token={location.hash.get('token')} next={location.hash.get('next')} />;
+  }
+  if (location.path === '/sign-in') return <SignInPage next={location.query.get('next') ?? '/'} />;
+  if (auth.state !== 'signedIn') {
+    return (
+      <main>
+        <p role="status">Loading…</p>
+      </main>
+    );
+  }
+
+  const machine = location.path.match(/^\/r\/(\d+)$/);
+  let page: JSX.Element;
+  if (machine) page = <MachinePage id={Number(machine[1])} code={location.query.get('c')} />;
+  else if (location.path === '/account') page = <AccountPage me={auth.me} />;
+  else if (location.path === '/stickers') {
+    const ids = (location.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
+    page = <StickersPage ids={ids} />;
+  } else page = <HomePage me={auth.me} />;
+
+  return (
+    <>
+      <header class="top no-print">
+        <a href="/" class="brand">
+          Makerspace
+        </a>
+        <nav aria-label="Main">
+          <a href="/" aria-current={location.path === '/' ? 'page' : undefined}>
+            Home
+          </a>
+          <a href="/account" aria-current={location.path === '/account' ? 'page' : undefined}>
+            Account
+          </a>
+          <button type="button" class="link" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </nav>
+        <span
+          class={`dot ${live.connected ? 'on' : 'off'}`}
+          role="img"
+          aria-label={live.connected ? 'Live updates on' : 'Live updates off'}
+        />
+      </header>
+      {page}
+    </>
+  );
+}
+
+const root = document.getElementById('app')!;
+root.addEventListener('click', onLinkClick);
+render(<App />, root);

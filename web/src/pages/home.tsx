@@ -1,0 +1,355 @@
+import { useEffect, useState } from 'preact/hooks';
+import {
+  type AccessCheck,
+  ApiError,
+  api,
+  type BookingRecord,
+  type InvoiceRecord,
+  type MemberCredit,
+  type MemberKeyRecord,
+  type ResourceLogRecord,
+  type ResourceRecord,
+  type UserMe,
+} from '../api';
+import { dateTime, elapsed, verdictText } from '../format';
+import { useLive } from '../live';
+import { describe } from './sign-in';
+
+/** Loads once (and again on `reload`); errors become text. */
+function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
+  const [value, setValue] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    load()
+      .then((v) => {
+        setValue(v);
+        setError(null);
+      })
+      .catch((err) => setError(err instanceof ApiError && err.status === 404 ? null : describe(err)));
+  }, [...deps, tick]);
+  return { value, error, reload: () => setTick((n) => n + 1) };
+}
+
+/** A member's start page: what I may use, what runs, my bookings, activity, card, packages, invoices. */
+export function HomePage({ me }: { me: UserMe }) {
+  const resources = useLoad(() => api.resources());
+  const names = new Map((resources.value ?? []).map((r) => [r.id, r.name]));
+  return (
+    <main>
+      <h1>Hello, {me.firstName || me.emailAddress}</h1>
+      <Resources resources={resources.value} error={resources.error} />
+      <Bookings me={me} resources={resources.value ?? []} />
+      <Activity me={me} names={names} />
+      <KeyCard me={me} />
+      <Packages me={me} />
+      <Invoices me={me} />
+    </main>
+  );
+}
+
+function Resources({ resources, error }: { resources: ResourceRecord[] | null; error: string | null }) {
+  const live = useLive();
+  const [checks, setChecks] = useState<Map<number, AccessCheck>>(new Map());
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!resources) return;
+    let stop = false;
+    Promise.all(resources.map((r) => api.accessCheck(r.id).catch(() => null))).then((list) => {
+      if (!stop) setChecks(new Map(list.filter((c): c is AccessCheck => !!c).map((c) => [c.resource.id, c])));
+    });
+    return () => {
+      stop = true;
+    };
+  }, [resources, live.statuses.size]);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const running = [...live.statuses.values()].filter((s) => s.session?.mine);
+  return (
+    <>
+      {running.length > 0 && (
+        <section aria-labelledby="running">
+          <h2 id="running">Running now</h2>
+          <ul class="cards">
+            {running.map((s) => (
+              <li key={s.resource} class="card mine">
+                <a href={`/r/${s.resource}`}>
+                  {resources?.find((r) => r.id === s.resource)?.name ?? `Resource ${s.resource}`}
+                </a>
+                <span>running for {elapsed(s.session!.since, now)}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section aria-labelledby="resources">
+        <h2 id="resources">Doors and machines</h2>
+        {error && <p class="error">{error}</p>}
+        {resources && resources.length === 0 && <p>No doors or machines yet.</p>}
+        <ul class="cards">
+          {(resources ?? []).map((r) => {
+            const status = live.statuses.get(r.id);
+            const check = checks.get(r.id);
+            const noun = r.controlType === 'door' ? 'door' : 'machine';
+            const state = !status?.bridge
+              ? 'not connected'
+              : !status.online
+                ? 'offline'
+                : status.session?.mine
+                  ? 'in use by you'
+                  : status.session
+                    ? 'in use'
+                    : 'free';
+            return (
+              <li key={r.id} class={`card ${check?.allowed ? 'ok' : 'no'}`}>
+                <a href={`/r/${r.id}`}>{r.name}</a>
+                <span class={`badge ${state.replace(/ /g, '-')}`}>{state}</span>
+                {check && <span class="small">{verdictText(check, noun, null)}</span>}
+              </li>
+            );
+          })}
+        </ul>
+      </section>
+    </>
+  );
+}
+
+function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }) {
+  const from = new Date(Date.now() - 3600_000).toISOString();
+  const list = useLoad(() => api.bookings(me.id, from), [me.id]);
+  const bookable = resources.filter((r) => r.canBeBooked);
+  const [resource, setResource] = useState<number | ''>('');
+  const [day, setDay] = useState(new Date().toISOString().slice(0, 10));
+  const [start, setStart] = useState('18:00');
+  const [end, setEnd] = useState('19:00');
+  const [message, setMessage] = useState<string | null>(null);
+  const names = new Map(resources.map((r) => [r.id, r.name]));
+
+  async function create(event: Event) {
+    event.preventDefault();
+    if (!resource) return;
+    setMessage(null);
+    try {
+      await api.createBooking(
+        resource,
+        new Date(`${day}T${start}`).toISOString(),
+        new Date(`${day}T${end}`).toISOString(),
+      );
+      setMessage('Booked.');
+      list.reload();
+    } catch (err) {
+      setMessage(describe(err));
+    }
+  }
+
+  async function cancel(booking: BookingRecord) {
+    try {
+      await api.cancelBooking(booking);
+      list.reload();
+    } catch (err) {
+      setMessage(describe(err));
+    }
+  }
+
+  return (
+    <section aria-labelledby="bookings">
+      <h2 id="bookings">My bookings</h2>
+      {list.error && <p class="error">{list.error}</p>}
+      {list.value?.length === 0 && <p>No bookings ahead.</p>}
+      <ul class="rows">
+        {(list.value ?? []).map((b) => (
+          <li key={b.id}>
+            <span>
+              {names.get(b.resource) ?? `Resource ${b.resource}`}: {dateTime(b.fromDateTime)} –{' '}
+              {new Date(b.untilDateTime).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}
+            </span>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => cancel(b)}
+              aria-label={`Cancel booking of ${names.get(b.resource) ?? 'resource'} on ${dateTime(b.fromDateTime)}`}
+            >
+              Cancel
+            </button>
+          </li>
+        ))}
+      </ul>
+      {bookable.length > 0 && (
+        <form class="inline-form" onSubmit={create} aria-label="New booking">
+          <label>
+            Machine
+            <select
+              value={resource}
+              onChange={(e) => setResource(Number((e.target as HTMLSelectElement).value) || '')}
+              required
+            >
+              <option value="">Choose…</option>
+              {bookable.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Day
+            <input
+              type="date"
+              value={day}
+              onInput={(e) => setDay((e.target as HTMLInputElement).value)}
+              required
+            />
+          </label>
+          <label>
+            From
+            <input
+              type="time"
+              step={900}
+              value={start}
+              onInput={(e) => setStart((e.target as HTMLInputElement).value)}
+              required
+            />
+          </label>
+          <label>
+            Until
+            <input
+              type="time"
+              step={900}
+              value={end}
+              onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
+              required
+            />
+          </label>
+          <button type="submit" class="primary">
+            Book
+          </button>
+        </form>
+      )}
+      {message && <p role="status">{message}</p>}
+    </section>
+  );
+}
+
+function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
+  const logs = useLoad<ResourceLogRecord[]>(() => api.myLogs(me.id), [me.id]);
+  return (
+    <section aria-labelledby="activity">
+      <h2 id="activity">Recent activity</h2>
+      {logs.error && <p class="error">{logs.error}</p>}
+      {logs.value?.length === 0 && <p>Nothing yet.</p>}
+      <ul class="rows">
+        {(logs.value ?? []).map((l) => (
+          <li key={l.id}>
+            <span>
+              {dateTime(l.createdAt)} · {names.get(l.resource) ?? `Resource ${l.resource}`}
+            </span>
+            <span class={l.type === 'denied' ? 'bad' : ''}>
+              {l.type}
+              {l.reason ? ` (${l.reason})` : ''}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function KeyCard({ me }: { me: UserMe }) {
+  const key = useLoad<MemberKeyRecord>(() => api.key(me.id), [me.id]);
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  async function lost() {
+    try {
+      await api.reportKeyLost(me.id);
+      setMessage('Your card is disabled. It no longer opens anything. Ask an admin for a new one.');
+      setConfirming(false);
+      key.reload();
+    } catch (err) {
+      setMessage(describe(err));
+    }
+  }
+  return (
+    <section aria-labelledby="key">
+      <h2 id="key">My key card</h2>
+      {key.error && <p class="error">{key.error}</p>}
+      {!key.value && !key.error && <p>No key card.</p>}
+      {key.value && (
+        <p>
+          Card …{key.value.token.slice(-4)} ({key.value.type}):{' '}
+          <strong>{key.value.state === 'active' ? 'active' : 'disabled'}</strong>
+        </p>
+      )}
+      {key.value?.state === 'active' &&
+        (confirming ? (
+          <p>
+            Disable this card for good?{' '}
+            <button type="button" class="danger" onClick={lost}>
+              Yes, it is lost
+            </button>{' '}
+            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+              No
+            </button>
+          </p>
+        ) : (
+          <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+            Report card lost
+          </button>
+        ))}
+      {message && <p role="status">{message}</p>}
+    </section>
+  );
+}
+
+function Packages({ me }: { me: UserMe }) {
+  const packages = useLoad(() => api.packages(me.id), [me.id]);
+  const credits = useLoad<MemberCredit[]>(() => api.credits(me.id), [me.id]);
+  return (
+    <section aria-labelledby="packages">
+      <h2 id="packages">Packages and credits</h2>
+      {packages.value?.length === 0 && <p>No packages.</p>}
+      <ul class="rows">
+        {(packages.value ?? []).map((p) => (
+          <li key={p.id}>
+            <span>{p._embedded?.package?.name ?? `Package ${p.package}`}</span>
+            <span>
+              from {p.fromDate}
+              {p.untilDate ? ` until ${p.untilDate}` : ''}
+            </span>
+          </li>
+        ))}
+        {(credits.value ?? []).map((c) => (
+          <li key={`c${c.id}`}>
+            <span>Credit ({c.scope})</span>
+            <span>
+              {c.remaining} of {c.amount} left
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Invoices({ me }: { me: UserMe }) {
+  const invoices = useLoad<InvoiceRecord[]>(() => api.invoices(me.id), [me.id]);
+  return (
+    <section aria-labelledby="invoices">
+      <h2 id="invoices">Invoices</h2>
+      {invoices.value?.length === 0 && <p>No invoices.</p>}
+      <ul class="rows">
+        {(invoices.value ?? []).map((i) => (
+          <li key={i.id}>
+            <span>
+              {i.number ?? `#${i.id}`} · {i.date}
+            </span>
+            <span>
+              {i.total} {i.currency} · {i.state}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,226 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type AccessCheck, ApiError, api, type ResourceStatus } from '../api';
+import { duration, elapsed, timeIn, verdictText } from '../format';
+import { useLive } from '../live';
+
+type Outcome = { kind: 'success' | 'error'; text: string } | null;
+
+/** How the resource is now, in a few words. */
+function stateText(status: ResourceStatus, noun: string): { text: string; tone: string } {
+  if (!status.bridge) return { text: 'Not connected', tone: 'muted' };
+  if (!status.online) return { text: 'Offline', tone: 'bad' };
+  if (status.session?.mine)
+    return {
+      text: `In use by you since ${new Date(status.session.since).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}`,
+      tone: 'mine',
+    };
+  if (status.session) return { text: 'In use by someone', tone: 'busy' };
+  if (status.relay === 'on') return { text: noun === 'door' ? 'Open' : 'On', tone: 'busy' };
+  return { text: 'Free', tone: 'good' };
+}
+
+/**
+ * The page a QR sticker opens (`/r/{id}?c={code}`): the resource, its live state, the policy's
+ * verdict before anything is pressed, and one large button.
+ */
+export function MachinePage({ id, code: stickerCode }: { id: number; code: string | null }) {
+  const live = useLive();
+  const [check, setCheck] = useState<AccessCheck | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [typedCode, setTypedCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const [lockedUntil, setLockedUntil] = useState<number | null>(null);
+  const [now, setNow] = useState(Date.now());
+  const code = stickerCode ?? (typedCode.trim() || null);
+
+  const load = () =>
+    api
+      .accessCheck(id, stickerCode ?? undefined)
+      .then((c) => {
+        setCheck(c);
+        setLoadError(null);
+        if (c.reason === 'tooManyAttempts' && c.retryAfter) setLockedUntil(Date.now() + c.retryAfter * 1000);
+      })
+      .catch((err) => setLoadError(err instanceof ApiError ? err.message : 'The hub cannot be reached.'));
+
+  // The verdict follows the live state (bridge, sessions) and the clock (opening hours, bookings).
+  const liveStatus = live.statuses.get(id);
+  const liveKey = liveStatus
+    ? `${liveStatus.online}:${liveStatus.relay}:${liveStatus.session?.id ?? ''}`
+    : '';
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      void load();
+      return;
+    }
+    const t = setTimeout(() => void load(), 150);
+    return () => clearTimeout(t);
+  }, [id, stickerCode, liveKey]);
+  useEffect(() => {
+    const t = setInterval(() => void load(), 30_000);
+    return () => clearInterval(t);
+  }, [id, stickerCode]);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+
+  if (loadError && !check) {
+    return (
+      <main>
+        <h1>Resource {id}</h1>
+        <p class="error" role="alert">
+          {loadError}
+        </p>
+      </main>
+    );
+  }
+  if (!check) {
+    return (
+      <main>
+        <p role="status">Loading…</p>
+      </main>
+    );
+  }
+
+  const status = liveStatus ?? check.status;
+  const door = check.resource.controlType === 'door';
+  const noun = door ? 'door' : 'machine';
+  const state = stateText(status, noun);
+  const retryLeft = lockedUntil ? Math.max(0, Math.ceil((lockedUntil - now) / 1000)) : null;
+  const locked = retryLeft !== null && retryLeft > 0;
+  const mySession = status.session?.mine ? status.session : null;
+  const verdict = locked
+    ? { ...check, allowed: false, reason: 'tooManyAttempts' as const }
+    : retryLeft === 0 && check.reason === 'tooManyAttempts'
+      ? { ...check, allowed: true, reason: null }
+      : check;
+  const allowed = verdict.allowed && status.online;
+  const canPress = allowed && !busy && !!code && !mySession;
+
+  async function press() {
+    if (!code) return;
+    setBusy(true);
+    setOutcome(null);
+    try {
+      const result = await api.switchOn(id, code);
+      setOutcome({
+        kind: 'success',
+        text: door
+          ? 'Unlocked. Push the door now.'
+          : `Switched on.${result.maxDuration ? ` Your session may run ${duration(result.maxDuration)}.` : ''}`,
+      });
+    } catch (err) {
+      if (err instanceof ApiError) {
+        if (err.status === 429 && err.retryAfter) setLockedUntil(Date.now() + err.retryAfter * 1000);
+        const reason = err.data.reason as string | undefined;
+        const text =
+          reason === 'wrongCode'
+            ? 'Wrong code. Check the code and try again.'
+            : reason === 'staleCode'
+              ? 'This sticker is out of date. Ask an admin for a new one.'
+              : reason && reason !== 'tooManyAttempts'
+                ? verdictText(
+                    {
+                      ...check!,
+                      reason: reason as any,
+                      until: err.data.until ?? null,
+                      trainingCourses: err.data.details?.trainingCourses ?? check!.trainingCourses,
+                    },
+                    noun,
+                    null,
+                  )
+                : err.message;
+        setOutcome({ kind: 'error', text });
+      } else setOutcome({ kind: 'error', text: 'The hub cannot be reached.' });
+      void load();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function switchOff() {
+    setBusy(true);
+    setOutcome(null);
+    try {
+      await api.switchOff(id);
+      setOutcome({ kind: 'success', text: 'Switched off. Your session has ended.' });
+    } catch (err) {
+      setOutcome({
+        kind: 'error',
+        text: err instanceof ApiError ? err.message : 'The hub cannot be reached.',
+      });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main class="machine">
+      <header class="machine-head">
+        <p class="kind">{check.resource.type?.name ?? (door ? 'Door' : 'Machine')}</p>
+        <h1>{check.resource.displayTitle || check.resource.name}</h1>
+        <p class={`badge ${state.tone}`} aria-live="polite">
+          {state.text}
+        </p>
+      </header>
+
+      <section aria-label="Verdict" class={`verdict ${allowed && verdict.reason === null ? 'ok' : 'no'}`}>
+        <p aria-live="polite" data-testid="verdict">
+          {verdict.reason === null && !status.online
+            ? verdictText({ ...check, reason: status.bridge ? 'bridgeOffline' : 'noBridge' }, noun, retryLeft)
+            : verdictText(verdict, noun, retryLeft)}
+        </p>
+        {check.resource.safetyMessage && <p class="safety">{check.resource.safetyMessage}</p>}
+      </section>
+
+      {mySession ? (
+        <section aria-label="Your session" class="session">
+          <p>
+            Running for{' '}
+            <time dateTime={mySession.since} data-testid="elapsed">
+              {elapsed(mySession.since, now)}
+            </time>
+            {check.maxDuration
+              ? ` (until about ${timeIn(new Date(Date.parse(mySession.since) + check.maxDuration * 1000).toISOString(), check.timezone)})`
+              : ''}
+          </p>
+          <button type="button" class="big danger" onClick={switchOff} disabled={busy}>
+            Switch off
+          </button>
+        </section>
+      ) : (
+        <section aria-label="Switch on" class="act">
+          {!stickerCode && (
+            <label>
+              Code on the machine
+              <input
+                name="code"
+                autoComplete="off"
+                autoCapitalize="characters"
+                spellcheck={false}
+                value={typedCode}
+                onInput={(e) => setTypedCode((e.target as HTMLInputElement).value)}
+              />
+            </label>
+          )}
+          <button type="button" class="big primary" onClick={press} disabled={!canPress} aria-busy={busy}>
+            {busy ? (door ? 'Unlocking…' : 'Switching on…') : door ? 'Unlock' : 'Switch on'}
+          </button>
+        </section>
+      )}
+
+      {outcome && (
+        <p class={`outcome ${outcome.kind}`} role={outcome.kind === 'error' ? 'alert' : 'status'}>
+          {outcome.text}
+        </p>
+      )}
+      <p class="back">
+        <a href="/">All my machines</a>
+      </p>
+    </main>
+  );
+}

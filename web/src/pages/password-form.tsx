@@ -1,0 +1,64 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { describe } from './sign-in';
+
+/** Sets the signed-in member's password (the current one is asked for unless just signed in by link). */
+export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => void; askCurrent?: boolean }) {
+  const [password, setPassword] = useState('');
+  const [current, setCurrent] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.setPassword(password, askCurrent ? current : undefined);
+      onDone();
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit}>
+      {askCurrent && (
+        <label>
+          Current password
+          <input
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onInput={(e) => setCurrent((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      )}
+      <label>
+        New password
+        <input
+          type="password"
+          autoComplete="new-password"
+          minLength={10}
+          required
+          aria-describedby="password-hint"
+          value={password}
+          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <p id="password-hint" class="hint">
+        At least 10 characters. Common passwords are refused.
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" class="primary" disabled={busy}>
+        Save password
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type SignInResult } from '../api';
+import { navigate, safeNext } from '../router';
+import { signedIn } from '../session';
+import { describe } from './sign-in';
+import { PasswordForm } from './password-form';
+
+/**
+ * Where e-mailed links land: `/sign-in/link#token=...&next=...` (the token stays in the fragment,
+ * so it never reaches a server log). Invitations and resets then ask for a password.
+ */
+export function SignInLinkPage({ token, next }: { token: string | null; next: string | null }) {
+  const [result, setResult] = useState<SignInResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!token) {
+      setError('This sign-in link is not complete. Open it again from your e-mail.');
+      return;
+    }
+    // The fragment goes at once: a reload or a shared screenshot must not carry the token.
+    history.replaceState(null, '', '/sign-in/link');
+    api
+      .redeemLink(token)
+      .then((r) => {
+        signedIn(r);
+        if (r.purpose === 'signIn') navigate(safeNext(r.next ?? next), { replace: true });
+        else setResult(r);
+      })
+      .catch((err) => setError(describe(err)));
+  }, [token]);
+
+  if (error) {
+    return (
+      <main class="narrow">
+        <h1>Sign-in link</h1>
+        <p class="error" role="alert">
+          {error}
+        </p>
+        <a class="button primary" href="/sign-in">
+          Get a new link
+        </a>
+      </main>
+    );
+  }
+  if (!result) {
+    return (
+      <main class="narrow">
+        <p role="status">Signing you in…</p>
+      </main>
+    );
+  }
+  const done = () => navigate(safeNext(result.next ?? next), { replace: true });
+  return (
+    <main class="narrow">
+      <h1>
+        {result.purpose === 'invitation' ? `Welcome, ${result.member.firstName}` : 'Choose a new password'}
+      </h1>
+      <p>
+        {result.purpose === 'invitation'
+          ? 'You are signed in. Choose a password, or skip it and sign in with an e-mailed link each time.'
+          : 'You are signed in. Choose your new password.'}
+      </p>
+      <PasswordForm onDone={done} />
+      {result.purpose === 'invitation' && (
+        <button type="button" class="link" onClick={done}>
+          Skip, I will use e-mailed links
+        </button>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,124 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api } from '../api';
+import { navigate, safeNext } from '../router';
+import { signedIn } from '../session';
+
+/** Sign in: an e-mailed link by default, a password for those who set one. */
+export function SignInPage({ next }: { next: string }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [usePassword, setUsePassword] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState<null | 'signIn' | 'passwordReset'>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      if (usePassword) {
+        signedIn(await api.login(email, password));
+        navigate(safeNext(next), { replace: true });
+      } else {
+        await api.requestLink(email, 'signIn', safeNext(next));
+        setSent('signIn');
+      }
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function forgot() {
+    if (!email) {
+      setError('Enter your e-mail address first.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await api.requestLink(email, 'passwordReset', safeNext(next));
+      setSent('passwordReset');
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (sent) {
+    return (
+      <main class="narrow">
+        <h1>Check your e-mail</h1>
+        <p role="status">
+          If <strong>{email}</strong> belongs to a member, a{' '}
+          {sent === 'signIn' ? 'sign-in link' : 'link to choose a new password'} is on its way. It works once,
+          for 15 minutes.
+        </p>
+        <button type="button" class="secondary" onClick={() => setSent(null)}>
+          Use another address
+        </button>
+      </main>
+    );
+  }
+
+  return (
+    <main class="narrow">
+      <h1>Sign in</h1>
+      <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+        <label>
+          E-mail address
+          <input
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            value={email}
+            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        {usePassword && (
+          <label>
+            Password
+            <input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        )}
+        {error && (
+          <p id="sign-in-error" class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" class="primary" disabled={busy}>
+          {usePassword ? 'Sign in' : 'E-mail me a sign-in link'}
+        </button>
+      </form>
+      <p class="links">
+        <button type="button" class="link" onClick={() => setUsePassword(!usePassword)}>
+          {usePassword ? 'Use an e-mailed link instead' : 'Use a password instead'}
+        </button>
+        {usePassword && (
+          <button type="button" class="link" onClick={forgot}>
+            Forgot your password?
+          </button>
+        )}
+      </p>
+    </main>
+  );
+}
+
+export function describe(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.status === 429 && err.retryAfter) return `${err.message} Try again in ${err.retryAfter} s.`;
+    return err.message;
+  }
+  return 'Something went wrong. Try again.';
+}

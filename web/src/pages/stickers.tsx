@@ -1,0 +1,44 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ResourceRecord } from '../api';
+import { describe } from './sign-in';
+
+/**
+ * QR stickers laid out on A4 (admins): `/stickers?ids=1,2,3`, or every resource. Each sticker is
+ * the hub's SVG (GET /api/v1/resources/{id}/sticker), 60 x 80 mm; print at 100 %.
+ */
+export function StickersPage({ ids }: { ids: number[] }) {
+  const [resources, setResources] = useState<ResourceRecord[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.resources().then(
+      (all) => setResources(ids.length ? all.filter((r) => ids.includes(r.id)) : all),
+      (err) => setError(describe(err)),
+    );
+  }, [ids.join(',')]);
+  return (
+    <main class="stickers-page">
+      <div class="no-print">
+        <h1>QR stickers</h1>
+        <p>
+          One sticker per door or machine. Members scan it to open the machine’s page. Changing a resource’s
+          code makes its printed sticker out of date.
+        </p>
+        {error && <p class="error">{error}</p>}
+        <button type="button" class="primary" onClick={() => window.print()}>
+          Print
+        </button>
+      </div>
+      <div class="sheet">
+        {(resources ?? []).map((r) => (
+          <img
+            key={r.id}
+            src={`/api/v1/resources/${r.id}/sticker`}
+            alt={`QR sticker of ${r.name}`}
+            width={227}
+            height={302}
+          />
+        ))}
+      </div>
+    </main>
+  );
+}
