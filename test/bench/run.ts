@@ -1,8 +1,9 @@
 import { stopAll } from '../support/processes.js';
 import { membersBench } from './members.bench.js';
 import { switchOnBench } from './switch-on.bench.js';
+import { webBench } from './web.bench.js';
 
-/** `npm run bench [members|switch-on|ingest] [--seconds N]`: prints a Markdown table of figures. */
+/** `npm run bench [members|switch-on|ingest|web] [--seconds N]`: prints a Markdown table of figures. */
 async function main() {
   const args = process.argv.slice(2);
   const secondsAt = args.indexOf('--seconds');
@@ -14,6 +15,7 @@ async function main() {
     if (want('members')) lines.push(...(await membersBench(seconds)));
     if (want('switch-on') || want('ingest'))
       lines.push(...(await switchOnBench(seconds, { switchOn: want('switch-on'), ingest: want('ingest') })));
+    if (want('web')) lines.push(...(await webBench(seconds)));
   } finally {
     await stopAll();
   }

@@ -67,7 +67,7 @@ export async function setUp(hub: HubProcess) {
     const apiKey = (await hub.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
     resources.push({ id: r.id, code: r.switchOnCode, apiKey });
   }
-  return { token, resources };
+  return { token, resources, memberId: member.id as number };
 }
 
 /** issue 3: switch-on round trip with 100 connected bridges, and acknowledged log ingest. */

@@ -9,6 +9,8 @@ type State = { connected: boolean; statuses: Map<number, ResourceStatus>; signed
 
 let state: State = { connected: false, statuses: new Map(), signedOut: null };
 let source: EventSource | null = null;
+/** The resources followed: a machine page follows its own, other pages every one (null). */
+let scope: number[] | null = null;
 const listeners = new Set<() => void>();
 
 function set(next: Partial<State>): void {
@@ -16,9 +18,20 @@ function set(next: Partial<State>): void {
   for (const listener of listeners) listener();
 }
 
+/** Follows only `resources` (or all when null); reconnects when that changes. */
+export function setLiveScope(resources: number[] | null): void {
+  const same = JSON.stringify(resources) === JSON.stringify(scope);
+  scope = resources;
+  if (!same && source) {
+    stopLive();
+    startLive();
+  }
+}
+
 export function startLive(): void {
   if (source) return;
-  source = new EventSource('/api/v1/live');
+  const query = scope ? `?${scope.map((id) => `resource=${id}`).join('&')}` : '';
+  source = new EventSource(`/api/v1/live${query}`);
   source.onopen = () => set({ connected: true });
   source.onerror = () => set({ connected: false });
   const on = (type: LiveMessage['type'], handle: (message: any) => void) =>

@@ -1,7 +1,7 @@
 import { render, type JSX } from 'preact';
 import { useEffect } from 'preact/hooks';
 import './app.css';
-import { useLive } from './live';
+import { setLiveScope, useLive } from './live';
 import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
 import { MachinePage } from './pages/machine';
@@ -17,9 +17,12 @@ function App() {
   const live = useLive();
   const here = location.path + window.location.search;
 
+  const machine = location.path.match(/^\/r\/(\d+)$/);
   useEffect(() => {
     void loadAuth();
   }, []);
+  // A machine page follows its own resource only; the other pages follow every one.
+  useEffect(() => setLiveScope(machine ? [Number(machine[1])] : null), [machine?.[1]]);
   // Signed out (or the sign-in ended elsewhere): to the sign-in page, keeping where we were.
   useEffect(() => {
     const open = location.path === '/sign-in' || location.path === '/sign-in/link';
@@ -40,7 +43,6 @@ function App() {
     );
   }
 
-  const machine = location.path.match(/^\/r\/(\d+)$/);
   let page: JSX.Element;
   if (machine) page = <MachinePage id={Number(machine[1])} code={location.query.get('c')} />;
   else if (location.path === '/account') page = <AccountPage me={auth.me} />;

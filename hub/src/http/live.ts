@@ -18,6 +18,8 @@ interface LiveClient {
   known: Set<number>;
   /** Is the caller's credential still good? Asked at every keep-alive. */
   stillValid: () => Promise<boolean>;
+  /** Only these resources (a machine page follows one); null: every resource the caller sees. */
+  only: Set<number> | null;
 }
 
 /** A slow reader that has this much unread is cut off (its browser reconnects and gets a snapshot). */
@@ -42,7 +44,7 @@ export class LiveChannel {
 
   constructor(
     private readonly ctx: HubContext,
-    private readonly options = { batchMs: 100, keepAliveMs: 25_000 },
+    private readonly options = { batchMs: 250, keepAliveMs: 25_000 },
   ) {
     this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
     this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
@@ -54,7 +56,12 @@ export class LiveChannel {
   }
 
   /** Starts a stream on `out` (headers not yet sent) and sends the snapshot. */
-  async open(caller: Caller, out: ServerResponse, stillValid: () => Promise<boolean>): Promise<void> {
+  async open(
+    caller: Caller,
+    out: ServerResponse,
+    stillValid: () => Promise<boolean>,
+    only: number[] = [],
+  ): Promise<void> {
     out.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -62,10 +69,19 @@ export class LiveChannel {
       // Reverse proxies (nginx) must pass events on at once.
       'x-accel-buffering': 'no',
     });
-    const client: LiveClient = { caller, admin: isAdmin(caller), out, known: new Set(), stillValid };
+    const client: LiveClient = {
+      caller,
+      admin: isAdmin(caller),
+      out,
+      known: new Set(),
+      stillValid,
+      only: only.length ? new Set(only) : null,
+    };
     this.clients.add(client);
     out.on('close', () => this.clients.delete(client));
-    const rows = await readVisibleStatuses(this.ctx.storage.reads, caller);
+    const rows = (await readVisibleStatuses(this.ctx.storage.reads, caller)).filter(
+      (row) => client.only === null || client.only.has(row.resource),
+    );
     const resources = rows.map((row) => statusFor({ memberId: caller.memberId, admin: client.admin }, row));
     for (const r of resources) client.known.add(r.resource);
     // A retry hint for EventSource, then the snapshot.
@@ -100,29 +116,23 @@ export class LiveChannel {
     this.changed.clear();
     try {
       const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
-      // One text per view of a row: most clients share one of a handful of views.
-      const texts = new Map<string, string>();
-      const view = (client: LiveClient, row: StatusRow) => {
-        const mine = row.sessionMember !== null && row.sessionMember === client.caller.memberId;
-        const key = `${row.resource}:${client.admin}:${mine}`;
-        let text = texts.get(key);
-        if (text === undefined) {
-          const status = statusFor({ memberId: client.caller.memberId, admin: client.admin }, row);
-          text = frame({ type: 'resource', status });
-          texts.set(key, text);
-        }
-        return text;
-      };
+      // Clients that see the same (the same member, role and followed resources) get the same
+      // bytes: built once per flush and written to each of them without copying.
+      const outputs = new Map<string, Buffer | null>();
       for (const client of this.clients) {
-        let out = '';
+        const key = `${client.caller.accountId}:${client.caller.memberId}:${client.admin}:${client.caller.superuser}:${client.only ? [...client.only].join(',') : '*'}`;
+        let out = outputs.get(key);
+        if (out === undefined) {
+          out = this.changesFor(client, ids, rows);
+          outputs.set(key, out);
+        }
+        // What the client was told about follows its view (a resource gone from it is removed).
         for (const id of ids) {
+          if (client.only !== null && !client.only.has(id)) continue;
           const row = rows.get(id);
-          if (row && seesStatus(client.caller, row)) {
-            client.known.add(id);
-            out += view(client, row);
-          } else if (client.known.delete(id)) {
-            out += frame({ type: 'resourceRemoved', resource: id });
-          }
+          if (row && seesStatus(client.caller, row)) client.known.add(id);
+          else if (client.known.delete(id) && out === null)
+            out = Buffer.from(frame({ type: 'resourceRemoved', resource: id }));
         }
         if (out) this.write(client, out);
       }
@@ -132,6 +142,22 @@ export class LiveChannel {
       this.timer = null;
       if (this.changed.size > 0) this.timer = setTimeout(() => void this.flush(), this.options.batchMs);
     }
+  }
+
+  /** The events of one flush for a client's view, or null when none concern it. */
+  private changesFor(client: LiveClient, ids: number[], rows: Map<number, StatusRow>): Buffer | null {
+    let out = '';
+    for (const id of ids) {
+      if (client.only !== null && !client.only.has(id)) continue;
+      const row = rows.get(id);
+      if (row && seesStatus(client.caller, row)) {
+        const status = statusFor({ memberId: client.caller.memberId, admin: client.admin }, row);
+        out += frame({ type: 'resource', status });
+      } else if (client.known.has(id)) {
+        out += frame({ type: 'resourceRemoved', resource: id });
+      }
+    }
+    return out ? Buffer.from(out) : null;
   }
 
   private async ping(): Promise<void> {
@@ -144,7 +170,7 @@ export class LiveChannel {
     }
   }
 
-  private write(client: LiveClient, text: string): void {
+  private write(client: LiveClient, text: string | Buffer): void {
     if (client.out.writableLength > MAX_BUFFERED) {
       this.clients.delete(client);
       client.out.destroy();

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf, tokenFromHeader } from '../http/auth.js';
 import type { LiveChannel } from '../http/live.js';
@@ -13,7 +14,14 @@ export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsy
           tags: ['live'],
           summary: 'Live state of doors and machines (Server-Sent Events)',
           description:
-            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (bridge online or offline, relay on or off, a session starting or ending; changes within 100 ms come together), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
+            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (bridge online or offline, relay on or off, a session starting or ending; changes within 250 ms come together), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
+          querystring: z.object({
+            resource: z
+              .array(z.coerce.number().int().positive())
+              .max(100)
+              .default([])
+              .describe('Follow only these resources (repeatable); default: every resource the caller sees'),
+          }),
           produces: ['text/event-stream'],
         },
       },
@@ -26,7 +34,7 @@ export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsy
           return again !== null && again.memberId === caller.memberId;
         };
         reply.hijack();
-        await live.open(caller, reply.raw, stillValid);
+        await live.open(caller, reply.raw, stillValid, request.query.resource);
       },
     );
   };
