@@ -6,6 +6,9 @@ import type { Storage } from './db/database.js';
 import type { Caches } from './http/caches.js';
 import type { Authenticator } from './identity/authenticator.js';
 import type { TokenBox } from './secrets.js';
+import type { Mailer } from './sign-in/mailer.js';
+import type { SessionStore } from './sign-in/sessions.js';
+import type { SignInThrottles } from './sign-in/throttle.js';
 import type { EventBus } from './webhooks/events.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 
@@ -35,4 +38,15 @@ export interface HubContext {
   events: EventBus;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
+  /** Browser sessions; `ctx.sessions.onRevoked(ids => ...)` hears of every revocation. */
+  sessions: SessionStore;
+  /** Outgoing mail (HUB_SMTP_URL); null when none is configured. */
+  mailer: Mailer | null;
+  /** Counters for failed logins and sign-in link requests. */
+  throttles: SignInThrottles;
+  /**
+   * Base of the links the hub mails: HUB_PUBLIC_URL, else http://localhost:<HTTP port>. Never
+   * taken from request headers (a forged Host must not redirect a reset mail).
+   */
+  linkBase: string;
 }

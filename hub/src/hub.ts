@@ -15,6 +15,9 @@ import type { PeriodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
+import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
+import { SessionStore } from './sign-in/sessions.js';
+import { memoryThrottles } from './sign-in/throttle.js';
 import { EventBus } from './webhooks/events.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 
@@ -40,6 +43,14 @@ export interface OpenHubOptions {
   schema?: string;
   /** A ready secret key instead of reading HUB_SECRET_FILE (tests). */
   secret?: Buffer;
+  /** A mailer instead of the SMTP one of HUB_SMTP_URL (tests). */
+  mailer?: Mailer | null;
+}
+
+/** The sender when HUB_MAIL_FROM is not set: no-reply at the public host. */
+function defaultSender(publicUrl: string | undefined): string {
+  const host = publicUrl ? new URL(publicUrl).hostname : 'localhost';
+  return `Makerspace <no-reply@${host}>`;
 }
 
 /** Opens storage (migrated), builds the context and the app: everything but listening. */
@@ -57,13 +68,22 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     throw err;
   }
   const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
+  const clock = options.clock ?? systemClock;
+  const smtp =
+    options.mailer === undefined && settings.smtpUrl
+      ? new SmtpMailer(settings.smtpUrl, settings.mailFrom ?? defaultSender(settings.publicUrl))
+      : null;
   const ctx = {
     storage,
     db: storage.db,
     tokens,
     auth: new Authenticator(storage.db),
     logger,
-    clock: options.clock ?? systemClock,
+    clock,
+    sessions: new SessionStore(storage.db, tokens, clock),
+    mailer: options.mailer === undefined ? smtp : options.mailer,
+    throttles: memoryThrottles(clock),
+    linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
     policy: new AccessPolicy(allRules()),
     caches: { records: new RecordCache(), counts: new CountCache() },
     publicUrl: settings.publicUrl,
@@ -100,6 +120,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
       const address = app.server.address();
       const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
+      if (!settings.publicUrl) ctx.linkBase = `http://localhost:${httpPort}`;
       let mqttPort: number | null = null;
       try {
         mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);
@@ -124,6 +145,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
       await broker.stop();
+      smtp?.close();
       await storage.close();
     },
   };

@@ -5,3 +5,4 @@ export * from './webhooks.js';
 export * from './spaces.js';
 export * from './billing.js';
 export * from './keys.js';
+export * from './sign-in.js';
