@@ -2,13 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createLogger } from '@makerspace/shared';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { settingsFromEnv } from '../../hub/src/settings.js';
 import { hashPassword, storePassword } from '../../hub/src/sign-in/passwords.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 import { linkToken, type MailCatcher, startMailCatcher } from '../support/mail.js';
 
 const origin = 'http://hub.test';
+
+describe('mail settings', () => {
+  it('reads HUB_SMTP_URL and HUB_MAIL_FROM, and refuses a URL that is not SMTP', () => {
+    const settings = settingsFromEnv({
+      HUB_SMTP_URL: 'smtp://127.0.0.1:2525',
+      HUB_MAIL_FROM: 'Lab <hub@lab.example>',
+    });
+    expect(settings.smtpUrl).toBe('smtp://127.0.0.1:2525');
+    expect(settings.mailFrom).toBe('Lab <hub@lab.example>');
+    expect(settingsFromEnv({}).smtpUrl).toBeUndefined();
+    expect(() => settingsFromEnv({ HUB_SMTP_URL: 'http://127.0.0.1:2525' })).toThrow(/HUB_SMTP_URL/);
+  });
+});
 
 describeEachDialect('sign-in for people: passwords, links, browser sessions', (dialect) => {
   let t: TestHub;
@@ -336,6 +350,37 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     stop();
     expect(ended).toEqual([s.body.session.id]);
     expect((await anon('GET', '/user/me', { cookie: s.cookie })).statusCode).toBe(401);
+  });
+
+  it('ends the sessions of a deleted member, and tells the listeners', async () => {
+    const m = await withPassword(t);
+    const a = await login(m.emailAddress, m.password);
+    const b = await login(m.emailAddress, m.password);
+    const ended: number[] = [];
+    const stop = t.hub.ctx.sessions.onRevoked((ids) => ended.push(...ids));
+    expect((await api(t, owner, 'DELETE', `/members/${m.id}`)).statusCode).toBe(204);
+    stop();
+    expect(ended.sort()).toEqual([a.body.session.id, b.body.session.id].sort());
+    expect((await anon('GET', '/user/me', { cookie: a.cookie })).statusCode).toBe(401);
+  });
+
+  it("a new password ends the member's other sessions", async () => {
+    const m = await withPassword(t);
+    const here = await login(m.emailAddress, m.password);
+    const elsewhere = await login(m.emailAddress, m.password);
+    const res = await anon('PUT', '/user/password', {
+      cookie: here.cookie,
+      headers: sameSite(here.csrf),
+      payload: { password: 'fresh and long enough', currentPassword: m.password },
+    });
+    expect(res.statusCode).toBe(204);
+    expect((await anon('GET', '/user/me', { cookie: here.cookie })).statusCode).toBe(200);
+    expect((await anon('GET', '/user/me', { cookie: elsewhere.cookie })).statusCode).toBe(401);
+    expect(
+      (await anon('POST', '/user/login', { payload: { emailAddress: m.emailAddress, password: m.password } }))
+        .statusCode,
+    ).toBe(401);
+    await login(m.emailAddress, 'fresh and long enough');
   });
 
   it('expires a session after 30 days without use, and slides while it is used', async () => {
@@ -687,6 +732,33 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     expect(text).not.toMatch(/#token=/);
     for (const sentMail of mail.mails) expect(text).not.toContain(linkToken(sentMail));
     expect(text).not.toContain('correct horse battery');
+  });
+
+  it('over a real socket without HUB_PUBLIC_URL, the own origin is the address the browser used', async () => {
+    const hub = await startTestHub(dialect);
+    try {
+      const { httpUrl } = await hub.listen();
+      const m = await withPassword(hub);
+      const res = await fetch(`${httpUrl}/api/v1/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: httpUrl },
+        body: JSON.stringify({ emailAddress: m.emailAddress, password: m.password }),
+      });
+      expect(res.status).toBe(200);
+      const { csrfToken } = (await res.json()) as { csrfToken: string };
+      const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+      const post = (headers: Record<string, string>) =>
+        fetch(`${httpUrl}/api/v1/api-keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie, ...headers },
+          body: JSON.stringify({ label: 'browser' }),
+        });
+      const otherPort = httpUrl.replace(/:(\d+)$/, (_, p) => `:${Number(p) + 1}`);
+      expect((await post({ origin: otherPort, 'x-csrf-token': csrfToken })).status).toBe(403);
+      expect((await post({ origin: httpUrl, 'x-csrf-token': csrfToken })).status).toBe(201);
+    } finally {
+      await hub.close();
+    }
   });
 
   it('documents the sign-in routes in the OpenAPI document', async () => {
