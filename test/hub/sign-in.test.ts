@@ -550,6 +550,38 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     }
   });
 
+  it('resets a forgotten password through a mailed link', async () => {
+    const m = await withPassword(t);
+    const ask = await anon('POST', '/user/sign-in-links', {
+      payload: { emailAddress: m.emailAddress, purpose: 'passwordReset' },
+    });
+    expect(ask.statusCode).toBe(202);
+    const sent = await mail.next(m.emailAddress);
+    expect(sent.text).toContain('Reset your password for Test makerspace');
+    const redeem = await anon('POST', '/user/sign-in-links/redeem', { payload: { token: linkToken(sent) } });
+    expect(redeem.json().purpose).toBe('passwordReset');
+    const set = await anon('PUT', '/user/password', {
+      cookie: cookieOf(redeem),
+      headers: sameSite(redeem.json().csrfToken),
+      payload: { password: 'remembered this time' },
+    });
+    expect(set.statusCode).toBe(204);
+    await login(m.emailAddress, 'remembered this time');
+  });
+
+  it('sends no link to a locked member', async () => {
+    const m = await newMember(t);
+    await api(t, owner, 'PUT', `/members/${m.id}`, { state: 'locked', lockVersion: m.lockVersion });
+    expect(
+      (await anon('POST', '/user/sign-in-links', { payload: { emailAddress: m.emailAddress } })).statusCode,
+    ).toBe(202);
+    const other = await newMember(t);
+    await anon('POST', '/user/sign-in-links', { payload: { emailAddress: other.emailAddress } });
+    await mail.next(other.emailAddress);
+    expect(mail.mails.flatMap((x) => x.to)).not.toContain(m.emailAddress);
+    expect((await api(t, owner, 'POST', `/members/${m.id}/invitation`)).statusCode).toBe(422);
+  });
+
   it('a new invitation supersedes the older unused one', async () => {
     const m = await newMember(t);
     await api(t, owner, 'POST', `/members/${m.id}/invitation`);
@@ -692,6 +724,18 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     expect((await api(bare, bare.owner.token, 'POST', `/members/${noEmail.id}/invitation`)).statusCode).toBe(
       422,
     );
+
+    // An admin who is not an owner gets no link that signs in as an owner.
+    const admin = await newMember(bare);
+    await api(bare, bare.owner.token, 'PUT', `/members/${admin.id}/privileges`, { privileges: 'admin' });
+    const adminKey = await api(bare, bare.owner.token, 'POST', '/api-keys', { member: admin.id });
+    const adminToken = (
+      await api(bare, bare.owner.token, 'GET', `/api-keys/${adminKey.json().id}/token`)
+    ).json().token;
+    const forOwner = await api(bare, adminToken, 'POST', `/members/${bare.owner.memberId}/sign-in-link`);
+    expect(forOwner.statusCode).toBe(403);
+    expect(forOwner.body).not.toContain('#token=');
+    expect((await api(bare, adminToken, 'POST', `/members/${m.id}/sign-in-link`)).statusCode).toBe(200);
 
     // A plain member may not invite anyone.
     const plain = await withPassword(bare);

@@ -444,7 +444,7 @@ export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           tags,
           summary: 'Mail a member a sign-in link (or, without SMTP, hand it to the admin)',
           params: MemberParams,
-          body: z.strictObject({ next: NextPath.optional() }).optional(),
+          body: z.strictObject({ next: NextPath.optional() }).nullish(),
           response: { 200: LinkIssued },
         },
       },
