@@ -596,6 +596,23 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     ).toBe(200);
   });
 
+  it('an API token sets the first password; changing it then needs the current one', async () => {
+    const m = await newMember(bare);
+    const key = await api(bare, bare.owner.token, 'POST', '/api-keys', { member: m.id });
+    const token = (await api(bare, bare.owner.token, 'GET', `/api-keys/${key.json().id}/token`)).json().token;
+    expect(
+      (await api(bare, token, 'PUT', '/user/password', { password: 'first of my passwords' })).statusCode,
+    ).toBe(204);
+    const again = await api(bare, token, 'PUT', '/user/password', { password: 'second of my passwords' });
+    expect(again.statusCode).toBe(400);
+    expect(again.json().data).toEqual({ field: 'currentPassword', reason: 'required' });
+    const res = await anon('POST', '/user/login', {
+      hub: bare,
+      payload: { emailAddress: m.emailAddress, password: 'first of my passwords' },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
   it('refuses short, common and e-mail passwords with the field and reason', async () => {
     const m = await withPassword(t);
     const s = await login(m.emailAddress, m.password);
