@@ -26,6 +26,7 @@ import { bridgeApiRoutes } from './routes/bridge-api.routes.js';
 import { refreshConfigsAfterWrites } from './keys/offline-keys.js';
 import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
+import { invitationsRoutes } from './routes/invitations.routes.js';
 import { signInRoutes } from './routes/sign-in.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
@@ -157,6 +158,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(keysRoutes(ctx));
       await api.register(bridgeApiRoutes(ctx));
       await api.register(signInRoutes(ctx));
+      await api.register(invitationsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

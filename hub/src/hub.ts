@@ -11,12 +11,13 @@ import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { watchLocalDates } from './keys/offline-keys.js';
-import type { PeriodicCheck } from './periodic.js';
+import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
 import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
+import { purgeEnded } from './sign-in/sign-in.repository.js';
 import { memoryThrottles } from './sign-in/throttle.js';
 import { EventBus } from './webhooks/events.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
@@ -31,6 +32,8 @@ export interface Hub {
   localDates: PeriodicCheck;
   /** Marks HTTP bridges offline after three missed heartbeats. */
   heartbeats: PeriodicCheck;
+  /** Deletes browser sessions and sign-in links that ended more than a week ago. */
+  signInPurge: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -46,6 +49,9 @@ export interface OpenHubOptions {
   /** A mailer instead of the SMTP one of HUB_SMTP_URL (tests). */
   mailer?: Mailer | null;
 }
+
+/** Ended sessions and links are kept this long, so a late click still says why it fails. */
+const signInKeepMs = 7 * 24 * 3600_000;
 
 /** The sender when HUB_MAIL_FROM is not set: no-reply at the public host. */
 function defaultSender(publicUrl: string | undefined): string {
@@ -107,6 +113,13 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   localDates.start({ immediately: true });
   const heartbeats = watchHeartbeats(ctx);
   heartbeats.start();
+  const signInPurge = periodicCheck(
+    () => purgeEnded(storage.db, new Date(clock.now().getTime() - signInKeepMs).toISOString()),
+    3600_000,
+    logger,
+    'purging ended sessions and sign-in links failed',
+  );
+  signInPurge.start();
   let closed = false;
   return {
     ctx,
@@ -115,6 +128,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     jobs,
     localDates,
     heartbeats,
+    signInPurge,
     async listen() {
       broker.attachWebSocket(app.server);
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
@@ -142,6 +156,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       await jobs.stop();
       await localDates.stop();
       await heartbeats.stop();
+      await signInPurge.stop();
       // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
       await broker.stop();

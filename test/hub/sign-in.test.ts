@@ -400,6 +400,36 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     }
   });
 
+  it('deletes sessions and links a week after they ended, and keeps live ones', async () => {
+    const m = await withPassword(t);
+    const live = await login(m.emailAddress, m.password);
+    const ended = await login(m.emailAddress, m.password);
+    await anon('POST', '/user/logout', { cookie: ended.cookie, headers: sameSite(ended.csrf) });
+    await anon('POST', '/user/sign-in-links', { payload: { emailAddress: m.emailAddress } });
+    await mail.next(m.emailAddress);
+    const rows = async () => ({
+      sessions: (
+        await t.hub.ctx.db.selectFrom('browser_sessions').select('id').where('member', '=', m.id).execute()
+      ).map((r) => r.id),
+      links: (
+        await t.hub.ctx.db.selectFrom('sign_in_links').select('id').where('member', '=', m.id).execute()
+      ).length,
+    });
+    try {
+      shift = 6 * 24 * 3600_000;
+      await t.hub.signInPurge.check();
+      expect(await rows()).toEqual({
+        sessions: expect.arrayContaining([live.body.session.id, ended.body.session.id]),
+        links: 1,
+      });
+      shift = 8 * 24 * 3600_000;
+      await t.hub.signInPurge.check();
+      expect(await rows()).toEqual({ sessions: [live.body.session.id], links: 0 });
+    } finally {
+      shift = 0;
+    }
+  });
+
   it('mails a sign-in link that signs in once', async () => {
     const m = await newMember(t);
     const ask = await anon('POST', '/user/sign-in-links', {

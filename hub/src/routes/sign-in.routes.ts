@@ -1,9 +1,5 @@
 import {
-  InvitationRecord,
-  InvitationSent,
-  LinkIssued,
   LoginBody,
-  NextPath,
   PasswordChange,
   SignInLinkRedeem,
   SignInLinkRedeemed,
@@ -16,10 +12,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
-import { bool } from '../db/crud.js';
-import { type Caller, callerOf, csrfRefused, fromOwnOrigin, requireAdmin } from '../http/auth.js';
-import { badRequest, forbidden, HttpError, notFound, unprocessable } from '../http/errors.js';
-import { findMember, type MemberRow, userMeRecord } from '../identity/members.js';
+import { callerOf, csrfRefused, fromOwnOrigin } from '../http/auth.js';
+import { badRequest, HttpError, notFound } from '../http/errors.js';
+import { type MemberRow, userMeRecord } from '../identity/members.js';
 import { clearSessionCookie, setSessionCookie } from '../sign-in/cookie.js';
 import {
   createLink,
@@ -28,7 +23,6 @@ import {
   linkLifetimeMs,
   linkUsed,
   mailLink,
-  supersedeInvitations,
   useLink,
 } from '../sign-in/links.js';
 import {
@@ -39,12 +33,12 @@ import {
   verifyPassword,
 } from '../sign-in/passwords.js';
 import { type SessionRow, type SignInMethod, sessionRecord } from '../sign-in/sessions.js';
+import { canSignIn, loginCandidates, markAccepted, memberById } from '../sign-in/sign-in.repository.js';
 import type { Throttle } from '../sign-in/throttle.js';
 
 const tags = ['sign-in'];
 const open = { public: true };
 const noAuth: Record<string, string[]>[] = [];
-const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
 const SessionParams = z.object({ sessionId: z.coerce.number().int().positive() });
 
 const wrongCredentials = () => new HttpError(401, 'Wrong email address or password');
@@ -72,32 +66,7 @@ function refuseCrossSite(ctx: HubContext, request: FastifyRequest): void {
   if (request.headers.origin !== undefined && !fromOwnOrigin(request, ctx.publicUrl)) throw csrfRefused();
 }
 
-/** May the caller receive a link that signs in as this member (when no mail can carry it)? */
-function mayHandOver(caller: Caller, member: MemberRow): boolean {
-  if (caller.superuser) return true;
-  if (bool(member.superuser)) return false;
-  return member.privileges !== 'owner' || caller.privileges === 'owner';
-}
-
-function canSignIn(member: MemberRow | undefined): member is MemberRow {
-  return member !== undefined && member.state === 'active' && bool(member.allowLogin);
-}
-
-/** The member that signs in with an e-mail address: the first active one allowed to (by id). */
-async function loginCandidates(ctx: HubContext, emailAddress: string) {
-  return ctx.db
-    .selectFrom('members')
-    .leftJoin('member_passwords', 'member_passwords.member', 'members.id')
-    .selectAll('members')
-    .select('member_passwords.hash as passwordHash')
-    .where('members.emailKey', '=', emailAddress.trim().toLowerCase())
-    .where('members.state', '=', 'active')
-    .where('members.allowLogin', '=', 1)
-    .orderBy('members.id')
-    .execute();
-}
-
-/** docs/SIGN-IN.md: passwords, emailed links, browser sessions, invitations. */
+/** docs/SIGN-IN.md: passwords, emailed links, browser sessions (the /user routes). */
 export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
   return async (app) => {
     const t = ctx.throttles;
@@ -152,7 +121,7 @@ export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           [t.loginPerEmail, email],
           [t.loginPerAddress, request.ip],
         ]);
-        const candidates = (await loginCandidates(ctx, email)).filter((m) => m.passwordHash !== null);
+        const candidates = (await loginCandidates(ctx.db, email)).filter((m) => m.passwordHash !== null);
         let member: MemberRow | null = null;
         // Unknown address or no password: verify against a dummy hash all the same (timing).
         if (candidates.length === 0) await verifyPassword(null, request.body.password);
@@ -211,7 +180,7 @@ export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const { purpose, next } = request.body;
         if (ctx.mailer) {
           const work = (async () => {
-            const [member] = await loginCandidates(ctx, email);
+            const [member] = await loginCandidates(ctx.db, email);
             if (!member) return;
             const link = await createLink(ctx, member, purpose, next ?? null, null);
             await mailLink(ctx, member, link);
@@ -243,22 +212,12 @@ export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         refuseCrossSite(ctx, request);
         const link = await findUsableLink(ctx, request.body.token);
-        const member = await ctx.db
-          .selectFrom('members')
-          .selectAll()
-          .where('id', '=', link.member)
-          .executeTakeFirst();
+        const member = await memberById(ctx.db, link.member);
         if (!canSignIn(member)) throw linkInvalid();
         const at = ctx.clock.now().toISOString();
         const session = await ctx.db.transaction().execute(async (trx) => {
           if (!(await useLink(trx, link.id, at))) throw linkUsed();
-          if (link.purpose === 'invitation') {
-            await trx
-              .updateTable('member_invitations')
-              .set({ status: 'accepted', acceptedAt: at })
-              .where('member', '=', member.id)
-              .execute();
-          }
+          if (link.purpose === 'invitation') await markAccepted(trx, member.id, at);
           return ctx.sessions.create(member, 'link', client(request), trx);
         });
         return {
@@ -282,11 +241,8 @@ export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const caller = callerOf(request);
-        const member = await ctx.db
-          .selectFrom('members')
-          .selectAll()
-          .where('id', '=', caller.memberId)
-          .executeTakeFirstOrThrow();
+        const member = await memberById(ctx.db, caller.memberId);
+        if (!member) throw notFound('Member');
         const { password, currentPassword } = request.body;
         checkNewPassword(password, member.emailAddress);
         const existing = await passwordHashOf(ctx.db, member.id);
@@ -353,106 +309,6 @@ export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         await ctx.sessions.revokeOfMember(caller.memberId);
         if (caller.sessionId !== null) clearSessionCookie(request, reply);
         return reply.code(204).send();
-      },
-    );
-
-    /** Creates a link for a member and mails it, or hands it to the admin when there is no SMTP. */
-    async function issueForMember(
-      caller: Caller,
-      member: MemberRow,
-      purpose: SignInLinkPurpose,
-      next: string | null,
-      reply: FastifyReply,
-    ) {
-      if (!member.emailAddress) {
-        throw unprocessable('The member has no e-mail address', { field: 'emailAddress' });
-      }
-      if (!canSignIn(member)) {
-        throw unprocessable('The member may not sign in (locked, or allowLogin is false)', {
-          field: 'allowLogin',
-        });
-      }
-      if (!ctx.mailer && !mayHandOver(caller, member)) {
-        throw forbidden('Only owners may receive a link that signs in as an owner');
-      }
-      const link = await createLink(ctx, member, purpose, next, caller.memberId);
-      const emailSent = await mailLink(ctx, member, link);
-      if (!emailSent) reply.header('cache-control', 'no-store');
-      return { link, emailSent, issued: { emailSent, ...(emailSent ? {} : { link: link.url }) } };
-    }
-
-    app.post(
-      '/members/:memberId/invitation',
-      {
-        schema: {
-          tags,
-          summary: 'Invite a member to set up their sign-in (mails a link valid for 15 minutes)',
-          description:
-            'Without SMTP configured, emailSent is false and `link` carries the URL for the admin to hand over. A new invitation supersedes older unused ones.',
-          params: MemberParams,
-          response: { 200: InvitationSent },
-        },
-      },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        const { link, issued } = await issueForMember(caller, member, 'invitation', null, reply);
-        const at = ctx.clock.now().toISOString();
-        await ctx.db.transaction().execute(async (trx) => {
-          await supersedeInvitations(trx, member.id, link.row.id, at);
-          const status = { status: 'invited', invitedBy: caller.memberId, invitedAt: at, acceptedAt: null };
-          await trx
-            .insertInto('member_invitations')
-            .values({ member: member.id, account: member.account, ...status })
-            .onConflict((oc) => oc.column('member').doUpdateSet(status))
-            .execute();
-        });
-        return { member: member.id, invitedBy: caller.memberId, status: 'invited' as const, ...issued };
-      },
-    );
-
-    app.get(
-      '/members/:memberId/invitation',
-      {
-        schema: {
-          tags,
-          summary: "A member's invitation status",
-          params: MemberParams,
-          response: { 200: InvitationRecord },
-        },
-      },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        const row = await ctx.db
-          .selectFrom('member_invitations')
-          .selectAll()
-          .where('member', '=', member.id)
-          .executeTakeFirst();
-        return {
-          member: member.id,
-          invitedBy: row?.invitedBy ?? null,
-          status: (row?.status ?? 'notInvited') as InvitationRecord['status'],
-          invitedAt: row?.invitedAt ?? null,
-        };
-      },
-    );
-
-    app.post(
-      '/members/:memberId/sign-in-link',
-      {
-        schema: {
-          tags,
-          summary: 'Mail a member a sign-in link (or, without SMTP, hand it to the admin)',
-          params: MemberParams,
-          body: z.strictObject({ next: NextPath.optional() }).nullish(),
-          response: { 200: LinkIssued },
-        },
-      },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        const { issued } = await issueForMember(caller, member, 'signIn', request.body?.next ?? null, reply);
-        return issued;
       },
     );
   };
