@@ -856,6 +856,8 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     expect(doc.paths['/api/v1/user/login'].post.tags).toEqual(['sign-in']);
     expect(doc.paths['/api/v1/user/login'].post.summary).toBeTruthy();
+    expect(doc.paths['/api/v1/user/login'].post.security).toEqual([]);
+    expect(doc.paths['/api/v1/user/sessions'].get.security).toBeUndefined(); // the global schemes apply
     expect(doc.paths['/api/v1/user/sign-in-links/redeem'].post).toBeDefined();
     expect(doc.paths['/api/v1/members/{memberId}/invitation'].get).toBeDefined();
     expect(doc.components.securitySchemes.session).toMatchObject({
