@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { HubContext } from './context.js';
-import { tokenFromHeader } from './http/auth.js';
+import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './http/auth.js';
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
@@ -31,6 +31,9 @@ import { bridgeApiRoutes } from './routes/bridge-api.routes.js';
 import { refreshConfigsAfterWrites } from './keys/offline-keys.js';
 import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
+import { invitationsRoutes } from './routes/invitations.routes.js';
+import { signInRoutes } from './routes/sign-in.routes.js';
+import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
 export const API_PREFIX = '/api/v1';
 const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
@@ -57,20 +60,46 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   // Response schemas document the API; records are built by hand, so plain JSON is enough.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
+  app.decorateRequest('browserSession', null);
   registerBodyParsers(app, 1024 * 1024);
   registerErrorHandler(app);
   // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
   refreshConfigsAfterWrites(app, ctx);
 
-  app.addHook('onRequest', async (request) => {
+  // Either an API token (Bearer or Basic) or the browser session cookie (docs/SIGN-IN.md).
+  app.addHook('onRequest', async (request, reply) => {
     if (request.is404 || request.routeOptions.config?.public) return;
     const url = request.url;
     if (!url.startsWith(`${API_PREFIX}/`) || publicPrefixes.some((p) => url.startsWith(p))) return;
     const token = tokenFromHeader(request.headers.authorization);
-    if (!token) throw unauthorized();
-    const caller = await ctx.auth.authenticate(token);
-    if (!caller) throw unauthorized('Invalid API token');
-    request.caller = caller;
+    if (token) {
+      const caller = await ctx.auth.authenticate(token);
+      if (!caller) throw unauthorized('Invalid API token');
+      request.caller = caller;
+      return;
+    }
+    const sessionToken = sessionCookie(request);
+    if (!sessionToken) throw unauthorized();
+    const found = await ctx.sessions.authenticate(sessionToken);
+    if (!found) {
+      clearSessionCookie(request, reply);
+      throw unauthorized('Your session has ended; sign in again');
+    }
+    // A browser sends the cookie with requests other sites make it send: a change needs proof
+    // that this hub's own page made it (its Origin and the session's CSRF token).
+    if (
+      changesState(request.method) &&
+      !(
+        fromOwnOrigin(request, ctx.publicUrl) &&
+        ctx.sessions.csrfTokenMatches(found.session, request.headers['x-csrf-token'] as string | undefined)
+      )
+    ) {
+      throw csrfRefused();
+    }
+    request.caller = found.caller;
+    request.browserSession = found.session;
+    // The expiry slid on: send the cookie again so the browser keeps it as long.
+    if (found.refreshed) setSessionCookie(request, reply, sessionToken);
   });
 
   // Query strings and form bodies arrive as strings: give them the types the route's schema wants.
@@ -98,9 +127,16 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An API key token' },
           basic: { type: 'http', scheme: 'basic', description: 'The token as username, empty password' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'makerspace_session',
+            description:
+              'The browser session of POST /user/login or a redeemed sign-in link; changes also need Origin and X-CSRF-Token',
+          },
         },
       },
-      security: [{ bearer: [] }, { basic: [] }],
+      security: [{ bearer: [] }, { basic: [] }, { session: [] }],
     },
     transform: jsonSchemaTransform,
   });
@@ -110,6 +146,14 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   const live = new LiveChannel(ctx);
   app.decorate('live', live);
   app.addHook('preClose', async () => live.close());
+  // A revoked or signed-out session ends its streams at once (DESIGN 11).
+  const stopHearing = ctx.sessions.onRevoked((ids) =>
+    live.end(
+      (caller) => caller.sessionId !== null && ids.includes(caller.sessionId),
+      'Your sign-in has ended',
+    ),
+  );
+  app.addHook('onClose', async () => stopHearing());
 
   await app.register(
     async (api) => {
@@ -136,6 +180,8 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(jobsRoutes(ctx));
       await api.register(keysRoutes(ctx));
       await api.register(bridgeApiRoutes(ctx));
+      await api.register(signInRoutes(ctx));
+      await api.register(invitationsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -6,6 +6,9 @@ import type { Storage } from './db/database.js';
 import type { Caches } from './http/caches.js';
 import type { Authenticator } from './identity/authenticator.js';
 import type { TokenBox } from './secrets.js';
+import type { Mailer } from './sign-in/mailer.js';
+import type { SessionStore } from './sign-in/sessions.js';
+import type { SignInThrottles } from './sign-in/throttle.js';
 import type { EventBus } from './webhooks/events.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 
@@ -32,14 +35,6 @@ export class ResourceSignals {
   }
 }
 
-/**
- * The base of links that people open (QR stickers, sign-in mails): HUB_PUBLIC_URL, never a
- * request header, so nobody can point a link at another host.
- */
-export function linkBase(ctx: Pick<HubContext, 'publicUrl' | 'listenUrl'>): string {
-  return ctx.publicUrl ?? ctx.listenUrl ?? 'http://localhost:8080';
-}
-
 /** Everything a route or service needs, passed in (no module singletons). */
 export interface HubContext {
   storage: Storage;
@@ -56,12 +51,21 @@ export interface HubContext {
   caches: Caches;
   /** Base for absolute links (Link headers, calendar URLs); from HUB_PUBLIC_URL. */
   publicUrl?: string;
-  /** Where this hub listens (`http://localhost:8080`), for links when HUB_PUBLIC_URL is not set. */
-  listenUrl?: string;
   /** Tells the live channel that a resource's state may have changed (bridge, relay, session). */
   signals: ResourceSignals;
   /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (webhooks/events.ts). */
   events: EventBus;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
+  /** Browser sessions; `ctx.sessions.onRevoked(ids => ...)` hears of every revocation. */
+  sessions: SessionStore;
+  /** Outgoing mail (HUB_SMTP_URL); null when none is configured. */
+  mailer: Mailer | null;
+  /** Counters for failed logins and sign-in link requests. */
+  throttles: SignInThrottles;
+  /**
+   * Base of the links the hub mails: HUB_PUBLIC_URL, else http://localhost:<HTTP port>. Never
+   * taken from request headers (a forged Host must not redirect a reset mail).
+   */
+  linkBase: string;
 }

@@ -11,10 +11,14 @@ import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { watchLocalDates } from './keys/offline-keys.js';
-import type { PeriodicCheck } from './periodic.js';
+import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
+import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
+import { SessionStore } from './sign-in/sessions.js';
+import { purgeEnded } from './sign-in/sign-in.repository.js';
+import { memoryThrottles } from './sign-in/throttle.js';
 import { EventBus } from './webhooks/events.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 
@@ -28,6 +32,8 @@ export interface Hub {
   localDates: PeriodicCheck;
   /** Marks HTTP bridges offline after three missed heartbeats. */
   heartbeats: PeriodicCheck;
+  /** Deletes browser sessions and sign-in links that ended more than a week ago. */
+  signInPurge: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -40,6 +46,17 @@ export interface OpenHubOptions {
   schema?: string;
   /** A ready secret key instead of reading HUB_SECRET_FILE (tests). */
   secret?: Buffer;
+  /** A mailer instead of the SMTP one of HUB_SMTP_URL (tests). */
+  mailer?: Mailer | null;
+}
+
+/** Ended sessions and links are kept this long, so a late click still says why it fails. */
+const signInKeepMs = 7 * 24 * 3600_000;
+
+/** The sender when HUB_MAIL_FROM is not set: no-reply at the public host. */
+function defaultSender(publicUrl: string | undefined): string {
+  const host = publicUrl ? new URL(publicUrl).hostname : 'localhost';
+  return `Makerspace <no-reply@${host}>`;
 }
 
 /** Opens storage (migrated), builds the context and the app: everything but listening. */
@@ -57,13 +74,22 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     throw err;
   }
   const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
+  const clock = options.clock ?? systemClock;
+  const smtp =
+    options.mailer === undefined && settings.smtpUrl
+      ? new SmtpMailer(settings.smtpUrl, settings.mailFrom ?? defaultSender(settings.publicUrl))
+      : null;
   const ctx = {
     storage,
     db: storage.db,
     tokens,
     auth: new Authenticator(storage.db),
     logger,
-    clock: options.clock ?? systemClock,
+    clock,
+    sessions: new SessionStore(storage.db, tokens, clock),
+    mailer: options.mailer === undefined ? smtp : options.mailer,
+    throttles: memoryThrottles(clock),
+    linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
     policy: new AccessPolicy(allRules()),
     caches: { records: new RecordCache(), counts: new CountCache() },
     publicUrl: settings.publicUrl,
@@ -88,6 +114,13 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   localDates.start({ immediately: true });
   const heartbeats = watchHeartbeats(ctx);
   heartbeats.start();
+  const signInPurge = periodicCheck(
+    () => purgeEnded(storage.db, new Date(clock.now().getTime() - signInKeepMs).toISOString()),
+    3600_000,
+    logger,
+    'purging ended sessions and sign-in links failed',
+  );
+  signInPurge.start();
   let closed = false;
   return {
     ctx,
@@ -96,16 +129,16 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     jobs,
     localDates,
     heartbeats,
+    signInPurge,
     async listen() {
       broker.attachWebSocket(app.server);
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
       const address = app.server.address();
       const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
-      const host = ['0.0.0.0', '::', ''].includes(settings.httpHost) ? 'localhost' : settings.httpHost;
-      ctx.listenUrl = `http://${host.includes(':') ? `[${host}]` : host}:${httpPort}`;
-      if (!ctx.publicUrl) {
+      if (!settings.publicUrl) {
+        ctx.linkBase = `http://localhost:${httpPort}`;
         logger.warn(
-          { listenUrl: ctx.listenUrl },
+          { linkBase: ctx.linkBase },
           'HUB_PUBLIC_URL is not set: QR stickers and e-mailed links point at this address; set it to the address phones reach',
         );
       }
@@ -130,9 +163,11 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       await jobs.stop();
       await localDates.stop();
       await heartbeats.stop();
+      await signInPurge.stop();
       // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
       await broker.stop();
+      smtp?.close();
       await storage.close();
     },
   };

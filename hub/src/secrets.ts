@@ -2,6 +2,7 @@ import {
   createCipheriv,
   createDecipheriv,
   createHash,
+  createHmac,
   randomBytes,
   randomUUID,
   timingSafeEqual,
@@ -25,6 +26,11 @@ export function newToken(): string {
   return randomUUID();
 }
 
+/** 32 random bytes, base64url: sign-in link tokens and browser session tokens. */
+export function newSecretToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 /** Encrypts and decrypts stored tokens with the hub's secret key (AES-256-GCM). */
 export class TokenBox {
   constructor(private readonly key: Buffer) {
@@ -36,6 +42,11 @@ export class TokenBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  /** HMAC-SHA256 under the hub secret, base64url: values derived rather than stored (CSRF tokens). */
+  mac(text: string): string {
+    return createHmac('sha256', this.key).update(text).digest('base64url');
   }
 
   open(sealed: string): string {

@@ -15,6 +15,10 @@ const Env = z.object({
   HUB_PUBLIC_URL: z.url().optional(),
   HUB_SECRET_FILE: z.string().optional(),
   HUB_WEBHOOK_ALLOW_INSECURE: z.enum(['0', '1', 'true', 'false', '']).default('0'),
+  HUB_SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'expected smtp://host:port or smtps://host:port' })
+    .optional(),
+  HUB_MAIL_FROM: z.string().min(3).optional(),
   HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -29,6 +33,10 @@ export interface HubSettings {
   publicUrl: string | undefined;
   secretFile: string;
   logLevel: string;
+  /** HUB_SMTP_URL: the mail server for sign-in links and invitations (none: links are handed to admins). */
+  smtpUrl?: string;
+  /** HUB_MAIL_FROM: sender of the hub's mail. */
+  mailFrom?: string;
   /** SQLite durability: 'full' (default) or 'normal' (see docs/OPERATIONS.md). */
   sqliteSynchronous?: 'full' | 'normal';
   /** HUB_WEBHOOK_ALLOW_INSECURE=1: webhooks may use http:// and loopback receivers (development). */
@@ -51,6 +59,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     publicUrl: e.HUB_PUBLIC_URL?.replace(/\/+$/, ''),
     secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
     logLevel: e.LOG_LEVEL,
+    smtpUrl: e.HUB_SMTP_URL,
+    mailFrom: e.HUB_MAIL_FROM,
     sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
   };

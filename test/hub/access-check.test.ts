@@ -74,7 +74,7 @@ describeEachDialect('access check, stale stickers, stickers and the live channel
     t = await startTestHub(dialect, { clock: { now: () => now } });
     owner = t.owner.token;
     ({ mqttUrl, httpUrl } = await t.listen());
-    t.hub.ctx.publicUrl = 'https://space.example';
+    t.hub.ctx.linkBase = 'https://space.example';
     space = t.owner.spaceId;
     const current = (await api(owner, 'GET', `/spaces/${space}`)).json();
     await api(owner, 'PUT', `/spaces/${space}`, {

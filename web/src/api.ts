@@ -6,6 +6,8 @@
 import type {
   AccessCheck,
   BookingRecord,
+  BrowserSession,
+  SignInLinkRedeemed,
   InvoiceRecord,
   MemberKeyRecord,
   MemberPackageRecord,
@@ -28,24 +30,10 @@ export type {
 };
 export type { LiveMessage, ResourceStatus } from '@makerspace/shared';
 
-export interface BrowserSession {
-  id: number;
-  method: 'password' | 'link';
-  createdAt: string;
-  lastSeenAt: string;
-  expiresAt: string;
-  userAgent: string | null;
-  ipAddress: string | null;
-  current: boolean;
-}
-
-export interface SignInResult {
-  member: UserMe;
-  csrfToken: string;
-  session: BrowserSession;
-  purpose?: 'signIn' | 'invitation' | 'passwordReset';
-  next?: string | null;
-}
+export type { BrowserSession };
+/** What sign-in answers (the link's purpose and return path only for e-mailed links). */
+export type SignInResult = Omit<SignInLinkRedeemed, 'purpose' | 'next'> &
+  Partial<Pick<SignInLinkRedeemed, 'purpose' | 'next'>>;
 
 export interface MemberCredit {
   id: number;
@@ -91,6 +79,8 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  // A 401 of a call that began before a sign-in says nothing about the new session.
+  const tokenAtStart = csrfToken;
   let res: Response;
   try {
     res = await fetch(`${base}${path}`, {
@@ -105,9 +95,8 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   const text = await res.text();
   const json = text ? safeJson(text) : null;
   if (!res.ok) {
-    if (res.status === 401 && !path.startsWith('/user/login') && !path.startsWith('/user/sign-in-links')) {
-      notifySignedOut();
-    }
+    const signInCall = path.startsWith('/user/login') || path.startsWith('/user/sign-in-links');
+    if (res.status === 401 && !signInCall && csrfToken === tokenAtStart) notifySignedOut();
     const retry = res.headers.get('retry-after');
     throw new ApiError(
       res.status,

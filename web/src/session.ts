@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, onSignedOut, type SignInResult, setCsrfToken, type UserMe } from './api';
+import { api, onSignedOut, type SignInResult, setCsrfToken, type UserMe } from './api';
 import { startLive, stopLive } from './live';
 
 /** Who is signed in, for every page: read once at start, changed by sign-in and sign-out. */
@@ -20,18 +20,25 @@ onSignedOut(() => {
   set({ state: 'signedOut' });
 });
 
+/** Counts sign-ins: an answer to an older question must not undo a newer sign-in. */
+let generation = 0;
+
 export async function loadAuth(): Promise<void> {
+  const asked = generation;
   try {
     const [me, current] = await Promise.all([api.me(), api.currentSession()]);
+    if (asked !== generation) return;
     setCsrfToken(current.csrfToken);
     set({ state: 'signedIn', me });
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) set({ state: 'signedOut' });
-    else set({ state: 'signedOut' });
+  } catch {
+    if (asked !== generation) return;
+    // Signed out, or the hub is unreachable: either way the sign-in page is where to go.
+    set({ state: 'signedOut' });
   }
 }
 
 export function signedIn(result: SignInResult): void {
+  generation++;
   setCsrfToken(result.csrfToken);
   set({ state: 'signedIn', me: result.member });
 }

@@ -597,3 +597,54 @@ export interface Database {
   member_keys: MemberKeysTable;
   key_assignments: KeyAssignmentsTable;
 }
+
+// ---- sign-in for people (migration 0007) ----
+
+export interface MemberPasswordsTable {
+  member: number;
+  hash: string;
+  updatedAt: string;
+}
+
+export interface SignInLinksTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  purpose: string;
+  tokenHash: string;
+  next: string | null;
+  createdAt: string;
+  expiresAt: string;
+  usedAt: string | null;
+  createdBy: number | null;
+}
+
+export interface BrowserSessionsTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  tokenHash: string;
+  method: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  userAgent: string | null;
+  ipAddress: string | null;
+}
+
+export interface MemberInvitationsTable {
+  member: number;
+  account: number;
+  status: string;
+  invitedBy: number | null;
+  invitedAt: string;
+  acceptedAt: string | null;
+}
+
+export interface Database {
+  member_passwords: MemberPasswordsTable;
+  sign_in_links: SignInLinksTable;
+  browser_sessions: BrowserSessionsTable;
+  member_invitations: MemberInvitationsTable;
+}

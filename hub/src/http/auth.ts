@@ -1,15 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import type { MemberPrivileges } from '@makerspace/shared';
+import type { SessionRow } from '../sign-in/sessions.js';
 import { forbidden, unauthorized } from './errors.js';
 
-/** Who is calling: the member an API key acts as (DESIGN 4). */
+/** Who is calling: the member an API key or a browser session acts as (DESIGN 4). */
 export interface Caller {
   memberId: number;
   accountId: number;
   spaceId: number;
   privileges: MemberPrivileges;
   superuser: boolean;
-  apiKeyId: number;
+  /** How the call was authenticated: an API token (Bearer/Basic) or the session cookie. */
+  via: 'apiKey' | 'session';
+  /** The API key of the call (via 'apiKey'), else null. */
+  apiKeyId: number | null;
+  /** The browser session of the call (via 'session'), else null. */
+  sessionId: number | null;
 }
 
 declare module 'fastify' {
@@ -19,9 +25,11 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller | null;
+    /** The browser session of a cookie-authenticated call. */
+    browserSession: SessionRow | null;
   }
   interface FastifyContextConfig {
-    /** The route needs no token (docs, OpenAPI document, calendar feed). */
+    /** The route needs no token (docs, OpenAPI document, calendar feed, sign-in). */
     public?: boolean;
   }
 }
@@ -61,3 +69,30 @@ export function requireAdmin(request: FastifyRequest): Caller {
 export function seesAccount(caller: Caller, accountId: number): boolean {
   return caller.superuser || caller.accountId === accountId;
 }
+
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Does this method change something (so cookie-authenticated calls need same-origin proof)? */
+export function changesState(method: string): boolean {
+  return !safeMethods.has(method.toUpperCase());
+}
+
+/**
+ * The hub's own origin: that of HUB_PUBLIC_URL when set, else the one the request was made to.
+ * Cookie-authenticated changes must come from pages of this origin.
+ */
+export function ownOrigin(request: FastifyRequest, publicUrl: string | undefined): string {
+  if (publicUrl) return new URL(publicUrl).origin;
+  return `${request.protocol}://${request.host}`;
+}
+
+/** The Origin header names the hub itself. */
+export function fromOwnOrigin(request: FastifyRequest, publicUrl: string | undefined): boolean {
+  const origin = request.headers.origin;
+  return typeof origin === 'string' && origin === ownOrigin(request, publicUrl);
+}
+
+export const csrfRefused = () =>
+  forbidden('This request needs the Origin of this hub and the X-CSRF-Token of the session', {
+    reason: 'csrf',
+  });

@@ -20,7 +20,7 @@ export async function serveWebApp(app: FastifyInstance, dir = defaultWebDir): Pr
     await app.register(fastifyStatic, {
       root: dir,
       prefix: '/',
-      index: false,
+      index: 'index.html',
       wildcard: true,
       setHeaders(res, path) {
         res.header(

@@ -45,7 +45,9 @@ export class Authenticator {
     // The index look-up is by hash; the final comparison is constant-time all the same.
     if (row && safeEqual(row.tokenHash, hash) && row.state === 'active') {
       caller = {
+        via: 'apiKey',
         apiKeyId: row.apiKeyId,
+        sessionId: null,
         memberId: row.memberId,
         accountId: row.accountId,
         spaceId: row.spaceId,

@@ -94,6 +94,11 @@ export function apiKeysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request) => {
         const caller = callerOf(request);
         const row = await findApiKey(ctx.db, caller, request.params.apiKeyId);
+        if (caller.via !== 'apiKey') {
+          throw forbidden('An API key token is shown only to calls made with an API key', {
+            reason: 'apiKeyRequired',
+          });
+        }
         const own = row.member === caller.memberId;
         const accountAdmin = row.account === caller.accountId && isAdmin(caller);
         if (!own && !accountAdmin)

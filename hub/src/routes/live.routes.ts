@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf, tokenFromHeader } from '../http/auth.js';
 import type { LiveChannel } from '../http/live.js';
+import { sessionCookie } from '../sign-in/cookie.js';
 
 /** DESIGN 11: the live channel of the web app (and of any client that reads Server-Sent Events). */
 export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsyncZod {
@@ -28,8 +29,12 @@ export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsy
       async (request, reply) => {
         const caller = callerOf(request);
         const token = tokenFromHeader(request.headers.authorization);
+        const sessionToken = caller.via === 'session' ? sessionCookie(request) : null;
+        // Asked at every keep-alive: a key deleted, a session expired or a member locked meanwhile ends the stream.
         const stillValid = async () => {
-          if (!token) return true;
+          if (sessionToken)
+            return (await ctx.sessions.authenticate(sessionToken))?.caller.memberId === caller.memberId;
+          if (!token) return false;
           const again = await ctx.auth.authenticate(token);
           return again !== null && again.memberId === caller.memberId;
         };

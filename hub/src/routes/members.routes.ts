@@ -25,6 +25,7 @@ import {
   type MemberRow,
   memberRecord,
   updateMember,
+  userMeRecord,
   visibleMembersSql,
 } from '../identity/members.js';
 
@@ -171,6 +172,8 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           updateMember(trx, caller, request.params.memberId, request.body),
         );
         ctx.auth.invalidate();
+        // A locked member, or one no longer allowed to log in, is signed out everywhere.
+        if (row.state !== 'active' || !row.allowLogin) await ctx.sessions.revokeOfMember(row.id);
         ctx.caches.counts.touch('members');
         return memberRecord(row);
       },
@@ -186,8 +189,10 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         if (row.privileges === 'owner' && caller.privileges !== 'owner' && !caller.superuser) {
           throw forbidden('Only owners may delete an owner');
         }
+        const sessions = await ctx.sessions.idsOfMember(row.id);
         await ctx.events.transaction((trx) => deleteMember(trx, row));
         ctx.auth.invalidate();
+        ctx.sessions.announce(sessions);
         ctx.caches.counts.touch('members');
         return reply.code(204).send();
       },
@@ -245,8 +250,7 @@ export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
 
     app.get('/user/me', { schema: { tags: ['user'], response: { 200: UserMe } } }, async (request) => {
       const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
-      const { state: _state, superuser: _superuser, ...me } = memberRecord(row);
-      return { ...me, members: [me] };
+      return userMeRecord(row);
     });
   };
 }

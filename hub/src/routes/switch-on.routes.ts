@@ -8,7 +8,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type HubContext, linkBase } from '../context.js';
+import type { HubContext } from '../context.js';
 import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
 import { denyMessage } from '../access/policy.js';
 import { findResource, findResourceInAccount } from '../resources/resources.js';
@@ -151,9 +151,7 @@ export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           controlType: row.controlType,
           code: row.codeMode === 'totp' ? 'on the display' : code,
           url:
-            row.codeMode === 'totp'
-              ? `${linkBase(ctx)}/r/${row.id}`
-              : stickerUrl(linkBase(ctx), row.id, code),
+            row.codeMode === 'totp' ? `${ctx.linkBase}/r/${row.id}` : stickerUrl(ctx.linkBase, row.id, code),
         };
         // The code is a secret of the space: no cache may keep it.
         reply.header('cache-control', 'no-store');

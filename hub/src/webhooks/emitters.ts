@@ -29,7 +29,9 @@ const receiverView: Caller = {
   spaceId: 0,
   privileges: 'member',
   superuser: false,
-  apiKeyId: 0,
+  via: 'apiKey',
+  apiKeyId: null,
+  sessionId: null,
 };
 
 async function resourceRow(db: Db, id: number): Promise<ResourceRow | undefined> {

@@ -6,3 +6,4 @@ export * from './spaces.js';
 export * from './billing.js';
 export * from './keys.js';
 export * from './machine.js';
+export * from './sign-in.js';

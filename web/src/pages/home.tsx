@@ -245,15 +245,20 @@ function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
             <span>
               {dateTime(l.createdAt)} · {names.get(l.resource) ?? `Resource ${l.resource}`}
             </span>
-            <span class={l.type === 'denied' ? 'bad' : ''}>
-              {l.type}
-              {l.reason ? ` (${l.reason})` : ''}
-            </span>
+            <span class={l.type === 'denied' ? 'bad' : ''}>{logWords(l)}</span>
           </li>
         ))}
       </ul>
     </section>
   );
+}
+
+/** "Allowed", "Denied: wrong code", "Offline" ... from a log's type and reason. */
+function logWords(log: ResourceLogRecord): string {
+  const words = (camel: string) => camel.replace(/([A-Z])/g, ' $1').toLowerCase();
+  const type = words(log.type);
+  const text = type.charAt(0).toUpperCase() + type.slice(1);
+  return log.reason ? `${text}: ${words(log.reason)}` : text;
 }
 
 function KeyCard({ me }: { me: UserMe }) {

@@ -1,0 +1,61 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DialectName } from '../database.js';
+import { index, withId } from './helpers.js';
+
+/**
+ * Sign-in for people: password hashes, emailed one-use links, browser sessions and invitations.
+ * Link tokens and session tokens are stored only as SHA-256 hashes.
+ */
+export function signIn(dialect: DialectName): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('member_passwords')
+        .addColumn('member', 'integer', (c) => c.primaryKey().references('members.id').onDelete('cascade'))
+        // argon2id in PHC string form (algorithm, parameters and salt travel with the hash).
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('updatedAt', 'text', (c) => c.notNull())
+        .execute();
+
+      await withId(db.schema.createTable('sign_in_links'), dialect)
+        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        // 'signIn' | 'invitation' | 'passwordReset'
+        .addColumn('purpose', 'text', (c) => c.notNull())
+        .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
+        .addColumn('next', 'text')
+        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .addColumn('expiresAt', 'text', (c) => c.notNull())
+        .addColumn('usedAt', 'text')
+        .addColumn('createdBy', 'integer')
+        .execute();
+      await index(db, 'sign_in_links', ['member', 'purpose']);
+
+      await withId(db.schema.createTable('browser_sessions'), dialect)
+        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
+        // 'password' | 'link'
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .addColumn('lastSeenAt', 'text', (c) => c.notNull())
+        .addColumn('expiresAt', 'text', (c) => c.notNull())
+        .addColumn('revokedAt', 'text')
+        .addColumn('userAgent', 'text')
+        .addColumn('ipAddress', 'text')
+        .execute();
+      await index(db, 'browser_sessions', ['member', 'expiresAt']);
+
+      await db.schema
+        .createTable('member_invitations')
+        .addColumn('member', 'integer', (c) => c.primaryKey().references('members.id').onDelete('cascade'))
+        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        // 'invited' | 'accepted'
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('invitedBy', 'integer')
+        .addColumn('invitedAt', 'text', (c) => c.notNull())
+        .addColumn('acceptedAt', 'text')
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import type { SignInLinkPurpose } from '@makerspace/shared';
+import type { Selectable } from 'kysely';
+import type { HubContext } from '../context.js';
+import type { Db } from '../db/crud.js';
+import type { SignInLinksTable } from '../db/schema.js';
+import { HttpError, serviceUnavailable } from '../http/errors.js';
+import type { MemberRow } from '../identity/members.js';
+import { hashToken, newSecretToken, safeEqual } from '../secrets.js';
+
+export type SignInLinkRow = Selectable<SignInLinksTable>;
+
+export const linkLifetimeMs = 15 * 60_000;
+
+/** Builds the link the web app's page /sign-in/link reads: the token travels in the fragment. */
+export function linkUrl(base: string, token: string, next: string | null): string {
+  const tail = next ? `&next=${encodeURIComponent(next)}` : '';
+  return `${base}/sign-in/link#token=${token}${tail}`;
+}
+
+/** Stores a new one-use link for the member; the token is returned once and stored hashed. */
+export async function createLink(
+  ctx: HubContext,
+  member: Pick<MemberRow, 'id' | 'account'>,
+  purpose: SignInLinkPurpose,
+  next: string | null,
+  createdBy: number | null,
+): Promise<{ row: SignInLinkRow; token: string; url: string }> {
+  const token = newSecretToken();
+  const now = ctx.clock.now().getTime();
+  const row = await ctx.db
+    .insertInto('sign_in_links')
+    .values({
+      account: member.account,
+      member: member.id,
+      purpose,
+      tokenHash: hashToken(token),
+      next,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + linkLifetimeMs).toISOString(),
+      createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { row, token, url: linkUrl(ctx.linkBase, token, next) };
+}
+
+const subjects: Record<SignInLinkPurpose, (space: string) => string> = {
+  signIn: (space) => `Your sign-in link for ${space}`,
+  invitation: (space) => `You are invited to ${space}`,
+  passwordReset: (space) => `Reset your password for ${space}`,
+};
+
+const intros: Record<SignInLinkPurpose, (space: string) => string> = {
+  signIn: (space) => `here is the link that signs you in to ${space}:`,
+  invitation: (space) => `${space} invites you to its members' app. Open this link to set up your sign-in:`,
+  passwordReset: (space) => `open this link to choose a new password for ${space}:`,
+};
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The mail that carries a link: plain, names the space, the link and its 15 minutes. */
+export function linkMail(purpose: SignInLinkPurpose, member: MemberRow, space: string, url: string) {
+  const greeting = `Hello ${member.firstName},`;
+  const validity =
+    'The link works once, within 15 minutes. If you did not ask for it, you can ignore this e-mail.';
+  return {
+    to: member.emailAddress as string,
+    subject: subjects[purpose](space),
+    text: [greeting, '', intros[purpose](space), '', url, '', validity, '', `— ${space}`, ''].join('\n'),
+    html: [
+      `<p>${escapeHtml(greeting)}</p>`,
+      `<p>${escapeHtml(intros[purpose](space))}</p>`,
+      `<p><a href="${escapeHtml(url)}">${escapeHtml(subjects[purpose](space))}</a></p>`,
+      `<p>${escapeHtml(validity)}</p>`,
+      `<p>— ${escapeHtml(space)}</p>`,
+    ].join('\n'),
+  };
+}
+
+export async function spaceNameOf(db: Db, member: Pick<MemberRow, 'space'>): Promise<string> {
+  const row = await db.selectFrom('spaces').select('name').where('id', '=', member.space).executeTakeFirst();
+  return row?.name ?? 'your makerspace';
+}
+
+/**
+ * Mails a link to the member. Without a mailer nothing is sent (false). A failed send forgets
+ * the link and answers 503; the failure is logged without the link.
+ */
+export async function mailLink(
+  ctx: HubContext,
+  member: MemberRow,
+  link: { row: SignInLinkRow; url: string },
+): Promise<boolean> {
+  if (!ctx.mailer) return false;
+  const space = await spaceNameOf(ctx.db, member);
+  try {
+    await ctx.mailer.send(linkMail(link.row.purpose as SignInLinkPurpose, member, space, link.url));
+    return true;
+  } catch (err) {
+    await ctx.db.deleteFrom('sign_in_links').where('id', '=', link.row.id).execute();
+    ctx.logger.error(
+      { member: member.id, purpose: link.row.purpose, error: (err as Error).message },
+      'could not send a sign-in e-mail',
+    );
+    throw serviceUnavailable('Could not send the e-mail');
+  }
+}
+
+export const linkInvalid = () => new HttpError(400, 'This sign-in link is not valid');
+export const linkExpired = () => new HttpError(410, 'This sign-in link has expired');
+export const linkUsed = () => new HttpError(410, 'This sign-in link was already used');
+
+/**
+ * Finds the link of a token: unknown (400), used (410) and expired (410) links are refused and
+ * nothing changes. Marking it used is the caller's (in its transaction, `useLink`).
+ */
+export async function findUsableLink(ctx: HubContext, token: string): Promise<SignInLinkRow> {
+  const hash = hashToken(token);
+  const row = await ctx.db
+    .selectFrom('sign_in_links')
+    .selectAll()
+    .where('tokenHash', '=', hash)
+    .executeTakeFirst();
+  if (!row || !safeEqual(row.tokenHash, hash)) throw linkInvalid();
+  if (row.usedAt !== null) throw linkUsed();
+  if (Date.parse(row.expiresAt) <= ctx.clock.now().getTime()) throw linkExpired();
+  return row;
+}
+
+/** Marks the link used; false when another request used it first. */
+export async function useLink(db: Db, id: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('sign_in_links')
+    .set({ usedAt: at })
+    .where('id', '=', id)
+    .where('usedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A new invitation supersedes the member's older unused ones (they expire now). */
+export async function supersedeInvitations(db: Db, memberId: number, keepId: number, at: string) {
+  await db
+    .updateTable('sign_in_links')
+    .set({ expiresAt: at })
+    .where('member', '=', memberId)
+    .where('purpose', '=', 'invitation')
+    .where('usedAt', 'is', null)
+    .where('id', '<>', keepId)
+    .where('expiresAt', '>', at)
+    .execute();
+}
