@@ -16,6 +16,7 @@ export async function serve(): Promise<number> {
 
   const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
   let firstToken: string | null = null;
+  let ownerId = 0;
   if (accounts.length === 0) {
     const created = await createAccountWithOwner(ctx.db, ctx.tokens, {
       accountName: 'My makerspace',
@@ -27,6 +28,7 @@ export async function serve(): Promise<number> {
       'created the first account and its owner',
     );
     firstToken = created.token;
+    ownerId = created.memberId;
   }
 
   const { httpPort, mqttPort } = await hub.listen();
@@ -45,6 +47,8 @@ export async function serve(): Promise<number> {
         '  Try it:',
         `    curl -H "Authorization: Bearer ${firstToken}" ${base}/api/v1/user/me`,
         `  API docs: ${base}/api/v1/docs`,
+        `  Web app: ${base}/  (sign in with a one-use link:`,
+        `    curl -X POST -H "Authorization: Bearer ${firstToken}" ${base}/api/v1/members/${ownerId}/sign-in-link )`,
         '',
       ].join('\n'),
     );

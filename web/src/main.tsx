@@ -54,13 +54,10 @@ function App() {
   return (
     <>
       <header class="top no-print">
-        <a href="/" class="brand">
+        <a href="/" class="brand" aria-current={location.path === '/' ? 'page' : undefined}>
           Makerspace
         </a>
         <nav aria-label="Main">
-          <a href="/" aria-current={location.path === '/' ? 'page' : undefined}>
-            Home
-          </a>
           <a href="/account" aria-current={location.path === '/account' ? 'page' : undefined}>
             Account
           </a>

@@ -67,6 +67,11 @@ export function SignInPage({ next }: { next: string }) {
   return (
     <main class="narrow">
       <h1>Sign in</h1>
+      <p>
+        {next.startsWith('/r/')
+          ? 'Sign in to use this machine. You come back to it right after.'
+          : 'Sign in to open the doors and switch on the machines of your makerspace.'}
+      </p>
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
         <label>
           E-mail address
