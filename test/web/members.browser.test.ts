@@ -305,6 +305,37 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     );
     await hub.api('PUT', `/spaces/${ids.space}/opening-hours`, []);
 
+    // A locked resource.
+    const doorNow = (await hub.api('GET', `/resources/${ids.door}`)).body;
+    await hub.api('PUT', `/resources/${ids.door}`, { lockVersion: doorNow.lockVersion, state: 'locked' });
+    await expectVerdict(ids.door, codes.door, /This door is locked/);
+    const locked = (await hub.api('GET', `/resources/${ids.door}`)).body;
+    await hub.api('PUT', `/resources/${ids.door}`, { lockVersion: locked.lockVersion, state: 'active' });
+
+    // A machine that must be booked, without a booking of hers.
+    const mustBook = (await hub.api('GET', `/resources/${ids.laser}`)).body;
+    await hub.api('PUT', `/resources/${ids.laser}`, {
+      lockVersion: mustBook.lockVersion,
+      mustBeBooked: true,
+    });
+    await expectVerdict(ids.laser, codes.laser, /must be booked: you have no booking now/);
+    const booked = (await hub.api('GET', `/resources/${ids.laser}`)).body;
+    await hub.api('PUT', `/resources/${ids.laser}`, { lockVersion: booked.lockVersion, mustBeBooked: false });
+
+    // A package whose time table does not cover now (only another weekday).
+    await hub.api('DELETE', `/members/${ids.ada}/packages/${ids.adaPackage}`);
+    const evenings = (await hub.api('POST', '/packages', { name: 'Another day' })).body;
+    const weekday = ((new Date().getUTCDay() + 6) % 7) + 1;
+    await hub.api('POST', `/packages/${evenings.id}/permissions`, {
+      type: 'everything',
+      timeType: 'custom',
+      times: [{ dayOfWeek: (weekday % 7) + 1, fromTime: '00:00', untilTime: '23:59' }],
+    });
+    const limited = (await hub.api('POST', `/members/${ids.ada}/packages`, { package: evenings.id })).body;
+    await expectVerdict(ids.door, codes.door, /Your package does not allow this door at this time/);
+    await hub.api('DELETE', `/members/${ids.ada}/packages/${limited.id}`);
+    ids.adaPackage = (await hub.api('POST', `/members/${ids.ada}/packages`, { package: ids.pkg })).body.id;
+
     // The bridge offline.
     await door.proc.stop();
     await expectVerdict(ids.door, codes.door, /The door is offline/);
