@@ -37,14 +37,21 @@ function frame(message: LiveMessage): string {
  */
 export class LiveChannel {
   private readonly clients = new Set<LiveClient>();
-  private readonly changed = new Set<number>();
-  private timer: NodeJS.Timeout | null = null;
+  /**
+   * Two paces: streams that follow chosen resources (a machine page) hear of a change within
+   * `batchMs`; streams that follow everything (home pages, dashboards) within `wideBatchMs`,
+   * which gathers a busy space's many changes into far fewer, latest-state-only writes.
+   */
+  private readonly paces = {
+    narrow: { changed: new Set<number>(), timer: null as NodeJS.Timeout | null },
+    wide: { changed: new Set<number>(), timer: null as NodeJS.Timeout | null },
+  };
   private readonly keepAlive: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
 
   constructor(
     private readonly ctx: HubContext,
-    private readonly options = { batchMs: 250, keepAliveMs: 25_000 },
+    private readonly options = { batchMs: 250, wideBatchMs: 1000, keepAliveMs: 25_000 },
   ) {
     this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
     this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
@@ -100,26 +107,37 @@ export class LiveChannel {
   close(): void {
     this.unsubscribe();
     clearInterval(this.keepAlive);
-    if (this.timer) clearTimeout(this.timer);
+    for (const pace of Object.values(this.paces)) if (pace.timer) clearTimeout(pace.timer);
     for (const client of this.clients) client.out.end();
     this.clients.clear();
   }
 
   private resourceChanged(resourceId: number): void {
     if (this.clients.size === 0) return;
-    this.changed.add(resourceId);
-    this.timer ??= setTimeout(() => void this.flush(), this.options.batchMs);
+    for (const kind of ['narrow', 'wide'] as const) {
+      const pace = this.paces[kind];
+      pace.changed.add(resourceId);
+      pace.timer ??= setTimeout(() => void this.flush(kind), this.delay(kind));
+    }
   }
 
-  private async flush(): Promise<void> {
-    const ids = [...this.changed];
-    this.changed.clear();
+  private delay(kind: 'narrow' | 'wide'): number {
+    return kind === 'narrow' ? this.options.batchMs : this.options.wideBatchMs;
+  }
+
+  private async flush(kind: 'narrow' | 'wide'): Promise<void> {
+    const pace = this.paces[kind];
+    const ids = [...pace.changed];
+    pace.changed.clear();
     try {
+      const targets = [...this.clients].filter((c) => (c.only === null) === (kind === 'wide'));
+      if (targets.length === 0) return;
       const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
       // Clients that see the same (the same member, role and followed resources) get the same
       // bytes: built once per flush and written to each of them without copying.
       const outputs = new Map<string, Buffer | null>();
-      for (const client of this.clients) {
+      for (const client of targets) {
+        if (!this.clients.has(client)) continue;
         const key = `${client.caller.accountId}:${client.caller.memberId}:${client.admin}:${client.caller.superuser}:${client.only ? [...client.only].join(',') : '*'}`;
         let out = outputs.get(key);
         if (out === undefined) {
@@ -139,8 +157,8 @@ export class LiveChannel {
     } catch (err) {
       this.ctx.logger.error({ err }, 'live channel: reading resource states failed');
     } finally {
-      this.timer = null;
-      if (this.changed.size > 0) this.timer = setTimeout(() => void this.flush(), this.options.batchMs);
+      pace.timer = null;
+      if (pace.changed.size > 0) pace.timer = setTimeout(() => void this.flush(kind), this.delay(kind));
     }
   }
 

@@ -15,7 +15,7 @@ export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsy
           tags: ['live'],
           summary: 'Live state of doors and machines (Server-Sent Events)',
           description:
-            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (bridge online or offline, relay on or off, a session starting or ending; changes within 250 ms come together), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
+            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (bridge online or offline, relay on or off, a session starting or ending; changes come together: within 250 ms for streams that follow chosen resources, within 1 s for those that follow every resource), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
           querystring: z.object({
             resource: z
               .array(z.coerce.number().int().positive())
