@@ -35,16 +35,16 @@ export class CommandsFeature {
 
   async execute(command: Command): Promise<void> {
     const { logger, link } = this.options;
-    if (Date.parse(command.expiresAt) <= this.now().getTime()) {
+    let reply = this.done.get(command.id);
+    if (reply) {
+      // Also past its expiry: the hub asks again after a restart to learn what became of it.
+      logger.info({ commandId: command.id }, 'repeated command: answering again without switching');
+    } else if (Date.parse(command.expiresAt) <= this.now().getTime()) {
       logger.warn(
         { commandId: command.id, type: command.type, expiresAt: command.expiresAt },
         'expired command ignored',
       );
       return;
-    }
-    let reply = this.done.get(command.id);
-    if (reply) {
-      logger.info({ commandId: command.id }, 'repeated command: answering again without switching');
     } else {
       reply = await this.run(command);
       this.done.set(command.id, reply);

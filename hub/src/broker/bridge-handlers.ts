@@ -10,6 +10,10 @@ import type { BridgeBroker } from './bridge-broker.js';
 export interface BridgeMessageHandlers {
   handle(resourceId: number, name: UpTopicName, message: BridgeMessage<UpTopicName>): void;
   markOffline(resourceId: number): void;
+  /** A connection of the bridge passed its key checks. */
+  markOnline(resourceId: number): void;
+  /** Runs the reconciliation after a connect, beside the bridge's message queue. */
+  reconcile(resourceId: number, work: () => Promise<void>): void;
   /** Waits for every message being handled (graceful shutdown acknowledges nothing unstored). */
   settle(): Promise<void>;
 }
@@ -98,8 +102,8 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
   const inFlight = new Set<Promise<void>>();
   // Messages of one bridge are handled one after the other, in the order they arrived: a
   // session's stop must never overtake the log that opened it.
-  const queues = new Map<number, Promise<void>>();
-  const track = (resourceId: number, work: () => Promise<void>) => {
+  const queues = new Map<number | string, Promise<void>>();
+  const track = (resourceId: number | string, work: () => Promise<void>) => {
     const previous = queues.get(resourceId) ?? Promise.resolve();
     const p = previous
       .then(work)
@@ -143,7 +147,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
         .execute();
     },
     async replies(resourceId, message) {
-      broker.resolveReply(resourceId, message);
+      await broker.resolveReply(resourceId, message);
     },
     async logs(resourceId, message) {
       const ids = await ingestLogs(ctx, resourceId, message.items);
@@ -163,6 +167,19 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
       // Replies are answered at once: a switch-on waits for them.
       if (name === 'replies') track(-resourceId, () => handler(resourceId, message));
       else track(resourceId, () => handler(resourceId, message));
+    },
+    markOnline(resourceId) {
+      track(resourceId, async () => {
+        const at = now();
+        await ctx.db
+          .updateTable('bridges')
+          .set({ offline: 0, lastSeenAt: at, updatedAt: at })
+          .where('resource', '=', resourceId)
+          .execute();
+      });
+    },
+    reconcile(resourceId, work) {
+      track(`reconcile-${resourceId}`, work);
     },
     markOffline(resourceId) {
       track(resourceId, async () => {

@@ -6,6 +6,7 @@ import { spaces } from './migrations/0003-spaces.js';
 import { webhooks } from './migrations/0004-webhooks.js';
 import { billing } from './migrations/0005-billing.js';
 import { keys } from './migrations/0006-keys.js';
+import { bridgeTrust } from './migrations/0007-bridge-trust.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -16,6 +17,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0004-webhooks': webhooks(dialect),
     '0005-billing': billing(dialect),
     '0006-keys': keys(dialect),
+    '0007-bridge-trust': bridgeTrust(dialect),
   };
 }
 

@@ -22,7 +22,6 @@ export class OfflineKeyFacts {
   >();
   private readonly trainings = new Map<string, Promise<{ member: number; resource: number }[]>>();
   private readonly zones = new Map<number, Promise<string>>();
-  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -79,17 +78,6 @@ export class OfflineKeyFacts {
     return rows;
   }
 
-  /** offlineKeyHash of a key, computed once per key. */
-  hash(key: { type: string; token: string }): string {
-    const id = `${key.type}:${key.token}`;
-    let hash = this.hashes.get(id);
-    if (hash === undefined) {
-      hash = offlineKeyHash(key);
-      this.hashes.set(id, hash);
-    }
-    return hash;
-  }
-
   zone(space: number) {
     let zone = this.zones.get(space);
     if (!zone) {
@@ -101,7 +89,7 @@ export class OfflineKeyFacts {
 }
 
 /**
- * The offline keys of a resource (DESIGN 7): offlineKeyHash of every active key whose member
+ * The offline keys of a resource (DESIGN 7): offlineKeyHash (keyed per bridge) of every active key whose member
  * would be let in ignoring time-based rules: member active, key active, resource active, and an
  * admin/owner, or an active package permission covering the resource (or its type) plus the
  * training when the resource requires one. At most MAX_OFFLINE_KEYS (the protocol's limit), in
@@ -111,6 +99,8 @@ export async function offlineKeysFor(
   db: Db,
   resource: Pick<ResourceRow, 'id' | 'account' | 'space' | 'type' | 'state' | 'requiresTraining'>,
   at: Date,
+  /** The bridge's offlineKeySecret: each bridge gets its own hashes. */
+  secret: Buffer,
   facts: OfflineKeyFacts = new OfflineKeyFacts(db, resource.account),
 ): Promise<string[]> {
   if (resource.state !== 'active') return [];
@@ -137,7 +127,7 @@ export async function offlineKeysFor(
     if (allowed.length >= MAX_OFFLINE_KEYS) break;
     const privileged = k.privileges === 'admin' || k.privileges === 'owner' || k.superuser === 1;
     if (privileged || (withPackage.has(k.member) && (trained === null || trained.has(k.member)))) {
-      allowed.push(facts.hash(k));
+      allowed.push(offlineKeyHash(k, secret));
     }
   }
   return allowed;
