@@ -4,7 +4,7 @@ import { type Db, now } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
 import { keyByCard } from '../keys/member-keys.js';
-import { insertLogOnce, sessionKey, stopLog } from '../resources/resource-logs.js';
+import { insertLogOnce, sessionKey, stopLog, updateLog } from '../resources/resource-logs.js';
 import type { BridgeBroker } from './bridge-broker.js';
 
 export interface BridgeMessageHandlers {
@@ -34,7 +34,7 @@ export async function ingestLogs(
   await ctx.db.transaction().execute(async (trx) => {
     for (const item of items) {
       if (item.kind === 'log') {
-        await insertLogOnce(trx, {
+        const stored = await insertLogOnce(trx, {
           account: resource.account,
           resource: resource.id,
           type: item.type,
@@ -52,6 +52,7 @@ export async function ingestLogs(
           clientId: item.id,
           offline: item.offline,
         });
+        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item);
       } else {
         const log = await sessionLog(trx, resource.id, item.sessionId);
         if (log !== null) {
@@ -73,6 +74,28 @@ export async function ingestLogs(
   ctx.events.committed();
   ctx.logger.debug({ resourceId, items: items.length, stopped: stopped.length }, 'bridge logs stored');
   return items.map((i) => i.id);
+}
+
+/**
+ * The agent decided a tap offline after the hub had written its own (too late) answer under the
+ * same tap id: what the relay did is the agent's decision, so the one log tells that.
+ */
+async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }) {
+  const row = await db
+    .selectFrom('resource_logs')
+    .select(['id', 'offline'])
+    .where('resource', '=', resource)
+    .where('clientId', '=', item.id)
+    .executeTakeFirst();
+  if (!row || row.offline) return;
+  await updateLog(db, row.id, {
+    type: item.type,
+    reason: item.reason ?? null,
+    stoppedAt: item.stoppedAt ?? null,
+    stopType: item.stopType ?? null,
+    notes: item.notes ?? 'Decided by the bridge offline: the hub answered too late',
+  });
+  await db.updateTable('resource_logs').set({ offline: 1 }).where('id', '=', row.id).execute();
 }
 
 async function memberOf(db: Db, account: number, memberId: number | null | undefined) {

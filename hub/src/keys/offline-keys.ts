@@ -1,5 +1,4 @@
 import { MAX_OFFLINE_KEYS, offlineKeyHash } from '@makerspace/shared';
-import type { FastifyInstance } from 'fastify';
 import type { ResourceRow } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
@@ -216,33 +215,28 @@ export function watchLocalDates(ctx: HubContext, intervalMs = 60_000): PeriodicC
   return periodicCheck(checkNow, intervalMs, ctx.logger, 'checking for a new local date failed');
 }
 
-/** Every account that has bridges (a superuser's write may concern any of them). */
-async function accountsWithBridges(ctx: HubContext): Promise<number[]> {
-  const rows = await ctx.db.selectFrom('bridges').select('account').distinct().execute();
-  return rows.map((r) => r.account);
-}
-
-/** Writes under these paths can change who may use a resource, so offline keys may change. */
-const affecting = /^\/api\/v1\/(members|packages|training-courses)(\/|\?|$)/;
-
 /**
- * Keeps offline keys current without each area remembering to: after any successful write to
- * members (state, privileges, keys, member packages, trainings), packages (permissions) or
- * training courses, the caller's account's bridge configs are republished (every account's, after
- * a superuser's write).
+ * Keeps offline keys current from where changes are written, not from URLs: every committed
+ * change of an account's members, keys, packages, permissions, trainings or time rules
+ * (`ctx.events.accessChanged`, announced by those writes whatever route led to them) republishes
+ * the account's bridge configs. A burst of changes within `debounceMs` makes one refresh.
+ * Returns the function that stops following.
  */
-export function refreshConfigsAfterWrites(app: FastifyInstance, ctx: HubContext): void {
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
-    const caller = request.caller;
-    if (reply.statusCode >= 400 || !caller || !affecting.test(request.url)) return;
-    if (!caller.superuser) {
-      void refreshBridgeConfigs(ctx, caller.accountId);
-      return;
-    }
-    // A superuser may have changed another account's member, package or course.
-    void accountsWithBridges(ctx)
-      .then((accounts) => Promise.all(accounts.map((a) => refreshBridgeConfigs(ctx, a))))
-      .catch((err) => ctx.logger.error({ err }, 'bridge config refresh failed'));
+export function followAccessChanges(ctx: HubContext, debounceMs = 100): () => void {
+  const timers = new Map<number, NodeJS.Timeout>();
+  const unsubscribe = ctx.events.onAccessChange((account) => {
+    if (timers.has(account)) return;
+    timers.set(
+      account,
+      setTimeout(() => {
+        timers.delete(account);
+        void refreshBridgeConfigs(ctx, account);
+      }, debounceMs),
+    );
   });
+  return () => {
+    unsubscribe();
+    for (const timer of timers.values()) clearTimeout(timer);
+    timers.clear();
+  };
 }
