@@ -83,7 +83,16 @@ async function firstDecision(
   const log = await ctx.db
     .selectFrom('resource_logs as l')
     .leftJoin('members as m', 'm.id', 'l.member')
-    .select(['l.id', 'l.type', 'l.reason', 'l.stoppedAt', 'l.offline', 'm.id as memberId', 'm.firstName', 'm.lastName'])
+    .select([
+      'l.id',
+      'l.type',
+      'l.reason',
+      'l.stoppedAt',
+      'l.offline',
+      'm.id as memberId',
+      'm.firstName',
+      'm.lastName',
+    ])
     .where('l.resource', '=', resource.id)
     .where('l.clientId', '=', tapId)
     .executeTakeFirst();

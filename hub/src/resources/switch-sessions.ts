@@ -165,7 +165,11 @@ async function settleFailed(trx: Db, pending: PendingRow, notes: string): Promis
 }
 
 /** A reply nobody waits for any more (the hub answered 504): a switch is recorded as late. */
-export async function settleLateReply(ctx: HubContext, resourceId: number, reply: CommandReply): Promise<void> {
+export async function settleLateReply(
+  ctx: HubContext,
+  resourceId: number,
+  reply: CommandReply,
+): Promise<void> {
   await ctx.events.transaction(async (trx) => {
     const pending = await trx
       .selectFrom('pending_switch_ons')

@@ -108,7 +108,12 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       '/packages/:packageId',
       { schema: { tags, params: PackageParams, body: PackageUpdate, response: { 200: PackageRecord } } },
       async (request) => {
-        const row = await updatePackage(ctx.db, requireAdmin(request), request.params.packageId, request.body);
+        const row = await updatePackage(
+          ctx.db,
+          requireAdmin(request),
+          request.params.packageId,
+          request.body,
+        );
         // Time rules and state are part of who may use what.
         ctx.events.accessChanged(row.account);
         return packageRecord(row);
