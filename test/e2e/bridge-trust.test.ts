@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sendTap, tapSocketPath } from '@makerspace/agent';
 import { bridgeClientId, bridgeTopic, offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import mqtt from 'mqtt';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -79,7 +80,8 @@ describe('bridge trust with real processes', () => {
         waitFor: 'started',
       });
       expect(agent.relay()).toBe('off');
-      void agent.tap(card.token);
+      // Straight to the tap socket (no `tap` process): the kill must meet the pulse, not a start-up.
+      void sendTap(tapSocketPath(join(dir, 'data')), { type: card.type, token: card.token }).catch(() => {});
       // Kill the moment the relay file says "on" (or give up after a while: no pulse this time).
       const deadline = Date.now() + 5_000;
       let on = false;
