@@ -3,7 +3,6 @@ import type { DenyReason } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
-import { now } from '../db/crud.js';
 import type { Caller } from '../http/auth.js';
 import {
   forbidden,
@@ -16,7 +15,7 @@ import {
 import { WRONG_CODE_LIMIT, wrongCodeCount } from '../access/core.rules.js';
 import { denyMessage, type MemberRow } from '../access/policy.js';
 import { codeMatches } from './codes.js';
-import { insertLog, stopLog, updateLog } from './resource-logs.js';
+import { insertLog, stopLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
 
