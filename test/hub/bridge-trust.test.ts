@@ -9,6 +9,7 @@ import {
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../hub/src/http/auth.js';
+import { insertLog } from '../../hub/src/resources/resource-logs.js';
 import { switchOn } from '../../hub/src/resources/switch-on.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
@@ -325,5 +326,125 @@ describeEachDialect('bridge trust: identity, revocation, presence, offline keys,
       expect(refused).toBeGreaterThan(10);
       expect(100 - refused).toBeGreaterThan(10);
     }, 120_000);
+  });
+
+  describe('crash-safe switch-on', () => {
+    const caller = (): Caller => ({
+      memberId: t.owner.memberId,
+      accountId: t.owner.accountId,
+      spaceId: t.owner.spaceId,
+      privileges: 'owner',
+      superuser: false,
+      apiKeyId: 0,
+    });
+    /** What a hub killed between command and reply leaves behind: an open allowed log and its pending record. */
+    async function leftByACrash(resource: { id: number }) {
+      const log = await insertLog(t.hub.ctx.db, {
+        account: t.owner.accountId,
+        resource: resource.id,
+        type: 'allowed',
+        member: t.owner.memberId,
+        createdAt: new Date().toISOString(),
+      });
+      const command = { id: `c-${log.id}`, type: 'switchOn', maxDuration: null };
+      await t.hub.ctx.db
+        .insertInto('pending_switch_ons')
+        .values({
+          commandId: command.id,
+          resource: resource.id,
+          log: log.id,
+          door: 0,
+          state: 'pending',
+          command: JSON.stringify(command),
+          createdAt: new Date().toISOString(),
+        })
+        .execute();
+      return log.id;
+    }
+    const logRow = (id: number) =>
+      t.hub.ctx.db.selectFrom('resource_logs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const pendingOf = async (resource: number) =>
+      (
+        await t.hub.ctx.db
+          .selectFrom('pending_switch_ons')
+          .select('commandId')
+          .where('resource', '=', resource)
+          .execute()
+      ).length;
+    async function reconnect(
+      resource: { id: number; apiKey: string },
+      state: { relay: 'on' | 'off'; sessionId: string | null },
+      answering: boolean,
+    ) {
+      const agent = await connectFakeAgent(urls.mqttUrl, resource.id, resource.apiKey);
+      agents.push(agent);
+      agent.answering = answering;
+      await agent.publish('state', { ...state, since: new Date().toISOString() });
+      return agent;
+    }
+
+    it('ends a switch-on the bridge never received as failed, asking in a way that cannot switch', async () => {
+      const machine = await resourceWithBridge(owner, t.owner.spaceId, { controlType: 'machine' });
+      const lost = await leftByACrash(machine);
+      const agent = await reconnect(machine, { relay: 'off', sessionId: null }, false);
+      await eventually(
+        async () => (await pendingOf(machine.id)) === 0,
+        8_000,
+        'the pending switch-on settled',
+      );
+      expect(await logRow(lost)).toMatchObject({ type: 'denied', reason: 'thirdPartyError' });
+      expect((await logRow(lost)).stoppedAt).not.toBeNull();
+      // The hub asked with the original id and an expiry in the past: nothing could switch.
+      expect(agent.commands.map((c) => c.id)).toEqual([`c-${lost}`]);
+      expect(Date.parse(agent.commands[0].expiresAt)).toBeLessThan(Date.now());
+      await agent.close();
+    });
+
+    it('keeps a switch-on the relay is on for, and stops open sessions the relay does not run', async () => {
+      const machine = await resourceWithBridge(owner, t.owner.spaceId, { controlType: 'machine' });
+      const stale = await insertLog(t.hub.ctx.db, {
+        account: t.owner.accountId,
+        resource: machine.id,
+        type: 'allowed',
+        member: t.owner.memberId,
+        createdAt: new Date().toISOString(),
+      });
+      const switched = await leftByACrash(machine);
+      const agent = await reconnect(machine, { relay: 'on', sessionId: String(switched) }, false);
+      await eventually(
+        async () => (await logRow(stale.id)).stoppedAt !== null,
+        8_000,
+        'the stale session stopped',
+      );
+      expect(await pendingOf(machine.id)).toBe(0);
+      expect(await logRow(stale.id)).toMatchObject({ type: 'allowed', stopType: 'offline' });
+      expect(await logRow(switched)).toMatchObject({ type: 'allowed', stoppedAt: null });
+      await agent.close();
+    });
+
+    it('records a reply that comes after the 504 as a late switch', async () => {
+      const door = await resourceWithBridge(owner, t.owner.spaceId, { controlType: 'door' });
+      const agent = await connectFakeAgent(urls.mqttUrl, door.id, door.apiKey);
+      agents.push(agent);
+      agent.answering = false;
+      await eventually(() => t.hub.broker.isOnline(door.id), 5_000, 'online');
+      const err = await switchOn(t.hub.ctx, caller(), door.id, door.switchOnCode, 100).catch((e) => e);
+      expect(err.statusCode).toBe(504);
+      const logId = err.data.resourceLog as number;
+      expect(await logRow(logId)).toMatchObject({ type: 'denied' });
+      const command = agent.commands.at(-1)!;
+      await agent.publish('replies', {
+        id: command.id,
+        ok: true,
+        state: { relay: 'on', since: new Date().toISOString(), sessionId: command.sessionId ?? null },
+      });
+      await eventually(
+        async () => (await logRow(logId)).type === 'allowed',
+        5_000,
+        'the late switch recorded',
+      );
+      expect((await logRow(logId)).notes).toMatch(/late/);
+      expect(await pendingOf(door.id)).toBe(0);
+    });
   });
 });
