@@ -17,7 +17,9 @@ const REMEMBERED_COMMANDS = 200;
 /**
  * Executes the hub's `commands` and answers each on `replies` once the relay has switched (or
  * failed), with the real resulting state (design section 6). Expired commands are logged and
- * ignored: no reply, since the hub has given up on them.
+ * ignored: no reply, since the hub has given up on them. A command already carried out is
+ * answered again from memory, also after its expiry: that is how a restarted hub learns whether
+ * a switch-on it sent went through.
  */
 export class CommandsFeature {
   private readonly done = new Map<string, CommandReply>();

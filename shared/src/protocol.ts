@@ -146,7 +146,10 @@ export const Command = z.object({
   /** Machine sessions: the agent switches off by itself after this many seconds. */
   maxDuration: maxDuration.optional(),
   member: MemberRef.nullable().optional(),
-  /** The agent ignores (and logs) a command that arrives after this time. */
+  /**
+   * Absolute, in the bridge's clock (the hub adds the offset it learnt at connect). The agent
+   * never carries out a command after this time; one it already carried out it answers again.
+   */
   expiresAt: isoTime,
 });
 export type Command = z.infer<typeof Command>;
