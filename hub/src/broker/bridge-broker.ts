@@ -73,6 +73,8 @@ export class BridgeBroker implements BridgeLink {
     { resourceId: number; resolve: (reply: CommandReply | null) => void }
   >();
   private handlers: BridgeMessageHandlers | null = null;
+  /** Set by stop(): a key check finishing after it must not mark the bridge online again. */
+  private stopping = false;
 
   constructor(private readonly ctx: HubContext) {}
 
@@ -129,6 +131,7 @@ export class BridgeBroker implements BridgeLink {
       if (previous && previous !== client) previous.close();
       client.verified = this.stillValid(client).then(
         (valid) => {
+          if (this.stopping) return false;
           if (!valid) {
             this.ctx.logger.warn({ resourceId }, 'bridge key revoked while connecting: disconnected');
             this.dropClient(client);
@@ -209,6 +212,7 @@ export class BridgeBroker implements BridgeLink {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const { resolve } of this.pending.values()) resolve(null);
     this.pending.clear();
     // The map stays until the disconnect events have run (they mark each bridge offline).
