@@ -101,9 +101,13 @@ export async function runSwitchOn(
   const { expiresAt, waitMs } = commandDeadline(ctx, resource.id, timeoutMs);
   const reply = await ctx.bridges.sendCommand(resource.id, { ...base, sessionId, expiresAt }, waitMs);
   if (reply?.ok) {
-    await ctx.events.grouped((trx) =>
-      rawRows(trx, 'delete from "pending_switch_ons" where "commandId" = ?', [commandId]),
-    );
+    // Not awaited: the answer rests on the committed allowed log, and a record that outlives a
+    // crash here is settled at the bridge's next connect (the agent still knows the command id).
+    ctx.events
+      .grouped((trx) => rawRows(trx, 'delete from "pending_switch_ons" where "commandId" = ?', [commandId]))
+      .catch((err) =>
+        ctx.logger.warn({ err, commandId }, 'pending switch-on not cleared; settled at reconnect'),
+      );
     return {
       ok: true,
       result: {
