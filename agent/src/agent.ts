@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { CardReader, Relay, Sleep } from '@makerspace/hardware';
-import { type Logger, SystemdNotifier } from '@makerspace/shared';
+import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';
@@ -115,6 +115,7 @@ export class Agent {
       logger: log('access'),
       pulseSeconds,
       accessTimeoutMs: config.accessTimeoutSeconds * 1000,
+      offlineKeySecret: offlineKeySecret(deps.apiKey),
       now,
     });
     this.tapSocket = new TapSocket({

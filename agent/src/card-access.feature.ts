@@ -30,6 +30,8 @@ export interface CardAccessOptions {
   logger: Logger;
   pulseSeconds: () => number;
   accessTimeoutMs: number;
+  /** offlineKeySecret of this bridge's API key: offline keys are hashed with it. */
+  offlineKeySecret: Buffer;
   now?: () => Date;
 }
 
@@ -72,18 +74,21 @@ export class CardAccessFeature {
   async handleCard(card: CardRead): Promise<TapOutcome> {
     const { logger } = this.options;
     logger.info({ type: card.type }, 'card tapped');
-    const reply = await this.askHub(card);
-    const outcome = reply ? await this.actOnline(card, reply) : await this.actOffline(card);
+    // One id names the tap everywhere: the access request, and the log of an offline decision, so
+    // a hub that answers late and the offline log it receives later make one log, not two.
+    const tap = { id: randomUUID(), at: this.now().toISOString() };
+    const reply = await this.askHub(card, tap);
+    const outcome = reply ? await this.actOnline(card, reply) : await this.actOffline(card, tap);
     logger.info({ ...outcome, type: card.type }, 'card tap decided');
     // After the relay has acted, and not awaited: the person at the reader hears the decision.
     this.options.feedback?.signal(outcome.result);
     return outcome;
   }
 
-  private async askHub(card: CardRead): Promise<AccessReply | null> {
+  private async askHub(card: CardRead, tap: { id: string; at: string }): Promise<AccessReply | null> {
     const { link, relay, logger } = this.options;
     if (!link.connected) return null;
-    const id = randomUUID();
+    const id = tap.id;
     const session = relay.controlType === 'machine' ? relay.currentSession : null;
     let timer: NodeJS.Timeout | undefined;
     // The timeout covers the publish too: a QoS 1 publish on a dying connection may never settle.
@@ -94,7 +99,13 @@ export class CardAccessFeature {
         resolve(null);
       }, this.options.accessTimeoutMs);
       link
-        .publish('access', { id, keys: [card], currentSession: session ? { id: session.id } : null })
+        .publish('access', {
+          id,
+          tapId: tap.id,
+          tappedAt: tap.at,
+          keys: [card],
+          currentSession: session ? { id: session.id } : null,
+        })
         .catch((err) => {
           logger.warn({ err: (err as Error).message }, 'access request not sent; deciding offline');
           resolve(null);
@@ -122,7 +133,7 @@ export class CardAccessFeature {
       return { ...base, action: 'pulsed', sessionId: state.sessionId };
     }
     const current = relay.currentSession;
-    const keyHash = offlineKeyHash(card);
+    const keyHash = offlineKeyHash(card, this.options.offlineKeySecret);
     const sameSession =
       current !== null &&
       (reply.stopped === true ||
@@ -144,12 +155,17 @@ export class CardAccessFeature {
     return { ...base, action: current ? 'takeover' : 'sessionStarted', sessionId };
   }
 
-  private async actOffline(card: CardRead): Promise<TapOutcome> {
+  /**
+   * Every decision taken here is appended to the log queue (fsynced) before the relay moves: after
+   * a crash at any moment there was either no pulse, or a pulse whose log reaches the hub later.
+   */
+  private async actOffline(card: CardRead, tap: { id: string; at: string }): Promise<TapOutcome> {
     const { relay, queue, bridgeConfig } = this.options;
-    const config = bridgeConfig.current;
-    const keyHash = offlineKeyHash(card);
-    const createdAt = this.now().toISOString();
-    const id = randomUUID();
+    // Hashes of an older hub (unkeyed sha256) are not trusted: such a config lists no usable key.
+    const config = bridgeConfig.current?.offlineKeyScheme === 'hmac-sha256' ? bridgeConfig.current : null;
+    const keyHash = offlineKeyHash(card, this.options.offlineKeySecret);
+    const createdAt = tap.at;
+    const id = tap.id;
     const keys = [card];
     const deny = async (reason: DenyReason | null, notes?: string): Promise<TapOutcome> => {
       await queue.append({ kind: 'log', id, type: 'denied', createdAt, keys, reason, offline: true, notes });
@@ -159,7 +175,6 @@ export class CardAccessFeature {
       return deny('unknownKey', config ? undefined : 'no bridge config received from the hub yet');
     }
     if (relay.controlType === 'door') {
-      await relay.pulse(this.options.pulseSeconds(), null);
       await queue.append({
         kind: 'log',
         id,
@@ -170,6 +185,7 @@ export class CardAccessFeature {
         keys,
         offline: true,
       });
+      await relay.pulse(this.options.pulseSeconds(), null);
       return { result: 'allowed', offline: true, action: 'pulsed', sessionId: null };
     }
     const current = relay.currentSession;

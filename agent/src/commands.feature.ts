@@ -17,7 +17,9 @@ const REMEMBERED_COMMANDS = 200;
 /**
  * Executes the hub's `commands` and answers each on `replies` once the relay has switched (or
  * failed), with the real resulting state (design section 6). Expired commands are logged and
- * ignored: no reply, since the hub has given up on them.
+ * ignored: no reply, since the hub has given up on them. A command already carried out is
+ * answered again from memory, also after its expiry: that is how a restarted hub learns whether
+ * a switch-on it sent went through.
  */
 export class CommandsFeature {
   private readonly done = new Map<string, CommandReply>();
@@ -35,16 +37,16 @@ export class CommandsFeature {
 
   async execute(command: Command): Promise<void> {
     const { logger, link } = this.options;
-    if (Date.parse(command.expiresAt) <= this.now().getTime()) {
+    let reply = this.done.get(command.id);
+    if (reply) {
+      // Also past its expiry: the hub asks again after a restart to learn what became of it.
+      logger.info({ commandId: command.id }, 'repeated command: answering again without switching');
+    } else if (Date.parse(command.expiresAt) <= this.now().getTime()) {
       logger.warn(
         { commandId: command.id, type: command.type, expiresAt: command.expiresAt },
         'expired command ignored',
       );
       return;
-    }
-    let reply = this.done.get(command.id);
-    if (reply) {
-      logger.info({ commandId: command.id }, 'repeated command: answering again without switching');
     } else {
       reply = await this.run(command);
       this.done.set(command.id, reply);

@@ -175,6 +175,7 @@ export class HubLink {
         agentVersion: this.options.agentVersion,
         hardware: this.options.hardware,
         startedAt: this.startedAt,
+        clock: this.now().toISOString(),
       };
       await this.publishRaw(client, 'status', status);
       if (this.relayState) await this.publishRaw(client, 'state', this.relayState);

@@ -28,7 +28,6 @@ import { invoicesRoutes } from './routes/invoices.routes.js';
 import { jobsRoutes } from './routes/jobs.routes.js';
 import { keysRoutes } from './routes/keys.routes.js';
 import { bridgeApiRoutes } from './routes/bridge-api.routes.js';
-import { refreshConfigsAfterWrites } from './keys/offline-keys.js';
 import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
 import { invitationsRoutes } from './routes/invitations.routes.js';
@@ -64,7 +63,6 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   registerBodyParsers(app, 1024 * 1024);
   registerErrorHandler(app);
   // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
-  refreshConfigsAfterWrites(app, ctx);
 
   // Either an API token (Bearer or Basic) or the browser session cookie (docs/SIGN-IN.md).
   app.addHook('onRequest', async (request, reply) => {

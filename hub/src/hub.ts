@@ -10,7 +10,7 @@ import { type Clock, type HubContext, ResourceSignals, systemClock } from './con
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
-import { watchLocalDates } from './keys/offline-keys.js';
+import { followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
@@ -110,6 +110,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   webhookWorker.start();
   const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
   await jobs.start();
+  const stopFollowingAccess = followAccessChanges(ctx);
   const localDates = watchLocalDates(ctx);
   localDates.start({ immediately: true });
   const heartbeats = watchHeartbeats(ctx);
@@ -161,6 +162,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       closed = true;
       await webhookWorker.stop();
       await jobs.stop();
+      stopFollowingAccess();
       await localDates.stop();
       await heartbeats.stop();
       await signInPurge.stop();

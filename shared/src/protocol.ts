@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { DenyReason, KeyType, ResourceLogType, StopType } from './enums.js';
 
@@ -55,6 +55,8 @@ export const StatusMessage = z.discriminatedUnion('online', [
     /** Human-readable description of the relay (and card reader). */
     hardware: z.string().max(500),
     startedAt: isoTime,
+    /** The agent's clock when it sent this; the hub learns the bridge's clock offset from it. */
+    clock: isoTime.optional(),
   }),
   /** The Last Will, and what the agent publishes itself when it stops cleanly. */
   z.object({ online: z.literal(false) }),
@@ -83,6 +85,13 @@ export type CommandReply = z.infer<typeof CommandReply>;
 export const AccessRequest = z.object({
   /** Agent-made; echoed on access/reply. */
   id,
+  /**
+   * Names the tap: a repeated tap id gets the first decision and no second log. The agent uses
+   * it as the id of its own log when it decides the tap offline, so the hub stores one of the two.
+   */
+  tapId: z.uuid().optional(),
+  /** When the card was tapped (the agent's clock). */
+  tappedAt: isoTime.optional(),
   keys: list(KeyRead).min(1),
   /** The machine session running on the agent when the card was tapped. */
   currentSession: z.object({ id }).nullable(),
@@ -137,7 +146,10 @@ export const Command = z.object({
   /** Machine sessions: the agent switches off by itself after this many seconds. */
   maxDuration: maxDuration.optional(),
   member: MemberRef.nullable().optional(),
-  /** The agent ignores (and logs) a command that arrives after this time. */
+  /**
+   * Absolute, in the bridge's clock (the hub adds the offset it learnt at connect). The agent
+   * never carries out a command after this time; one it already carried out it answers again.
+   */
   expiresAt: isoTime,
 });
 export type Command = z.infer<typeof Command>;
@@ -172,6 +184,11 @@ export const BridgeConfig = z.looseObject({
     .array(z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'))
     .max(MAX_OFFLINE_KEYS),
   codeMode: z.enum(['static', 'totp']),
+  /**
+   * How offlineKeys are hashed: 'hmac-sha256' keyed with the bridge's own secret (derived from
+   * its API key). Absent in configs of older hubs (plain sha256), which agents no longer trust.
+   */
+  offlineKeyScheme: z.literal('hmac-sha256').optional(),
   heartbeatInterval: z.number().positive().optional(),
 });
 export type BridgeConfig = z.infer<typeof BridgeConfig>;
@@ -305,9 +322,18 @@ export function encodeBridgeMessage<N extends BridgeTopicName>(name: N, message:
 }
 
 /**
- * The offline-key hash: lowercase hex sha256 of `${type}:${token}`, with the token as upper-case
- * hex (the canonical form of a member key). Hub and agent both call this.
+ * The secret a bridge's offline-key hashes are keyed with: derived from its bridge API key, so
+ * only that bridge and the hub hold it, and rotating the key changes every hash.
  */
-export function offlineKeyHash(key: { type: string; token: string }): string {
-  return createHash('sha256').update(`${key.type}:${key.token.toUpperCase()}`).digest('hex');
+export function offlineKeySecret(bridgeApiKey: string): Buffer {
+  return createHmac('sha256', bridgeApiKey).update('makerspace offline keys v1').digest();
+}
+
+/**
+ * The offline-key hash: lowercase hex HMAC-SHA256 of `${type}:${token}` (token as upper-case hex,
+ * the canonical form of a member key), keyed with the bridge's `offlineKeySecret`. Unkeyed hashes
+ * of 40-bit card ids could be reversed by trying every id; keyed ones need the bridge's key too.
+ */
+export function offlineKeyHash(key: { type: string; token: string }, secret: Buffer): string {
+  return createHmac('sha256', secret).update(`${key.type}:${key.token.toUpperCase()}`).digest('hex');
 }

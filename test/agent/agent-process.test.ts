@@ -2,9 +2,18 @@ import { execFile, spawn } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { offlineKeyHash } from '@makerspace/shared';
+import { offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeHub, RESOURCE_ID, Teardown, TestBroker, tempDir, waitFor, writeApiKey } from './helpers.js';
+import {
+  API_KEY,
+  FakeHub,
+  RESOURCE_ID,
+  Teardown,
+  TestBroker,
+  tempDir,
+  waitFor,
+  writeApiKey,
+} from './helpers.js';
 
 const run = promisify(execFile);
 const CLI = 'agent/dist/cli.js';
@@ -142,7 +151,8 @@ describe('makerspace-agent process', () => {
       controlType: 'door' as const,
       pulseSeconds: 0.5,
       maxOfflineUsage: 0,
-      offlineKeys: [offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' })],
+      offlineKeys: [offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' }, offlineKeySecret(API_KEY))],
+      offlineKeyScheme: 'hmac-sha256' as const,
       codeMode: 'static' as const,
     };
     await hub.publish('config', config, true);

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentVersion } from '@makerspace/agent';
-import { type BridgeConfig, offlineKeyHash } from '@makerspace/shared';
+import { type BridgeConfig, offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeHub, RESOURCE_ID, startAgent, Teardown, TestBroker, waitFor } from './helpers.js';
+import { API_KEY, FakeHub, RESOURCE_ID, startAgent, Teardown, TestBroker, waitFor } from './helpers.js';
 
 const teardown = new Teardown();
 afterEach(() => teardown.closeAll());
@@ -32,7 +32,8 @@ function bridgeConfig(overrides: Partial<BridgeConfig> = {}): BridgeConfig {
     controlType: 'door',
     pulseSeconds: 0.3,
     maxOfflineUsage: 600,
-    offlineKeys: [offlineKeyHash(card)],
+    offlineKeys: [offlineKeyHash(card, offlineKeySecret(API_KEY))],
+    offlineKeyScheme: 'hmac-sha256',
     codeMode: 'static',
     ...overrides,
   };
@@ -255,7 +256,7 @@ describe('agent against an in-process broker', () => {
         return undefined;
       }
     }, 'config.json');
-    expect(saved.offlineKeys).toEqual([offlineKeyHash(card)]);
+    expect(saved.offlineKeys).toEqual([offlineKeyHash(card, offlineKeySecret(API_KEY))]);
 
     await broker.down();
     await waitFor(() => !agent.link.connected, 'the agent to notice the hub is gone');

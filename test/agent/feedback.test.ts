@@ -1,9 +1,9 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sleep } from '@makerspace/hardware';
-import { type BridgeConfig, offlineKeyHash } from '@makerspace/shared';
+import { type BridgeConfig, offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeHub, startAgent, Teardown, TestBroker, tempDir, waitFor } from './helpers.js';
+import { API_KEY, FakeHub, startAgent, Teardown, TestBroker, tempDir, waitFor } from './helpers.js';
 
 const teardown = new Teardown();
 afterEach(() => teardown.closeAll());
@@ -111,7 +111,8 @@ describe('feedback output (buzzer/LED) on the agent', () => {
       controlType: 'door',
       pulseSeconds: 0.3,
       maxOfflineUsage: 600,
-      offlineKeys: [offlineKeyHash(member)],
+      offlineKeys: [offlineKeyHash(member, offlineKeySecret(API_KEY))],
+      offlineKeyScheme: 'hmac-sha256',
       codeMode: 'static',
     };
     await hub.publish('config', config, true);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import {
   AccessReply,
   AccessRequest,
@@ -18,6 +18,7 @@ import {
   MAX_OFFLINE_KEYS,
   MAX_PAYLOAD_BYTES,
   offlineKeyHash,
+  offlineKeySecret,
   parseBridgeMessage,
   parseBridgeTopic,
   RelayStateMessage,
@@ -123,7 +124,8 @@ describe('messages', () => {
       controlType: 'machine',
       pulseSeconds: 5,
       maxOfflineUsage: 600,
-      offlineKeys: [offlineKeyHash({ type: 'em4102', token: '0A1B' })],
+      offlineKeys: [offlineKeyHash({ type: 'em4102', token: '0A1B' }, offlineKeySecret('key'))],
+      offlineKeyScheme: 'hmac-sha256',
       codeMode: 'totp',
       somethingNewer: { x: 1 },
     });
@@ -221,7 +223,9 @@ describe('messages', () => {
   });
 
   it('lets a config carry up to 10,000 offline keys (larger than other payloads), and no more', () => {
-    const hash = (i: number) => offlineKeyHash({ type: 'em4102', token: i.toString(16).toUpperCase() });
+    const secret = offlineKeySecret('key');
+    const hash = (i: number) =>
+      offlineKeyHash({ type: 'em4102', token: i.toString(16).toUpperCase() }, secret);
     const config = {
       configVersion: 3,
       name: 'Main door',
@@ -254,11 +258,23 @@ describe('messages', () => {
     expect(() => encodeBridgeMessage('state', { ...state, relay: 'maybe' } as never)).toThrow();
   });
 
-  it('hashes offline keys as lowercase sha256 of type:TOKEN', () => {
-    const expected = createHash('sha256').update('em4102:0A1B2C3D4E').digest('hex');
-    expect(offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' })).toBe(expected);
-    expect(offlineKeyHash({ type: 'em4102', token: '0a1b2c3d4e' })).toBe(expected);
-    expect(offlineKeyHash({ type: 'nfca', token: '0A1B2C3D4E' })).not.toBe(expected);
+  it('hashes offline keys as HMAC-SHA256 of type:TOKEN, keyed per bridge API key', () => {
+    const secret = offlineKeySecret('bridge key one');
+    const expected = createHmac(
+      'sha256',
+      createHmac('sha256', 'bridge key one').update('makerspace offline keys v1').digest(),
+    )
+      .update('em4102:0A1B2C3D4E')
+      .digest('hex');
+    expect(offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' }, secret)).toBe(expected);
+    expect(offlineKeyHash({ type: 'em4102', token: '0a1b2c3d4e' }, secret)).toBe(expected);
+    expect(offlineKeyHash({ type: 'nfca', token: '0A1B2C3D4E' }, secret)).not.toBe(expected);
     expect(expected).toMatch(/^[0-9a-f]{64}$/);
+    // Not the unkeyed hash anyone could compute for every 40-bit card id, and another bridge's
+    // (or the rotated key's) hashes differ.
+    expect(expected).not.toBe(createHash('sha256').update('em4102:0A1B2C3D4E').digest('hex'));
+    expect(
+      offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' }, offlineKeySecret('bridge key two')),
+    ).not.toBe(expected);
   });
 });

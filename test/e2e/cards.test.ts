@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { offlineKeyHash } from '@makerspace/shared';
+import { offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentProcess, type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
@@ -11,6 +11,7 @@ import { stopAll } from '../support/processes.js';
  * with the simulated relay and reader; `makerspace-agent tap` plays the card.
  */
 describe('key cards end to end: tap at a door, key assignment, offline mode', () => {
+  let apiKey: string;
   let hub: HubProcess;
   let agent: AgentProcess;
   let door: any;
@@ -61,7 +62,7 @@ describe('key cards end to end: tap at a door, key assignment, offline mode', ()
       })
     ).body;
     expect((await hub.api('PUT', `/resources/${door.id}/bridge`, {})).status).toBe(200);
-    const apiKey = (await hub.api('GET', `/resources/${door.id}/bridge/api-key`)).body.apiKey;
+    apiKey = (await hub.api('GET', `/resources/${door.id}/bridge/api-key`)).body.apiKey;
     const pkg = (await hub.api('POST', '/packages', { name: 'Full membership' })).body;
     expect((await hub.api('POST', `/packages/${pkg.id}/permissions`, { type: 'everything' })).status).toBe(
       201,
@@ -117,14 +118,15 @@ describe('key cards end to end: tap at a door, key assignment, offline mode', ()
 
   it('decides from offline keys while the hub is down, and the hub stores those decisions once', async () => {
     const saved = join(agent.dir, 'data', 'config.json');
-    const adaHash = offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' });
+    const secret = offlineKeySecret(apiKey);
+    const adaHash = offlineKeyHash({ type: 'em4102', token: '0A1B2C3D4E' }, secret);
     await eventually(
       () => existsSync(saved) && JSON.parse(readFileSync(saved, 'utf8')).offlineKeys.includes(adaHash),
       10_000,
       "Ada's key in the agent's saved config",
     );
     expect(JSON.parse(readFileSync(saved, 'utf8')).offlineKeys).not.toContain(
-      offlineKeyHash({ type: 'em4102', token: '0C0C0C0C0C' }),
+      offlineKeyHash({ type: 'em4102', token: '0C0C0C0C0C' }, secret),
     );
     const before = (await hub.api('GET', `/resource-logs?resource=${door.id}&limit=1000`)).body.length;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { offlineKeyHash } from '@makerspace/shared';
+import { offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshBridgeConfigs } from '../../hub/src/keys/offline-keys.js';
 import { describeEachDialect } from '../support/dialects.js';
@@ -82,7 +82,9 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
       expect(first.statusCode).toBe(200);
       const config = first.json().config;
       expect(config).toMatchObject({ name: 'Workshop door', controlType: 'door', heartbeatInterval: 30 });
-      expect(config.offlineKeys).toContain(offlineKeyHash({ type: 'em4102', token: '7A7A000001' }));
+      expect(config.offlineKeys).toContain(
+        offlineKeyHash({ type: 'em4102', token: '7A7A000001' }, offlineKeySecret(door.apiKey)),
+      );
       expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(false);
 
       const again = await api(door.apiKey, 'POST', '/bridge/heartbeat', {

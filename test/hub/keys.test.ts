@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type AccessReply, type BridgeConfig, bridgeTopic, offlineKeyHash } from '@makerspace/shared';
+import {
+  type AccessReply,
+  type BridgeConfig,
+  bridgeTopic,
+  offlineKeyHash,
+  offlineKeySecret,
+} from '@makerspace/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
@@ -12,6 +18,8 @@ interface CardBridge {
   agent: FakeAgent;
   resourceId: number;
   config(): BridgeConfig | null;
+  /** offlineKeyHash of an em4102 card, keyed with this bridge's secret. */
+  hash(token: string): string;
   tap(token: string, currentSession?: string | null): Promise<AccessReply>;
 }
 
@@ -98,7 +106,9 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       [bridgeTopic(resource.id, 'access/reply'), bridgeTopic(resource.id, 'config')],
       { qos: 1 },
     );
+    const secret = offlineKeySecret(apiKey);
     return {
+      hash: (token: string) => offlineKeyHash({ type: 'em4102', token }, secret),
       agent,
       resourceId: resource.id,
       config: () => config,
@@ -415,7 +425,7 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       const allowed = await member({ token: '5555000001' });
       await member({ token: '5555000002', state: 'locked' });
       await member({ token: '5555000003', pkg: false });
-      const hash = (token: string) => offlineKeyHash({ type: 'em4102', token });
+      const hash = door.hash;
       const first = await eventually(
         () => door.config()?.offlineKeys.includes(hash('5555000001')) && door.config(),
         5_000,
@@ -482,22 +492,23 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       const shedOnly = await member({ token: '5555000303', pkg: false });
       await api(owner, 'POST', `/members/${shedOnly.id}/packages`, { package: byResource });
 
-      const hash = (token: string) => offlineKeyHash({ type: 'em4102', token });
       await refreshBridgeConfigs(t.hub.ctx, t.owner.accountId);
       const laserKeys = await eventually(
-        () => (laser.config()?.offlineKeys.includes(hash('5555000301')) ? laser.config()?.offlineKeys : null),
+        () =>
+          laser.config()?.offlineKeys.includes(laser.hash('5555000301')) ? laser.config()?.offlineKeys : null,
         5_000,
         'the trained member on the laser',
       );
-      expect(laserKeys).not.toContain(hash('5555000302'));
-      expect(laserKeys).not.toContain(hash('5555000303'));
+      expect(laserKeys).not.toContain(laser.hash('5555000302'));
+      expect(laserKeys).not.toContain(laser.hash('5555000303'));
       const shedKeys = await eventually(
-        () => (shed.config()?.offlineKeys.includes(hash('5555000303')) ? shed.config()?.offlineKeys : null),
+        () =>
+          shed.config()?.offlineKeys.includes(shed.hash('5555000303')) ? shed.config()?.offlineKeys : null,
         5_000,
         'the shed member on the shed',
       );
-      expect(shedKeys).not.toContain(hash('5555000301'));
-      expect(shedKeys).not.toContain(hash('5555000302'));
+      expect(shedKeys).not.toContain(shed.hash('5555000301'));
+      expect(shedKeys).not.toContain(shed.hash('5555000302'));
     });
 
     it('adds a key whose package starts tomorrow once the space reaches that date, with no write', async () => {
@@ -510,7 +521,7 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
         fromDate: tomorrow,
       });
       expect(added.statusCode).toBe(201);
-      const hash = offlineKeyHash({ type: 'em4102', token: '5555000101' });
+      const hash = door.hash('5555000101');
       await t.hub.localDates.check();
       // Let the refreshes the writes above started finish and reach the bridge.
       await refreshBridgeConfigs(t.hub.ctx, t.owner.accountId);
@@ -544,7 +555,7 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
     it("a superuser's change to another account's member reaches that account's bridges", async () => {
       const door = await bridge({ name: 'Side door', controlType: 'door', maxOfflineUsage: 600 });
       const m = await member({ token: '5555000201' });
-      const hash = offlineKeyHash({ type: 'em4102', token: '5555000201' });
+      const hash = door.hash('5555000201');
       await eventually(() => door.config()?.offlineKeys.includes(hash), 5_000, 'the key in the config');
       const root = await t.newAccount('Operators', `root${randomUUID()}@test.example`);
       await t.hub.ctx.db
@@ -625,7 +636,7 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
         'a config with all the keys',
       );
       const hashes = new Set(config!.offlineKeys);
-      expect(tokens.every((token) => hashes.has(offlineKeyHash({ type: 'em4102', token })))).toBe(true);
+      expect(tokens.every((token) => hashes.has(door.hash(token)))).toBe(true);
       expect(JSON.stringify(config).length).toBeGreaterThan(64 * 1024);
     });
   });

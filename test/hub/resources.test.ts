@@ -1,4 +1,4 @@
-import { bridgeTopic } from '@makerspace/shared';
+import { bridgeClientId, bridgeTopic } from '@makerspace/shared';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
@@ -185,7 +185,12 @@ describeEachDialect('resources, bridges, switch-on and log ingest', (dialect) =>
 
       const agentB = await connectFakeAgent(urls.mqttUrl, b.id, keyB);
       agents.push(agentB);
-      const spy = mqtt.connect(urls.mqttUrl, { username: String(a.id), password: keyA, reconnectPeriod: 0 });
+      const spy = mqtt.connect(urls.mqttUrl, {
+        clientId: bridgeClientId(a.id),
+        username: String(a.id),
+        password: keyA,
+        reconnectPeriod: 0,
+      });
       clients.push(spy);
       await new Promise((resolve) => spy.once('connect', resolve));
       // The broker answers a refused subscription with the failure code 128 (MQTT-3.9.3).

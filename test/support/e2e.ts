@@ -77,6 +77,9 @@ export async function startAgentProcess(options: {
   controlType: 'door' | 'machine';
   dir?: string;
   pulseSeconds?: number;
+  keepaliveSeconds?: number;
+  /** Wait for "connected to the hub" (default) or only for "agent started" (hub away). */
+  waitFor?: 'connected' | 'started';
 }): Promise<AgentProcess> {
   const dir = options.dir ?? tempDir('agent-');
   const keyFile = join(dir, 'api-key');
@@ -93,13 +96,13 @@ export async function startAgentProcess(options: {
       controlType: options.controlType,
       pulseSeconds: options.pulseSeconds ?? 1,
       dataDir: join(dir, 'data'),
-      keepaliveSeconds: 2,
+      keepaliveSeconds: options.keepaliveSeconds ?? 2,
       hardware: { kind: 'simulated', stateFile },
       cardReader: { kind: 'simulated' },
     }),
   );
   const proc = startProcess([agentCli, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
-  await proc.waitFor(/connected to the hub/);
+  await proc.waitFor(options.waitFor === 'started' ? /agent started/ : /connected to the hub/);
   return {
     proc,
     dir,

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import {
   type BridgeConfig,
   type BridgeMessage,
+  bridgeClientId,
   bridgeTopic,
   type Command,
   type CommandReply,
@@ -20,15 +21,28 @@ import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { HubContext } from '../context.js';
 import type { OfflineKeyFacts } from '../keys/offline-keys.js';
-import { verifyBridgeKey } from '../resources/bridges.js';
+import { findBridge, verifyBridgeKey } from '../resources/bridges.js';
+import { reconcileBridge, settleLateReply } from '../resources/switch-sessions.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
 
-type BridgeClient = Client & { resourceId?: number };
+type BridgeClient = Client & {
+  resourceId?: number;
+  /** The key hash the client authenticated with: checked again once it is ready. */
+  keyHash?: string;
+  /** Settles once the client is known to still hold a valid key (false: it was cut off). */
+  verified?: Promise<boolean>;
+  /** The first `state` after connect starts the reconciliation of switch-ons and sessions. */
+  reconciled?: boolean;
+  /** The bridge's clock minus the hub's, learnt from its `status` (ms). */
+  clockOffsetMs?: number;
+};
 
 /** What the rest of the hub needs from the broker. */
 export interface BridgeLink {
   isOnline(resourceId: number): boolean;
+  /** The bridge's clock minus the hub's (ms), learnt at its connect; 0 when unknown. */
+  clockOffsetMs(resourceId: number): number;
   /** Publishes a command and waits for the agent's reply; null when none came in time. */
   sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null>;
   /**
@@ -36,7 +50,7 @@ export interface BridgeLink {
    * shares the account's reads between the bridges of one refresh.
    */
   publishConfig(resourceId: number, facts?: OfflineKeyFacts): Promise<void>;
-  /** Disconnects the resource's agent at once (key rotated or revoked, resource deleted). */
+  /** Disconnects every connection of the resource's bridge at once (key rotated or revoked, resource deleted). */
   disconnect(resourceId: number): void;
   /** Clears everything retained for a deleted resource and disconnects its agent. */
   forget(resourceId: number): Promise<void>;
@@ -59,14 +73,24 @@ export class BridgeBroker implements BridgeLink {
     { resourceId: number; resolve: (reply: CommandReply | null) => void }
   >();
   private handlers: BridgeMessageHandlers | null = null;
+  /** Set by stop(): a key check finishing after it must not mark the bridge online again. */
+  private stopping = false;
 
   constructor(private readonly ctx: HubContext) {}
 
   async start(): Promise<void> {
+    // Presence comes from live connections: after a start (a crash included) none are live yet.
+    await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('offline', '=', 0).execute();
     const aedes = await Aedes.createBroker({
       authenticate: (client, username, password, done) => {
         this.authenticate(client as BridgeClient, username, password).then(
-          (ok) => (ok ? done(null, true) : done(authError('Bad resource id or bridge API key', 4), false)),
+          (result) =>
+            result === 'ok'
+              ? done(null, true)
+              : result === 'wrongClientId'
+                ? // A bridge's client id is bound to its key: another id could take over a session.
+                  done(authError('The client id must be bridge-{resource id}', 5), false)
+                : done(authError('Bad resource id or bridge API key', 4), false),
           (err) => {
             this.ctx.logger.error({ err }, 'bridge authentication failed');
             done(authError('Server unavailable', 5), false);
@@ -100,11 +124,30 @@ export class BridgeBroker implements BridgeLink {
     aedes.on('clientReady', (client: BridgeClient) => {
       const resourceId = client.resourceId;
       if (!resourceId) return;
+      // In the map before the second key check: a revocation committed after that check's read
+      // finds the client here and closes it; one committed before it fails the check.
       const previous = this.clients.get(resourceId);
       this.clients.set(resourceId, client);
       if (previous && previous !== client) previous.close();
-      this.publishConfig(resourceId).catch((err) =>
-        this.ctx.logger.error({ err, resourceId }, 'config publish failed'),
+      client.verified = this.stillValid(client).then(
+        (valid) => {
+          if (this.stopping) return false;
+          if (!valid) {
+            this.ctx.logger.warn({ resourceId }, 'bridge key revoked while connecting: disconnected');
+            this.dropClient(client);
+            return false;
+          }
+          this.handlers?.markOnline(resourceId);
+          this.publishConfig(resourceId).catch((err) =>
+            this.ctx.logger.error({ err, resourceId }, 'config publish failed'),
+          );
+          return true;
+        },
+        (err) => {
+          this.ctx.logger.error({ err, resourceId }, 'bridge key check failed: disconnected');
+          this.dropClient(client);
+          return false;
+        },
       );
     });
     aedes.on('clientDisconnect', (client: BridgeClient) => {
@@ -118,7 +161,14 @@ export class BridgeBroker implements BridgeLink {
       const parsed = parseBridgeTopic(packet.topic);
       if (!parsed || parsed.resourceId !== client.resourceId || !isUpTopicName(parsed.name)) return;
       if (packet.payload.length === 0) return; // a cleared retained message
-      this.dispatch(client.resourceId, parsed.name, packet.payload as Buffer);
+      const name = parsed.name;
+      const receivedAt = Date.now();
+      const payload = packet.payload as Buffer;
+      const verified = client.verified ?? Promise.resolve(false);
+      // Nothing a client sends counts before its key has been checked again at ready.
+      void verified.then((ok) => {
+        if (ok && !client.closed) this.dispatch(client, name, payload, receivedAt);
+      });
     });
   }
 
@@ -162,10 +212,12 @@ export class BridgeBroker implements BridgeLink {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const { resolve } of this.pending.values()) resolve(null);
     this.pending.clear();
+    // The map stays until the disconnect events have run (they mark each bridge offline).
+    const connected = [...this.clients.keys()];
     for (const client of this.clients.values()) client.close();
-    this.clients.clear();
     if (this.wss) {
       for (const ws of this.wss.clients) ws.terminate();
       await new Promise<void>((resolve) => this.wss?.close(() => resolve()));
@@ -173,10 +225,23 @@ export class BridgeBroker implements BridgeLink {
     if (this.tcp) await new Promise<void>((resolve) => this.tcp?.close(() => resolve()));
     if (this.aedes) await new Promise<void>((resolve) => this.aedes?.close(() => resolve()));
     await this.handlers?.settle();
+    this.clients.clear();
+    // Written after the connections are closed: nothing can mark them online again.
+    if (connected.length > 0) {
+      await this.ctx.db
+        .updateTable('bridges')
+        .set({ offline: 1, updatedAt: new Date().toISOString() })
+        .where('resource', 'in', connected)
+        .execute();
+    }
   }
 
   isOnline(resourceId: number): boolean {
     return this.clients.has(resourceId);
+  }
+
+  clockOffsetMs(resourceId: number): number {
+    return this.clients.get(resourceId)?.clockOffsetMs ?? 0;
   }
 
   async sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null> {
@@ -199,10 +264,11 @@ export class BridgeBroker implements BridgeLink {
     return reply;
   }
 
-  /** Called by the replies handler. */
-  resolveReply(resourceId: number, reply: CommandReply): void {
+  /** Called by the replies handler; a reply nobody waits for any more may settle a late switch. */
+  async resolveReply(resourceId: number, reply: CommandReply): Promise<void> {
     const waiting = this.pending.get(reply.id);
     if (waiting && waiting.resourceId === resourceId) waiting.resolve(reply);
+    else await settleLateReply(this.ctx, resourceId, reply);
   }
 
   async publishConfig(resourceId: number, facts?: OfflineKeyFacts): Promise<void> {
@@ -212,10 +278,28 @@ export class BridgeBroker implements BridgeLink {
 
   disconnect(resourceId: number): void {
     const client = this.clients.get(resourceId);
-    if (client) {
-      this.clients.delete(resourceId);
-      client.close();
+    if (client) this.dropClient(client);
+    // Any other connection of the key (one still connecting is checked again at ready).
+    const live = (this.aedes as unknown as { clients?: Record<string, BridgeClient> } | null)?.clients ?? {};
+    for (const other of Object.values(live)) {
+      if (other.resourceId === resourceId) other.close();
     }
+  }
+
+  private dropClient(client: BridgeClient): void {
+    const resourceId = client.resourceId;
+    if (resourceId && this.clients.get(resourceId) === client) {
+      this.clients.delete(resourceId);
+      this.handlers?.markOffline(resourceId);
+    }
+    client.close();
+  }
+
+  /** Is the key the client authenticated with still its bridge's key? */
+  private async stillValid(client: BridgeClient): Promise<boolean> {
+    if (!client.resourceId || !client.keyHash) return false;
+    const bridge = await findBridge(this.ctx.db, client.resourceId);
+    return bridge !== undefined && bridge.apiKeyHash === client.keyHash;
   }
 
   async forget(resourceId: number): Promise<void> {
@@ -249,16 +333,20 @@ export class BridgeBroker implements BridgeLink {
     client: BridgeClient,
     username: string | undefined,
     password: Buffer | undefined,
-  ) {
-    if (!username || !/^[1-9][0-9]{0,15}$/.test(username) || !password) return false;
+  ): Promise<'ok' | 'badKey' | 'wrongClientId'> {
+    if (!username || !/^[1-9][0-9]{0,15}$/.test(username) || !password) return 'badKey';
     const resourceId = Number(username);
     const bridge = await verifyBridgeKey(this.ctx.db, resourceId, password.toString('utf8'));
-    if (!bridge) return false;
+    if (!bridge) return 'badKey';
+    // MQTT-3.1.3-2: the client id names the session; it is this bridge's, or the connection is refused.
+    if (client.id !== bridgeClientId(resourceId)) return 'wrongClientId';
     client.resourceId = resourceId;
-    return true;
+    client.keyHash = bridge.apiKeyHash;
+    return 'ok';
   }
 
-  private dispatch(resourceId: number, name: UpTopicName, payload: Buffer): void {
+  private dispatch(client: BridgeClient, name: UpTopicName, payload: Buffer, receivedAt: number): void {
+    const resourceId = client.resourceId as number;
     const parsed = parseBridgeMessage(name, payload);
     if (!parsed.ok) {
       this.ctx.logger.warn(
@@ -267,6 +355,18 @@ export class BridgeBroker implements BridgeLink {
       );
       return;
     }
-    this.handlers?.handle(resourceId, name, parsed.message);
+    const message = parsed.message;
+    if (name === 'status') {
+      const status = message as BridgeMessage<'status'>;
+      if (status.online && status.clock) client.clockOffsetMs = Date.parse(status.clock) - receivedAt;
+    }
+    this.handlers?.handle(resourceId, name, message);
+    if (name === 'state' && !client.reconciled) {
+      // The first state after a connect is what the bridge runs now: settle what the hub holds.
+      client.reconciled = true;
+      this.handlers?.reconcile(resourceId, () =>
+        reconcileBridge(this.ctx, resourceId, message as BridgeMessage<'state'>),
+      );
+    }
   }
 }

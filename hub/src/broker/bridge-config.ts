@@ -1,4 +1,4 @@
-import type { BridgeConfig } from '@makerspace/shared';
+import { type BridgeConfig, offlineKeySecret } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { type OfflineKeyFacts, offlineKeysFor } from '../keys/offline-keys.js';
 
@@ -26,11 +26,19 @@ export async function bridgeConfigFor(
       'resources.switchOnCodeEncrypted',
       'bridges.configVersion',
       'bridges.heartbeatInterval',
+      'bridges.apiKeyEncrypted',
     ])
     .where('resources.id', '=', resourceId)
     .executeTakeFirst();
   if (!row) return null;
-  const offlineKeys = await offlineKeysFor(ctx.db, { id: resourceId, ...row }, ctx.clock.now(), facts);
+  const secret = offlineKeySecret(ctx.tokens.open(row.apiKeyEncrypted));
+  const offlineKeys = await offlineKeysFor(
+    ctx.db,
+    { id: resourceId, ...row },
+    ctx.clock.now(),
+    secret,
+    facts,
+  );
   const controlType =
     (['machine', 'door', 'pos', 'other'] as const).find((t) => t === row.controlType) ?? 'other';
   return {
@@ -40,6 +48,7 @@ export async function bridgeConfigFor(
     pulseSeconds: row.pulseSeconds,
     maxOfflineUsage: row.maxOfflineUsage ?? 0,
     offlineKeys,
+    offlineKeyScheme: 'hmac-sha256',
     codeMode: row.codeMode === 'totp' ? 'totp' : 'static',
     heartbeatInterval: row.heartbeatInterval,
     // A TOTP resource's agent shows the current code on its display, so it needs the secret;

@@ -4,12 +4,16 @@ import { type Db, now } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
 import { keyByCard } from '../keys/member-keys.js';
-import { insertLogOnce, sessionKey, stopLog } from '../resources/resource-logs.js';
+import { insertLogOnce, sessionKey, stopLog, updateLog } from '../resources/resource-logs.js';
 import type { BridgeBroker } from './bridge-broker.js';
 
 export interface BridgeMessageHandlers {
   handle(resourceId: number, name: UpTopicName, message: BridgeMessage<UpTopicName>): void;
   markOffline(resourceId: number): void;
+  /** A connection of the bridge passed its key checks. */
+  markOnline(resourceId: number): void;
+  /** Runs the reconciliation after a connect, beside the bridge's message queue. */
+  reconcile(resourceId: number, work: () => Promise<void>): void;
   /** Waits for every message being handled (graceful shutdown acknowledges nothing unstored). */
   settle(): Promise<void>;
 }
@@ -30,7 +34,7 @@ export async function ingestLogs(
   await ctx.db.transaction().execute(async (trx) => {
     for (const item of items) {
       if (item.kind === 'log') {
-        await insertLogOnce(trx, {
+        const stored = await insertLogOnce(trx, {
           account: resource.account,
           resource: resource.id,
           type: item.type,
@@ -48,6 +52,7 @@ export async function ingestLogs(
           clientId: item.id,
           offline: item.offline,
         });
+        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item);
       } else {
         const log = await sessionLog(trx, resource.id, item.sessionId);
         if (log !== null) {
@@ -70,6 +75,28 @@ export async function ingestLogs(
   ctx.signals.changed(resourceId);
   ctx.logger.debug({ resourceId, items: items.length, stopped: stopped.length }, 'bridge logs stored');
   return items.map((i) => i.id);
+}
+
+/**
+ * The agent decided a tap offline after the hub had written its own (too late) answer under the
+ * same tap id: what the relay did is the agent's decision, so the one log tells that.
+ */
+async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }) {
+  const row = await db
+    .selectFrom('resource_logs')
+    .select(['id', 'offline'])
+    .where('resource', '=', resource)
+    .where('clientId', '=', item.id)
+    .executeTakeFirst();
+  if (!row || row.offline) return;
+  await updateLog(db, row.id, {
+    type: item.type,
+    reason: item.reason ?? null,
+    stoppedAt: item.stoppedAt ?? null,
+    stopType: item.stopType ?? null,
+    notes: item.notes ?? 'Decided by the bridge offline: the hub answered too late',
+  });
+  await db.updateTable('resource_logs').set({ offline: 1 }).where('id', '=', row.id).execute();
 }
 
 async function memberOf(db: Db, account: number, memberId: number | null | undefined) {
@@ -99,8 +126,8 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
   const inFlight = new Set<Promise<void>>();
   // Messages of one bridge are handled one after the other, in the order they arrived: a
   // session's stop must never overtake the log that opened it.
-  const queues = new Map<number, Promise<void>>();
-  const track = (resourceId: number, work: () => Promise<void>) => {
+  const queues = new Map<number | string, Promise<void>>();
+  const track = (resourceId: number | string, work: () => Promise<void>) => {
     const previous = queues.get(resourceId) ?? Promise.resolve();
     const p = previous
       .then(work)
@@ -146,7 +173,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
       ctx.signals.changed(resourceId);
     },
     async replies(resourceId, message) {
-      broker.resolveReply(resourceId, message);
+      await broker.resolveReply(resourceId, message);
     },
     async logs(resourceId, message) {
       const ids = await ingestLogs(ctx, resourceId, message.items);
@@ -166,6 +193,20 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
       // Replies are answered at once: a switch-on waits for them.
       if (name === 'replies') track(-resourceId, () => handler(resourceId, message));
       else track(resourceId, () => handler(resourceId, message));
+    },
+    markOnline(resourceId) {
+      track(resourceId, async () => {
+        const at = now();
+        await ctx.db
+          .updateTable('bridges')
+          .set({ offline: 0, lastSeenAt: at, updatedAt: at })
+          .where('resource', '=', resourceId)
+          .execute();
+        ctx.signals.changed(resourceId);
+      });
+    },
+    reconcile(resourceId, work) {
+      track(`reconcile-${resourceId}`, work);
     },
     markOffline(resourceId) {
       track(resourceId, async () => {

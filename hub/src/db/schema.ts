@@ -157,6 +157,17 @@ export interface BridgesTable {
   updatedAt: string;
 }
 
+/** A switch-on sent to a bridge and not yet settled (migration 0007). */
+export interface PendingSwitchOnsTable {
+  commandId: string;
+  resource: number;
+  log: number;
+  door: number;
+  state: Generated<string>;
+  command: string;
+  createdAt: string;
+}
+
 export interface ResourceLogsTable {
   id: Generated<number>;
   account: number;
@@ -207,6 +218,7 @@ export interface Database {
   resources: ResourcesTable;
   bridges: BridgesTable;
   resource_logs: ResourceLogsTable;
+  pending_switch_ons: PendingSwitchOnsTable;
   access_attempts: AccessAttemptsTable;
 }
 

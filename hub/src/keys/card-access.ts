@@ -6,7 +6,6 @@ import type { Db } from '../db/crud.js';
 import { insertLog, sessionKey, stopLog } from '../resources/resource-logs.js';
 import { claimAssignment } from './key-assignments.js';
 import { keyByCard, putMemberKey } from './member-keys.js';
-import { refreshBridgeConfigs } from './offline-keys.js';
 
 /** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
 export const UNKNOWN_KEY_LIMIT = 10;
@@ -48,7 +47,14 @@ export async function answerTap(
   const stamp = at.toISOString();
   const cards = request.keys;
   const metadata = { keys: cards.map((k) => ({ type: k.type, token: k.token })) };
-  const base = { account: resource.account, resource: resource.id, createdAt: stamp, metadata };
+  // The tap id names the log (its client id): a repeated tap gets the first decision, and the
+  // agent's offline log of the same tap (when this answer came too late) is not stored twice.
+  const clientId = request.tapId ?? null;
+  if (clientId) {
+    const first = await firstDecision(ctx, resource, clientId);
+    if (first) return { ...first, id: request.id };
+  }
+  const base = { account: resource.account, resource: resource.id, createdAt: stamp, metadata, clientId };
 
   const key = await keyByCard(ctx.db, resource.account, cards);
   if (!key) return { ...(await unknownCard(ctx, resource, cards[0], at, base)), id: request.id };
@@ -58,7 +64,57 @@ export async function answerTap(
     .selectAll()
     .where('id', '=', key.member)
     .executeTakeFirstOrThrow();
-  return answerMember(ctx, resource, { member, key, metadata }, request.id, request.currentSession, at);
+  return answerMember(
+    ctx,
+    resource,
+    { member, key, metadata, clientId },
+    request.id,
+    request.currentSession,
+    at,
+  );
+}
+
+/** The answer already given to a tap (its log), or null for a new tap. */
+async function firstDecision(
+  ctx: HubContext,
+  resource: ResourceRow,
+  tapId: string,
+): Promise<Omit<AccessReply, 'id'> | null> {
+  const log = await ctx.db
+    .selectFrom('resource_logs as l')
+    .leftJoin('members as m', 'm.id', 'l.member')
+    .select([
+      'l.id',
+      'l.type',
+      'l.reason',
+      'l.stoppedAt',
+      'l.offline',
+      'm.id as memberId',
+      'm.firstName',
+      'm.lastName',
+    ])
+    .where('l.resource', '=', resource.id)
+    .where('l.clientId', '=', tapId)
+    .executeTakeFirst();
+  if (!log) return null;
+  const member =
+    log.memberId !== null
+      ? { id: log.memberId, name: `${log.firstName ?? ''} ${log.lastName ?? ''}`.trim() }
+      : null;
+  if (log.type === 'allowed') {
+    return {
+      type: 'allowed',
+      // An offline decision's session is named by the tap id itself.
+      sessionId: log.offline ? tapId : String(log.id),
+      stopped: log.stoppedAt !== null,
+      member,
+    };
+  }
+  if (log.type === 'keyAssigned') {
+    return { type: 'message', member, messages: [`Key assigned to ${member?.name ?? 'a member'}`] };
+  }
+  const reason = (log.reason ?? 'unknownKey') as DenyReason;
+  return { type: 'denied', reason, messages: [denyMessage(reason)], member };
 }
 
 /**
@@ -68,7 +124,13 @@ export async function answerTap(
 export async function answerMember(
   ctx: HubContext,
   resource: ResourceRow,
-  who: { member: MemberRow; key?: { state: string }; metadata: Record<string, unknown> | null },
+  who: {
+    member: MemberRow;
+    key?: { state: string };
+    metadata: Record<string, unknown> | null;
+    /** The tap id, stored as the log's client id. */
+    clientId?: string | null;
+  },
   requestId: string,
   currentSession: { id: string } | null,
   at = ctx.clock.now(),
@@ -76,7 +138,13 @@ export async function answerMember(
   const { member, key, metadata } = who;
   const request = { id: requestId, currentSession };
   const stamp = at.toISOString();
-  const base = { account: resource.account, resource: resource.id, createdAt: stamp, metadata };
+  const base = {
+    account: resource.account,
+    resource: resource.id,
+    createdAt: stamp,
+    metadata,
+    clientId: who.clientId ?? null,
+  };
   const running =
     request.currentSession && resource.controlType !== 'door'
       ? await runningSessionLog(ctx.db, resource.id, request.currentSession.id)
@@ -162,7 +230,13 @@ async function unknownCard(
   resource: ResourceRow,
   card: KeyRead,
   at: Date,
-  base: { account: number; resource: number; createdAt: string; metadata: Record<string, unknown> },
+  base: {
+    account: number;
+    resource: number;
+    createdAt: string;
+    metadata: Record<string, unknown>;
+    clientId: string | null;
+  },
 ): Promise<AccessReply> {
   const assigned = await ctx.events
     .transaction(async (trx) => {
@@ -189,8 +263,8 @@ async function unknownCard(
       return null;
     });
   if (assigned) {
+    // The new key reaches the bridges' offline keys through its memberKey event.
     ctx.caches.counts.touch('members');
-    void refreshBridgeConfigs(ctx, resource.account);
     return {
       id: '',
       type: 'message',

@@ -1,5 +1,4 @@
 import { MAX_OFFLINE_KEYS, offlineKeyHash } from '@makerspace/shared';
-import type { FastifyInstance } from 'fastify';
 import type { ResourceRow } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
@@ -22,7 +21,6 @@ export class OfflineKeyFacts {
   >();
   private readonly trainings = new Map<string, Promise<{ member: number; resource: number }[]>>();
   private readonly zones = new Map<number, Promise<string>>();
-  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -79,17 +77,6 @@ export class OfflineKeyFacts {
     return rows;
   }
 
-  /** offlineKeyHash of a key, computed once per key. */
-  hash(key: { type: string; token: string }): string {
-    const id = `${key.type}:${key.token}`;
-    let hash = this.hashes.get(id);
-    if (hash === undefined) {
-      hash = offlineKeyHash(key);
-      this.hashes.set(id, hash);
-    }
-    return hash;
-  }
-
   zone(space: number) {
     let zone = this.zones.get(space);
     if (!zone) {
@@ -101,7 +88,7 @@ export class OfflineKeyFacts {
 }
 
 /**
- * The offline keys of a resource (DESIGN 7): offlineKeyHash of every active key whose member
+ * The offline keys of a resource (DESIGN 7): offlineKeyHash (keyed per bridge) of every active key whose member
  * would be let in ignoring time-based rules: member active, key active, resource active, and an
  * admin/owner, or an active package permission covering the resource (or its type) plus the
  * training when the resource requires one. At most MAX_OFFLINE_KEYS (the protocol's limit), in
@@ -111,6 +98,8 @@ export async function offlineKeysFor(
   db: Db,
   resource: Pick<ResourceRow, 'id' | 'account' | 'space' | 'type' | 'state' | 'requiresTraining'>,
   at: Date,
+  /** The bridge's offlineKeySecret: each bridge gets its own hashes. */
+  secret: Buffer,
   facts: OfflineKeyFacts = new OfflineKeyFacts(db, resource.account),
 ): Promise<string[]> {
   if (resource.state !== 'active') return [];
@@ -137,7 +126,7 @@ export async function offlineKeysFor(
     if (allowed.length >= MAX_OFFLINE_KEYS) break;
     const privileged = k.privileges === 'admin' || k.privileges === 'owner' || k.superuser === 1;
     if (privileged || (withPackage.has(k.member) && (trained === null || trained.has(k.member)))) {
-      allowed.push(facts.hash(k));
+      allowed.push(offlineKeyHash(k, secret));
     }
   }
   return allowed;
@@ -226,33 +215,28 @@ export function watchLocalDates(ctx: HubContext, intervalMs = 60_000): PeriodicC
   return periodicCheck(checkNow, intervalMs, ctx.logger, 'checking for a new local date failed');
 }
 
-/** Every account that has bridges (a superuser's write may concern any of them). */
-async function accountsWithBridges(ctx: HubContext): Promise<number[]> {
-  const rows = await ctx.db.selectFrom('bridges').select('account').distinct().execute();
-  return rows.map((r) => r.account);
-}
-
-/** Writes under these paths can change who may use a resource, so offline keys may change. */
-const affecting = /^\/api\/v1\/(members|packages|training-courses)(\/|\?|$)/;
-
 /**
- * Keeps offline keys current without each area remembering to: after any successful write to
- * members (state, privileges, keys, member packages, trainings), packages (permissions) or
- * training courses, the caller's account's bridge configs are republished (every account's, after
- * a superuser's write).
+ * Keeps offline keys current from where changes are written, not from URLs: every committed
+ * change of an account's members, keys, packages, permissions, trainings or time rules
+ * (`ctx.events.accessChanged`, announced by those writes whatever route led to them) republishes
+ * the account's bridge configs. A burst of changes within `debounceMs` makes one refresh.
+ * Returns the function that stops following.
  */
-export function refreshConfigsAfterWrites(app: FastifyInstance, ctx: HubContext): void {
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
-    const caller = request.caller;
-    if (reply.statusCode >= 400 || !caller || !affecting.test(request.url)) return;
-    if (!caller.superuser) {
-      void refreshBridgeConfigs(ctx, caller.accountId);
-      return;
-    }
-    // A superuser may have changed another account's member, package or course.
-    void accountsWithBridges(ctx)
-      .then((accounts) => Promise.all(accounts.map((a) => refreshBridgeConfigs(ctx, a))))
-      .catch((err) => ctx.logger.error({ err }, 'bridge config refresh failed'));
+export function followAccessChanges(ctx: HubContext, debounceMs = 100): () => void {
+  const timers = new Map<number, NodeJS.Timeout>();
+  const unsubscribe = ctx.events.onAccessChange((account) => {
+    if (timers.has(account)) return;
+    timers.set(
+      account,
+      setTimeout(() => {
+        timers.delete(account);
+        void refreshBridgeConfigs(ctx, account);
+      }, debounceMs),
+    );
   });
+  return () => {
+    unsubscribe();
+    for (const timer of timers.values()) clearTimeout(timer);
+    timers.clear();
+  };
 }

@@ -3,25 +3,19 @@ import type { DenyReason } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
-import { now } from '../db/crud.js';
 import type { Caller } from '../http/auth.js';
 import { forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../http/errors.js';
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';
 import type { FastReads } from '../db/fast-reads.js';
 import { codeMatches, retiredCodeHash } from './codes.js';
-import { insertLog, stopLog, updateLog } from './resource-logs.js';
+import { insertLog, stopLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
+import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
 
 export const SWITCH_ON_TIMEOUT_MS = 5_000;
 
-export interface SwitchOnResult {
-  state: 'on' | 'off';
-  since: string;
-  resourceLog: number;
-  sessionId: string;
-  maxDuration: number | null;
-}
+export type { SwitchOnResult } from './switch-sessions.js';
 
 function denied(
   reason: DenyReason,
@@ -169,45 +163,16 @@ export async function switchOn(
     });
   }
 
-  const door = resource.controlType === 'door';
-  // Doors: the session is opened and closed at once; machines run until switched off.
-  const entry = await log('allowed', { stoppedAt: door ? at.toISOString() : null });
-  const sessionId = String(entry.id);
-  const reply = await ctx.bridges.sendCommand(
-    resource.id,
-    {
-      id: randomUUID(),
-      type: door ? 'pulse' : 'switchOn',
-      sessionId,
-      ...(door ? { seconds: resource.pulseSeconds } : { maxDuration: decision.maxDuration }),
-      member: { id: member.id, name: `${member.firstName} ${member.lastName}`.trim() },
-      expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
-    },
+  const outcome = await runSwitchOn(
+    ctx,
+    { resource, member, at, maxDuration: decision.maxDuration },
     timeoutMs,
   );
-  if (!reply?.ok) {
-    const notes = reply
-      ? `The bridge could not switch: ${reply.error ?? 'unknown error'}`
-      : `No reply from the bridge within ${timeoutMs / 1000} s`;
-    await ctx.events.transaction((trx) =>
-      updateLog(
-        trx,
-        entry.id,
-        { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now() },
-        { resource, member },
-      ),
-    );
-    if (!reply) throw gatewayTimeout(notes, { reason: 'noReply', resourceLog: entry.id });
-    throw new HttpError(502, notes, { reason: 'bridgeError', resourceLog: entry.id });
-  }
   ctx.signals.changed(resource.id);
-  return {
-    state: reply.state.relay,
-    since: reply.state.since,
-    resourceLog: entry.id,
-    sessionId,
-    maxDuration: door ? null : decision.maxDuration,
-  };
+  if (outcome.ok) return outcome.result;
+  const data = { reason: outcome.kind, resourceLog: outcome.resourceLog };
+  if (outcome.kind === 'noReply') throw gatewayTimeout(outcome.notes, data);
+  throw new HttpError(502, outcome.notes, data);
 }
 
 /** POST /resources/{id}/bridge/switch-off: ends the running machine session. */
@@ -231,15 +196,16 @@ export async function switchOff(
   }
   if (!ctx.bridges.isOnline(resource.id))
     throw serviceUnavailable('The bridge of this resource is offline', { reason: 'bridgeOffline' });
+  const { expiresAt, waitMs } = commandDeadline(ctx, resource.id, timeoutMs);
   const reply = await ctx.bridges.sendCommand(
     resource.id,
     {
       id: randomUUID(),
       type: 'switchOff',
       ...(running ? { sessionId: String(running.id) } : {}),
-      expiresAt: new Date(Date.now() + timeoutMs).toISOString(),
+      expiresAt,
     },
-    timeoutMs,
+    waitMs,
   );
   if (!reply)
     throw gatewayTimeout(`No reply from the bridge within ${timeoutMs / 1000} s`, { reason: 'noReply' });

@@ -26,7 +26,7 @@ const AssignmentParams = z.object({ assignmentId: z.coerce.number().int().positi
 
 /**
  * Member keys (Fabman's /members/{id}/key) and key assignments (spec 4.3). Offline keys of the
- * account's bridges follow key changes through refreshConfigsAfterWrites (keys/offline-keys.ts).
+ * account's bridges follow key changes through their memberKey events (followAccessChanges in keys/offline-keys.ts).
  */
 export function keysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
   return async (app) => {

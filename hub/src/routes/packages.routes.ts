@@ -107,17 +107,27 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
     app.put(
       '/packages/:packageId',
       { schema: { tags, params: PackageParams, body: PackageUpdate, response: { 200: PackageRecord } } },
-      async (request) =>
-        packageRecord(
-          await updatePackage(ctx.db, requireAdmin(request), request.params.packageId, request.body),
-        ),
+      async (request) => {
+        const row = await updatePackage(
+          ctx.db,
+          requireAdmin(request),
+          request.params.packageId,
+          request.body,
+        );
+        // Time rules and state are part of who may use what.
+        ctx.events.accessChanged(row.account);
+        return packageRecord(row);
+      },
     );
 
     app.delete(
       '/packages/:packageId',
       { schema: { tags, params: PackageParams } },
       async (request, reply) => {
-        await deletePackage(ctx.db, requireAdmin(request), request.params.packageId);
+        const caller = requireAdmin(request);
+        const pkg = await findPackage(ctx.db, caller, request.params.packageId);
+        await deletePackage(ctx.db, caller, request.params.packageId);
+        ctx.events.accessChanged(pkg.account);
         return reply.code(204).send();
       },
     );
@@ -242,6 +252,7 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
+        ctx.events.accessChanged(pkg.account);
         return reply.code(201).send(permissionRecord(row));
       },
     );
@@ -311,6 +322,7 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         await checkPermissionTarget(ctx.db, pkg.account, merged);
         const columns = permissionColumns({ ...fields, ...merged, times: fields.times });
         await updateLocked(ctx.db, 'package_permissions', row.id, lockVersion, columns, caller.memberId);
+        ctx.events.accessChanged(pkg.account);
         return permissionRecord(await findPermission(ctx.db, pkg.id, row.id));
       },
     );
@@ -323,6 +335,7 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const pkg = await findPackage(ctx.db, caller, request.params.packageId);
         const row = await findPermission(ctx.db, pkg.id, request.params.permissionId);
         await ctx.db.deleteFrom('package_permissions').where('id', '=', row.id).execute();
+        ctx.events.accessChanged(pkg.account);
         return reply.code(204).send();
       },
     );
@@ -394,7 +407,7 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const today = await memberToday(ctx.db, member.id, at);
         const fromDate = request.body.fromDate ?? today;
         checkDates(fromDate, request.body.untilDate);
-        const row = await ctx.db.transaction().execute(async (trx) => {
+        const row = await ctx.events.transaction(async (trx) => {
           const stamp = now();
           const mp = await trx
             .insertInto('member_packages')
@@ -457,7 +470,7 @@ export function packagesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const { lockVersion, fromDate, untilDate, notes } = request.body;
         checkDates(fromDate ?? row.fromDate, untilDate === undefined ? row.untilDate : untilDate);
         const today = await memberToday(ctx.db, member.id, ctx.clock.now());
-        await ctx.db.transaction().execute(async (trx) => {
+        await ctx.events.transaction(async (trx) => {
           await updateLocked(
             trx,
             'member_packages',

@@ -50,6 +50,7 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const row = await createCourse(ctx.db, caller, request.body);
+        ctx.events.accessChanged(row.account);
         return reply.code(201).send(await withResources(row));
       },
     );
@@ -108,7 +109,10 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const caller = callerOf(request);
         await findCourse(ctx.db, caller, request.params.courseId);
         requireAdmin(request);
-        return withResources(await updateCourse(ctx.db, caller, request.params.courseId, request.body));
+        const row = await updateCourse(ctx.db, caller, request.params.courseId, request.body);
+        // A course's state and resources decide who counts as trained.
+        ctx.events.accessChanged(row.account);
+        return withResources(row);
       },
     );
 
@@ -131,6 +135,7 @@ export function trainingRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           );
         }
         await ctx.db.deleteFrom('training_courses').where('id', '=', row.id).execute();
+        ctx.events.accessChanged(row.account);
         return reply.code(204).send();
       },
     );

@@ -28,6 +28,7 @@ export function categoryOf(type: string): WebhookCategory | null {
  * Answers the event id, or null when no webhook wants the event (nothing is stored then).
  */
 export async function emitEvent(trx: Db, input: EventInput): Promise<number | null> {
+  if (accessTypes.test(input.type)) accessChangesOf.get(trx)?.add(input.account);
   const category = categoryOf(input.type);
   if (!category) return null;
   // Asked on every change (every switch-on writes a log): plain SQL, no query builder.
@@ -72,6 +73,15 @@ export async function insertEvent(
   return row.id;
 }
 
+/** Changes of these kinds can change who may use a resource (and so a bridge's offline keys). */
+const accessTypes = /^(member|memberKey|memberPackage|memberTraining)_/;
+
+/**
+ * The accounts whose access rules a running bus transaction changed, by transaction: emitEvent
+ * notes them, the bus announces them after the commit (a rolled-back change announces nothing).
+ */
+const accessChangesOf = new WeakMap<Db, Set<number>>();
+
 /** Events written so far by this process: a transaction that wrote none need not wake the worker. */
 let eventsStored = 0;
 
@@ -88,6 +98,7 @@ interface QueuedWork {
 
 export class EventBus {
   private readonly listeners = new Set<() => void>();
+  private readonly accessListeners = new Set<(account: number) => void>();
   private queue: QueuedWork[] = [];
   private flushing = false;
 
@@ -140,11 +151,30 @@ export class EventBus {
 
   async transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     const before = eventsStored;
-    const result = await this.db.transaction().execute((trx) => fn(trx));
+    const changed = new Set<number>();
+    const result = await this.db.transaction().execute((trx) => {
+      accessChangesOf.set(trx, changed);
+      return fn(trx);
+    });
     // Any event written meanwhile (by this transaction or another) wakes the worker; the worker
     // also polls, so a wake is an optimisation, never the only way an event is delivered.
     if (eventsStored !== before) this.committed();
+    for (const account of changed) this.accessChanged(account);
     return result;
+  }
+
+  /**
+   * A committed change of the account's members, keys, packages, permissions, trainings or time
+   * rules: who may use its resources may differ now. Member, key, member package and member
+   * training changes announce themselves through their events; other writes call this.
+   */
+  accessChanged(account: number): void {
+    for (const listener of this.accessListeners) listener(account);
+  }
+
+  onAccessChange(listener: (account: number) => void): () => void {
+    this.accessListeners.add(listener);
+    return () => this.accessListeners.delete(listener);
   }
 
   /** The same as the module's `emitEvent`; here for callers that only hold the context. */

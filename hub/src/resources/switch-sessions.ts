@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import type { Command, CommandReply, RelayStateMessage } from '@makerspace/shared';
+import type { MemberRow, ResourceRow } from '../access/policy.js';
+import { chargeForStoppedSession } from '../billing/charges.js';
+import type { HubContext } from '../context.js';
+import { type Db, now } from '../db/crud.js';
+import { rawRows } from '../db/fast-reads.js';
+import { insertLog, sessionKey, stopLog, updateLog } from './resource-logs.js';
+
+/*
+ * The part of a switch-on after the decision: the command, its deadline, the pending record that
+ * survives a hub crash, and the reconciliation with what the bridge reports (DESIGN 6, issue 14).
+ */
+
+export interface SwitchOnResult {
+  state: 'on' | 'off';
+  since: string;
+  resourceLog: number;
+  sessionId: string;
+  maxDuration: number | null;
+}
+
+export type SwitchOnOutcome =
+  | { ok: true; result: SwitchOnResult }
+  | { ok: false; kind: 'noReply' | 'bridgeError'; notes: string; resourceLog: number };
+
+/**
+ * How much longer than the command's expiry the hub waits for the reply: the agent refuses a
+ * command after its expiry, so a reply can only come from a switch that began before it; the
+ * margin covers switching and the way back.
+ */
+export function replyMarginMs(timeoutMs: number): number {
+  return Math.min(1_000, Math.max(50, timeoutMs / 2));
+}
+
+/**
+ * The absolute expiry of a command, in the bridge's clock (the offset learnt at its connect), and
+ * how long the hub waits for the reply.
+ */
+export function commandDeadline(
+  ctx: HubContext,
+  resourceId: number,
+  timeoutMs: number,
+  hubNow = Date.now(),
+): { expiresAt: string; waitMs: number } {
+  const offset = ctx.bridges.clockOffsetMs(resourceId);
+  return {
+    expiresAt: new Date(hubNow + timeoutMs + offset).toISOString(),
+    waitMs: timeoutMs + replyMarginMs(timeoutMs),
+  };
+}
+
+const failedNotes = (reply: CommandReply | null, timeoutMs: number) =>
+  reply
+    ? `The bridge could not switch: ${reply.error ?? 'unknown error'}`
+    : `No reply from the bridge within ${timeoutMs / 1000} s`;
+
+/**
+ * Writes the allowed log and its pending record in one transaction, sends the command and waits
+ * for the reply. Switched: the record goes. Failed: the log becomes denied. No reply: the log
+ * becomes denied and the record stays ('timedOut'), so a late reply is recorded as a late switch.
+ */
+export async function runSwitchOn(
+  ctx: HubContext,
+  input: { resource: ResourceRow; member: MemberRow; at: Date; maxDuration: number | null },
+  timeoutMs: number,
+): Promise<SwitchOnOutcome> {
+  const { resource, member, at } = input;
+  const door = resource.controlType === 'door';
+  const commandId = randomUUID();
+  const stamp = at.toISOString();
+  const base: Omit<Command, 'sessionId' | 'expiresAt'> = {
+    id: commandId,
+    type: door ? 'pulse' : 'switchOn',
+    ...(door ? { seconds: resource.pulseSeconds } : { maxDuration: input.maxDuration }),
+    member: { id: member.id, name: `${member.firstName} ${member.lastName}`.trim() },
+  };
+  // Doors: the session is opened and closed at once; machines run until switched off.
+  const entry = await ctx.events.grouped(async (trx) => {
+    const log = await insertLog(
+      trx,
+      {
+        account: resource.account,
+        resource: resource.id,
+        type: 'allowed',
+        member: member.id,
+        createdAt: stamp,
+        stoppedAt: door ? stamp : null,
+        updatedBy: member.id,
+      },
+      { resource, member },
+    );
+    await rawRows(
+      trx,
+      'insert into "pending_switch_ons" ("commandId", "resource", "log", "door", "state", "command", "createdAt") values (?, ?, ?, ?, ?, ?, ?)',
+      [commandId, resource.id, log.id, door ? 1 : 0, 'pending', JSON.stringify(base), stamp],
+    );
+    return log;
+  });
+  const sessionId = String(entry.id);
+  const { expiresAt, waitMs } = commandDeadline(ctx, resource.id, timeoutMs);
+  const reply = await ctx.bridges.sendCommand(resource.id, { ...base, sessionId, expiresAt }, waitMs);
+  if (reply?.ok) {
+    // Not awaited: the answer rests on the committed allowed log, and a record that outlives a
+    // crash here is settled at the bridge's next connect (the agent still knows the command id).
+    ctx.events
+      .grouped((trx) => rawRows(trx, 'delete from "pending_switch_ons" where "commandId" = ?', [commandId]))
+      .catch((err) =>
+        ctx.logger.warn({ err, commandId }, 'pending switch-on not cleared; settled at reconnect'),
+      );
+    return {
+      ok: true,
+      result: {
+        state: reply.state.relay,
+        since: reply.state.since,
+        resourceLog: entry.id,
+        sessionId,
+        maxDuration: door ? null : input.maxDuration,
+      },
+    };
+  }
+  const notes = failedNotes(reply, timeoutMs);
+  await ctx.events.transaction(async (trx) => {
+    await updateLog(
+      trx,
+      entry.id,
+      { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now() },
+      { resource, member },
+    );
+    if (reply) await trx.deleteFrom('pending_switch_ons').where('commandId', '=', commandId).execute();
+    else
+      await trx
+        .updateTable('pending_switch_ons')
+        .set({ state: 'timedOut' })
+        .where('commandId', '=', commandId)
+        .execute();
+  });
+  return { ok: false, kind: reply ? 'bridgeError' : 'noReply', notes, resourceLog: entry.id };
+}
+
+type PendingRow = {
+  commandId: string;
+  resource: number;
+  log: number;
+  door: number;
+  state: string;
+  command: string;
+};
+
+/** The bridge carried the switch-on out: the log is (again) allowed, the record goes. */
+async function settleSwitched(trx: Db, pending: PendingRow, late: boolean): Promise<void> {
+  if (pending.state === 'timedOut' || late) {
+    await updateLog(trx, pending.log, {
+      type: 'allowed',
+      reason: null,
+      notes: 'The bridge switched after the hub had stopped waiting (a late switch)',
+      stoppedAt: pending.door ? undefined : null,
+    });
+  }
+  await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
+}
+
+/** The bridge did not carry the switch-on out: the log is denied, the record goes. */
+async function settleFailed(trx: Db, pending: PendingRow, notes: string): Promise<void> {
+  if (pending.state !== 'timedOut') {
+    await updateLog(trx, pending.log, { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now() });
+  }
+  await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
+}
+
+/** A reply nobody waits for any more (the hub answered 504): a switch is recorded as late. */
+export async function settleLateReply(
+  ctx: HubContext,
+  resourceId: number,
+  reply: CommandReply,
+): Promise<void> {
+  await ctx.events.transaction(async (trx) => {
+    const pending = await trx
+      .selectFrom('pending_switch_ons')
+      .selectAll()
+      .where('commandId', '=', reply.id)
+      .where('resource', '=', resourceId)
+      .executeTakeFirst();
+    if (!pending) return;
+    if (reply.ok) await settleSwitched(trx, pending, true);
+    else await settleFailed(trx, pending, failedNotes(reply, 0));
+  });
+}
+
+/**
+ * After a bridge (re)connects, with the state it reports: every pending switch-on ends as switched
+ * or failed, and no machine session stays open for a relay that is off. The agent answers a
+ * command id it has carried out again, also after expiry, and never carries out an expired one,
+ * so asking with the original id and an expiry in the past finds out without switching.
+ */
+export async function reconcileBridge(
+  ctx: HubContext,
+  resourceId: number,
+  state: RelayStateMessage,
+  askTimeoutMs = 2_000,
+): Promise<void> {
+  const pending = await ctx.db
+    .selectFrom('pending_switch_ons')
+    .selectAll()
+    .where('resource', '=', resourceId)
+    .execute();
+  await Promise.all(
+    pending.map(async (p) => {
+      const sent = JSON.parse(p.command) as Omit<Command, 'sessionId' | 'expiresAt'>;
+      const running = state.relay === 'on' && state.sessionId === String(p.log);
+      const reply = running
+        ? null
+        : await ctx.bridges.sendCommand(
+            resourceId,
+            { ...sent, sessionId: String(p.log), expiresAt: new Date(0).toISOString() },
+            askTimeoutMs,
+          );
+      await ctx.events.transaction(async (trx) => {
+        if (running || reply?.ok) await settleSwitched(trx, p, false);
+        else
+          await settleFailed(
+            trx,
+            p,
+            reply
+              ? failedNotes(reply, 0)
+              : 'The bridge did not carry out the switch-on (the hub restarted or lost the connection before its reply)',
+          );
+      });
+    }),
+  );
+  await closeSessionsNotRunning(ctx, resourceId, state);
+}
+
+/** Machine sessions the hub holds open while the bridge reports its relay off (or another session). */
+async function closeSessionsNotRunning(ctx: HubContext, resourceId: number, state: RelayStateMessage) {
+  const resource = await ctx.db
+    .selectFrom('resources')
+    .select(['id', 'controlType'])
+    .where('id', '=', resourceId)
+    .executeTakeFirst();
+  if (!resource || resource.controlType === 'door') return;
+  const open = await ctx.db
+    .selectFrom('resource_logs')
+    .select(['id', 'clientId'])
+    .where('resource', '=', resourceId)
+    .where('type', '=', 'allowed')
+    .where('stoppedAt', 'is', null)
+    .execute();
+  // A switch-on under way right now has its pending record; its session is not stale.
+  const underWay = new Set(
+    (
+      await ctx.db.selectFrom('pending_switch_ons').select('log').where('resource', '=', resourceId).execute()
+    ).map((p) => p.log),
+  );
+  const running = state.relay === 'on' && state.sessionId ? sessionKey(state.sessionId) : null;
+  const stale = open.filter(
+    (log) =>
+      !underWay.has(log.id) &&
+      (!running || (running.column === 'id' ? log.id !== running.value : log.clientId !== running.value)),
+  );
+  if (stale.length === 0) return;
+  await ctx.events.transaction(async (trx) => {
+    for (const log of stale) {
+      const stopped = await stopLog(trx, log.id, { stoppedAt: now(), stopType: 'offline' });
+      if (stopped) await chargeForStoppedSession(trx, ctx, log.id);
+    }
+  });
+  ctx.logger.warn(
+    { resourceId, sessions: stale.map((l) => l.id) },
+    'closed machine sessions the bridge no longer runs',
+  );
+}
