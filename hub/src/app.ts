@@ -66,10 +66,14 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     request.caller = caller;
   });
 
-  // Query strings and form bodies arrive as strings: give them the types the route's schema wants.
+  // Query strings, path parameters and form bodies arrive as strings: one layer gives them the
+  // types the route's schema wants, or answers 400 naming the field (http/coerce.ts).
   app.addHook('preValidation', async (request) => {
     const schema = request.routeOptions.schema;
     if (!schema) return;
+    if (schema.params && request.params) {
+      (request as any).params = coerceBySchema(schema.params, request.params, 'params');
+    }
     if (schema.querystring && request.query) {
       (request as any).query = coerceBySchema(schema.querystring, request.query, 'query');
     }
