@@ -7,6 +7,7 @@ import { tokenFromHeader } from './http/auth.js';
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
@@ -33,16 +34,23 @@ const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
 export interface BuildOptions {
   /** Extra route plugins (under /api/v1) that other areas contribute. */
   routes?: ((ctx: HubContext) => any)[];
+  /** Body limit and timeouts (defaults: http/server-options.ts). */
+  limits?: Partial<HttpLimits>;
+  /** Reverse proxies whose X-Forwarded-* headers count (HUB_TRUST_PROXY); none by default. */
+  trustProxy?: string[];
 }
 
 /** Builds the HTTP app; never listens (main.ts does, tests use inject or listen on port 0). */
 export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const limits = { ...defaultHttpLimits, ...options.limits };
   const app = Fastify({
     loggerInstance: ctx.logger as any,
     // One line per request would dominate the log of a busy hub; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    ...serverOptions(limits),
+    // Forwarded headers count only from the proxies the operator named: anyone else could
+    // otherwise choose the host of our Link headers and calendar URLs.
+    trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -50,7 +58,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   // Response schemas document the API; records are built by hand, so plain JSON is enough.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
-  registerBodyParsers(app, 1024 * 1024);
+  registerBodyParsers(app, limits.bodyLimit);
   registerErrorHandler(app);
   // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
   refreshConfigsAfterWrites(app, ctx);

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseConfig } from '@makerspace/shared';
 import { z } from 'zod';
+import { type HttpLimits, parseTrustProxy } from './http/server-options.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -15,6 +16,7 @@ const Env = z.object({
   HUB_PUBLIC_URL: z.url().optional(),
   HUB_SECRET_FILE: z.string().optional(),
   HUB_WEBHOOK_ALLOW_INSECURE: z.enum(['0', '1', 'true', 'false', '']).default('0'),
+  HUB_TRUST_PROXY: z.string().optional(),
   HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -33,13 +35,24 @@ export interface HubSettings {
   sqliteSynchronous?: 'full' | 'normal';
   /** HUB_WEBHOOK_ALLOW_INSECURE=1: webhooks may use http:// and loopback receivers (development). */
   webhookAllowInsecure?: boolean;
+  /** HUB_TRUST_PROXY: reverse proxies whose X-Forwarded-* headers count (none by default). */
+  trustProxy?: string[];
+  /** HTTP body limit and timeouts; defaults in http/server-options.ts (tests shorten them). */
+  httpLimits?: Partial<HttpLimits>;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
   webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
 }
 
 /** Reads the hub's settings from the environment (DESIGN 3); every problem is reported at once. */
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettings {
-  const e = parseConfig(Env, env, 'environment');
+  const e = parseConfig(
+    Env.superRefine((v, issues) => {
+      for (const message of parseTrustProxy(v.HUB_TRUST_PROXY).problems)
+        issues.addIssue({ code: 'custom', path: ['HUB_TRUST_PROXY'], message });
+    }),
+    env,
+    'environment',
+  );
   const dataDir = resolve(e.HUB_DATA_DIR);
   return {
     httpHost: e.HUB_HTTP_HOST,
@@ -52,6 +65,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
     logLevel: e.LOG_LEVEL,
     sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
+    trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
   };
 }

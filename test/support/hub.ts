@@ -38,15 +38,18 @@ export function testSettings(url: string): HubSettings {
 /** A hub on a fresh database with one account (its owner's token in `owner.token`). */
 export async function startTestHub(
   dialect: 'sqlite' | 'postgres',
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; settings?: Partial<HubSettings> } = {},
 ): Promise<TestHub> {
   const db = await freshDatabase(dialect);
-  const hub = await openHub(testSettings(db.url), {
-    clock: options.clock,
-    schema: db.schema,
-    secret: randomBytes(32),
-    logger: createLogger({ name: 'test-hub', level: 'silent' }),
-  });
+  const hub = await openHub(
+    { ...testSettings(db.url), ...options.settings },
+    {
+      clock: options.clock,
+      schema: db.schema,
+      secret: randomBytes(32),
+      logger: createLogger({ name: 'test-hub', level: 'silent' }),
+    },
+  );
   const newAccount = (name: string, email: string) =>
     createAccountWithOwner(hub.ctx.db, hub.ctx.tokens, { accountName: name, emailAddress: email });
   const owner = await newAccount('Test makerspace', 'owner@test.example');
