@@ -7,6 +7,7 @@ import { tokenFromHeader } from './http/auth.js';
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
@@ -60,6 +61,8 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   app.decorateRequest('caller', null);
   registerBodyParsers(app, limits.bodyLimit);
   registerErrorHandler(app);
+  // Security headers and no-store on API answers (http/security-headers.ts).
+  await registerSecurityHeaders(app, API_PREFIX);
   // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
   refreshConfigsAfterWrites(app, ctx);
 
@@ -109,7 +112,12 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(swaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    staticCSP: docsContentSecurityPolicy,
+    // No badge from validator.swagger.io: the page loads nothing from other origins.
+    uiConfig: { validatorUrl: null },
+  });
 
   await app.register(
     async (api) => {
