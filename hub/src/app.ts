@@ -7,6 +7,12 @@ import { tokenFromHeader } from './http/auth.js';
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import {
+  AuthThrottle,
+  type AuthThrottleSettings,
+  defaultAuthThrottle,
+  registerAuthThrottle,
+} from './http/auth-throttle.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { unauthorized } from './http/errors.js';
@@ -37,6 +43,8 @@ export interface BuildOptions {
   routes?: ((ctx: HubContext) => any)[];
   /** Body limit and timeouts (defaults: http/server-options.ts). */
   limits?: Partial<HttpLimits>;
+  /** Failed-authentication throttling per source address (defaults: http/auth-throttle.ts). */
+  authThrottle?: Partial<AuthThrottleSettings>;
   /** Reverse proxies whose X-Forwarded-* headers count (HUB_TRUST_PROXY); none by default. */
   trustProxy?: string[];
 }
@@ -65,6 +73,10 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   await registerSecurityHeaders(app, API_PREFIX);
   // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
   refreshConfigsAfterWrites(app, ctx);
+
+  // Wrong tokens and bridge keys are counted per source address (http/auth-throttle.ts); this
+  // runs before the authentication below.
+  registerAuthThrottle(app, new AuthThrottle(ctx.clock, { ...defaultAuthThrottle, ...options.authThrottle }));
 
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config?.public) return;

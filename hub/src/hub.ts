@@ -77,7 +77,11 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   const broker = new BridgeBroker(ctx);
   ctx.bridges = broker;
   await broker.start();
-  const app = await buildApp(ctx, { limits: settings.httpLimits, trustProxy: settings.trustProxy });
+  const app = await buildApp(ctx, {
+    limits: settings.httpLimits,
+    trustProxy: settings.trustProxy,
+    authThrottle: settings.authThrottle,
+  });
   const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
   ctx.events.onCommit(() => webhookWorker.wake());
   webhookWorker.start();

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseConfig } from '@makerspace/shared';
 import { z } from 'zod';
+import type { AuthThrottleSettings } from './http/auth-throttle.js';
 import { type HttpLimits, parseTrustProxy } from './http/server-options.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 
@@ -37,6 +38,8 @@ export interface HubSettings {
   webhookAllowInsecure?: boolean;
   /** HUB_TRUST_PROXY: reverse proxies whose X-Forwarded-* headers count (none by default). */
   trustProxy?: string[];
+  /** Failed-authentication throttling (tests tighten it); defaults in http/auth-throttle.ts. */
+  authThrottle?: Partial<AuthThrottleSettings>;
   /** HTTP body limit and timeouts; defaults in http/server-options.ts (tests shorten them). */
   httpLimits?: Partial<HttpLimits>;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
