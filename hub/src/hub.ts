@@ -1,3 +1,4 @@
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { createLogger, type Logger } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import { AccessPolicy } from './access/policy.js';
@@ -7,11 +8,11 @@ import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { type Clock, type HubContext, systemClock } from './context.js';
-import { createStorage, type Storage } from './db/database.js';
+import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { watchLocalDates } from './keys/offline-keys.js';
-import type { PeriodicCheck } from './periodic.js';
+import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
@@ -28,6 +29,8 @@ export interface Hub {
   localDates: PeriodicCheck;
   /** Marks HTTP bridges offline after three missed heartbeats. */
   heartbeats: PeriodicCheck;
+  /** SQLite: folds the WAL into the database and truncates it, every few minutes. */
+  walCheckpoint: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -42,9 +45,24 @@ export interface OpenHubOptions {
   secret?: Buffer;
 }
 
+/**
+ * The data directory holds the database and the secret key: only the hub's user may enter it.
+ * A directory an older hub (or `mkdir`) left open to others is closed, and the log says so.
+ */
+function secureDataDir(settings: HubSettings, logger: Logger): void {
+  const dir = settings.dataDir;
+  const inside = (f: string) => f.startsWith(`${dir}/`);
+  if (!existsSync(dir) || !(inside(settings.secretFile) || inside(sqliteFile(settings.databaseUrl)))) return;
+  const stat = statSync(dir);
+  if ((stat.mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return;
+  chmodSync(dir, 0o700);
+  logger.info({ dataDir: dir, was: (stat.mode & 0o777).toString(8) }, 'data directory set to mode 0700');
+}
+
 /** Opens storage (migrated), builds the context and the app: everything but listening. */
 export async function openHub(settings: HubSettings, options: OpenHubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? createLogger({ name: 'makerspace-hub', level: settings.logLevel });
+  secureDataDir(settings, logger);
   const storage: Storage = createStorage({
     url: settings.databaseUrl,
     schema: options.schema,
@@ -91,6 +109,13 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   localDates.start({ immediately: true });
   const heartbeats = watchHeartbeats(ctx);
   heartbeats.start();
+  const walCheckpoint = periodicCheck(
+    () => storage.checkpoint(),
+    settings.walCheckpointMs ?? 5 * 60_000,
+    logger,
+    'WAL checkpoint failed',
+  );
+  walCheckpoint.start();
   let closed = false;
   return {
     ctx,
@@ -99,6 +124,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     jobs,
     localDates,
     heartbeats,
+    walCheckpoint,
     async listen() {
       broker.attachWebSocket(app.server);
       await app.listen({ host: settings.httpHost, port: settings.httpPort });
@@ -125,6 +151,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       await jobs.stop();
       await localDates.stop();
       await heartbeats.stop();
+      await walCheckpoint.stop();
       // In-flight requests finish first (a switch-on may still wait for its agent's reply).
       await app.close();
       await broker.stop();

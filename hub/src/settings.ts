@@ -40,6 +40,8 @@ export interface HubSettings {
   trustProxy?: string[];
   /** Failed-authentication throttling (tests tighten it); defaults in http/auth-throttle.ts. */
   authThrottle?: Partial<AuthThrottleSettings>;
+  /** SQLite WAL checkpoint (with truncate) interval; 5 minutes by default. */
+  walCheckpointMs?: number;
   /** HTTP body limit and timeouts; defaults in http/server-options.ts (tests shorten them). */
   httpLimits?: Partial<HttpLimits>;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */

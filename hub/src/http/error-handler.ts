@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { logStorageFailure } from '../db/storage-errors.js';
 import { errorBody, HttpError } from './errors.js';
 
 const contextNames: Record<string, string> = {
@@ -52,7 +53,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
         .send(errorBody(400, `A value is not valid for the database: ${firstLine(err.message)}`));
     }
     if (database === 'unavailable') {
-      request.log.error({ err }, 'the database is unavailable');
+      const operation = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
+      logStorageFailure(request.log, err, operation, {}, 'the database is unavailable');
       return reply
         .header('retry-after', '5')
         .code(503)
