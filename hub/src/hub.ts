@@ -68,94 +68,104 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     schema: options.schema,
     sqliteSynchronous: settings.sqliteSynchronous,
   });
+  // Whatever has started is closed again when a later step fails, so a failed start leaves
+  // no timer or socket that would keep the process alive.
+  const started: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
     await migrateToLatest(storage.db, storage.dialect);
+    const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
+    const ctx = {
+      storage,
+      db: storage.db,
+      tokens,
+      auth: new Authenticator(storage.db),
+      logger,
+      clock: options.clock ?? systemClock,
+      policy: new AccessPolicy(allRules()),
+      caches: { records: new RecordCache(), counts: new CountCache() },
+      publicUrl: settings.publicUrl,
+      events: new EventBus(storage.db),
+      webhooks: {
+        ...defaultWebhookSettings,
+        ...settings.webhookTuning,
+        allowInsecure: settings.webhookAllowInsecure ?? false,
+      },
+    } as HubContext;
+    const broker = new BridgeBroker(ctx);
+    ctx.bridges = broker;
+    await broker.start();
+    started.push(() => broker.stop());
+    const app = await buildApp(ctx, {
+      limits: settings.httpLimits,
+      trustProxy: settings.trustProxy,
+      authThrottle: settings.authThrottle,
+    });
+    started.push(() => app.close());
+    const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
+    ctx.events.onCommit(() => webhookWorker.wake());
+    webhookWorker.start();
+    started.push(() => webhookWorker.stop());
+    const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
+    await jobs.start();
+    started.push(() => jobs.stop());
+    const localDates = watchLocalDates(ctx);
+    localDates.start({ immediately: true });
+    started.push(() => localDates.stop());
+    const heartbeats = watchHeartbeats(ctx);
+    heartbeats.start();
+    started.push(() => heartbeats.stop());
+    const walCheckpoint = periodicCheck(
+      () => storage.checkpoint(),
+      settings.walCheckpointMs ?? 5 * 60_000,
+      logger,
+      'WAL checkpoint failed',
+    );
+    walCheckpoint.start();
+    started.push(() => walCheckpoint.stop());
+    let closed = false;
+    return {
+      ctx,
+      app,
+      broker,
+      jobs,
+      localDates,
+      heartbeats,
+      walCheckpoint,
+      async listen() {
+        broker.attachWebSocket(app.server);
+        await app.listen({ host: settings.httpHost, port: settings.httpPort });
+        const address = app.server.address();
+        const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
+        let mqttPort: number | null = null;
+        try {
+          mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+          // Another broker (say Mosquitto) has the port: keep serving the API and MQTT over
+          // WebSocket, and say loudly how to fix it.
+          logger.error(
+            { port: settings.mqttPort },
+            `MQTT port ${settings.mqttPort} is in use by another program; agents can still connect over ws://<host>:${httpPort}/mqtt. Set HUB_MQTT_PORT to a free port (0 picks one) to serve MQTT over TCP`,
+          );
+        }
+        return { httpPort, mqttPort };
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await webhookWorker.stop();
+        await jobs.stop();
+        await localDates.stop();
+        await heartbeats.stop();
+        await walCheckpoint.stop();
+        // In-flight requests finish first (a switch-on may still wait for its agent's reply).
+        await app.close();
+        await broker.stop();
+        await storage.close();
+      },
+    };
   } catch (err) {
-    await storage.close();
+    for (const stop of started.reverse()) await stop().catch(() => {});
     throw err;
   }
-  const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
-  const ctx = {
-    storage,
-    db: storage.db,
-    tokens,
-    auth: new Authenticator(storage.db),
-    logger,
-    clock: options.clock ?? systemClock,
-    policy: new AccessPolicy(allRules()),
-    caches: { records: new RecordCache(), counts: new CountCache() },
-    publicUrl: settings.publicUrl,
-    events: new EventBus(storage.db),
-    webhooks: {
-      ...defaultWebhookSettings,
-      ...settings.webhookTuning,
-      allowInsecure: settings.webhookAllowInsecure ?? false,
-    },
-  } as HubContext;
-  const broker = new BridgeBroker(ctx);
-  ctx.bridges = broker;
-  await broker.start();
-  const app = await buildApp(ctx, {
-    limits: settings.httpLimits,
-    trustProxy: settings.trustProxy,
-    authThrottle: settings.authThrottle,
-  });
-  const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
-  ctx.events.onCommit(() => webhookWorker.wake());
-  webhookWorker.start();
-  const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
-  await jobs.start();
-  const localDates = watchLocalDates(ctx);
-  localDates.start({ immediately: true });
-  const heartbeats = watchHeartbeats(ctx);
-  heartbeats.start();
-  const walCheckpoint = periodicCheck(
-    () => storage.checkpoint(),
-    settings.walCheckpointMs ?? 5 * 60_000,
-    logger,
-    'WAL checkpoint failed',
-  );
-  walCheckpoint.start();
-  let closed = false;
-  return {
-    ctx,
-    app,
-    broker,
-    jobs,
-    localDates,
-    heartbeats,
-    walCheckpoint,
-    async listen() {
-      broker.attachWebSocket(app.server);
-      await app.listen({ host: settings.httpHost, port: settings.httpPort });
-      const address = app.server.address();
-      const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
-      let mqttPort: number | null = null;
-      try {
-        mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        // Another broker (say Mosquitto) has the port: keep serving the API and MQTT over
-        // WebSocket, and say loudly how to fix it.
-        logger.error(
-          { port: settings.mqttPort },
-          `MQTT port ${settings.mqttPort} is in use by another program; agents can still connect over ws://<host>:${httpPort}/mqtt. Set HUB_MQTT_PORT to a free port (0 picks one) to serve MQTT over TCP`,
-        );
-      }
-      return { httpPort, mqttPort };
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await webhookWorker.stop();
-      await jobs.stop();
-      await localDates.stop();
-      await heartbeats.stop();
-      await walCheckpoint.stop();
-      // In-flight requests finish first (a switch-on may still wait for its agent's reply).
-      await app.close();
-      await broker.stop();
-      await storage.close();
-    },
-  };
 }

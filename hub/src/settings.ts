@@ -52,6 +52,19 @@ export interface HubSettings {
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettings {
   const e = parseConfig(
     Env.superRefine((v, issues) => {
+      const scheme = v.DATABASE_URL ? /^([a-z][a-z0-9+.-]+):/i.exec(v.DATABASE_URL)?.[1] : undefined;
+      if (scheme && !['sqlite', 'postgres', 'postgresql'].includes(scheme.toLowerCase()))
+        issues.addIssue({
+          code: 'custom',
+          path: ['DATABASE_URL'],
+          message: `unknown scheme "${scheme}:"; use a SQLite file path, sqlite:PATH, or postgres://user@host/db`,
+        });
+      else if (scheme && /^postgres/i.test(scheme) && !/^postgres(ql)?:\/\//.test(v.DATABASE_URL ?? ''))
+        issues.addIssue({
+          code: 'custom',
+          path: ['DATABASE_URL'],
+          message: 'a PostgreSQL URL starts with postgres:// or postgresql://',
+        });
       for (const message of parseTrustProxy(v.HUB_TRUST_PROXY).problems)
         issues.addIssue({ code: 'custom', path: ['HUB_TRUST_PROXY'], message });
     }),

@@ -46,8 +46,13 @@ export function createStorage(options: StorageOptions): Storage {
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      // An unreachable server is an error after 5 s, not a start-up that hangs.
+      connectionTimeoutMillis: 5_000,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
+    // An idle connection the server dropped (a restart) must not crash the process: the pool
+    // discards it, and the next query opens a new one or fails with its own error.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,

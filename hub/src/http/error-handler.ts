@@ -21,6 +21,14 @@ const firstLine = (s: string) => s.split('\n', 1)[0].slice(0, 200);
 export function classifyDatabaseError(err: unknown): 'badValue' | 'unavailable' | null {
   const e = err as { code?: unknown; severity?: unknown; errno?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
+  const message = err instanceof Error ? err.message : '';
+  // pg and better-sqlite3 report a lost or closed connection without a code.
+  if (
+    /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|The database connection is not open)/.test(
+      message,
+    )
+  )
+    return 'unavailable';
   if (!code) return null;
   if (typeof e?.severity === 'string' && code.startsWith('22')) return 'badValue';
   if (typeof e?.severity === 'string' && /^(08|53|57P0[1-3])/.test(code)) return 'unavailable';
