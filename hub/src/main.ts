@@ -39,6 +39,31 @@ export async function serve(): Promise<number> {
 
 async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<number> {
   const { ctx } = hub;
+  // Signals are handled from here on: a SIGTERM right after the first token was printed still
+  // shuts down gracefully.
+  let notifier: SystemdNotifier | null = null;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 15_000);
+    timer.unref();
+    try {
+      await notifier?.stopping();
+      await notifier?.stop();
+      await hub.close();
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   // Listen first: a port in use then ends the start before a first account (and its token) is
   // made.
   const { httpPort, mqttPort } = await hub.listen();
@@ -76,31 +101,9 @@ async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<num
 
   // systemd (Type=notify): ready once both listeners are up; the watchdog is fed from the event
   // loop, so a hub stuck in a busy loop gets restarted.
-  const notifier = new SystemdNotifier({ logger });
+  notifier = new SystemdNotifier({ logger });
   await notifier.start();
   await notifier.ready('serving');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 15_000);
-    timer.unref();
-    try {
-      await notifier.stopping();
-      await notifier.stop();
-      await hub.close();
-      process.exit(0);
-    } catch (err) {
-      logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
   return -1;
 }
