@@ -32,6 +32,8 @@ export interface AgentDeps {
   /** Environment for sd_notify (NOTIFY_SOCKET, WATCHDOG_USEC). */
   env?: NodeJS.ProcessEnv;
   notifyCommand?: string;
+  /** How long the hub has to answer a connect with the bridge config (5 s); tests shorten it. */
+  hubAnswerTimeoutMs?: number;
 }
 
 interface Feature {
@@ -78,12 +80,14 @@ export class Agent {
       logger: log('hub'),
       now,
       backoff: deps.backoff,
+      hubAnswerTimeoutMs: deps.hubAnswerTimeoutMs,
     });
     this.bridgeConfig = new BridgeConfigStore({
       link: this.link,
       controlType: config.controlType,
       dataDir: config.dataDir,
       logger: log('config'),
+      pulseSeconds: config.pulseSeconds,
     });
     // The hub's setting wins once it has sent one; the local config covers the time before.
     const pulseSeconds = () => this.bridgeConfig.current?.pulseSeconds ?? config.pulseSeconds;

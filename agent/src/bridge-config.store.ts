@@ -10,6 +10,8 @@ export interface BridgeConfigStoreOptions {
   controlType: 'door' | 'machine';
   dataDir: string;
   logger: Logger;
+  /** The local config's pulse length; when the hub's differs, the log says the hub's wins. */
+  pulseSeconds?: number;
 }
 
 /**
@@ -67,6 +69,17 @@ export class BridgeConfigStore {
       this.options.logger.warn(
         { hub: config.controlType, local: this.options.controlType },
         'the hub names another control type for this resource; the local config is used',
+      );
+    }
+    const local = this.options.pulseSeconds;
+    if (
+      local !== undefined &&
+      config.pulseSeconds !== local &&
+      config.pulseSeconds !== this.config?.pulseSeconds
+    ) {
+      this.options.logger.info(
+        { hub: config.pulseSeconds, local },
+        `the hub's pulseSeconds (${config.pulseSeconds}) overrides the local setting (${local})`,
       );
     }
     await writeFileAtomic(this.file, text);

@@ -19,7 +19,9 @@ Exit codes: 0 ok, 1 failure, 2 usage or configuration error.
 
 /** Exit code for bad usage and invalid configuration (systemd then shows the errors in the journal). */
 const EXIT_CONFIG = 2;
-const STOP_TIMEOUT_MS = 10_000;
+// Stopping is bounded (systemd and operators expect an agent to be gone within 2 s); past this
+// the relay is forced off and the process exits anyway.
+const STOP_TIMEOUT_MS = 1_800;
 
 function loadConfig(file: string | undefined): AgentConfig {
   if (!file) throw new ConfigError('(arguments)', ['--config FILE (or AGENT_CONFIG) is required']);

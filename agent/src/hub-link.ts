@@ -26,6 +26,19 @@ export interface HubLinkOptions {
   logger: Logger;
   now?: () => Date;
   backoff?: Backoff;
+  /** How long after connecting the hub's retained bridge config must arrive (5 s). */
+  hubAnswerTimeoutMs?: number;
+}
+
+/** Each step of stopping (goodbye, disconnect) waits at most this long for the broker. */
+const STOP_STEP_MS = 500;
+
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 type Handler<N extends DownTopicName> = (message: BridgeMessage<N>) => void | Promise<void>;
@@ -50,6 +63,9 @@ export class HubLink {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private online = false;
+  /** Whether the hub has answered (its bridge config) since the last connect. */
+  private hubAnswered = false;
+  private hubAnswerTimer: NodeJS.Timeout | null = null;
   private firstAttemptDone!: () => void;
   /** Settles after the first connection attempt, successful or not (systemd READY=1 waits on it). */
   readonly firstAttempt = new Promise<void>((resolve) => {
@@ -114,19 +130,42 @@ export class HubLink {
     client.on('message', (topic, payload) => void this.dispatch(topic, payload));
   }
 
+  private awaitHubAnswer(): void {
+    const { logger, resourceId, url } = this.options;
+    const ms = this.options.hubAnswerTimeoutMs ?? 5_000;
+    logger.info({ hub: url }, 'connected to the MQTT broker; waiting for the hub');
+    this.hubAnswerTimer = setTimeout(() => {
+      this.hubAnswerTimer = null;
+      if (!this.online || this.hubAnswered) return;
+      logger.warn(
+        { hub: url, resourceId },
+        `the MQTT broker at ${url} accepted the connection, but no makerspace hub answered (no bridge config within ${Math.round(ms / 1000)} s): check "hub" in the agent config, and that resource ${resourceId} has a bridge`,
+      );
+    }, ms);
+    this.hubAnswerTimer.unref();
+  }
+
+  private clearHubAnswerTimer(): void {
+    if (this.hubAnswerTimer) clearTimeout(this.hubAnswerTimer);
+    this.hubAnswerTimer = null;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
+    this.clearHubAnswerTimer();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     const client = this.client;
     this.client = null;
     if (!client) return;
+    // A hub that stopped answering (frozen, or the network gone without a reset) must not hold
+    // the stop up: the goodbye and the clean disconnect get a moment each, then the socket goes.
     if (this.online) {
       // A clean disconnect does not fire the Last Will, so say goodbye ourselves.
-      await this.publishRaw(client, 'status', { online: false }).catch(() => {});
+      await withinMs(this.publishRaw(client, 'status', { online: false }), STOP_STEP_MS).catch(() => {});
     }
     this.online = false;
-    await client.endAsync(false).catch(() => client.end(true));
+    await withinMs(client.endAsync(false), STOP_STEP_MS).catch(() => client.end(true));
   }
 
   /** Publishes an up message; rejects when the hub is not connected or the broker refuses it. */
@@ -162,6 +201,7 @@ export class HubLink {
     const client = this.client;
     if (!client) return;
     const { logger, resourceId } = this.options;
+    this.hubAnswered = false;
     try {
       const granted = await client.subscribeAsync(
         downTopicNames.map((name) => bridgeTopic(resourceId, name)),
@@ -186,7 +226,10 @@ export class HubLink {
     }
     this.backoff.reset();
     this.online = true;
-    logger.info({ hub: this.options.url }, 'connected to the hub');
+    // Any MQTT broker accepts a connection; a hub also answers with the bridge's retained config
+    // (which may have arrived already, right after the subscription).
+    if (this.hubAnswered) logger.info({ hub: this.options.url }, 'connected to the hub');
+    else this.awaitHubAnswer();
     this.firstAttemptDone();
     for (const listener of this.connectListeners) listener();
   }
@@ -194,6 +237,7 @@ export class HubLink {
   private onClosed(): void {
     const wasOnline = this.online;
     this.online = false;
+    this.clearHubAnswerTimer();
     this.firstAttemptDone();
     if (wasOnline) {
       this.options.logger.warn('disconnected from the hub');
@@ -238,6 +282,12 @@ export class HubLink {
     if (!result.ok) {
       logger.warn({ topic, error: result.error }, 'malformed message dropped');
       return;
+    }
+    if (name === 'config' && !this.hubAnswered) {
+      this.hubAnswered = true;
+      // Before the connect completes, onConnected says it; after, here.
+      if (this.hubAnswerTimer) logger.info({ hub: this.options.url }, 'connected to the hub');
+      this.clearHubAnswerTimer();
     }
     const handler = this.handlers.get(name);
     if (!handler) {

@@ -7,6 +7,14 @@ import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './htt
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import {
+  AuthThrottle,
+  type AuthThrottleSettings,
+  defaultAuthThrottle,
+  registerAuthThrottle,
+} from './http/auth-throttle.js';
+import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
+import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
@@ -42,16 +50,25 @@ export interface BuildOptions {
   routes?: ((ctx: HubContext) => any)[];
   /** The built web app to serve at `/` (web/dist by default). */
   webDir?: string;
+  /** Body limit and timeouts (defaults: http/server-options.ts). */
+  limits?: Partial<HttpLimits>;
+  /** Failed-authentication throttling per source address (defaults: http/auth-throttle.ts). */
+  authThrottle?: Partial<AuthThrottleSettings>;
+  /** Reverse proxies whose X-Forwarded-* headers count (HUB_TRUST_PROXY); none by default. */
+  trustProxy?: string[];
 }
 
 /** Builds the HTTP app; never listens (main.ts does, tests use inject or listen on port 0). */
 export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const limits = { ...defaultHttpLimits, ...options.limits };
   const app = Fastify({
     loggerInstance: ctx.logger as any,
     // One line per request would dominate the log of a busy hub; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    ...serverOptions(limits),
+    // Forwarded headers count only from the proxies the operator named: anyone else could
+    // otherwise choose the host of our Link headers and calendar URLs.
+    trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -60,9 +77,14 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
   app.decorateRequest('browserSession', null);
-  registerBodyParsers(app, 1024 * 1024);
+  registerBodyParsers(app, limits.bodyLimit);
   registerErrorHandler(app);
-  // Offline keys follow changes to members, keys, packages and trainings (DESIGN 7).
+  // Security headers and no-store on API answers (http/security-headers.ts).
+  await registerSecurityHeaders(app, API_PREFIX);
+
+  // Wrong tokens and bridge keys are counted per source address (http/auth-throttle.ts); this
+  // runs before the authentication below.
+  registerAuthThrottle(app, new AuthThrottle(ctx.clock, { ...defaultAuthThrottle, ...options.authThrottle }));
 
   // Either an API token (Bearer or Basic) or the browser session cookie (docs/SIGN-IN.md).
   app.addHook('onRequest', async (request, reply) => {
@@ -100,10 +122,14 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     if (found.refreshed) setSessionCookie(request, reply, sessionToken);
   });
 
-  // Query strings and form bodies arrive as strings: give them the types the route's schema wants.
+  // Query strings, path parameters and form bodies arrive as strings: one layer gives them the
+  // types the route's schema wants, or answers 400 naming the field (http/coerce.ts).
   app.addHook('preValidation', async (request) => {
     const schema = request.routeOptions.schema;
     if (!schema) return;
+    if (schema.params && request.params) {
+      (request as any).params = coerceBySchema(schema.params, request.params, 'params');
+    }
     if (schema.querystring && request.query) {
       (request as any).query = coerceBySchema(schema.querystring, request.query, 'query');
     }
@@ -138,7 +164,12 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(swaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    staticCSP: docsContentSecurityPolicy,
+    // No badge from validator.swagger.io: the page loads nothing from other origins.
+    uiConfig: { validatorUrl: null },
+  });
 
   // Streams end before the server closes (an open stream would hold app.close() forever).
   const live = new LiveChannel(ctx);

@@ -6,7 +6,11 @@ import { migrateToLatest } from './db/migrate.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
 import { serve } from './main.js';
 import { loadSecret, TokenBox } from './secrets.js';
-import { settingsFromEnv } from './settings.js';
+import { type HubSettings, settingsFromEnv } from './settings.js';
+import { startupFailure } from './startup.js';
+import { insertApiKey } from './identity/api-keys.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './db/schema.js';
 
 const usage = `Usage: makerspace-hub <command> [options]
 
@@ -19,9 +23,12 @@ Commands:
   migrate                      bring the database schema up to date
   superuser --member ID [--revoke]
                                make a member a superuser (sees every account), or revoke it
+  token create --member EMAIL|ID [--account ID] [--label TEXT]
+                               issue a new API token for an existing member (recovery when
+                               every token is lost); prints {memberId, apiKeyId, token} as JSON
 
 Configuration comes from the environment: HUB_HTTP_HOST, HUB_HTTP_PORT, HUB_MQTT_PORT,
-HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, LOG_LEVEL.`;
+HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, HUB_TRUST_PROXY, LOG_LEVEL.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -96,6 +103,23 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`member ${id} ${values.revoke ? 'is no longer' : 'is now'} a superuser\n`);
       return 0;
     }
+    if (command === 'token') {
+      const [sub, ...args] = rest;
+      const { values } = parseArgs({
+        args,
+        options: { member: { type: 'string' }, account: { type: 'string' }, label: { type: 'string' } },
+      });
+      if (sub !== 'create' || !values.member)
+        throw new ConfigError('token', [
+          'usage: token create --member EMAIL|ID [--account ID] [--label TEXT]',
+        ]);
+      await migrateToLatest(storage.db, storage.dialect);
+      const box = new TokenBox(loadSecret(settings.secretFile));
+      const created = await createTokenForMember(storage.db, box, values);
+      logger.info({ memberId: created.memberId, apiKeyId: created.apiKeyId }, 'API token issued');
+      process.stdout.write(`${JSON.stringify(created)}\n`);
+      return 0;
+    }
     process.stderr.write(`unknown command: ${command}\n\n${usage}\n`);
     return 2;
   } finally {
@@ -103,12 +127,48 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Issues a token for a member found by id or e-mail address (one account's, if several match). */
+async function createTokenForMember(
+  db: Kysely<Database>,
+  box: TokenBox,
+  values: { member?: string; account?: string; label?: string },
+): Promise<{ accountId: number; memberId: number; apiKeyId: number; token: string }> {
+  const member = values.member ?? '';
+  let query = db.selectFrom('members').select(['id', 'account', 'emailAddress', 'state']);
+  query = /^[1-9][0-9]{0,15}$/.test(member)
+    ? query.where('id', '=', Number(member))
+    : query.where((eb) => eb(eb.fn('lower', ['emailAddress']), '=', member.toLowerCase()));
+  if (values.account) query = query.where('account', '=', Number(values.account));
+  const found = await query.execute();
+  if (found.length === 0) throw new ConfigError('token', [`no member ${member}`]);
+  if (found.length > 1)
+    throw new ConfigError('token', [
+      `${member} is a member of accounts ${found.map((m) => m.account).join(', ')}; add --account ID`,
+    ]);
+  const [m] = found;
+  if (m.state !== 'active') throw new ConfigError('token', [`member ${m.id} is not active`]);
+  const { row, token } = await insertApiKey(db, box, {
+    account: m.account,
+    member: m.id,
+    label: values.label ?? 'issued with makerspace-hub token create',
+    createdBy: null,
+  });
+  return { accountId: m.account, memberId: m.id, apiKeyId: row.id, token };
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== -1) process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`${err instanceof ConfigError ? err.message : (err?.stack ?? String(err))}\n`);
+    let settings: HubSettings | null = null;
+    try {
+      settings = settingsFromEnv();
+    } catch {}
+    // One line naming the cause and the fix (startup.ts), never a stack trace.
+    const line =
+      err instanceof ConfigError ? err.message : startupFailure(err, settings).replace(/^cannot start: /, '');
+    process.stderr.write(`makerspace-hub: ${line}\n`);
     process.exitCode = err instanceof ConfigError ? 2 : 1;
   },
 );

@@ -1,3 +1,4 @@
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { createLogger, type Logger } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import { AccessPolicy } from './access/policy.js';
@@ -7,7 +8,7 @@ import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
-import { createStorage, type Storage } from './db/database.js';
+import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
 import { followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
@@ -34,6 +35,8 @@ export interface Hub {
   heartbeats: PeriodicCheck;
   /** Deletes browser sessions and sign-in links that ended more than a week ago. */
   signInPurge: PeriodicCheck;
+  /** SQLite: folds the WAL into the database and truncates it, every few minutes. */
+  walCheckpoint: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   close(): Promise<void>;
@@ -59,118 +62,159 @@ function defaultSender(publicUrl: string | undefined): string {
   return `Makerspace <no-reply@${host}>`;
 }
 
+/**
+ * The data directory holds the database and the secret key: only the hub's user may enter it.
+ * A directory an older hub (or `mkdir`) left open to others is closed, and the log says so.
+ */
+function secureDataDir(settings: HubSettings, logger: Logger): void {
+  const dir = settings.dataDir;
+  const inside = (f: string) => f.startsWith(`${dir}/`);
+  if (!existsSync(dir) || !(inside(settings.secretFile) || inside(sqliteFile(settings.databaseUrl)))) return;
+  const stat = statSync(dir);
+  if ((stat.mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return;
+  chmodSync(dir, 0o700);
+  logger.info({ dataDir: dir, was: (stat.mode & 0o777).toString(8) }, 'data directory set to mode 0700');
+}
+
 /** Opens storage (migrated), builds the context and the app: everything but listening. */
 export async function openHub(settings: HubSettings, options: OpenHubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? createLogger({ name: 'makerspace-hub', level: settings.logLevel });
+  secureDataDir(settings, logger);
   const storage: Storage = createStorage({
     url: settings.databaseUrl,
     schema: options.schema,
     sqliteSynchronous: settings.sqliteSynchronous,
   });
+  // Whatever has started is closed again when a later step fails, so a failed start leaves
+  // no timer or socket that would keep the process alive.
+  const started: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
     await migrateToLatest(storage.db, storage.dialect);
+    const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
+    const clock = options.clock ?? systemClock;
+    const smtp =
+      options.mailer === undefined && settings.smtpUrl
+        ? new SmtpMailer(settings.smtpUrl, settings.mailFrom ?? defaultSender(settings.publicUrl))
+        : null;
+    started.push(async () => smtp?.close());
+    const ctx = {
+      storage,
+      db: storage.db,
+      tokens,
+      auth: new Authenticator(storage.db),
+      logger,
+      clock,
+      sessions: new SessionStore(storage.db, tokens, clock),
+      mailer: options.mailer === undefined ? smtp : options.mailer,
+      throttles: memoryThrottles(clock),
+      linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
+      policy: new AccessPolicy(allRules()),
+      caches: { records: new RecordCache(), counts: new CountCache() },
+      publicUrl: settings.publicUrl,
+      signals: new ResourceSignals(),
+      events: new EventBus(storage.db),
+      webhooks: {
+        ...defaultWebhookSettings,
+        ...settings.webhookTuning,
+        allowInsecure: settings.webhookAllowInsecure ?? false,
+      },
+    } as HubContext;
+    const broker = new BridgeBroker(ctx);
+    ctx.bridges = broker;
+    await broker.start();
+    started.push(() => broker.stop());
+    const app = await buildApp(ctx, {
+      limits: settings.httpLimits,
+      trustProxy: settings.trustProxy,
+      authThrottle: settings.authThrottle,
+    });
+    started.push(() => app.close());
+    const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
+    ctx.events.onCommit(() => webhookWorker.wake());
+    webhookWorker.start();
+    started.push(() => webhookWorker.stop());
+    const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
+    await jobs.start();
+    started.push(() => jobs.stop());
+    const stopFollowingAccess = followAccessChanges(ctx);
+    started.push(async () => stopFollowingAccess());
+    const localDates = watchLocalDates(ctx);
+    localDates.start({ immediately: true });
+    started.push(() => localDates.stop());
+    const heartbeats = watchHeartbeats(ctx);
+    heartbeats.start();
+    started.push(() => heartbeats.stop());
+    const walCheckpoint = periodicCheck(
+      () => storage.checkpoint(),
+      settings.walCheckpointMs ?? 5 * 60_000,
+      logger,
+      'WAL checkpoint failed',
+    );
+    walCheckpoint.start();
+    started.push(() => walCheckpoint.stop());
+    const signInPurge = periodicCheck(
+      () => purgeEnded(storage.db, new Date(clock.now().getTime() - signInKeepMs).toISOString()),
+      3600_000,
+      logger,
+      'purging ended sessions and sign-in links failed',
+    );
+    signInPurge.start();
+    started.push(() => signInPurge.stop());
+    let closed = false;
+    return {
+      ctx,
+      app,
+      broker,
+      jobs,
+      localDates,
+      heartbeats,
+      walCheckpoint,
+      signInPurge,
+      async listen() {
+        broker.attachWebSocket(app.server);
+        await app.listen({ host: settings.httpHost, port: settings.httpPort });
+        const address = app.server.address();
+        const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
+        if (!settings.publicUrl) {
+          ctx.linkBase = `http://localhost:${httpPort}`;
+          logger.warn(
+            { linkBase: ctx.linkBase },
+            'HUB_PUBLIC_URL is not set: QR stickers and e-mailed links point at this address; set it to the address phones reach',
+          );
+        }
+        let mqttPort: number | null = null;
+        try {
+          mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+          // Another broker (say Mosquitto) has the port: keep serving the API and MQTT over
+          // WebSocket, and say loudly how to fix it.
+          logger.error(
+            { port: settings.mqttPort },
+            `MQTT port ${settings.mqttPort} is in use by another program; agents can still connect over ws://<host>:${httpPort}/mqtt. Set HUB_MQTT_PORT to a free port (0 picks one) to serve MQTT over TCP`,
+          );
+        }
+        return { httpPort, mqttPort };
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await webhookWorker.stop();
+        await jobs.stop();
+        stopFollowingAccess();
+        await localDates.stop();
+        await heartbeats.stop();
+        await walCheckpoint.stop();
+        await signInPurge.stop();
+        // In-flight requests finish first (a switch-on may still wait for its agent's reply).
+        await app.close();
+        await broker.stop();
+        smtp?.close();
+        await storage.close();
+      },
+    };
   } catch (err) {
-    await storage.close();
+    for (const stop of started.reverse()) await stop().catch(() => {});
     throw err;
   }
-  const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
-  const clock = options.clock ?? systemClock;
-  const smtp =
-    options.mailer === undefined && settings.smtpUrl
-      ? new SmtpMailer(settings.smtpUrl, settings.mailFrom ?? defaultSender(settings.publicUrl))
-      : null;
-  const ctx = {
-    storage,
-    db: storage.db,
-    tokens,
-    auth: new Authenticator(storage.db),
-    logger,
-    clock,
-    sessions: new SessionStore(storage.db, tokens, clock),
-    mailer: options.mailer === undefined ? smtp : options.mailer,
-    throttles: memoryThrottles(clock),
-    linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
-    policy: new AccessPolicy(allRules()),
-    caches: { records: new RecordCache(), counts: new CountCache() },
-    publicUrl: settings.publicUrl,
-    signals: new ResourceSignals(),
-    events: new EventBus(storage.db),
-    webhooks: {
-      ...defaultWebhookSettings,
-      ...settings.webhookTuning,
-      allowInsecure: settings.webhookAllowInsecure ?? false,
-    },
-  } as HubContext;
-  const broker = new BridgeBroker(ctx);
-  ctx.bridges = broker;
-  await broker.start();
-  const app = await buildApp(ctx);
-  const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
-  ctx.events.onCommit(() => webhookWorker.wake());
-  webhookWorker.start();
-  const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
-  await jobs.start();
-  const stopFollowingAccess = followAccessChanges(ctx);
-  const localDates = watchLocalDates(ctx);
-  localDates.start({ immediately: true });
-  const heartbeats = watchHeartbeats(ctx);
-  heartbeats.start();
-  const signInPurge = periodicCheck(
-    () => purgeEnded(storage.db, new Date(clock.now().getTime() - signInKeepMs).toISOString()),
-    3600_000,
-    logger,
-    'purging ended sessions and sign-in links failed',
-  );
-  signInPurge.start();
-  let closed = false;
-  return {
-    ctx,
-    app,
-    broker,
-    jobs,
-    localDates,
-    heartbeats,
-    signInPurge,
-    async listen() {
-      broker.attachWebSocket(app.server);
-      await app.listen({ host: settings.httpHost, port: settings.httpPort });
-      const address = app.server.address();
-      const httpPort = typeof address === 'object' && address ? address.port : settings.httpPort;
-      if (!settings.publicUrl) {
-        ctx.linkBase = `http://localhost:${httpPort}`;
-        logger.warn(
-          { linkBase: ctx.linkBase },
-          'HUB_PUBLIC_URL is not set: QR stickers and e-mailed links point at this address; set it to the address phones reach',
-        );
-      }
-      let mqttPort: number | null = null;
-      try {
-        mqttPort = await broker.listenTcp(settings.mqttHost, settings.mqttPort);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        // Another broker (say Mosquitto) has the port: keep serving the API and MQTT over
-        // WebSocket, and say loudly how to fix it.
-        logger.error(
-          { port: settings.mqttPort },
-          `MQTT port ${settings.mqttPort} is in use by another program; agents can still connect over ws://<host>:${httpPort}/mqtt. Set HUB_MQTT_PORT to a free port (0 picks one) to serve MQTT over TCP`,
-        );
-      }
-      return { httpPort, mqttPort };
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await webhookWorker.stop();
-      await jobs.stop();
-      stopFollowingAccess();
-      await localDates.stop();
-      await heartbeats.stop();
-      await signInPurge.stop();
-      // In-flight requests finish first (a switch-on may still wait for its agent's reply).
-      await app.close();
-      await broker.stop();
-      smtp?.close();
-      await storage.close();
-    },
-  };
 }

@@ -1,65 +1,47 @@
-import { createLogger, SystemdNotifier } from '@makerspace/shared';
+import { ConfigError, createLogger, type Logger, SystemdNotifier } from '@makerspace/shared';
+import { type Hub, openHub } from './hub.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
-import { openHub } from './hub.js';
-import { settingsFromEnv } from './settings.js';
+import { type HubSettings, settingsFromEnv } from './settings.js';
+import { describeDatabase, startupFailure } from './startup.js';
+import { writeFirstToken } from './first-token.js';
 
 /**
- * `makerspace-hub serve`: opens the database, creates a first account on an empty one, listens,
- * and shuts down gracefully on SIGTERM/SIGINT (in-flight requests finish first).
- * Resolves -1: the process keeps running until a signal.
+ * `makerspace-hub serve`: opens the database, listens, creates a first account on an empty
+ * database, and shuts down gracefully on SIGTERM/SIGINT (in-flight requests finish first).
+ * A start that fails prints one line naming the cause and the fix, closes whatever had started
+ * and exits non-zero. Resolves -1: the process keeps running until a signal.
  */
 export async function serve(): Promise<number> {
-  const settings = settingsFromEnv();
-  const logger = createLogger({ name: 'makerspace-hub', level: settings.logLevel });
-  const hub = await openHub(settings, { logger });
-  const { ctx } = hub;
-
-  const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
-  let firstToken: string | null = null;
-  let ownerId = 0;
-  if (accounts.length === 0) {
-    const created = await createAccountWithOwner(ctx.db, ctx.tokens, {
-      accountName: 'My makerspace',
-      emailAddress: process.env.HUB_OWNER_EMAIL ?? 'owner@makerspace.invalid',
-      timezone: process.env.TZ?.includes('/') ? process.env.TZ : 'UTC',
-    });
+  let settings: HubSettings | null = null;
+  let logger: Logger | null = null;
+  let hub: Hub | null = null;
+  try {
+    settings = settingsFromEnv();
+    logger = createLogger({ name: 'makerspace-hub', level: settings.logLevel });
     logger.info(
-      { accountId: created.accountId, memberId: created.memberId },
-      'created the first account and its owner',
+      { database: describeDatabase(settings.databaseUrl) },
+      `database: ${describeDatabase(settings.databaseUrl)}`,
     );
-    firstToken = created.token;
-    ownerId = created.memberId;
+    hub = await openHub(settings, { logger });
+    return await run(settings, logger, hub);
+  } catch (err) {
+    const line = startupFailure(err, settings);
+    // Configuration errors exit 2 (as for the other commands), everything else 1; whatever
+    // happens while closing, the process ends within 2 s.
+    const code = err instanceof ConfigError ? 2 : 1;
+    setTimeout(() => process.exit(code), 1_500);
+    logger?.error({ err }, line);
+    process.stderr.write(`makerspace-hub: ${line}\n`);
+    await hub?.close().catch(() => {});
+    process.exit(code);
   }
+}
 
-  const { httpPort, mqttPort } = await hub.listen();
-  logger.info({ port: httpPort, host: settings.httpHost }, 'HTTP API listening');
-  if (mqttPort !== null) logger.info({ port: mqttPort, host: settings.mqttHost }, 'MQTT broker listening');
-  logger.info({ path: '/mqtt', port: httpPort }, 'MQTT over WebSocket listening');
-
-  if (firstToken) {
-    const base = settings.publicUrl ?? `http://localhost:${httpPort}`;
-    // Printed once, on the terminal only: the token is a secret and never goes to the log.
-    process.stdout.write(
-      [
-        '',
-        'First start: created an account with an owner member and an API key.',
-        `  API token (shown only now): ${firstToken}`,
-        '  Try it:',
-        `    curl -H "Authorization: Bearer ${firstToken}" ${base}/api/v1/user/me`,
-        `  API docs: ${base}/api/v1/docs`,
-        `  Web app: ${base}/  (sign in with a one-use link:`,
-        `    curl -X POST -H "Authorization: Bearer ${firstToken}" ${base}/api/v1/members/${ownerId}/sign-in-link )`,
-        '',
-      ].join('\n'),
-    );
-  }
-
-  // systemd (Type=notify): ready once both listeners are up; the watchdog is fed from the event
-  // loop, so a hub stuck in a busy loop gets restarted.
-  const notifier = new SystemdNotifier({ logger });
-  await notifier.start();
-  await notifier.ready('serving');
-
+async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<number> {
+  const { ctx } = hub;
+  // Signals are handled from here on: a SIGTERM right after the first token was printed still
+  // shuts down gracefully.
+  let notifier: SystemdNotifier | null = null;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -71,8 +53,8 @@ export async function serve(): Promise<number> {
     }, 15_000);
     timer.unref();
     try {
-      await notifier.stopping();
-      await notifier.stop();
+      await notifier?.stopping();
+      await notifier?.stop();
       await hub.close();
       process.exit(0);
     } catch (err) {
@@ -82,5 +64,48 @@ export async function serve(): Promise<number> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Listen first: a port in use then ends the start before a first account (and its token) is
+  // made.
+  const { httpPort, mqttPort } = await hub.listen();
+  logger.info({ port: httpPort, host: settings.httpHost }, 'HTTP API listening');
+  if (mqttPort !== null) logger.info({ port: mqttPort, host: settings.mqttHost }, 'MQTT broker listening');
+  logger.info({ path: '/mqtt', port: httpPort }, 'MQTT over WebSocket listening');
+
+  const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
+  if (accounts.length === 0) {
+    const created = await createAccountWithOwner(ctx.db, ctx.tokens, {
+      accountName: 'My makerspace',
+      emailAddress: process.env.HUB_OWNER_EMAIL ?? 'owner@makerspace.invalid',
+      timezone: process.env.TZ?.includes('/') ? process.env.TZ : 'UTC',
+    });
+    const file = writeFirstToken(settings.dataDir, created.token);
+    logger.info(
+      { accountId: created.accountId, memberId: created.memberId, tokenFile: file },
+      'created the first account and its owner; its API token is in the token file',
+    );
+    const base = settings.publicUrl ?? `http://localhost:${httpPort}`;
+    // On the terminal and in a 0600 file only: the token is a secret and never goes to the log.
+    process.stdout.write(
+      [
+        '',
+        'First start: created an account with an owner member and an API key.',
+        `  API token (shown only now): ${created.token}`,
+        `  (also saved in ${file}, readable by this user only; delete it once you have the token)`,
+        '  Try it:',
+        `    curl -H "Authorization: Bearer ${created.token}" ${base}/api/v1/user/me`,
+        `  API docs: ${base}/api/v1/docs`,
+        `  Web app: ${base}/  (a one-use sign-in link for it, with the token as above:`,
+        `    curl -X POST -H "Authorization: Bearer <token>" ${base}/api/v1/members/${created.memberId}/sign-in-link )`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  // systemd (Type=notify): ready once both listeners are up; the watchdog is fed from the event
+  // loop, so a hub stuck in a busy loop gets restarted.
+  notifier = new SystemdNotifier({ logger });
+  await notifier.start();
+  await notifier.ready('serving');
+
   return -1;
 }

@@ -63,7 +63,7 @@ export class TokenBox {
  */
 export function loadSecret(file: string): Buffer {
   if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);
   }

@@ -1,6 +1,8 @@
 import { join, resolve } from 'node:path';
 import { parseConfig } from '@makerspace/shared';
 import { z } from 'zod';
+import type { AuthThrottleSettings } from './http/auth-throttle.js';
+import { type HttpLimits, parseTrustProxy } from './http/server-options.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -19,6 +21,7 @@ const Env = z.object({
     .url({ protocol: /^smtps?$/, error: 'expected smtp://host:port or smtps://host:port' })
     .optional(),
   HUB_MAIL_FROM: z.string().min(3).optional(),
+  HUB_TRUST_PROXY: z.string().optional(),
   HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -41,13 +44,41 @@ export interface HubSettings {
   sqliteSynchronous?: 'full' | 'normal';
   /** HUB_WEBHOOK_ALLOW_INSECURE=1: webhooks may use http:// and loopback receivers (development). */
   webhookAllowInsecure?: boolean;
+  /** HUB_TRUST_PROXY: reverse proxies whose X-Forwarded-* headers count (none by default). */
+  trustProxy?: string[];
+  /** Failed-authentication throttling (tests tighten it); defaults in http/auth-throttle.ts. */
+  authThrottle?: Partial<AuthThrottleSettings>;
+  /** SQLite WAL checkpoint (with truncate) interval; 5 minutes by default. */
+  walCheckpointMs?: number;
+  /** HTTP body limit and timeouts; defaults in http/server-options.ts (tests shorten them). */
+  httpLimits?: Partial<HttpLimits>;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
   webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
 }
 
 /** Reads the hub's settings from the environment (DESIGN 3); every problem is reported at once. */
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettings {
-  const e = parseConfig(Env, env, 'environment');
+  const e = parseConfig(
+    Env.superRefine((v, issues) => {
+      const scheme = v.DATABASE_URL ? /^([a-z][a-z0-9+.-]+):/i.exec(v.DATABASE_URL)?.[1] : undefined;
+      if (scheme && !['sqlite', 'postgres', 'postgresql'].includes(scheme.toLowerCase()))
+        issues.addIssue({
+          code: 'custom',
+          path: ['DATABASE_URL'],
+          message: `unknown scheme "${scheme}:"; use a SQLite file path, sqlite:PATH, or postgres://user@host/db`,
+        });
+      else if (scheme && /^postgres/i.test(scheme) && !/^postgres(ql)?:\/\//.test(v.DATABASE_URL ?? ''))
+        issues.addIssue({
+          code: 'custom',
+          path: ['DATABASE_URL'],
+          message: 'a PostgreSQL URL starts with postgres:// or postgresql://',
+        });
+      for (const message of parseTrustProxy(v.HUB_TRUST_PROXY).problems)
+        issues.addIssue({ code: 'custom', path: ['HUB_TRUST_PROXY'], message });
+    }),
+    env,
+    'environment',
+  );
   const dataDir = resolve(e.HUB_DATA_DIR);
   return {
     httpHost: e.HUB_HTTP_HOST,
@@ -62,6 +93,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     smtpUrl: e.HUB_SMTP_URL,
     mailFrom: e.HUB_MAIL_FROM,
     sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
+    trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
   };
 }

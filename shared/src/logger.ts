@@ -11,20 +11,24 @@ export interface LoggerSettings {
   destination?: NodeJS.WritableStream;
 }
 
-/** Paths whose values never reach a log line (secrets). */
+/**
+ * Paths whose values never reach a log line (secrets). A bare `code` is not among them: errors
+ * carry theirs there (ECONNREFUSED, SQLITE_FULL) and an operator needs to see it; a switch-on
+ * code is only ever under `switchOnCode` or a request body's `code`.
+ */
 export const redactedPaths = [
   'token',
   'apiKey',
   'password',
   'secret',
-  'code',
   'switchOnCode',
   '*.token',
   '*.apiKey',
   '*.password',
   '*.secret',
-  '*.code',
   '*.switchOnCode',
+  'body.code',
+  '*.body.code',
   'req.headers.authorization',
   'headers.authorization',
 ];

@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { retryDelay, defaultWebhookSettings } from '../../hub/src/webhooks/worker.js';
+import { sendWebhook } from '../../hub/src/webhooks/delivery.js';
 import { checkWebhookUrl, refusalOf, type Resolver } from '../../hub/src/webhooks/url-safety.js';
 
 /** A resolver that answers from a table and records every question (no real DNS). */
@@ -96,5 +99,98 @@ describe('webhook URL safety', () => {
     expect(retryDelay(4, s, () => 1)).toBe(80_000);
     expect(retryDelay(30, s, () => 1)).toBe(3_600_000);
     expect(retryDelay(30, s, () => 0)).toBe(1_800_000);
+  });
+});
+
+describe('IPv6 spellings of internal IPv4 addresses', () => {
+  it('judges every form that embeds an IPv4 address by that address', () => {
+    for (const address of [
+      '::127.0.0.1', // compatible
+      '::7f00:1',
+      '::ffff:127.0.0.1', // mapped
+      '::ffff:0:7f00:1', // translated
+      '::ffff:0:127.0.0.1',
+      '0:0:0:0:0:ffff:7f00:1',
+      '64:ff9b::127.0.0.1', // NAT64
+      '64:ff9b::a00:1',
+      '2002:7f00:1::', // 6to4
+      '2002:a9fe:a9fe::1',
+    ]) {
+      expect(refusalOf(address, false), address).toMatch(/inside an IPv6 address/);
+    }
+    expect(refusalOf('::ffff:0:7f00:1', true), 'loopback allowed in development').toBeNull();
+    expect(refusalOf('64:ff9b::5db8:d822', false), 'NAT64 of a public address').toBeNull();
+    expect(refusalOf('2002:5db8:d822::1', false), '6to4 of a public address').toBeNull();
+  });
+
+  it('refuses local-use NAT64 and Teredo whole', () => {
+    expect(refusalOf('64:ff9b:1::7f00:1', false)).toMatch(/NAT64/);
+    expect(refusalOf('64:ff9b:1:abcd::1', false)).toMatch(/NAT64/);
+    expect(refusalOf('2001:0:4136:e378:8000:63bf:3fff:fdd2', false)).toMatch(/Teredo/);
+    expect(refusalOf('2001::1', false)).toMatch(/Teredo/);
+    // Other 2001: addresses are ordinary public ones.
+    expect(refusalOf('2001:4860:4860::8888', false)).toBeNull();
+  });
+
+  it('refuses bracketed URLs of these forms without asking DNS', async () => {
+    const asked: string[] = [];
+    const resolve: Resolver = async (host) => {
+      asked.push(host);
+      return [];
+    };
+    for (const url of [
+      'https://[::127.0.0.1]/',
+      'https://[::ffff:0:7f00:1]/',
+      'https://[64:ff9b:1::a00:1]/',
+      'https://[2001::a00:1]/',
+    ]) {
+      await expect(checkWebhookUrl(url, { allowInsecure: false, resolve }), url).rejects.toThrow(
+        /webhooks go to public addresses only/,
+      );
+    }
+    expect(asked).toEqual([]);
+  });
+});
+
+describe('the address actually connected to', () => {
+  it('is judged again when the socket connects: a refused one gets no connection at all', async () => {
+    const server = createServer((_req, res) => res.end('ok'));
+    let connections = 0;
+    server.on('connection', () => {
+      connections++;
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      // A check that passed (say, DNS answered a public address) but the address to connect to
+      // is loopback (a rebinding answer, or a stale check): strict policy refuses it.
+      const target = {
+        url: new URL(`http://hooks.example.com:${port}/`),
+        host: 'hooks.example.com',
+        address: { address: '127.0.0.1', family: 4 as const },
+      };
+      const refused = await sendWebhook({
+        target,
+        body: '{}',
+        headers: {},
+        timeoutMs: 2000,
+        allowLoopback: false,
+      });
+      expect(refused.ok).toBe(false);
+      expect(refused.error).toMatch(/refused to connect to 127\.0\.0\.1: a loopback address/);
+      expect(connections).toBe(0);
+      // The same target with loopback allowed (development) does connect: the test can see one.
+      const allowed = await sendWebhook({
+        target,
+        body: '{}',
+        headers: {},
+        timeoutMs: 2000,
+        allowLoopback: true,
+      });
+      expect(allowed.ok).toBe(true);
+      expect(connections).toBe(1);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { logStorageFailure } from '../db/storage-errors.js';
 import type { BridgeMessage, LogItem, UpTopicName } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { type Db, now } from '../db/crud.js';
@@ -127,11 +128,17 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
   // Messages of one bridge are handled one after the other, in the order they arrived: a
   // session's stop must never overtake the log that opened it.
   const queues = new Map<number | string, Promise<void>>();
-  const track = (resourceId: number | string, work: () => Promise<void>) => {
+  const track = (
+    resourceId: number | string,
+    work: () => Promise<void>,
+    operation = 'handling a bridge message',
+  ) => {
     const previous = queues.get(resourceId) ?? Promise.resolve();
     const p = previous
       .then(work)
-      .catch((err) => ctx.logger.error({ err, resourceId }, 'bridge message handling failed'));
+      .catch((err) =>
+        logStorageFailure(ctx.logger, err, operation, { resourceId }, 'bridge message handling failed'),
+      );
     queues.set(resourceId, p);
     inFlight.add(p);
     p.finally(() => {
@@ -191,8 +198,9 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
     handle(resourceId, name, message) {
       const handler = table[name] as (resourceId: number, message: unknown) => Promise<void>;
       // Replies are answered at once: a switch-on waits for them.
-      if (name === 'replies') track(-resourceId, () => handler(resourceId, message));
-      else track(resourceId, () => handler(resourceId, message));
+      const operation = `handling the bridge's ${name} message`;
+      if (name === 'replies') track(-resourceId, () => handler(resourceId, message), operation);
+      else track(resourceId, () => handler(resourceId, message), operation);
     },
     markOnline(resourceId) {
       track(resourceId, async () => {

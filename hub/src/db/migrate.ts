@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { MigrationError } from '../startup.js';
 import type { DialectName } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
@@ -40,6 +41,9 @@ export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Pr
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw failed ? new MigrationError(failed, error) : error;
+  }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { badRequest } from './errors.js';
 
 type AnySchema = z.ZodType & { def: any };
 
@@ -26,14 +27,44 @@ function unwrap(schema: AnySchema): { base: AnySchema; nullable: boolean } {
   }
 }
 
-const numberPattern = /^-?\d+(\.\d+)?$/;
+/** Integers in canonical decimal: no sign tricks, no leading zeros, no hex, no exponent. */
+const integerPattern = /^-?(0|[1-9][0-9]{0,15})$/;
+/** Record ids in paths: canonical positive decimal (`%201`, `0x10` and `1e3` are not ids). */
+const idPattern = /^[1-9][0-9]{0,15}$/;
+const decimalPattern = /^-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,20})?$/;
 
-function coerceScalar(base: AnySchema, nullable: boolean, value: unknown, source: 'query' | 'form'): unknown {
+export type Source = 'query' | 'form' | 'params';
+const sourceNames: Record<Source, string> = { query: 'query', form: 'body', params: 'path' };
+
+function invalid(source: Source, key: string, message: string): never {
+  const path = key;
+  throw badRequest(`${sourceNames[source]}.${path}: ${message}`, { validation: [{ path, message }] });
+}
+
+function coerceScalar(
+  base: AnySchema,
+  nullable: boolean,
+  value: unknown,
+  source: Source,
+  key: string,
+): unknown {
   if (typeof value !== 'string') return value;
   const t = base.def.type;
   if (value === '' && source === 'form') return nullable ? null : undefined;
-  if (t === 'number' || t === 'int' || t === 'bigint')
-    return numberPattern.test(value) ? Number(value) : value;
+  if (t === 'number' || t === 'int' || t === 'bigint') {
+    if (nullable && value === 'null') return null;
+    if ((base as any).isInt || t === 'int' || t === 'bigint') {
+      if (source === 'params' ? !idPattern.test(value) : !integerPattern.test(value))
+        invalid(
+          source,
+          key,
+          source === 'params' ? 'expected an id (a positive whole number)' : 'expected a whole number',
+        );
+      return Number(value);
+    }
+    if (!decimalPattern.test(value)) invalid(source, key, 'expected a number');
+    return Number(value);
+  }
   if (t === 'boolean') {
     if (value === 'true' || value === '1' || value === 'on') return true;
     if (value === 'false' || value === '0' || value === 'off') return false;
@@ -43,34 +74,47 @@ function coerceScalar(base: AnySchema, nullable: boolean, value: unknown, source
   return value;
 }
 
+/** Sets a key as an own property, whatever its name (`__proto__` included). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
- * Turns query strings and form-encoded bodies (where every value is a string, and a repeated
- * key is an array) into the types the route's zod schema expects: numbers, booleans, arrays
- * for array fields, and the last value of a repeated scalar (clients re-send first-page
- * parameters with the next link, so the last value wins). JSON bodies are never coerced.
+ * The one layer that reads query strings, path parameters and form-encoded bodies (where every
+ * value is a string, and a repeated key is an array) into the types the route's zod schema
+ * expects: numbers (canonical decimal only, ids as `^[1-9][0-9]{0,15}$`), booleans, arrays for
+ * array fields, and the last value of a repeated scalar (clients re-send first-page parameters
+ * with the next link, so the last value wins). Query and path keys the schema does not declare
+ * are dropped whatever their name (`toString`, `__proto__`); form bodies keep them so that a
+ * create can name the unknown field. JSON bodies are never coerced.
  */
-export function coerceBySchema(schema: unknown, input: unknown, source: 'query' | 'form'): unknown {
+export function coerceBySchema(schema: unknown, input: unknown, source: Source): unknown {
   if (!schema || typeof input !== 'object' || input === null || Array.isArray(input)) return input;
   const { base } = unwrap(schema as AnySchema);
   if (base.def.type !== 'object') return input;
   const shape = base.def.shape as Record<string, AnySchema>;
   const out: Record<string, unknown> = {};
-  for (const [key, raw] of Object.entries(input as Record<string, unknown>)) {
-    const field = shape[key];
+  for (const key of Object.keys(input)) {
+    const raw = (input as Record<string, unknown>)[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
-      out[key] = raw;
+      if (source === 'form') put(out, key, raw);
       continue;
     }
     const { base: fieldBase, nullable } = unwrap(field);
     if (fieldBase.def.type === 'array') {
       const element = unwrap(fieldBase.def.element);
       const list = Array.isArray(raw) ? raw : [raw];
-      out[key] = list.map((v) => coerceScalar(element.base, element.nullable, v, source));
+      put(
+        out,
+        key,
+        list.map((v) => coerceScalar(element.base, element.nullable, v, source, key)),
+      );
       continue;
     }
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    const coerced = coerceScalar(fieldBase, nullable, value, source);
-    if (coerced !== undefined) out[key] = coerced;
+    const coerced = coerceScalar(fieldBase, nullable, value, source, key);
+    if (coerced !== undefined) put(out, key, coerced);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { logStorageFailure } from '../db/storage-errors.js';
 import { errorBody, HttpError } from './errors.js';
 
 const contextNames: Record<string, string> = {
@@ -8,6 +9,34 @@ const contextNames: Record<string, string> = {
   params: 'path',
   headers: 'header',
 };
+
+const firstLine = (s: string) => s.split('\n', 1)[0].slice(0, 200);
+
+/**
+ * Database errors that are not the hub's fault. `badValue`: PostgreSQL's class 22 (data
+ * exception: a NUL byte in text, a number out of the column's range), which only input causes.
+ * `unavailable`: the server is unreachable or shutting down, the disk is full or the file
+ * locked; the request changed nothing (its transaction rolled back) and may be retried.
+ */
+export function classifyDatabaseError(err: unknown): 'badValue' | 'unavailable' | null {
+  const e = err as { code?: unknown; severity?: unknown; errno?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = err instanceof Error ? err.message : '';
+  // pg and better-sqlite3 report a lost or closed connection without a code.
+  if (
+    /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|The database connection is not open)/.test(
+      message,
+    )
+  )
+    return 'unavailable';
+  if (!code) return null;
+  if (typeof e?.severity === 'string' && code.startsWith('22')) return 'badValue';
+  if (typeof e?.severity === 'string' && /^(08|53|57P0[1-3])/.test(code)) return 'unavailable';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))
+    return 'unavailable';
+  if (/^SQLITE_(BUSY|FULL|IOERR|CANTOPEN|LOCKED|READONLY)/.test(code)) return 'unavailable';
+  return null;
+}
 
 /** One error handler: every error leaves as `{statusCode, error, message, data?}`. */
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -24,6 +53,20 @@ export function registerErrorHandler(app: FastifyInstance): void {
       }));
       const message = issues.map((i) => `${where}${i.path ? `.${i.path}` : ''}: ${i.message}`).join('; ');
       return reply.code(400).send(errorBody(400, message, { validation: issues }));
+    }
+    const database = classifyDatabaseError(err);
+    if (database === 'badValue') {
+      return reply
+        .code(400)
+        .send(errorBody(400, `A value is not valid for the database: ${firstLine(err.message)}`));
+    }
+    if (database === 'unavailable') {
+      const operation = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
+      logStorageFailure(request.log, err, operation, {}, 'the database is unavailable');
+      return reply
+        .header('retry-after', '5')
+        .code(503)
+        .send(errorBody(503, 'The database is unavailable; try again in a moment'));
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -1,3 +1,4 @@
+import { publicOrigin } from './server-options.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SelectQueryBuilder, Simplify } from 'kysely';
 import { z } from 'zod';
@@ -51,7 +52,7 @@ export function sendPage(
     params.delete('offset');
     params.append('offset', String(nextOffset));
     if (!params.has('limit')) params.set('limit', String(page.limit));
-    const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+    const origin = publicOrigin(publicUrl, request);
     reply.header('link', `<${origin}${path}?${params}>; rel="next"`);
   }
   if (typeof records === 'string') return sendJson(reply, records);

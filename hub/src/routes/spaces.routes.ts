@@ -1,3 +1,4 @@
+import { publicOrigin } from '../http/server-options.js';
 import {
   BillingSettingsRecord,
   BillingSettingsUpdate,
@@ -55,7 +56,7 @@ const HolidayList = z.object({
 
 /** Origin for absolute links: HUB_PUBLIC_URL, else the request's own. */
 function origin(ctx: HubContext, request: FastifyRequest): string {
-  return (ctx.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+  return publicOrigin(ctx.publicUrl, request);
 }
 
 function checkHolidayRange(from: string, until: string) {

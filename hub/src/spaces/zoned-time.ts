@@ -1,6 +1,9 @@
+import { Temporal } from 'temporal-polyfill';
+
 /**
- * Wall-clock time in a space's IANA time zone, from Intl alone (no date library): what the
- * clock on the workshop wall shows at an instant, and which instant a wall time means.
+ * Wall-clock time in a space's IANA time zone, through Temporal (the polyfill until Node has
+ * it): what the clock on the workshop wall shows at an instant, and which instant a wall time
+ * means. Every wall-time computation of the hub goes through this file.
  */
 
 export interface WallTime {
@@ -12,28 +15,6 @@ export interface WallTime {
   second: number;
   /** 1 = Monday .. 7 = Sunday. */
   dayOfWeek: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const weekdays: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      weekday: 'short',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(zone, f);
-  }
-  return f;
 }
 
 /** The last answer per zone: one decision asks for the same instant several times. */
@@ -50,16 +31,15 @@ export function wallTime(at: Date, zone: string): WallTime {
 }
 
 function computeWallTime(at: Date, zone: string): WallTime {
-  const parts: Record<string, string> = {};
-  for (const p of formatter(zone).formatToParts(at)) parts[p.type] = p.value;
+  const z = Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(zone);
   return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    hour: Number(parts.hour) % 24,
-    minute: Number(parts.minute),
-    second: Number(parts.second),
-    dayOfWeek: weekdays[parts.weekday],
+    year: z.year,
+    month: z.month,
+    day: z.day,
+    hour: z.hour,
+    minute: z.minute,
+    second: z.second,
+    dayOfWeek: z.dayOfWeek,
   };
 }
 
@@ -79,43 +59,43 @@ export function localDateTime(at: Date, zone: string): string {
 
 /** Minutes the zone is ahead of UTC at this instant (Vienna: 60 in winter, 120 in summer). */
 export function offsetMinutes(at: Date, zone: string): number {
-  const w = wallTime(at, zone);
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  const z = Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(zone);
+  return Math.round(z.offsetNanoseconds / 60e9);
 }
 
 /**
  * The instant a wall time `YYYY-MM-DD[THH:MM[:SS]]` means in the zone. `24:00` is midnight at
- * the end of the day. A wall time skipped by a DST change (02:30 on a spring-forward night)
- * lands on the instant after the gap; a repeated one (fall-back) on its later occurrence.
+ * the end of the day. Temporal's `later` disambiguation, the same in every zone: a wall time
+ * skipped by a DST change (02:30 on a spring-forward night) moves forward by the length of the
+ * gap (03:30); a repeated one (fall-back night) is its later occurrence (the one after the
+ * clocks went back).
  */
 export function zonedInstant(local: string, zone: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(local);
   if (!m) throw new Error(`not a wall time: ${local}`);
-  const guess = Date.UTC(
-    Number(m[1]),
-    Number(m[2]) - 1,
-    Number(m[3]),
-    Number(m[4] ?? 0),
-    Number(m[5] ?? 0),
-    Number(m[6] ?? 0),
+  const hour = Number(m[4] ?? 0);
+  let wall = Temporal.PlainDateTime.from(
+    {
+      year: Number(m[1]),
+      month: Number(m[2]),
+      day: Number(m[3]),
+      hour: hour === 24 ? 0 : hour,
+      minute: Number(m[5] ?? 0),
+      second: Number(m[6] ?? 0),
+    },
+    { overflow: 'constrain' },
   );
-  const first = offsetMinutes(new Date(guess), zone);
-  let instant = guess - first * 60_000;
-  const second = offsetMinutes(new Date(instant), zone);
-  if (second !== first) {
-    // Near a transition: try the other offset; keep the one whose wall time matches, else the later.
-    const alt = guess - second * 60_000;
-    instant = offsetMinutes(new Date(alt), zone) === second ? Math.min(instant, alt) : Math.max(instant, alt);
+  if (hour === 24) {
+    if (wall.minute !== 0 || wall.second !== 0) throw new Error(`not a wall time: ${local}`);
+    wall = wall.add({ days: 1 });
   }
-  return new Date(instant);
+  const instant = wall.toZonedDateTime(zone, { disambiguation: 'later' });
+  return new Date(instant.epochMilliseconds);
 }
 
 /** Adds days to a `YYYY-MM-DD` date. */
 export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
+  return Temporal.PlainDate.from(date).add({ days }).toString();
 }
 
 /** `HH:MM` -> minutes since midnight (`24:00` -> 1440). */

@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { CheckedUrl } from './url-safety.js';
+import { type CheckedUrl, refusalOf } from './url-safety.js';
 
 /** The first bytes of a receiver's answer kept with each attempt (enough to see an error page). */
 export const EXCERPT_BYTES = 1024;
@@ -27,6 +27,8 @@ export interface SendOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** HUB_WEBHOOK_ALLOW_INSECURE: loopback receivers allowed (development, tests). */
+  allowLoopback: boolean;
 }
 
 /**
@@ -39,7 +41,17 @@ export function sendWebhook(options: SendOptions): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const { address, family } = target.address;
+  // The one place the socket learns where to connect: the address is judged here once more, so
+  // whatever produced it (a stale check, a rebinding answer), nothing leaves for a refused one.
   const pinned: LookupFunction = (_host, opts, callback) => {
+    const why = refusalOf(address, options.allowLoopback);
+    if (why) {
+      const err = Object.assign(new Error(`refused to connect to ${address}: ${why}`), {
+        code: 'EREFUSEDADDRESS',
+      });
+      callback(err, '', 0);
+      return;
+    }
     if ((opts as { all?: boolean })?.all) (callback as any)(null, [{ address, family }]);
     else callback(null, address, family);
   };

@@ -76,18 +76,44 @@ const refusedLists = refused.map(([net, prefix, netType, words]) => {
   return { list, netType, words };
 });
 
-/** IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4): the IPv4 address decides. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
-  const pair = hex ?? sixToFour;
-  if (!pair) return null;
-  const hi = Number.parseInt(pair[1], 16);
-  const lo = Number.parseInt(pair[2], 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+/** The eight 16-bit groups of an IPv6 address (any spelling, dotted tail included). */
+export function ipv6Groups(address: string): number[] | null {
+  let canonical: string;
+  try {
+    // The WHATWG URL parser writes every IPv6 spelling in one canonical, all-hex form.
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  const [head, tail] = canonical.split('::');
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  if (tail === undefined) return left.length === 8 ? left : null;
+  return [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+}
+
+const dotted = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+
+/**
+ * IPv6 forms that carry an IPv4 address, where the IPv4 address decides: mapped
+ * (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d), compatible (::a.b.c.d), NAT64
+ * (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::). Forms that cannot be judged by one embedded
+ * address are refused whole (local-use NAT64 64:ff9b:1::/48, Teredo 2001::/32).
+ */
+export function embeddedIpv4(address: string): string | { refused: string } | null {
+  const g = ipv6Groups(address);
+  if (!g) return null;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && g[5] === 0xffff) return dotted(g[6], g[7]);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return dotted(g[6], g[7]);
+  // ::a.b.c.d, but :: and ::1 are themselves (unspecified, loopback).
+  if (zero(0, 6) && (g[6] !== 0 || g[7] > 1)) return dotted(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return dotted(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return { refused: 'a local-use NAT64 address' };
+  if (g[0] === 0x2002) return dotted(g[1], g[2]);
+  if (g[0] === 0x2001 && g[1] === 0) return { refused: 'a Teredo address (a tunnel to an IPv4 host)' };
+  return null;
 }
 
 /** Why an address may not receive webhooks, or null when it may. */
@@ -96,7 +122,11 @@ export function refusalOf(address: string, allowLoopback: boolean): string | nul
   if (family === 0) return 'not an IP address';
   if (family === 6) {
     const v4 = embeddedIpv4(address);
-    if (v4) return refusalOf(v4, allowLoopback);
+    if (typeof v4 === 'string') {
+      const why = refusalOf(v4, allowLoopback);
+      return why ? `${why} (${v4} inside an IPv6 address)` : null;
+    }
+    if (v4) return v4.refused;
   }
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (address === '255.255.255.255') return 'a broadcast address';

@@ -73,6 +73,7 @@ export async function attemptDelivery(
     body,
     timeoutMs: deps.settings.timeoutMs,
     signal: deps.signal,
+    allowLoopback: deps.settings.allowInsecure,
     headers: {
       'x-makerspace-event': event.type,
       'x-makerspace-delivery': String(target.deliveryId),

@@ -1,0 +1,58 @@
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Content-Security-Policy of everything the hub serves: the web app at `/` (Vite's built
+ * /assets/*.js and *.css, no inline scripts; fetch and Server-Sent Events to /api/v1; QR codes as
+ * images from /api/v1 or data: URLs). No `upgrade-insecure-requests`: a hub on a LAN may be
+ * served over plain HTTP, where that directive would break every asset.
+ */
+export const contentSecurityPolicy = {
+  'default-src': ["'self'"],
+  'base-uri': ["'self'"],
+  'script-src': ["'self'"],
+  'script-src-attr': ["'none'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'font-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'object-src': ["'none'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/**
+ * The API docs page (swagger-ui): its scripts and stylesheet are files, but the page sets
+ * element styles at run time, so styles may be inline there, and only there.
+ */
+export const docsContentSecurityPolicy = Object.entries({
+  ...contentSecurityPolicy,
+  'style-src': ["'self'", "'unsafe-inline'"],
+})
+  .map(([k, v]) => `${k} ${v.join(' ')}`)
+  .join('; ');
+
+/**
+ * Security headers on every response (@fastify/helmet), and `Cache-Control: no-store` on every
+ * API answer: tokens, bridge keys, switch-on codes and calendar URLs travel in API bodies, and
+ * nothing behind a token belongs in a shared or browser cache. A route that chose its own
+ * caching (the calendar feed) keeps it; the docs page and its assets hold no secret.
+ */
+export async function registerSecurityHeaders(app: FastifyInstance, apiPrefix: string): Promise<void> {
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy },
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const url = request.url;
+    if (
+      url.startsWith(`${apiPrefix}/`) &&
+      !url.startsWith(`${apiPrefix}/docs`) &&
+      !reply.hasHeader('cache-control')
+    ) {
+      reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { classifyDatabaseError } from '../../hub/src/http/error-handler.js';
+import { startTestHub } from '../support/hub.js';
+
+const pgError = (code: string, message = 'x') =>
+  Object.assign(new Error(message), { code, severity: 'ERROR' });
+
+describe('database errors while running', () => {
+  it('sorts errors into bad input, unavailable and the hub\u2019s own', () => {
+    expect(classifyDatabaseError(pgError('22021'))).toBe('badValue');
+    expect(classifyDatabaseError(pgError('22003'))).toBe('badValue');
+    expect(classifyDatabaseError(pgError('57P01'))).toBe('unavailable');
+    expect(classifyDatabaseError(pgError('08006'))).toBe('unavailable');
+    expect(classifyDatabaseError(pgError('53300'))).toBe('unavailable');
+    expect(classifyDatabaseError(new Error('Connection terminated unexpectedly'))).toBe('unavailable');
+    expect(classifyDatabaseError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(
+      'unavailable',
+    );
+    expect(classifyDatabaseError(Object.assign(new Error('x'), { code: 'SQLITE_FULL' }))).toBe('unavailable');
+    expect(classifyDatabaseError(Object.assign(new Error('x'), { code: 'SQLITE_BUSY' }))).toBe('unavailable');
+    expect(classifyDatabaseError(pgError('42P01'))).toBeNull();
+    expect(classifyDatabaseError(new TypeError('x is undefined'))).toBeNull();
+    expect(classifyDatabaseError(Object.assign(new Error('x'), { code: '22021' }))).toBeNull();
+  });
+
+  it('SQLite gone: answers 503 with a short message and Retry-After', async () => {
+    const t = await startTestHub('sqlite');
+    try {
+      t.hub.ctx.storage.sqlite?.close();
+      const res = await t.call(t.owner.token, { url: '/api/v1/resources' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        statusCode: 503,
+        message: 'The database is unavailable; try again in a moment',
+      });
+      expect(res.headers['retry-after']).toBe('5');
+    } finally {
+      await t.close().catch(() => {});
+    }
+  });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'PostgreSQL drops the hub\u2019s connections: the hub answers 503 or serves again, never 500, and lives on',
+    async () => {
+      const t = await startTestHub('postgres');
+      try {
+        expect((await t.call(t.owner.token, { url: '/api/v1/resources' })).statusCode).toBe(200);
+        // The hub's own connections only (other test runs share the server): fill its pool and
+        // note each connection's backend.
+        const pids = await Promise.all(
+          Array.from({ length: 10 }, async () => {
+            const r = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(
+              t.hub.ctx.db,
+            );
+            return r.rows[0].pid;
+          }),
+        );
+        const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+        await admin.connect();
+        // As a server restart would: every connection of the hub is cut.
+        await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [
+          [...new Set(pids)],
+        ]);
+        await admin.end();
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++)
+          statuses.push((await t.call(t.owner.token, { url: '/api/v1/resources' })).statusCode);
+        expect(
+          statuses.every((s) => s === 200 || s === 503),
+          String(statuses),
+        ).toBe(true);
+        expect(statuses.at(-1)).toBe(200);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+});

@@ -1,0 +1,125 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseTrustProxy } from '../../hub/src/http/server-options.js';
+import { settingsFromEnv } from '../../hub/src/settings.js';
+import { startTestHub, type TestHub } from '../support/hub.js';
+
+const hubs: TestHub[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  for (const h of hubs.splice(0)) await h.close();
+});
+
+async function hubWith(settings: Parameters<typeof startTestHub>[1] = {}) {
+  const t = await startTestHub('sqlite', settings);
+  hubs.push(t);
+  return t;
+}
+
+/** Opens a raw connection, sends `first`, and resolves what the server sent once it closed. */
+function slowClient(port: number, first: string): Promise<{ text: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1', () => socket.write(first));
+    sockets.push(socket);
+    let text = '';
+    socket.on('data', (d) => {
+      text += d.toString();
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ text, closedAfterMs: Date.now() - started }));
+  });
+}
+
+describe('HTTP timeouts', () => {
+  it('cuts off a client that sends its body a byte at a time', async () => {
+    const t = await hubWith({ settings: { httpLimits: { requestTimeoutMs: 600, headersTimeoutMs: 400 } } });
+    const { httpUrl } = await t.listen();
+    const port = Number(new URL(httpUrl).port);
+    const answer = await slowClient(
+      port,
+      `POST /api/v1/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.owner.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+    );
+    expect(answer.text).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer.closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('cuts off a client that never finishes its headers', async () => {
+    const t = await hubWith({ settings: { httpLimits: { requestTimeoutMs: 600, headersTimeoutMs: 400 } } });
+    const { httpUrl } = await t.listen();
+    const answer = await slowClient(Number(new URL(httpUrl).port), 'GET /health HTTP/1.1\r\nHost: x\r\n');
+    expect(answer.text).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('refuses a body over the limit with 413 and stores nothing', async () => {
+    const t = await hubWith({ settings: { httpLimits: { bodyLimit: 1000 } } });
+    const res = await t.call(t.owner.token, {
+      method: 'POST',
+      url: '/api/v1/resource-types',
+      payload: { name: 'x'.repeat(2000) },
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().statusCode).toBe(413);
+    expect((await t.call(t.owner.token, { url: '/api/v1/resource-types' })).json()).toEqual([]);
+  });
+});
+
+describe('proxies and absolute URLs', () => {
+  const forwarded = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
+  const nextLink = async (t: TestHub, headers: Record<string, string>, remoteAddress = '127.0.0.1') => {
+    const res = await t.app.inject({
+      url: '/api/v1/members?limit=1',
+      headers: { authorization: `Bearer ${t.owner.token}`, host: 'hub.lan:8080', ...headers },
+      remoteAddress,
+    });
+    return res.headers.link as string;
+  };
+  const twoMembers = async (t: TestHub) => {
+    await t.call(t.owner.token, {
+      method: 'POST',
+      url: '/api/v1/members',
+      payload: { firstName: 'B', emailAddress: 'b@x.example' },
+    });
+  };
+
+  it('trusts no forwarded header by default', async () => {
+    const t = await hubWith();
+    await twoMembers(t);
+    expect(await nextLink(t, forwarded)).toMatch(/^<http:\/\/hub\.lan:8080\/api\/v1\/members\?/);
+  });
+
+  it('trusts forwarded headers only from the proxies HUB_TRUST_PROXY names', async () => {
+    const t = await hubWith({ settings: { trustProxy: ['10.0.0.5'] } });
+    await twoMembers(t);
+    expect(await nextLink(t, forwarded, '10.0.0.5')).toMatch(/^<https:\/\/evil\.example\/api\/v1\/members\?/);
+    expect(await nextLink(t, forwarded, '10.0.0.6')).toMatch(/^<http:\/\/hub\.lan:8080\//);
+  });
+
+  it('takes every absolute URL from HUB_PUBLIC_URL when it is set', async () => {
+    const t = await hubWith({
+      settings: { publicUrl: 'https://access.fablab.example', trustProxy: ['127.0.0.1'] },
+    });
+    await twoMembers(t);
+    expect(await nextLink(t, forwarded)).toMatch(/^<https:\/\/access\.fablab\.example\/api\/v1\/members\?/);
+    const token = await t.call(t.owner.token, {
+      method: 'PUT',
+      url: `/api/v1/spaces/${t.owner.spaceId}/calendar-token`,
+      headers: forwarded,
+    });
+    expect(token.statusCode).toBe(200);
+    expect(JSON.stringify(token.json())).toContain('https://access.fablab.example/api/v1/calendar/');
+    expect(JSON.stringify(token.json())).not.toContain('evil.example');
+  });
+
+  it('reads HUB_TRUST_PROXY as a list and names a bad entry', () => {
+    expect(parseTrustProxy('127.0.0.1, 10.0.0.0/8,::1,loopback')).toEqual({
+      proxies: ['127.0.0.1', '10.0.0.0/8', '::1', 'loopback'],
+      problems: [],
+    });
+    expect(parseTrustProxy(undefined).proxies).toEqual([]);
+    expect(() => settingsFromEnv({ HUB_TRUST_PROXY: 'true' })).toThrow(/HUB_TRUST_PROXY.*"true"/s);
+    expect(() => settingsFromEnv({ HUB_TRUST_PROXY: '10.0.0.0/33' })).toThrow(/HUB_TRUST_PROXY/);
+    expect(settingsFromEnv({}).trustProxy).toEqual([]);
+  });
+});

@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from '../support/hub.js';
+
+const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+
+describe('security headers', () => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startTestHub('sqlite');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('every answer carries a CSP that fits a same-origin web app, and the usual headers', async () => {
+    for (const url of ['/api/v1/members', '/health', '/nowhere', '/api/v1/docs/']) {
+      const res = await t.call(t.owner.token, { url });
+      const csp = String(res.headers['content-security-policy']);
+      for (const directive of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+        "object-src 'none'",
+      ])
+        expect(csp, url).toContain(directive);
+      expect(csp).not.toContain('unsafe-eval');
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+      expect(res.headers['referrer-policy'], url).toBe('no-referrer');
+    }
+    // Only the docs page may use inline styles (swagger-ui sets them at run time); no page
+    // may run inline scripts.
+    const app = await t.call(t.owner.token, { url: '/api/v1/members' });
+    expect(app.headers['content-security-policy']).not.toContain('unsafe-inline');
+  });
+
+  it('answers that carry tokens and keys are never stored by a cache', async () => {
+    const key = await t.call(t.owner.token, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { label: 'x' },
+    });
+    expect(key.statusCode).toBe(201);
+    expect(key.headers['cache-control']).toBe('no-store');
+    const read = await t.call(t.owner.token, { url: `/api/v1/api-keys/${key.json().id}/token` });
+    expect(read.json().token).toBeTruthy();
+    expect(read.headers['cache-control']).toBe('no-store');
+    const resource = await t.call(t.owner.token, {
+      method: 'POST',
+      url: '/api/v1/resources',
+      payload: { space: t.owner.spaceId, name: 'Door' },
+    });
+    expect(resource.json().switchOnCode).toBeTruthy();
+    expect(resource.headers['cache-control']).toBe('no-store');
+    await t.call(t.owner.token, {
+      method: 'PUT',
+      url: `/api/v1/resources/${resource.json().id}/bridge`,
+      payload: {},
+    });
+    const bridgeKey = await t.call(t.owner.token, {
+      url: `/api/v1/resources/${resource.json().id}/bridge/api-key`,
+    });
+    expect(bridgeKey.json().apiKey).toBeTruthy();
+    expect(bridgeKey.headers['cache-control']).toBe('no-store');
+    const calendar = await t.call(t.owner.token, {
+      method: 'PUT',
+      url: `/api/v1/spaces/${t.owner.spaceId}/calendar-token`,
+    });
+    expect(calendar.headers['cache-control']).toBe('no-store');
+    expect((await t.app.inject({ url: '/api/v1/members' })).headers['cache-control']).toBe('no-store');
+  });
+
+  it('the docs page and every script and stylesheet it names load from the same origin', async () => {
+    const page = await t.app.inject({ url: '/api/v1/docs/' });
+    expect(page.statusCode).toBe(200);
+    const refs = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThanOrEqual(4);
+    for (const ref of refs) {
+      expect(ref, 'same origin, relative').toMatch(/^\.\//);
+      const asset = await t.app.inject({ url: new URL(ref, 'http://h/api/v1/docs/').pathname });
+      expect(asset.statusCode, ref).toBe(200);
+    }
+    expect(page.body).not.toMatch(/<script>(?!\s*<\/script>)|<script(?![^>]*src=)/);
+    const init = await t.app.inject({ url: '/api/v1/docs/static/swagger-initializer.js' });
+    expect(init.body).toContain("resolveUrl('./json')");
+    expect((await t.app.inject({ url: '/api/v1/docs/json' })).json().openapi).toBe('3.1.0');
+  });
+
+  it.skipIf(!chromium)(
+    'the docs page renders in a real browser under its CSP',
+    async () => {
+      const { httpUrl } = await t.listen();
+      const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+        execFile(
+          chromium as string,
+          [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--enable-logging=stderr',
+            '--v=0',
+            '--virtual-time-budget=10000',
+            '--dump-dom',
+            `${httpUrl}/api/v1/docs/`,
+          ],
+          { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+          (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })),
+        ),
+      );
+      expect(stdout).toContain('data-path="/api/v1/members"');
+      expect(stderr).not.toMatch(/Content Security Policy/i);
+    },
+    90_000,
+  );
+});
