@@ -11,7 +11,7 @@ import { type Clock, type HubContext, ResourceSignals, systemClock } from './con
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
-import { followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
+import { type AccessFollower, followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { loadSecret, TokenBox } from './secrets.js';
@@ -35,6 +35,8 @@ export interface Hub {
   heartbeats: PeriodicCheck;
   /** Deletes browser sessions and sign-in links that ended more than a week ago. */
   signInPurge: PeriodicCheck;
+  /** Republishes offline keys after access changes (debounced). */
+  accessChanges: AccessFollower;
   /** SQLite: folds the WAL into the database and truncates it, every few minutes. */
   walCheckpoint: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
@@ -136,8 +138,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
     await jobs.start();
     started.push(() => jobs.stop());
-    const stopFollowingAccess = followAccessChanges(ctx);
-    started.push(async () => stopFollowingAccess());
+    const accessChanges = followAccessChanges(ctx);
+    started.push(async () => accessChanges.stop());
     const localDates = watchLocalDates(ctx);
     localDates.start({ immediately: true });
     started.push(() => localDates.stop());
@@ -170,6 +172,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       heartbeats,
       walCheckpoint,
       signInPurge,
+      accessChanges,
       async listen() {
         broker.attachWebSocket(app.server);
         await app.listen({ host: settings.httpHost, port: settings.httpPort });
@@ -201,7 +204,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         closed = true;
         await webhookWorker.stop();
         await jobs.stop();
-        stopFollowingAccess();
+        accessChanges.stop();
         await localDates.stop();
         await heartbeats.stop();
         await walCheckpoint.stop();

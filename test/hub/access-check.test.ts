@@ -295,6 +295,12 @@ describeEachDialect('access check, stale stickers, stickers and the live channel
       session: { mine: true, member: { id: ada.id } },
     });
     controller.abort();
+    // Bad input answers 400 at once instead of opening a stream.
+    const bad = await fetch(`${httpUrl}/api/v1/live?resource=abc`, {
+      headers: { authorization: `Bearer ${ada.token}` },
+    });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).message).toContain('resource');
     // Another member sees the session without the name of who runs it.
     const other = await check(ben.token, printer.id);
     expect(other.status.session).toMatchObject({ mine: false, member: null });

@@ -96,6 +96,9 @@ function operationsOf(doc: any): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
+      // The live channel is a stream that stays open by design: its bad input is tested in
+      // access-check.test.ts over a real socket.
+      if (path === '/api/v1/live') continue;
       const queryNames = (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name);
       const schema = op.requestBody?.content?.['application/json']?.schema;
       const bodyNames = Object.keys(schema?.properties ?? {});
@@ -249,7 +252,8 @@ describeEachDialect('every operation survives malformed input', (dialect) => {
             headers['content-type'] = r.contentType;
             payload = r.raw;
           }
-          // A write's offline-key refresh runs after its response: let it finish first.
+          // A write's offline-key refresh runs after its response (debounced): let it finish first.
+          await t.hub.accessChanges.settled();
           await refreshBridgeConfigs(t.hub.ctx, t.owner.accountId);
           const before = await snapshot(t);
           const res = await t.app.inject({

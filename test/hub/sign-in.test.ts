@@ -142,14 +142,31 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     expect(me.json().id).toBe(m.id);
   });
 
-  it('marks the cookie Secure when the request came over HTTPS', async () => {
+  it('marks the cookie Secure when the request came over HTTPS (through a trusted proxy only)', async () => {
     const m = await withPassword(t);
-    const res = await anon('POST', '/user/login', {
+    // The proxy in front (here the test's client address) is trusted with its forwarded headers.
+    const proxied = await startTestHub(dialect, {
+      settings: { publicUrl: origin, trustProxy: [ip] },
+    });
+    try {
+      const p = await withPassword(proxied);
+      const res = await anon('POST', '/user/login', {
+        payload: { emailAddress: p.emailAddress, password: p.password },
+        headers: { 'x-forwarded-proto': 'https' },
+        hub: proxied,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(String(res.headers['set-cookie'])).toContain('Secure');
+    } finally {
+      await proxied.close();
+    }
+    // From anyone else the header does not count.
+    const direct = await anon('POST', '/user/login', {
       payload: { emailAddress: m.emailAddress, password: m.password },
       headers: { 'x-forwarded-proto': 'https' },
     });
-    expect(res.statusCode).toBe(200);
-    expect(String(res.headers['set-cookie'])).toContain('Secure');
+    expect(direct.statusCode).toBe(200);
+    expect(String(direct.headers['set-cookie'])).not.toContain('Secure');
   });
 
   it('answers wrong password, unknown address, no password and locked members alike', async () => {

@@ -222,21 +222,37 @@ export function watchLocalDates(ctx: HubContext, intervalMs = 60_000): PeriodicC
  * the account's bridge configs. A burst of changes within `debounceMs` makes one refresh.
  * Returns the function that stops following.
  */
-export function followAccessChanges(ctx: HubContext, debounceMs = 100): () => void {
+export interface AccessFollower {
+  stop(): void;
+  /** Resolves once no refresh is waiting or running (tests compare the database around a request). */
+  settled(): Promise<void>;
+}
+
+export function followAccessChanges(ctx: HubContext, debounceMs = 100): AccessFollower {
   const timers = new Map<number, NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
   const unsubscribe = ctx.events.onAccessChange((account) => {
     if (timers.has(account)) return;
     timers.set(
       account,
       setTimeout(() => {
         timers.delete(account);
-        void refreshBridgeConfigs(ctx, account);
+        const refresh = refreshBridgeConfigs(ctx, account).finally(() => running.delete(refresh));
+        running.add(refresh);
       }, debounceMs),
     );
   });
-  return () => {
-    unsubscribe();
-    for (const timer of timers.values()) clearTimeout(timer);
-    timers.clear();
+  return {
+    stop() {
+      unsubscribe();
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+    },
+    async settled() {
+      while (timers.size > 0 || running.size > 0) {
+        if (running.size > 0) await Promise.allSettled([...running]);
+        else await new Promise((resolve) => setTimeout(resolve, debounceMs / 4));
+      }
+    },
   };
 }
