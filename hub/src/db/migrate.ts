@@ -8,6 +8,7 @@ import { billing } from './migrations/0005-billing.js';
 import { keys } from './migrations/0006-keys.js';
 import { signIn } from './migrations/0007-sign-in.js';
 import { retiredCodes } from './migrations/0008-retired-codes.js';
+import { bridgePairings } from './migrations/0009-bridge-pairings.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -20,6 +21,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0006-keys': keys(dialect),
     '0007-sign-in': signIn(dialect),
     '0008-retired-codes': retiredCodes(dialect),
+    '0009-bridge-pairings': bridgePairings(dialect),
   };
 }
 
