@@ -28,7 +28,7 @@ export type {
   SwitchOnResult,
   UserMe,
 };
-export type { LiveMessage, ResourceStatus } from '@makerspace/shared';
+export type { LiveLog, LiveMessage, ResourceStatus } from '@makerspace/shared';
 
 export type { BrowserSession };
 /** What sign-in answers (the link's purpose and return path only for e-mailed links). */
