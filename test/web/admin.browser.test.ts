@@ -112,6 +112,11 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     const { page } = admin;
     await signIn(page, owner.emailAddress, adminPassword, '/admin');
     await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
+    // The top bar offers admins the console; no refusal is shown to them.
+    expect(
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).count(),
+    ).toBe(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
     await expect.poll(() => bridgeState(page, 'Front door')).toBe('Online');
     await expect.poll(() => bridgeState(page, 'Back door')).toBe('Online');
     expect(await bridgeState(page, 'Workshop door')).toBe('No bridge');

@@ -69,7 +69,7 @@ export function memberRecord(row: MemberRow): MemberRecord {
 /** /user/me: the member without state and superuser, plus Fabman's `members` list. */
 export function userMeRecord(row: MemberRow) {
   const { state: _state, superuser: _superuser, ...me } = memberRecord(row);
-  return { ...me, members: [me] };
+  return { ...me, privileges: row.privileges as 'member' | 'admin' | 'owner', members: [me] };
 }
 
 /** Fields only admins may change; a member editing themself has them ignored like read-only fields. */
