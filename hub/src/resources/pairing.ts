@@ -1,7 +1,6 @@
 import type { PairingRedeemed } from '@makerspace/shared';
 import { randomInt } from 'node:crypto';
 import type { HubContext } from '../context.js';
-import { now } from '../db/crud.js';
 import type { Caller } from '../http/auth.js';
 import { badRequest } from '../http/errors.js';
 import { hashToken } from '../secrets.js';
