@@ -175,4 +175,18 @@ describeEachDialect('admin console API: pairing, unknown cards, the live feed', 
     await api(owner, 'PUT', `/members/${ada.id}/key`, { type: 'em4102', token: 'BADC0FFEE1' });
     expect((await api(owner, 'GET', '/unknown-cards')).json()).toEqual([]);
   });
+
+  it('member search finds a member by card id (whole, any case) as well as by name', async () => {
+    const ids = async (q: string) =>
+      (await api(owner, 'GET', `/members?q=${encodeURIComponent(q)}`)).json().map((m: any) => m.id);
+    expect(await ids('badc0ffee1')).toEqual([ada.id]);
+    expect(await ids('BADC0FFEE1')).toEqual([ada.id]);
+    // Part of a card id is no match (card ids are read whole), part of a name is.
+    expect(await ids('BADC0F')).toEqual([]);
+    expect(await ids('ad')).toContain(ada.id);
+    // A member searching sees only themself.
+    expect((await api(ada.token, 'GET', '/members?q=BADC0FFEE1')).json().map((m: any) => m.id)).toEqual([
+      ada.id,
+    ]);
+  });
 });
