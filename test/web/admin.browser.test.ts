@@ -218,6 +218,48 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     await expect.poll(() => feed(page).textContent()).toContain('Workshop door Bridge paired by');
   });
 
+  it('members: server-side search (name, card id), create, edit, invite with the link shown without SMTP', async () => {
+    const { page } = admin;
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Members' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Members', level: 1 }).isVisible()).toBe(true);
+    const search = page.getByLabel('Search by name, e-mail, member number or card id');
+    const rows = () => page.getByRole('table').getByRole('row').allTextContents();
+    await search.fill('Lovelace');
+    await expect.poll(async () => (await rows()).slice(1)).toEqual([expect.stringContaining('Ada Lovelace')]);
+    // The card assigned by tapping finds its member.
+    await search.fill('0a1b2c3d4e');
+    await expect.poll(async () => (await rows()).slice(1)).toEqual([expect.stringContaining('Ada Lovelace')]);
+
+    await page.getByRole('button', { name: 'New member' }).click();
+    const form = page.getByRole('form', { name: 'New member' });
+    await form.getByLabel('First name').fill('Cy');
+    await form.getByLabel('Last name').fill('Newton');
+    await form.getByLabel('E-mail address').fill('cy@admin-test.example');
+    await form.getByRole('button', { name: 'Create member' }).click();
+    const edit = page.getByRole('form', { name: 'Edit Cy Newton' });
+    await expect.poll(() => edit.isVisible()).toBe(true);
+    await edit.getByLabel('Member number').fill('M-77');
+    await edit.getByRole('button', { name: 'Save member' }).click();
+    await search.fill('M-77');
+    await expect.poll(async () => (await rows()).slice(1)).toEqual([expect.stringContaining('Cy Newton')]);
+    const cy = (await hub.api('GET', '/members?q=M-77')).body[0];
+    expect(cy).toMatchObject({ firstName: 'Cy', lastName: 'Newton', memberNumber: 'M-77' });
+
+    await shot(page, 'admin-members');
+    await page.getByRole('button', { name: 'Invite Cy Newton' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toContain('No mail server is set up: hand this link to the member');
+    const link = await page.getByLabel('Invitation link').inputValue();
+    expect(link).toMatch(new RegExp(`^${web}/sign-in/link#token=`));
+    const cyBrowser = await desktop(browser);
+    await cyBrowser.page.goto(link);
+    await expect
+      .poll(() => cyBrowser.page.getByRole('heading', { name: 'Welcome, Cy' }).isVisible())
+      .toBe(true);
+    await cyBrowser.context.close();
+  });
+
   it('a member who opens an admin URL is refused by the API, not only by the navigation', async () => {
     const bo = await desktop(browser);
     await signIn(bo.page, 'bo@admin-test.example', memberPassword, '/admin/keys');

@@ -8,12 +8,48 @@ import type {
   SwitchOnResult,
   UnknownCard,
 } from '@makerspace/shared';
-import { call } from '../api';
+import { call, callWithTotal } from '../api';
 
 export type { KeyAssignmentRecord, MemberKeyRecord, MemberRecord, PairingCode, ResourceRecord, UnknownCard };
 
 export const adminApi = {
   resources: () => call<ResourceRecord[]>('GET', '/resources?limit=1000&orderBy=name'),
+  memberPage: (q: string, offset: number, limit = 25) =>
+    callWithTotal<MemberRecord[]>(
+      'GET',
+      `/members?limit=${limit}&offset=${offset}&orderBy=lastName${q ? `&q=${encodeURIComponent(q)}` : ''}`,
+    ),
+  createMember: (body: Record<string, unknown>) => call<MemberRecord>('POST', '/members', body),
+  updateMember: (id: number, body: Record<string, unknown>) =>
+    call<MemberRecord>('PUT', `/members/${id}`, body),
+  invite: (id: number) => call<{ emailSent: boolean; link?: string }>('POST', `/members/${id}/invitation`),
+  memberPackages: (id: number) =>
+    call<
+      {
+        id: number;
+        fromDate: string;
+        untilDate: string | null;
+        _embedded?: { package?: { name: string } | null };
+      }[]
+    >('GET', `/members/${id}/packages?embed=package`),
+  memberTrainings: (id: number) =>
+    call<{ id: number; trainingCourse: number; date: string }[]>('GET', `/members/${id}/trainings`),
+  memberLogs: (id: number) =>
+    call<
+      {
+        id: number;
+        resource: number;
+        type: string;
+        reason: string | null;
+        createdAt: string;
+        stoppedAt: string | null;
+      }[]
+    >('GET', `/resource-logs?member=${id}&limit=10&order=desc`),
+  memberCharges: (id: number) =>
+    call<{ id: number; dateTime: string; description: string; price: string }[]>(
+      'GET',
+      `/charges?member=${id}&limit=10&order=desc`,
+    ),
   members: (q: string) =>
     call<MemberRecord[]>('GET', `/members?limit=50${q ? `&q=${encodeURIComponent(q)}` : ''}`),
   remoteSwitchOn: (r: ResourceRecord) =>

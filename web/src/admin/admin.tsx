@@ -3,6 +3,7 @@ import { isAdmin } from '../session';
 import './admin.css';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
+import { MembersPage } from './members';
 
 /**
  * The admin console, loaded as its own chunk (main.tsx imports it dynamically), so members never
@@ -17,6 +18,9 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
         <a href="/admin" aria-current={here('/admin')}>
           Dashboard
         </a>
+        <a href="/admin/members" aria-current={here('/admin/members')}>
+          Members
+        </a>
         <a href="/admin/keys" aria-current={here('/admin/keys')}>
           Key cards
         </a>
@@ -26,7 +30,7 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
           These pages are for admins; the hub refuses what they ask for on your behalf.
         </p>
       )}
-      {path === '/admin/keys' ? <KeysPage /> : <Dashboard />}
+      {path === '/admin/keys' ? <KeysPage /> : path === '/admin/members' ? <MembersPage /> : <Dashboard />}
     </>
   );
 }
