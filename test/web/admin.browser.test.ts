@@ -53,7 +53,8 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
   beforeAll(async () => {
     const httpPort = await freePort();
     web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
+    // Webhooks may go to loopback here: the test's receiver that refuses every delivery.
+    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web, HUB_WEBHOOK_ALLOW_INSECURE: '1' } });
     const me = (await hub.api('GET', '/user/me')).body;
     owner = me;
     expect((await hub.api('PUT', '/user/password', { password: adminPassword })).status).toBe(204);
@@ -216,6 +217,30 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     await agent.waitFor(/connected to the hub/);
     await expect.poll(() => bridgeState(page, 'Workshop door'), { timeout: 10_000 }).toBe('Online');
     await expect.poll(() => feed(page).textContent()).toContain('Workshop door Bridge paired by');
+  });
+
+  it('a failing webhook is an alert on the dashboard', async () => {
+    const { page } = admin;
+    // Nothing listens on this loopback port: every delivery fails at once.
+    const deadPort = await freePort();
+    const hook = await hub.api('POST', '/webhooks', {
+      url: `http://127.0.0.1:${deadPort}/hook`,
+      label: 'Accounting sync',
+      categories: ['resourceLog'],
+    });
+    expect(hook.status).toBe(201);
+    expect((await agents.back.tap('FEEDFACE02')).code).toBe(0);
+    await eventually(
+      async () => (await hub.api('GET', `/webhooks/${hook.body.id}`)).body.failingSince !== null,
+      15_000,
+      'webhook failing',
+    );
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Key cards' }).click();
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Dashboard' }).click();
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Alerts' }).textContent())
+      .toContain('Webhook Accounting sync is failing since');
+    await hub.api('DELETE', `/webhooks/${hook.body.id}`);
   });
 
   it('members: server-side search (name, card id), create, edit, invite with the link shown without SMTP', async () => {

@@ -7,10 +7,19 @@ import type {
   ResourceRecord,
   SwitchOnResult,
   UnknownCard,
+  WebhookRecord,
 } from '@makerspace/shared';
 import { call, callWithTotal } from '../api';
 
-export type { KeyAssignmentRecord, MemberKeyRecord, MemberRecord, PairingCode, ResourceRecord, UnknownCard };
+export type {
+  KeyAssignmentRecord,
+  MemberKeyRecord,
+  MemberRecord,
+  PairingCode,
+  ResourceRecord,
+  UnknownCard,
+  WebhookRecord,
+};
 
 export const adminApi = {
   resources: () => call<ResourceRecord[]>('GET', '/resources?limit=1000&orderBy=name'),
@@ -58,6 +67,7 @@ export const adminApi = {
   createBridge: (id: number) => call<unknown>('PUT', `/resources/${id}/bridge`, {}),
   rotateKey: (id: number) => call<unknown>('PUT', `/resources/${id}/bridge`, { rotateApiKey: true }),
   pairingCode: (id: number) => call<PairingCode>('POST', `/resources/${id}/bridge/pairing-codes`),
+  webhooks: () => call<WebhookRecord[]>('GET', '/webhooks?limit=100'),
   unknownCards: () => call<UnknownCard[]>('GET', '/unknown-cards'),
   startAssignment: (member: number, resource: number) =>
     call<KeyAssignmentRecord>('POST', '/key-assignments', { member, resource }),

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
 import { dateTime, duration } from '../format';
 import { useLive } from '../live';
-import { adminApi, type PairingCode, type ResourceRecord } from './admin-api';
+import { adminApi, type PairingCode, type ResourceRecord, type WebhookRecord } from './admin-api';
 import { logText } from './feed';
 
 const time = (iso: string) =>
@@ -18,6 +18,7 @@ export function Dashboard() {
   const [now, setNow] = useState(Date.now());
   const [pairing, setPairing] = useState<PairingCode | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [failingHooks, setFailingHooks] = useState<WebhookRecord[]>([]);
 
   const load = () =>
     adminApi
@@ -26,8 +27,19 @@ export function Dashboard() {
       .catch((e: ApiError) => setError(e.message));
   useEffect(() => {
     void load();
+    // Webhook delivery state changes slowly (retries take minutes): asked once a minute.
+    const hooks = () =>
+      adminApi
+        .webhooks()
+        .then((all) => setFailingHooks(all.filter((h) => h.state === 'failing' || h.failingSince !== null)))
+        .catch(() => {});
+    void hooks();
     const t = setInterval(() => setNow(Date.now()), 5000);
-    return () => clearInterval(t);
+    const h = setInterval(hooks, 60_000);
+    return () => {
+      clearInterval(t);
+      clearInterval(h);
+    };
   }, []);
 
   const names = useMemo(() => new Map((resources ?? []).map((r) => [r.id, r.name])), [resources]);
@@ -79,7 +91,13 @@ export function Dashboard() {
           />
         </label>
         <ul aria-label="Alerts" class="rows">
-          {offlineAlerts.length === 0 && <li class="muted">No alerts.</li>}
+          {offlineAlerts.length === 0 && failingHooks.length === 0 && <li class="muted">No alerts.</li>}
+          {failingHooks.map((h) => (
+            <li key={`w${h.id}`} class="bad">
+              Webhook {h.label ?? h.url} is failing
+              {h.failingSince ? ` since ${dateTime(h.failingSince)}` : ''}
+            </li>
+          ))}
           {offlineAlerts.map(({ r, since }) => (
             <li key={r.id} class="bad">
               {r.name}: bridge offline
