@@ -4,6 +4,7 @@ import { createCardReader, createRelay, type Relay } from '@makerspace/hardware'
 import { ConfigError, createLogger, type Logger } from '@makerspace/shared';
 import { Agent } from './agent.js';
 import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
+import { pair } from './pair.js';
 import { sendTap, tapSocketPath } from './tap-socket.js';
 import { agentVersion } from './version.js';
 
@@ -13,6 +14,10 @@ Usage:
   makerspace-agent run --config FILE            run the bridge agent (or set AGENT_CONFIG)
   makerspace-agent tap --config FILE --token HEX [--type em4102]
                                                 tap a card on the running agent (simulated reader)
+  makerspace-agent pair <hub URL> <code> [--dir DIR] [--data-dir DIR] [--mqtt URL]
+                                                pair this Pi with a resource: writes DIR/api-key
+                                                (0600) and DIR/config.json (default
+                                                /etc/makerspace-agent)
 
 Exit codes: 0 ok, 1 failure, 2 usage or configuration error.
 `;
@@ -131,6 +136,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = positionals[0];
+  if (command === 'pair') return pairCommand(positionals.slice(1), values);
   if (command !== 'run' && command !== 'tap') {
     process.stderr.write(USAGE);
     return EXIT_CONFIG;
@@ -150,6 +156,39 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+async function pairCommand(
+  args: string[],
+  values: { dir?: string; 'data-dir'?: string; mqtt?: string },
+): Promise<number> {
+  if (args.length !== 2) {
+    process.stderr.write(`pair needs the hub URL and the code\n\n${USAGE}`);
+    return EXIT_CONFIG;
+  }
+  try {
+    const result = await pair(args[0], args[1], {
+      dir: values.dir ?? '/etc/makerspace-agent',
+      dataDir: values['data-dir'],
+      mqtt: values.mqtt,
+    });
+    // The key itself is never printed.
+    process.stdout.write(
+      `Paired with "${result.name}" (resource ${result.resource}).\nKey: ${result.apiKeyFile} (mode 0600)\nConfig: ${result.configFile}\n` +
+        (result.simulatedHardware
+          ? 'The config drives a SIMULATED relay: set "hardware" (gpio or serial-relay) and "cardReader" in it for real hardware.\n'
+          : '') +
+        `Start: makerspace-agent run --config ${result.configFile}\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return EXIT_CONFIG;
+    }
+    process.stderr.write(`makerspace-agent: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -158,6 +197,9 @@ function parse(argv: string[]) {
       config: { type: 'string', short: 'c' },
       token: { type: 'string' },
       type: { type: 'string' },
+      dir: { type: 'string' },
+      'data-dir': { type: 'string' },
+      mqtt: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },

@@ -40,6 +40,7 @@ import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
 import { invitationsRoutes } from './routes/invitations.routes.js';
 import { signInRoutes } from './routes/sign-in.routes.js';
+import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
 export const API_PREFIX = '/api/v1';
@@ -211,6 +212,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
       await api.register(bridgeApiRoutes(ctx));
       await api.register(signInRoutes(ctx));
       await api.register(invitationsRoutes(ctx));
+      await api.register(adminConsoleRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -28,7 +28,7 @@ export type {
   SwitchOnResult,
   UserMe,
 };
-export type { LiveMessage, ResourceStatus } from '@makerspace/shared';
+export type { LiveLog, LiveMessage, ResourceStatus } from '@makerspace/shared';
 
 export type { BrowserSession };
 /** What sign-in answers (the link's purpose and return path only for e-mailed links). */
@@ -76,6 +76,15 @@ export function notifySignedOut(): void {
 }
 
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await callWithTotal<T>(method, path, body)).body;
+}
+
+/** A call whose answer is one page of a list: the body and `X-Total-Count`. */
+export async function callWithTotal<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ body: T; total: number | null }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -105,7 +114,8 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
       retry ? Number(retry) : null,
     );
   }
-  return json as T;
+  const total = res.headers.get('x-total-count');
+  return { body: json as T, total: total === null ? null : Number(total) };
 }
 
 function safeJson(text: string): any {

@@ -1,13 +1,30 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type LiveMessage, notifySignedOut, type ResourceStatus } from './api';
+import { type LiveLog, type LiveMessage, notifySignedOut, type ResourceStatus } from './api';
 
 /**
  * The live channel (GET /api/v1/live, Server-Sent Events): one per browser tab, shared by every
  * component. It starts with a snapshot and then applies each change.
  */
-type State = { connected: boolean; statuses: Map<number, ResourceStatus>; signedOut: string | null };
+/** What the admins' feed shows: resource logs (sent to admins only) and bridges going on- or offline. */
+export type FeedEntry =
+  | { kind: 'log'; key: string; at: string; log: LiveLog }
+  | { kind: 'bridge'; key: string; at: string; resource: number; online: boolean };
 
-let state: State = { connected: false, statuses: new Map(), signedOut: null };
+type State = {
+  connected: boolean;
+  statuses: Map<number, ResourceStatus>;
+  signedOut: string | null;
+  /** Newest first, at most FEED_SIZE. */
+  feed: FeedEntry[];
+};
+
+const FEED_SIZE = 200;
+let state: State = { connected: false, statuses: new Map(), signedOut: null, feed: [] };
+let bridgeEvents = 0;
+
+function addToFeed(entries: FeedEntry[]): void {
+  if (entries.length) set({ feed: [...entries.reverse(), ...state.feed].slice(0, FEED_SIZE) });
+}
 let source: EventSource | null = null;
 /** The resources followed: a machine page follows its own, other pages every one (null). */
 let scope: number[] | null = null;
@@ -40,10 +57,26 @@ export function startLive(): void {
     set({ connected: true, statuses: new Map(m.resources.map((s) => [s.resource, s])) }),
   );
   on('resource', (m: Extract<LiveMessage, { type: 'resource' }>) => {
+    const before = state.statuses.get(m.status.resource);
     const statuses = new Map(state.statuses);
     statuses.set(m.status.resource, m.status);
     set({ statuses });
+    if (before?.bridge && m.status.bridge && before.online !== m.status.online) {
+      const at = new Date().toISOString();
+      addToFeed([
+        {
+          kind: 'bridge',
+          key: `b${++bridgeEvents}`,
+          at,
+          resource: m.status.resource,
+          online: m.status.online,
+        },
+      ]);
+    }
   });
+  on('log', (m: Extract<LiveMessage, { type: 'log' }>) =>
+    addToFeed([{ kind: 'log', key: `l${m.log.id}`, at: m.log.createdAt, log: m.log }]),
+  );
   on('resourceRemoved', (m: Extract<LiveMessage, { type: 'resourceRemoved' }>) => {
     const statuses = new Map(state.statuses);
     statuses.delete(m.resource);

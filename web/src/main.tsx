@@ -1,5 +1,6 @@
 import { render, type JSX } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import type { UserMe } from './api';
 import './app.css';
 import { setLiveScope, useLive } from './live';
 import { AccountPage } from './pages/account';
@@ -9,7 +10,21 @@ import { SignInPage } from './pages/sign-in';
 import { SignInLinkPage } from './pages/sign-in-link';
 import { StickersPage } from './pages/stickers';
 import { navigate, onLinkClick, useLocation } from './router';
-import { loadAuth, signOut, useAuth } from './session';
+import { isAdmin, loadAuth, signOut, useAuth } from './session';
+
+type AdminModule = typeof import('./admin/admin');
+
+/** The admin console is its own chunk: loaded on the first admin page, never for members' pages. */
+function AdminPage({ path, me }: { path: string; me: UserMe }) {
+  const [mod, setMod] = useState<AdminModule | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    import('./admin/admin').then(setMod, () => setFailed(true));
+  }, []);
+  if (failed) return <p role="alert">The admin pages could not be loaded. Reload the page.</p>;
+  if (!mod) return <p role="status">Loading…</p>;
+  return <mod.AdminPages path={path} me={me} />;
+}
 
 function App() {
   const location = useLocation();
@@ -46,6 +61,8 @@ function App() {
   let page: JSX.Element;
   if (machine) page = <MachinePage id={Number(machine[1])} code={location.query.get('c')} />;
   else if (location.path === '/account') page = <AccountPage me={auth.me} />;
+  else if (location.path === '/admin' || location.path.startsWith('/admin/'))
+    page = <AdminPage path={location.path} me={auth.me} />;
   else if (location.path === '/stickers') {
     const ids = (location.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
     page = <StickersPage ids={ids} />;
@@ -61,6 +78,11 @@ function App() {
           <a href="/account" aria-current={location.path === '/account' ? 'page' : undefined}>
             Account
           </a>
+          {isAdmin(auth.me) && (
+            <a href="/admin" aria-current={location.path.startsWith('/admin') ? 'page' : undefined}>
+              Admin
+            </a>
+          )}
           <button type="button" class="link" onClick={() => void signOut()}>
             Sign out
           </button>

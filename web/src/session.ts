@@ -63,6 +63,5 @@ export function useAuth(): Auth {
 }
 
 export function isAdmin(me: UserMe): boolean {
-  const privileges = (me as any)._embedded?.privileges?.privileges ?? (me as any).privileges;
-  return privileges === 'admin' || privileges === 'owner';
+  return me.privileges === 'admin' || me.privileges === 'owner';
 }

@@ -10,6 +10,7 @@ import { keys } from './migrations/0006-keys.js';
 import { signIn } from './migrations/0007-sign-in.js';
 import { retiredCodes } from './migrations/0008-retired-codes.js';
 import { bridgeTrust } from './migrations/0009-bridge-trust.js';
+import { bridgePairings } from './migrations/0010-bridge-pairings.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -23,6 +24,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0007-sign-in': signIn(dialect),
     '0008-retired-codes': retiredCodes(dialect),
     '0009-bridge-trust': bridgeTrust(dialect),
+    '0010-bridge-pairings': bridgePairings(dialect),
   };
 }
 

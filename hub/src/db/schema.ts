@@ -660,3 +660,19 @@ export interface Database {
   browser_sessions: BrowserSessionsTable;
   member_invitations: MemberInvitationsTable;
 }
+
+export interface BridgePairingsTable {
+  id: Generated<number>;
+  account: number;
+  resource: number;
+  /** hashToken of the code; the code itself is shown once. */
+  codeHash: string;
+  expiresAt: string;
+  redeemedAt: string | null;
+  createdBy: number;
+  createdAt: string;
+}
+
+export interface Database {
+  bridge_pairings: BridgePairingsTable;
+}

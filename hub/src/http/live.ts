@@ -9,6 +9,7 @@ import {
   statusFor,
 } from '../resources/status.js';
 import { type Caller, isAdmin } from './auth.js';
+import { liveLog, logsAfter, newestLogId } from './live-logs.js';
 
 interface LiveClient {
   caller: Caller;
@@ -48,10 +49,13 @@ export class LiveChannel {
   };
   private readonly keepAlive: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  /** The admins' feed: logs after this id are sent next (null until an admin listens). */
+  private logCursor: number | null = null;
+  private logTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: HubContext,
-    private readonly options = { batchMs: 250, wideBatchMs: 1000, keepAliveMs: 25_000 },
+    private readonly options = { batchMs: 250, wideBatchMs: 1000, keepAliveMs: 25_000, logPollMs: 250 },
   ) {
     this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
     this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
@@ -84,8 +88,10 @@ export class LiveChannel {
       stillValid,
       only: only.length ? new Set(only) : null,
     };
+    if (client.admin && this.logCursor === null) this.logCursor = await newestLogId(this.ctx.storage.reads);
     this.clients.add(client);
     out.on('close', () => this.clients.delete(client));
+    if (client.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
     const rows = (await readVisibleStatuses(this.ctx.storage.reads, caller)).filter(
       (row) => client.only === null || client.only.has(row.resource),
     );
@@ -105,9 +111,12 @@ export class LiveChannel {
   }
 
   close(): void {
+    this.closed = true;
     this.unsubscribe();
     clearInterval(this.keepAlive);
     for (const pace of Object.values(this.paces)) if (pace.timer) clearTimeout(pace.timer);
+    if (this.logTimer) clearTimeout(this.logTimer);
+    this.logTimer = null;
     for (const client of this.clients) client.out.end();
     this.clients.clear();
   }
@@ -177,6 +186,44 @@ export class LiveChannel {
     }
     return out ? Buffer.from(out) : null;
   }
+
+  /**
+   * The admins' activity feed: every resource log written since the last look (by this hub or
+   * another on the same database: taps, switch-ons, late offline decisions, key assignments,
+   * pairings) goes to the admins of its account as a `log` event. Polled while admins listen,
+   * so it needs no hook in every place that writes a log.
+   */
+  private async pollLogs(): Promise<void> {
+    this.logTimer = null;
+    const admins = [...this.clients].filter((c) => c.admin);
+    if (admins.length === 0) {
+      this.logCursor = null;
+      return;
+    }
+    try {
+      const rows = await logsAfter(this.ctx.storage.reads, this.logCursor ?? 0, 500);
+      if (rows.length > 0) {
+        this.logCursor = Number(rows[rows.length - 1].id);
+        for (const client of admins) {
+          let out = '';
+          for (const row of rows) {
+            if (!client.caller.superuser && Number(row.account) !== client.caller.accountId) continue;
+            if (client.only !== null && !client.only.has(Number(row.resource))) continue;
+            out += frame({ type: 'log', log: liveLog(row) });
+          }
+          if (out && this.clients.has(client)) this.write(client, out);
+        }
+      }
+    } catch (err) {
+      this.ctx.logger.error({ err }, 'live channel: reading new resource logs failed');
+    } finally {
+      if (this.logCursor !== null && !this.closed) {
+        this.logTimer = setTimeout(() => void this.pollLogs(), this.options.logPollMs);
+      }
+    }
+  }
+
+  private closed = false;
 
   private async ping(): Promise<void> {
     for (const client of [...this.clients]) {

@@ -1,3 +1,4 @@
+import { isPostgres } from '../db/fast-reads.js';
 import type { MemberRecord } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
@@ -69,7 +70,7 @@ export function memberRecord(row: MemberRow): MemberRecord {
 /** /user/me: the member without state and superuser, plus Fabman's `members` list. */
 export function userMeRecord(row: MemberRow) {
   const { state: _state, superuser: _superuser, ...me } = memberRecord(row);
-  return { ...me, members: [me] };
+  return { ...me, privileges: row.privileges as 'member' | 'admin' | 'owner', members: [me] };
 }
 
 /** Fields only admins may change; a member editing themself has them ignored like read-only fields. */
@@ -153,12 +154,21 @@ export function filteredMembers(db: Db, caller: Caller, query: MemberListQuery) 
   }
   if (query.q) {
     const pattern = likePattern(query.q);
+    // A card id matches whole (as a reader or the card's print gives it), through its index.
+    const card = query.q.trim().toUpperCase();
+    const postgres = isPostgres(db);
+    let owners = db.selectFrom('member_keys').select('member').where('token', '=', card);
+    if (!caller.superuser) owners = owners.where('account', '=', caller.accountId);
     base = base.where((eb) =>
-      eb.or(
-        ['firstName', 'lastName', 'emailAddress', 'memberNumber', 'company'].map((c) =>
-          eb(eb.fn('lower', [eb.ref(c as 'firstName')]), 'like', pattern),
+      eb.or([
+        // SQLite's LIKE ignores ASCII case by itself (as its lower() does): no function per row.
+        ...['firstName', 'lastName', 'emailAddress', 'memberNumber', 'company'].map((c) =>
+          postgres
+            ? eb(eb.ref(c as 'firstName'), 'ilike', pattern)
+            : eb(eb.ref(c as 'firstName'), 'like', pattern),
         ),
-      ),
+        eb('members.id', 'in', owners),
+      ]),
     );
   }
   return base;

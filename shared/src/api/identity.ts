@@ -105,6 +105,9 @@ export type MemberRecord = z.infer<typeof MemberRecord>;
 /** /user/me: the caller's member record without state and superuser, plus `members` (Fabman's user shape). */
 export const UserMe = MemberRecord.omit({ state: true, superuser: true }).extend({
   members: z.array(MemberRecord.omit({ state: true, superuser: true })),
+  privileges: MemberPrivileges.describe(
+    "The caller's role in the account: the web app offers the admin pages to admins and owners (the API decides)",
+  ),
 });
 
 export const PrivilegesRecord = z.object({ privileges: MemberPrivileges });

@@ -7,3 +7,4 @@ export * from './billing.js';
 export * from './keys.js';
 export * from './machine.js';
 export * from './sign-in.js';
+export * from './admin.js';

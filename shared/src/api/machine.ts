@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ControlType, denyReasons } from '../enums.js';
+import type { LiveLog } from './admin.js';
 import { Id, Timestamp } from './common.js';
 
 /**
@@ -79,4 +80,5 @@ export type LiveMessage =
   | { type: 'snapshot'; resources: ResourceStatus[] }
   | { type: 'resource'; status: ResourceStatus }
   | { type: 'resourceRemoved'; resource: number }
+  | { type: 'log'; log: LiveLog }
   | { type: 'signedOut'; reason: string };

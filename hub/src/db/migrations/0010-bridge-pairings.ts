@@ -1,0 +1,25 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DialectName } from '../database.js';
+import { index, withId } from './helpers.js';
+
+/**
+ * One-use pairing codes for new Pis (`makerspace-agent pair <hub URL> <code>`): stored as
+ * hashes, redeemed once for the bridge API key.
+ */
+export function bridgePairings(dialect: DialectName): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await withId(db.schema.createTable('bridge_pairings'), dialect)
+        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+        .addColumn('codeHash', 'text', (c) => c.notNull())
+        .addColumn('expiresAt', 'text', (c) => c.notNull())
+        .addColumn('redeemedAt', 'text')
+        .addColumn('createdBy', 'integer', (c) => c.notNull())
+        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .execute();
+      await index(db, 'bridge_pairings', ['codeHash'], true);
+      await index(db, 'bridge_pairings', ['resource']);
+    },
+  };
+}

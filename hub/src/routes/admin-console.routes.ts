@@ -1,0 +1,75 @@
+import {
+  PairingCode,
+  PairingRedeem,
+  PairingRedeemed,
+  UnknownCard,
+  UnknownCardsQuery,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { HubContext } from '../context.js';
+import { requireAdmin } from '../http/auth.js';
+import { createPairing, redeemPairing } from '../resources/pairing.js';
+import { findResourceInAccount } from '../resources/resources.js';
+import { recentUnknownCards } from '../keys/unknown-cards.js';
+
+const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
+
+/** What the admin console needs beyond the Fabman interface: bridge pairing and unknown cards. */
+export function adminConsoleRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/resources/:resourceId/bridge/pairing-codes',
+      {
+        schema: {
+          tags: ['bridges'],
+          summary: 'Create a one-use pairing code for a new bridge (admins)',
+          description:
+            'Answers the code once, with the one line to run on the Pi: `makerspace-agent pair <hub URL> <code>`. The code is valid for 30 minutes and one redemption; a new code replaces an unredeemed earlier one.',
+          params: IdParams,
+          response: { 201: PairingCode },
+        },
+      },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const resource = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
+        return reply.code(201).send(await createPairing(ctx, caller, resource));
+      },
+    );
+
+    app.post(
+      '/bridge-pairings/redeem',
+      {
+        config: { public: true },
+        schema: {
+          tags: ['bridges'],
+          summary: 'Redeem a pairing code for the bridge API key (the agent’s pair command)',
+          description:
+            'Needs no credentials: the code is the credential. It works once; the bridge gets a new API key (any agent on the old key is disconnected) and the key is answered this one time. Unknown, used and expired codes answer 400.',
+          security: [],
+          body: PairingRedeem,
+          response: { 200: PairingRedeemed },
+        },
+      },
+      async (request) => redeemPairing(ctx, request.body.code),
+    );
+
+    app.get(
+      '/unknown-cards',
+      {
+        schema: {
+          tags: ['keys'],
+          summary: 'Cards recently refused as unknown (admins), to assign to a member',
+          description:
+            'From the denied resource logs with reason unknownKey, newest first; a card assigned to a member since is left out.',
+          querystring: UnknownCardsQuery,
+          response: { 200: z.array(UnknownCard) },
+        },
+      },
+      async (request) => {
+        const caller = requireAdmin(request);
+        return recentUnknownCards(ctx, caller, request.query);
+      },
+    );
+  };
+}

@@ -1,0 +1,258 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ApiError, ResourceStatus } from '../api';
+import { dateTime, duration } from '../format';
+import { useLive } from '../live';
+import { adminApi, type PairingCode, type ResourceRecord, type WebhookRecord } from './admin-api';
+import { logText } from './feed';
+
+const time = (iso: string) =>
+  new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** The start page: every door and machine with its live state, alerts, and the activity feed. */
+export function Dashboard() {
+  const live = useLive();
+  const [resources, setResources] = useState<ResourceRecord[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [filter, setFilter] = useState('');
+  const [alertMinutes, setAlertMinutes] = useState(5);
+  const [now, setNow] = useState(Date.now());
+  const [pairing, setPairing] = useState<PairingCode | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [failingHooks, setFailingHooks] = useState<WebhookRecord[]>([]);
+
+  const load = () =>
+    adminApi
+      .resources()
+      .then(setResources)
+      .catch((e: ApiError) => setError(e.message));
+  useEffect(() => {
+    void load();
+    // Webhook delivery state changes slowly (retries take minutes): asked once a minute.
+    const hooks = () =>
+      adminApi
+        .webhooks()
+        .then((all) => setFailingHooks(all.filter((h) => h.state === 'failing' || h.failingSince !== null)))
+        .catch(() => {});
+    void hooks();
+    const t = setInterval(() => setNow(Date.now()), 5000);
+    const h = setInterval(hooks, 60_000);
+    return () => {
+      clearInterval(t);
+      clearInterval(h);
+    };
+  }, []);
+
+  const names = useMemo(() => new Map((resources ?? []).map((r) => [r.id, r.name])), [resources]);
+  const shown = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    return (resources ?? []).filter((r) => !f || r.name.toLowerCase().includes(f));
+  }, [resources, filter]);
+
+  const offlineAlerts = (resources ?? []).flatMap((r) => {
+    const s = live.statuses.get(r.id);
+    if (!s?.bridge || s.online) return [];
+    const since = s.lastSeenAt ? Date.parse(s.lastSeenAt) : null;
+    if (since !== null && now - since < alertMinutes * 60_000) return [];
+    return [{ r, since }];
+  });
+
+  async function act(what: string, work: () => Promise<unknown>) {
+    setNotice(null);
+    try {
+      await work();
+      setNotice(what);
+    } catch (e) {
+      setNotice(`${what} failed: ${(e as ApiError).message}`);
+    }
+  }
+
+  async function pair(r: ResourceRecord) {
+    try {
+      setPairing(await adminApi.pairingCode(r.id));
+    } catch (e) {
+      setNotice(`Pairing failed: ${(e as ApiError).message}`);
+    }
+  }
+
+  return (
+    <main class="admin">
+      <h1>Dashboard</h1>
+      {error && <p class="error">{error}</p>}
+      <section aria-labelledby="alerts-h">
+        <h2 id="alerts-h">Alerts</h2>
+        <label class="inline">
+          Alert when a bridge is offline longer than (minutes){' '}
+          <input
+            type="number"
+            min={0}
+            max={1440}
+            value={alertMinutes}
+            onInput={(e) => setAlertMinutes(Number((e.target as HTMLInputElement).value) || 0)}
+          />
+        </label>
+        <ul aria-label="Alerts" class="rows">
+          {offlineAlerts.length === 0 && failingHooks.length === 0 && <li class="muted">No alerts.</li>}
+          {failingHooks.map((h) => (
+            <li key={`w${h.id}`} class="bad">
+              Webhook {h.label ?? h.url} is failing
+              {h.failingSince ? ` since ${dateTime(h.failingSince)}` : ''}
+            </li>
+          ))}
+          {offlineAlerts.map(({ r, since }) => (
+            <li key={r.id} class="bad">
+              {r.name}: bridge offline
+              {since !== null
+                ? ` for ${duration((now - since) / 1000)} (last seen ${dateTime(new Date(since).toISOString())})`
+                : ''}
+            </li>
+          ))}
+        </ul>
+      </section>
+      {notice && (
+        <p role="status" class="notice">
+          {notice}
+        </p>
+      )}
+      {pairing && (
+        <section aria-labelledby="pair-h" class="pairing">
+          <h2 id="pair-h">Pair a bridge for {names.get(pairing.resource)}</h2>
+          <p>
+            On the Pi, run this one line (valid until {time(pairing.expiresAt)}, once). It fetches the bridge
+            key and writes the agent's config:
+          </p>
+          <label>
+            Pairing command
+            <textarea class="command" readOnly rows={2} value={pairing.command} />
+          </label>
+          <button type="button" class="secondary" onClick={() => setPairing(null)}>
+            Close
+          </button>
+        </section>
+      )}
+      <div class="admin-grid">
+        <section aria-labelledby="res-h">
+          <h2 id="res-h">Doors and machines</h2>
+          <input
+            type="search"
+            aria-label="Find a door or machine"
+            placeholder="Find a door or machine"
+            value={filter}
+            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+          />
+          {resources === null && !error && <p role="status">Loading…</p>}
+          <ul class="cards">
+            {shown.map((r) => (
+              <ResourceCard
+                key={r.id}
+                r={r}
+                s={live.statuses.get(r.id)}
+                act={act}
+                pair={pair}
+                reload={load}
+              />
+            ))}
+          </ul>
+        </section>
+        <section aria-labelledby="feed-h">
+          <h2 id="feed-h">Activity</h2>
+          <ol aria-label="Activity feed" class="rows feed">
+            {live.feed.length === 0 && <li class="muted">Nothing yet; taps and switch-ons appear here.</li>}
+            {live.feed.map((e) => (
+              <li key={e.key} class={e.kind === 'log' && e.log.type === 'denied' ? 'bad' : ''}>
+                <time dateTime={e.at}>{time(e.at)}</time>{' '}
+                <strong>{names.get(e.kind === 'log' ? e.log.resource : e.resource) ?? 'Resource'}</strong>{' '}
+                {e.kind === 'bridge' ? (e.online ? 'Bridge online' : 'Bridge offline') : logText(e.log)}
+                {e.kind === 'log' && e.log.offline && (
+                  <span class="badge late"> offline decision, reported late</span>
+                )}
+              </li>
+            ))}
+          </ol>
+        </section>
+      </div>
+    </main>
+  );
+}
+
+function ResourceCard(props: {
+  r: ResourceRecord;
+  s: ResourceStatus | undefined;
+  act: (what: string, work: () => Promise<unknown>) => Promise<void>;
+  pair: (r: ResourceRecord) => void;
+  reload: () => void;
+}) {
+  const { r, s, act } = props;
+  const door = r.controlType === 'door';
+  const state = !s?.bridge ? 'no bridge' : s.online ? 'online' : 'offline';
+  return (
+    <li class={`card ${state.replace(/ /g, '-')}`} aria-label={r.name}>
+      <div class="card-head">
+        <strong>{r.name}</strong>
+        <span class={`badge ${state.replace(/ /g, '-')}`} data-testid="bridge-state">
+          {state === 'online' ? 'Online' : state === 'offline' ? 'Offline' : 'No bridge'}
+        </span>
+      </div>
+      {s?.bridge && (
+        <dl class="facts">
+          <dt>Last heartbeat</dt>
+          <dd>{s.lastSeenAt ? dateTime(s.lastSeenAt) : 'never'}</dd>
+          <dt>Agent</dt>
+          <dd>{s.agentVersion ?? 'unknown'}</dd>
+          <dt>Relay</dt>
+          <dd>{s.relay === 'on' ? `on since ${s.relaySince ? dateTime(s.relaySince) : '?'}` : 'off'}</dd>
+          {s.session && (
+            <>
+              <dt>In use by</dt>
+              <dd>
+                {s.session.member
+                  ? `${s.session.member.firstName} ${s.session.member.lastName}`.trim()
+                  : 'a member'}{' '}
+                since {dateTime(s.session.since)}
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
+      <div class="actions">
+        {s?.bridge && (
+          <button
+            type="button"
+            class="primary"
+            disabled={!s.online}
+            onClick={() =>
+              void act(`${door ? 'Unlocked' : 'Switched on'} ${r.name}`, () => adminApi.remoteSwitchOn(r))
+            }
+          >
+            {door ? `Unlock ${r.name}` : `Switch on ${r.name}`}
+          </button>
+        )}
+        {s?.bridge && !door && s.relay === 'on' && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => void act(`Switched off ${r.name}`, () => adminApi.switchOff(r.id))}
+          >
+            {`Switch off ${r.name}`}
+          </button>
+        )}
+        <button type="button" class="secondary" onClick={() => props.pair(r)}>
+          {`Pair a bridge for ${r.name}`}
+        </button>
+        {s?.bridge && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              if (confirm(`Rotate the key of ${r.name}? Its agent is cut off until paired again.`)) {
+                void act(`New key for ${r.name}: pair its Pi again`, () => adminApi.rotateKey(r.id));
+              }
+            }}
+          >
+            {`Rotate key of ${r.name}`}
+          </button>
+        )}
+        <a href={`/stickers?ids=${r.id}`}>Sticker</a>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,253 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiError } from '../api';
+import { dateTime } from '../format';
+import { useLive } from '../live';
+import {
+  adminApi,
+  type MemberKeyRecord,
+  type MemberRecord,
+  memberName,
+  type ResourceRecord,
+  type UnknownCard,
+} from './admin-api';
+
+/** Key cards: assign by tapping at a reader, recent unknown cards, lost and unassign. */
+export function KeysPage() {
+  const live = useLive();
+  const [q, setQ] = useState('');
+  const [members, setMembers] = useState<MemberRecord[]>([]);
+  const [memberId, setMemberId] = useState<number | null>(null);
+  const [readers, setReaders] = useState<ResourceRecord[]>([]);
+  const [readerId, setReaderId] = useState<number | null>(null);
+  const [unknown, setUnknown] = useState<UnknownCard[]>([]);
+  const [key, setKey] = useState<MemberKeyRecord | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [waiting, setWaiting] = useState<{ id: number; until: number; reader: string } | null>(null);
+  const [now, setNow] = useState(Date.now());
+  const stop = useRef(false);
+
+  const fail = (e: unknown) => setError((e as ApiError).message);
+  const loadUnknown = () => adminApi.unknownCards().then(setUnknown).catch(fail);
+
+  useEffect(() => {
+    adminApi
+      .resources()
+      .then((all) => {
+        const withBridge = all.filter((r) => live.statuses.get(r.id)?.bridge ?? true);
+        setReaders(withBridge);
+        setReaderId((id) => id ?? withBridge[0]?.id ?? null);
+      })
+      .catch(fail);
+    void loadUnknown();
+    return () => {
+      stop.current = true;
+    };
+  }, []);
+  // Server-side search: the list follows what is typed.
+  useEffect(() => {
+    const t = setTimeout(
+      () =>
+        adminApi
+          .members(q)
+          .then((list) => {
+            setMembers(list);
+            setMemberId((id) => (id !== null && list.some((m) => m.id === id) ? id : (list[0]?.id ?? null)));
+          })
+          .catch(fail),
+      150,
+    );
+    return () => clearTimeout(t);
+  }, [q]);
+  const loadKey = () => {
+    if (memberId === null) return setKey(null);
+    adminApi
+      .key(memberId)
+      .then(setKey)
+      .catch(() => setKey(null));
+  };
+  useEffect(loadKey, [memberId]);
+  // A refused unknown card shows up at once.
+  const newest = live.feed[0];
+  useEffect(() => {
+    if (newest?.kind === 'log' && (newest.log.reason === 'unknownKey' || newest.log.type === 'keyAssigned'))
+      void loadUnknown();
+  }, [newest?.key]);
+
+  const member = members.find((m) => m.id === memberId) ?? null;
+
+  async function assignByTap() {
+    if (!member || readerId === null) return;
+    setError(null);
+    setMessage(null);
+    try {
+      const a = await adminApi.startAssignment(member.id, readerId);
+      const reader = readers.find((r) => r.id === readerId)?.name ?? 'the reader';
+      setWaiting({ id: a.id, until: Date.parse(a.expiresAt), reader });
+      while (!stop.current) {
+        await new Promise((r) => setTimeout(r, 400));
+        setNow(Date.now());
+        const state = await adminApi.assignment(a.id);
+        if (state.state === 'assigned') {
+          setMessage(`Card ${state.key?.token ?? ''} assigned to ${memberName(member)}.`);
+          break;
+        }
+        if (state.state === 'expired') {
+          setMessage('No card was tapped in time. Try again.');
+          break;
+        }
+      }
+    } catch (e) {
+      fail(e);
+    } finally {
+      setWaiting(null);
+      loadKey();
+      void loadUnknown();
+    }
+  }
+
+  async function run(what: string, work: () => Promise<unknown>) {
+    setError(null);
+    try {
+      await work();
+      setMessage(what);
+    } catch (e) {
+      fail(e);
+    }
+    loadKey();
+    void loadUnknown();
+  }
+
+  return (
+    <main class="admin">
+      <h1>Key cards</h1>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <section aria-labelledby="who-h">
+        <h2 id="who-h">Member</h2>
+        <label>
+          Find a member (name, e-mail, member number)
+          <input type="search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Member
+          <select
+            value={memberId ?? ''}
+            onChange={(e) => setMemberId(Number((e.target as HTMLSelectElement).value))}
+          >
+            {members.map((m) => (
+              <option key={m.id} value={m.id}>
+                {memberName(m)} {m.emailAddress ? `<${m.emailAddress}>` : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        {member && (
+          <p data-testid="member-key">
+            {key
+              ? `${memberName(member)}'s card: ${key.token} (${key.type}, ${key.state})`
+              : `${memberName(member)} has no card.`}
+          </p>
+        )}
+        {member && key && (
+          <div class="actions">
+            <button
+              type="button"
+              class="secondary"
+              disabled={key.state !== 'active'}
+              onClick={() =>
+                void run(`${memberName(member)}'s card is marked lost.`, () => adminApi.keyLost(member.id))
+              }
+            >
+              Mark card lost
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() =>
+                void run(`The card is taken from ${memberName(member)}.`, () => adminApi.removeKey(member.id))
+              }
+            >
+              Unassign card
+            </button>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="tap-h">
+        <h2 id="tap-h">Assign a card by tapping it</h2>
+        <label>
+          Reader
+          <select
+            value={readerId ?? ''}
+            onChange={(e) => setReaderId(Number((e.target as HTMLSelectElement).value))}
+          >
+            {readers.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          class="primary"
+          disabled={!member || readerId === null || waiting !== null}
+          onClick={() => void assignByTap()}
+        >
+          Assign by tapping
+        </button>
+        {waiting && (
+          <p role="status" class="notice">
+            Tap the card at {waiting.reader} now ({Math.max(0, Math.ceil((waiting.until - now) / 1000))} s
+            left)
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                void adminApi.cancelAssignment(waiting.id).catch(() => {});
+              }}
+            >
+              Cancel
+            </button>
+          </p>
+        )}
+        {message && !waiting && (
+          <p role="status" class="notice">
+            {message}
+          </p>
+        )}
+      </section>
+      <section aria-labelledby="unknown-h">
+        <h2 id="unknown-h">Recent unknown cards</h2>
+        <ul class="rows" aria-label="Unknown cards">
+          {unknown.length === 0 && <li class="muted">No unknown card was tapped lately.</li>}
+          {unknown.map((c) => (
+            <li key={`${c.type}:${c.token}`}>
+              <span>
+                <code>{c.token}</code> ({c.type}) at{' '}
+                {readers.find((r) => r.id === c.resource)?.name ?? 'a reader'}, {dateTime(c.lastSeenAt)}
+                {c.taps > 1 ? `, ${c.taps} taps` : ''}
+              </span>
+              <button
+                type="button"
+                class="secondary"
+                disabled={!member}
+                onClick={() =>
+                  member &&
+                  void run(`Card ${c.token} assigned to ${memberName(member)}.`, () =>
+                    adminApi.putKey(member.id, c.type, c.token),
+                  )
+                }
+              >
+                {`Assign ${c.token} to ${member ? memberName(member) : 'the member'}`}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </main>
+  );
+}
