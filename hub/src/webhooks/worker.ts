@@ -2,7 +2,7 @@ import type { Logger } from '@makerspace/shared';
 import { sql } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { TokenBox } from '../secrets.js';
-import { type SendResult, sendWebhook, signature } from './delivery.js';
+import { type SendResult, sendWebhook, signature, standardWebhookHeaders } from './delivery.js';
 import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
 
 /** How deliveries are timed. The defaults are for production; tests shorten them via settings. */
@@ -74,6 +74,8 @@ export async function attemptDelivery(
     timeoutMs: deps.settings.timeoutMs,
     signal: deps.signal,
     headers: {
+      // The delivery id names this message to this webhook; retries repeat it (idempotency).
+      ...standardWebhookHeaders(secret, `msg_${target.deliveryId}`, timestamp, body),
       'x-makerspace-event': event.type,
       'x-makerspace-delivery': String(target.deliveryId),
       'x-makerspace-timestamp': timestamp,
