@@ -7,6 +7,7 @@ import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './htt
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerObservability } from './observability/observability.routes.js';
 import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
@@ -139,6 +140,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  registerObservability(app, ctx);
 
   // Streams end before the server closes (an open stream would hold app.close() forever).
   const live = new LiveChannel(ctx);
@@ -185,6 +187,6 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     { prefix: API_PREFIX },
   );
   await serveWebApp(app, options.webDir);
-  app.get('/health', { schema: { hide: true } }, async () => ({ ok: true }));
+
   return app;
 }

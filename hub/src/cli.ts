@@ -26,7 +26,7 @@ Commands:
                                stopped); the old database is kept as <database>.before-restore-*
 
 Configuration comes from the environment: HUB_HTTP_HOST, HUB_HTTP_PORT, HUB_MQTT_PORT,
-HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, LOG_LEVEL.`;
+HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, HUB_METRICS_TOKEN, LOG_LEVEL.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;

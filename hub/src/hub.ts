@@ -6,6 +6,7 @@ import { buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
+import { HubMetrics } from './observability/metrics.js';
 import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -13,7 +14,7 @@ import { Authenticator } from './identity/authenticator.js';
 import { followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
-import { loadSecret, TokenBox } from './secrets.js';
+import { hashToken, loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
 import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
@@ -94,6 +95,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     caches: { records: new RecordCache(), counts: new CountCache() },
     publicUrl: settings.publicUrl,
     signals: new ResourceSignals(),
+    metrics: new HubMetrics(),
+    metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,
     events: new EventBus(storage.db),
     webhooks: {
       ...defaultWebhookSettings,
@@ -103,9 +106,16 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   } as HubContext;
   const broker = new BridgeBroker(ctx);
   ctx.bridges = broker;
+  ctx.metrics.countBridgesOnline = () => broker.onlineCount();
   await broker.start();
   const app = await buildApp(ctx);
-  const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
+  const webhookWorker = new WebhookWorker({
+    db: storage.db,
+    tokens,
+    logger,
+    settings: ctx.webhooks,
+    metrics: ctx.metrics,
+  });
   ctx.events.onCommit(() => webhookWorker.wake());
   webhookWorker.start();
   const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });

@@ -129,12 +129,14 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
   const queues = new Map<number | string, Promise<void>>();
   const track = (resourceId: number | string, work: () => Promise<void>) => {
     const previous = queues.get(resourceId) ?? Promise.resolve();
+    ctx.metrics.bridgeMessagesQueued.inc();
     const p = previous
       .then(work)
       .catch((err) => ctx.logger.error({ err, resourceId }, 'bridge message handling failed'));
     queues.set(resourceId, p);
     inFlight.add(p);
     p.finally(() => {
+      ctx.metrics.bridgeMessagesQueued.dec();
       inFlight.delete(p);
       if (queues.get(resourceId) === p) queues.delete(resourceId);
     });
@@ -177,6 +179,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
     },
     async logs(resourceId, message) {
       const ids = await ingestLogs(ctx, resourceId, message.items);
+      ctx.metrics.logsIngested.inc(message.items.length);
       // Acknowledged only after the commit: a crash before this line means the agent resends.
       if (ids) await broker.publish(resourceId, 'logs/ack', { ids });
     },

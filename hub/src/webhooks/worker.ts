@@ -1,3 +1,4 @@
+import type { HubMetrics } from '../observability/metrics.js';
 import type { Logger } from '@makerspace/shared';
 import { sql } from 'kysely';
 import type { Db } from '../db/crud.js';
@@ -103,6 +104,8 @@ export interface WorkerDeps {
   tokens: TokenBox;
   logger: Logger;
   settings: WebhookSettings;
+  /** Counts attempts by outcome (makerspace_webhook_deliveries_total). */
+  metrics?: HubMetrics;
 }
 
 /**
@@ -276,6 +279,7 @@ export class WebhookWorker {
     }
     const at = iso(startedAt);
     const attempts = row.attempts + 1;
+    this.deps.metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
     await db.transaction().execute(async (trx) => {
       await recordAttempt(trx, deliveryId, at, result);
       if (result.ok) {
