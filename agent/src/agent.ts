@@ -127,6 +127,9 @@ export class Agent {
       logger: log('systemd'),
       env: deps.env,
       command: deps.notifyCommand,
+      // A relay board that is gone stops the watchdog: systemd restarts the agent, whose start
+      // opens the board again (or fails and says why).
+      healthy: () => this.relay.hardwareHealthy(),
     });
     this.relay.onStateChange((state) => this.link.setRelayState(state));
     // Order matters: the queue before anything that logs, the relay (off) before anything that

@@ -61,6 +61,11 @@ export class RelayController {
     this.since = this.now().toISOString();
   }
 
+  /** The relay driver's link to its hardware: true, or what is wrong (the watchdog's check). */
+  hardwareHealthy(): true | string {
+    return this.options.relay.healthy?.() ?? true;
+  }
+
   /** Opens the relay (off) and ends a session a crash left behind. */
   async start(): Promise<void> {
     await this.options.relay.open();

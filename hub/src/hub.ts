@@ -7,6 +7,7 @@ import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
+import { checkReadiness } from './observability/observability.routes.js';
 import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
 import { createStorage, type Storage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -37,6 +38,8 @@ export interface Hub {
   signInPurge: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
+  /** True when the database and the broker work (the watchdog's check), else what fails. */
+  healthy(): Promise<true | string>;
   close(): Promise<void>;
 }
 
@@ -141,6 +144,14 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     localDates,
     heartbeats,
     signInPurge,
+    async healthy() {
+      const { ok, checks } = await checkReadiness(ctx);
+      if (ok) return true;
+      return Object.entries(checks)
+        .filter(([, state]) => state !== 'ok')
+        .map(([name]) => `${name} failing`)
+        .join(', ');
+    },
     async listen() {
       broker.attachWebSocket(app.server);
       await app.listen({ host: settings.httpHost, port: settings.httpPort });

@@ -151,7 +151,10 @@ describe('observability: /health, /ready and /metrics', () => {
     const ready = await t.app.inject({ url: '/ready' });
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({ ok: true, checks: { database: 'ok', broker: 'ok' } });
+    expect(await t.hub.healthy()).toBe(true);
     await t.hub.broker.stop();
+    // The same check stops the systemd watchdog's pings (main.ts).
+    expect(await t.hub.healthy()).toBe('broker failing');
     const down = await t.app.inject({ url: '/ready' });
     expect(down.statusCode).toBe(503);
     expect(down.json()).toEqual({ ok: false, checks: { database: 'ok', broker: 'failing' } });

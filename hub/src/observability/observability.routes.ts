@@ -14,6 +14,24 @@ const Ready = z.object({
   }),
 });
 
+export interface Readiness {
+  ok: boolean;
+  checks: { database: 'ok' | 'failing'; broker: 'ok' | 'failing' };
+}
+
+/** The database answers a query within 2 s and the broker accepts bridges (GET /ready, the watchdog). */
+export async function checkReadiness(ctx: HubContext): Promise<Readiness> {
+  const database = await Promise.race([
+    sql`select 1 as one`.execute(ctx.db).then(
+      () => 'ok' as const,
+      () => 'failing' as const,
+    ),
+    new Promise<'failing'>((resolve) => setTimeout(() => resolve('failing'), 2000).unref()),
+  ]);
+  const broker = ctx.bridges.isRunning() ? ('ok' as const) : ('failing' as const);
+  return { ok: database === 'ok' && broker === 'ok', checks: { database, broker } };
+}
+
 /**
  * Probes and metrics, outside /api/v1: GET /health (the process answers), GET /ready (the database
  * answers a query and the broker accepts bridges: 503 otherwise), GET /metrics (Prometheus text
@@ -52,16 +70,8 @@ export function registerObservability(app: FastifyInstance, ctx: HubContext): vo
       },
     },
     async (_request, reply) => {
-      const database = await Promise.race([
-        sql`select 1 as one`.execute(ctx.db).then(
-          () => 'ok' as const,
-          () => 'failing' as const,
-        ),
-        new Promise<'failing'>((resolve) => setTimeout(() => resolve('failing'), 2000).unref()),
-      ]);
-      const broker = ctx.bridges.isRunning() ? ('ok' as const) : ('failing' as const);
-      const ok = database === 'ok' && broker === 'ok';
-      return reply.code(ok ? 200 : 503).send({ ok, checks: { database, broker } });
+      const readiness = await checkReadiness(ctx);
+      return reply.code(readiness.ok ? 200 : 503).send(readiness);
     },
   );
 
