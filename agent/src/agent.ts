@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { CardReader, Relay, Sleep } from '@makerspace/hardware';
-import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared';
+import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared/agent';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';

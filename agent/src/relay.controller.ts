@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Relay } from '@makerspace/hardware';
-import type { Logger, RelayStateMessage, StopType } from '@makerspace/shared';
+import type { Logger, RelayStateMessage, StopType } from '@makerspace/shared/agent';
 import { writeFileAtomic } from './atomic-file.js';
 import type { LogQueue } from './log-queue.js';
 

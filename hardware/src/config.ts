@@ -1,4 +1,4 @@
-import { KeyType, parseConfig } from '@makerspace/shared';
+import { KeyType, parseConfig } from '@makerspace/shared/agent';
 import { z } from 'zod';
 import { DEFAULT_DEBOUNCE_MS } from './card-debounce.js';
 import type { CardReader } from './card-reader.js';
