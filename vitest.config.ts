@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     // Unit tests run against the sources; end-to-end tests spawn the built programs (npm test builds first).
     alias: {
+      '@makerspace/shared/agent': fileURLToPath(new URL('./shared/src/agent.ts', import.meta.url)),
       '@makerspace/shared': src('shared'),
       '@makerspace/hardware': src('hardware'),
       '@makerspace/agent': src('agent'),

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { CardReaderConfig, RelayConfig } from '@makerspace/hardware';
-import { ConfigError, loadJsonConfig } from '@makerspace/shared';
+import { ConfigError, loadJsonConfig } from '@makerspace/shared/agent';
 import { z } from 'zod';
 
 /**

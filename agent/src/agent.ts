@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { CardReader, Relay, Sleep } from '@makerspace/hardware';
-import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared';
+import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared/agent';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';
@@ -131,6 +131,9 @@ export class Agent {
       logger: log('systemd'),
       env: deps.env,
       command: deps.notifyCommand,
+      // A relay board that is gone stops the watchdog: systemd restarts the agent, whose start
+      // opens the board again (or fails and says why).
+      healthy: () => this.relay.hardwareHealthy(),
     });
     this.relay.onStateChange((state) => this.link.setRelayState(state));
     // Order matters: the queue before anything that logs, the relay (off) before anything that

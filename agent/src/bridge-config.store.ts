@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BridgeConfig, type Logger } from '@makerspace/shared';
+import { BridgeConfig, type Logger } from '@makerspace/shared/agent';
 import { writeFileAtomic } from './atomic-file.js';
 import type { HubLink } from './hub-link.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CardRead, CardReader } from '@makerspace/hardware';
-import { type AccessReply, type DenyReason, type Logger, offlineKeyHash } from '@makerspace/shared';
+import { type AccessReply, type DenyReason, type Logger, offlineKeyHash } from '@makerspace/shared/agent';
 import type { BridgeConfigStore } from './bridge-config.store.js';
 import type { FeedbackFeature } from './feedback.feature.js';
 import type { HubLink } from './hub-link.js';

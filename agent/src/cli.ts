@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { createCardReader, createRelay, type Relay } from '@makerspace/hardware';
-import { ConfigError, createLogger, type Logger } from '@makerspace/shared';
+import { ConfigError, createLogger, type Logger } from '@makerspace/shared/agent';
 import { Agent } from './agent.js';
 import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
 import { pair } from './pair.js';

@@ -1,4 +1,4 @@
-import type { Command, CommandReply, Logger } from '@makerspace/shared';
+import type { Command, CommandReply, Logger } from '@makerspace/shared/agent';
 import type { HubLink } from './hub-link.js';
 import type { RelayController } from './relay.controller.js';
 

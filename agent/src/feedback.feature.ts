@@ -1,5 +1,5 @@
 import { type BeepPattern, beep, type Relay, type Sleep } from '@makerspace/hardware';
-import type { Logger } from '@makerspace/shared';
+import type { Logger } from '@makerspace/shared/agent';
 
 export interface FeedbackOptions {
   /** The buzzer/LED output; null when the config has no `feedback`. */

@@ -12,7 +12,7 @@ import {
   type StatusMessage,
   topicPublishOptions,
   type UpTopicName,
-} from '@makerspace/shared';
+} from '@makerspace/shared/agent';
 import mqtt, { type MqttClient } from 'mqtt';
 import { Backoff } from './backoff.js';
 

@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LogItem, type Logger } from '@makerspace/shared';
+import { LogItem, type Logger } from '@makerspace/shared/agent';
 import { syncDir } from './atomic-file.js';
 
 const JOURNAL = 'queue.jsonl';

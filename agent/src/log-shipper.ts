@@ -1,4 +1,4 @@
-import { type LogItem, type Logger, MAX_ARRAY_ITEMS, MAX_PAYLOAD_BYTES } from '@makerspace/shared';
+import { type LogItem, type Logger, MAX_ARRAY_ITEMS, MAX_PAYLOAD_BYTES } from '@makerspace/shared/agent';
 import type { HubLink } from './hub-link.js';
 import type { LogQueue } from './log-queue.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Relay } from '@makerspace/hardware';
-import type { Logger, RelayStateMessage, StopType } from '@makerspace/shared';
+import type { Logger, RelayStateMessage, StopType } from '@makerspace/shared/agent';
 import { writeFileAtomic } from './atomic-file.js';
 import type { LogQueue } from './log-queue.js';
 
@@ -59,6 +59,11 @@ export class RelayController {
   constructor(private readonly options: RelayControllerOptions) {
     this.now = options.now ?? (() => new Date());
     this.since = this.now().toISOString();
+  }
+
+  /** The relay driver's link to its hardware: true, or what is wrong (the watchdog's check). */
+  hardwareHealthy(): true | string {
+    return this.options.relay.healthy?.() ?? true;
   }
 
   /** Opens the relay (off) and ends a session a crash left behind. */

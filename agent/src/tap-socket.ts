@@ -2,7 +2,7 @@ import { chmod, rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type CardRead, normaliseCard } from '@makerspace/hardware';
-import type { Logger } from '@makerspace/shared';
+import type { Logger } from '@makerspace/shared/agent';
 import type { TapOutcome } from './card-access.feature.js';
 
 export const TAP_SOCKET_NAME = 'agent.sock';

@@ -1,4 +1,4 @@
-import type { KeyType } from '@makerspace/shared';
+import type { KeyType } from '@makerspace/shared/agent';
 
 /** One card read: the key type and its token as upper-case hex. */
 export interface CardRead {

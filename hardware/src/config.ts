@@ -1,4 +1,4 @@
-import { KeyType, parseConfig } from '@makerspace/shared';
+import { KeyType, parseConfig } from '@makerspace/shared/agent';
 import { z } from 'zod';
 import { DEFAULT_DEBOUNCE_MS } from './card-debounce.js';
 import type { CardReader } from './card-reader.js';
@@ -26,7 +26,17 @@ export const GpioRelayConfig = z.strictObject({
   kind: z.literal('gpio'),
   /** BCM numbering (GPIO17 is 17), the numbers on Pi pinout charts, not physical pin numbers. */
   relayPin: z.int().min(0).max(27),
-  activeLow: z.boolean().default(false),
+  /**
+   * Required, no default: a wrong guess swaps on and off (most cheap relay modules are active low),
+   * so the operator states the board's idle level.
+   */
+  activeLow: z.boolean({
+    error: (issue) =>
+      issue.input === undefined
+        ? 'required: true for relay boards that switch on when the pin is low (most opto-isolated ' +
+          'modules, "IN" pulled to ground), false for boards that switch on when it is high'
+        : 'true or false',
+  }),
   /** Label of the GPIO chip to use when it is not one of the Pi's pin controllers. */
   gpioChipLabel: z.string().min(1).optional(),
   sysfsRoot: z.string().min(1).default(DEFAULT_SYSFS_GPIO_ROOT),

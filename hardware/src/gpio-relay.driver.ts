@@ -24,7 +24,11 @@ export async function loadOnoffBackend(): Promise<GpioBackend> {
   try {
     onoff = await import('onoff');
   } catch (err) {
-    throw gpioUnavailable(`the onoff module could not load: ${(err as Error).message}`, err);
+    throw gpioUnavailable(
+      `the onoff module could not load: ${(err as Error).message}; it is optional and builds ` +
+        'from source, so install g++, make and python3 and run npm ci again',
+      err,
+    );
   }
   const { Gpio } = onoff;
   return {

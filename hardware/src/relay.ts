@@ -15,4 +15,9 @@ export interface Relay {
   get(): RelayState;
   /** Drives the output off and releases the hardware. Safe to call twice. */
   close(): Promise<void>;
+  /**
+   * Whether the link to the hardware works now: true, or what is wrong (board unplugged, the
+   * GPIO helper gone). Drivers without a link that can break leave it out.
+   */
+  healthy?(): true | string;
 }

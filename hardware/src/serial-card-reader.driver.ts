@@ -1,4 +1,4 @@
-import type { KeyType } from '@makerspace/shared';
+import type { KeyType } from '@makerspace/shared/agent';
 import { CardDebouncer, DEFAULT_DEBOUNCE_MS } from './card-debounce.js';
 import { CardLineParser } from './card-lines.parser.js';
 import type { CardRead, CardReader } from './card-reader.js';

@@ -55,6 +55,11 @@ export class SerialRelay implements Relay {
     return this.state;
   }
 
+  healthy(): true | string {
+    if (!this.active) return `${this.description}: not open`;
+    return this.port ? true : `${this.description}: disconnected`;
+  }
+
   async close(): Promise<void> {
     if (!this.active) return;
     try {

@@ -1,4 +1,4 @@
-import { KeyType } from '@makerspace/shared';
+import { KeyType } from '@makerspace/shared/agent';
 import type { CardRead, CardReader } from './card-reader.js';
 import { HardwareError, type HardwareLogger, silentLogger } from './hardware.errors.js';
 

@@ -15,6 +15,7 @@ import {
 } from './http/auth-throttle.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
+import { registerObservability } from './observability/observability.routes.js';
 import { unauthorized } from './http/errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
@@ -171,6 +172,7 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     // No badge from validator.swagger.io: the page loads nothing from other origins.
     uiConfig: { validatorUrl: null },
   });
+  registerObservability(app, ctx);
 
   // Streams end before the server closes (an open stream would hold app.close() forever).
   const live = new LiveChannel(ctx);
@@ -218,6 +220,6 @@ export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Pro
     { prefix: API_PREFIX },
   );
   await serveWebApp(app, options.webDir);
-  app.get('/health', { schema: { hide: true } }, async () => ({ ok: true }));
+
   return app;
 }

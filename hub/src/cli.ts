@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, createLogger } from '@makerspace/shared';
+import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { createStorage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
@@ -27,8 +28,14 @@ Commands:
                                issue a new API token for an existing member (recovery when
                                every token is lost); prints {memberId, apiKeyId, token} as JSON
 
+  backup FILE                  copy the SQLite database to FILE while the hub runs (online
+                               backup, checked); keep secret.key with it. PostgreSQL: pg_dump
+  restore FILE                 check FILE and put it in place of the database (the hub must be
+                               stopped); the old database is kept as <database>.before-restore-*
+
+
 Configuration comes from the environment: HUB_HTTP_HOST, HUB_HTTP_PORT, HUB_MQTT_PORT,
-HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, HUB_TRUST_PROXY, LOG_LEVEL.`;
+HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, HUB_TRUST_PROXY, HUB_METRICS_TOKEN, LOG_LEVEL.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -45,6 +52,24 @@ async function main(argv: string[]): Promise<number> {
     level: settings.logLevel,
     destination: process.stderr,
   });
+  // Backup and restore open the SQLite file themselves: restore needs nobody else to have it open.
+  if (command === 'backup') {
+    const [target] = rest;
+    if (!target || rest.length > 1) throw new ConfigError('backup', ['usage: makerspace-hub backup FILE']);
+    const summary = await backupDatabase(settings.databaseUrl, target);
+    logger.info(summary, `backup written; keep ${settings.secretFile} with it (it is not in the backup)`);
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return 0;
+  }
+  if (command === 'restore') {
+    const [backup] = rest;
+    if (!backup || rest.length > 1) throw new ConfigError('restore', ['usage: makerspace-hub restore FILE']);
+    const result = restoreDatabase(settings.databaseUrl, backup);
+    logger.info(result, 'database restored; start the hub (it migrates the restored database if needed)');
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  }
+
   const storage = createStorage({ url: settings.databaseUrl });
   try {
     if (command === 'migrate') {

@@ -5,6 +5,7 @@ import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
 import type { Caches } from './http/caches.js';
 import type { Authenticator } from './identity/authenticator.js';
+import type { HubMetrics } from './observability/metrics.js';
 import type { TokenBox } from './secrets.js';
 import type { Mailer } from './sign-in/mailer.js';
 import type { SessionStore } from './sign-in/sessions.js';
@@ -68,4 +69,8 @@ export interface HubContext {
    * taken from request headers (a forged Host must not redirect a reset mail).
    */
   linkBase: string;
+  /** Prometheus metrics (GET /metrics). */
+  metrics: HubMetrics;
+  /** Hash of HUB_METRICS_TOKEN; GET /metrics answers 404 without one. */
+  metricsTokenHash?: string;
 }

@@ -7,6 +7,8 @@ import { buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
+import { HubMetrics } from './observability/metrics.js';
+import { checkReadiness } from './observability/observability.routes.js';
 import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -14,7 +16,7 @@ import { Authenticator } from './identity/authenticator.js';
 import { type AccessFollower, followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
-import { loadSecret, TokenBox } from './secrets.js';
+import { hashToken, loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
 import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
@@ -41,6 +43,8 @@ export interface Hub {
   walCheckpoint: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
+  /** True when the database and the broker work (the watchdog's check), else what fails. */
+  healthy(): Promise<true | string>;
   close(): Promise<void>;
 }
 
@@ -114,6 +118,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       caches: { records: new RecordCache(), counts: new CountCache() },
       publicUrl: settings.publicUrl,
       signals: new ResourceSignals(),
+      metrics: new HubMetrics(),
+      metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,
       events: new EventBus(storage.db),
       webhooks: {
         ...defaultWebhookSettings,
@@ -123,6 +129,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     } as HubContext;
     const broker = new BridgeBroker(ctx);
     ctx.bridges = broker;
+    ctx.metrics.countBridgesOnline = () => broker.onlineCount();
     await broker.start();
     started.push(() => broker.stop());
     const app = await buildApp(ctx, {
@@ -131,7 +138,13 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       authThrottle: settings.authThrottle,
     });
     started.push(() => app.close());
-    const webhookWorker = new WebhookWorker({ db: storage.db, tokens, logger, settings: ctx.webhooks });
+    const webhookWorker = new WebhookWorker({
+      db: storage.db,
+      tokens,
+      logger,
+      settings: ctx.webhooks,
+      metrics: ctx.metrics,
+    });
     ctx.events.onCommit(() => webhookWorker.wake());
     webhookWorker.start();
     started.push(() => webhookWorker.stop());
@@ -173,6 +186,14 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       walCheckpoint,
       signInPurge,
       accessChanges,
+      async healthy() {
+        const { ok, checks } = await checkReadiness(ctx);
+        if (ok) return true;
+        return Object.entries(checks)
+          .filter(([, state]) => state !== 'ok')
+          .map(([name]) => `${name} failing`)
+          .join(', ');
+      },
       async listen() {
         broker.attachWebSocket(app.server);
         await app.listen({ host: settings.httpHost, port: settings.httpPort });

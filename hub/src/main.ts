@@ -102,8 +102,9 @@ async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<num
   }
 
   // systemd (Type=notify): ready once both listeners are up; the watchdog is fed from the event
-  // loop, so a hub stuck in a busy loop gets restarted.
-  notifier = new SystemdNotifier({ logger });
+  // loop and only while the database and the broker work, so a hub stuck in a busy loop or with
+  // a lost database gets restarted.
+  notifier = new SystemdNotifier({ logger, healthy: () => hub.healthy() });
   await notifier.start();
   await notifier.ready('serving');
 

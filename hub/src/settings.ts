@@ -23,6 +23,7 @@ const Env = z.object({
   HUB_MAIL_FROM: z.string().min(3).optional(),
   HUB_TRUST_PROXY: z.string().optional(),
   HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
+  HUB_METRICS_TOKEN: z.string().min(16, 'at least 16 characters (e.g. openssl rand -hex 24)').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -40,6 +41,8 @@ export interface HubSettings {
   smtpUrl?: string;
   /** HUB_MAIL_FROM: sender of the hub's mail. */
   mailFrom?: string;
+  /** HUB_METRICS_TOKEN: the bearer token Prometheus sends to GET /metrics (none: /metrics is off). */
+  metricsToken?: string;
   /** SQLite durability: 'full' (default) or 'normal' (see docs/OPERATIONS.md). */
   sqliteSynchronous?: 'full' | 'normal';
   /** HUB_WEBHOOK_ALLOW_INSECURE=1: webhooks may use http:// and loopback receivers (development). */
@@ -91,6 +94,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
     logLevel: e.LOG_LEVEL,
     smtpUrl: e.HUB_SMTP_URL,
+    metricsToken: e.HUB_METRICS_TOKEN,
     mailFrom: e.HUB_MAIL_FROM,
     sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
     trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,

@@ -108,17 +108,20 @@ describe('agent config', () => {
       apiKeyFile,
       controlType: 'door',
       dataDir: dir,
-      hardware: { kind: 'gpio', relayPin: 17 },
+      hardware: { kind: 'gpio', relayPin: 17, activeLow: true },
     };
     expect(loadAgentConfig(await writeConfig(dir, base)).feedback).toBeUndefined();
     for (const feedback of [
       { kind: 'simulated', stateFile: join(dir, 'buzzer.json') },
-      { kind: 'gpio', relayPin: 27 },
+      { kind: 'gpio', relayPin: 27, activeLow: false },
       { kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 2 },
     ]) {
       expect(loadAgentConfig(await writeConfig(dir, { ...base, feedback })).feedback).toMatchObject(feedback);
     }
-    const badPinFile = await writeConfig(dir, { ...base, feedback: { kind: 'gpio', relayPin: 99 } });
+    const badPinFile = await writeConfig(dir, {
+      ...base,
+      feedback: { kind: 'gpio', relayPin: 99, activeLow: false },
+    });
     const badPin = problemsOf(() => loadAgentConfig(badPinFile));
     expect(badPin).toHaveLength(1);
     expect(badPin[0]).toMatch(/^feedback\.relayPin: /);

@@ -1,9 +1,10 @@
 import { stopAll } from '../support/processes.js';
+import { agentMemoryBench } from './agent-memory.bench.js';
 import { membersBench } from './members.bench.js';
 import { switchOnBench } from './switch-on.bench.js';
 import { webBench } from './web.bench.js';
 
-/** `npm run bench [members|switch-on|ingest|web] [--seconds N]`: prints a Markdown table of figures. */
+/** `npm run bench [members|switch-on|ingest|web|agent-memory] [--seconds N]`: prints a Markdown table of figures. */
 async function main() {
   const args = process.argv.slice(2);
   const secondsAt = args.indexOf('--seconds');
@@ -16,6 +17,7 @@ async function main() {
     if (want('switch-on') || want('ingest'))
       lines.push(...(await switchOnBench(seconds, { switchOn: want('switch-on'), ingest: want('ingest') })));
     if (want('web')) lines.push(...(await webBench(seconds)));
+    if (want('agent-memory')) lines.push(...(await agentMemoryBench()));
   } finally {
     await stopAll();
   }

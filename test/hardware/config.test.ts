@@ -31,7 +31,6 @@ describe('hardware config', () => {
       activeLow: true,
       sysfsRoot: '/sys/class/gpio',
     });
-    expect(RelayConfig.parse({ kind: 'gpio', relayPin: 17 })).toMatchObject({ activeLow: false });
     expect(RelayConfig.parse({ kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 1 })).toEqual({
       kind: 'serial-relay',
       path: '/dev/ttyUSB0',
@@ -54,7 +53,7 @@ describe('hardware config', () => {
     expect(createRelay({ kind: 'simulated', stateFile: '/tmp/never-written/relay.json' })).toBeInstanceOf(
       SimulatedRelay,
     );
-    expect(createRelay({ kind: 'gpio', relayPin: 17 })).toBeInstanceOf(GpioRelay);
+    expect(createRelay({ kind: 'gpio', relayPin: 17, activeLow: true })).toBeInstanceOf(GpioRelay);
     expect(createRelay({ kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 2 })).toBeInstanceOf(
       SerialRelay,
     );
@@ -75,10 +74,24 @@ describe('hardware config', () => {
     expect(problems.some((p) => p.startsWith('hardware.activeLow:'))).toBe(true);
   });
 
+  it('has no default idle level for a GPIO relay: leaving activeLow out is an error that says what to write', () => {
+    const problems = problemsOf(() => createRelay({ kind: 'gpio', relayPin: 17 } as never));
+    expect(problems).toEqual([
+      expect.stringMatching(/^hardware\.activeLow: required: true for relay boards/),
+    ]);
+    // A misspelt key is no way round it either.
+    expect(problemsOf(() => createRelay({ kind: 'gpio', relayPin: 17, activelow: true } as never))).toEqual([
+      expect.stringMatching(/^hardware\.activeLow: required/),
+      expect.stringMatching(/activelow/),
+    ]);
+  });
+
   it('rejects unknown kinds, misspelt keys and impossible channels', () => {
     expect(problemsOf(() => createRelay({ kind: 'plc' } as never))[0]).toMatch(/^hardware\.kind:/);
     expect(
-      problemsOf(() => createRelay({ kind: 'gpio', relayPin: 17, activelow: true } as never))[0],
+      problemsOf(() =>
+        createRelay({ kind: 'gpio', relayPin: 17, activeLow: true, activelow: true } as never),
+      )[0],
     ).toMatch(/activelow/);
     expect(
       problemsOf(() => createRelay({ kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 0 }))[0],

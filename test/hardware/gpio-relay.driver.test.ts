@@ -126,7 +126,7 @@ describe('GPIO relay', () => {
     defer(() => vi.doUnmock('onoff'));
     // Importing the package and building the relay must work on a machine where onoff cannot load.
     const hardware = await import('@makerspace/hardware');
-    const relay = hardware.createRelay({ kind: 'gpio', relayPin: 17, sysfsRoot: piSysfs() });
+    const relay = hardware.createRelay({ kind: 'gpio', relayPin: 17, activeLow: true, sysfsRoot: piSysfs() });
     await expect(relay.open()).rejects.toMatchObject({
       code: 'gpio-unavailable',
       message: expect.stringMatching(/onoff module could not load.*"serial-relay"/),
@@ -137,9 +137,9 @@ describe('GPIO relay', () => {
   it.skipIf(existsSync('/sys/class/gpio'))(
     'with the real onoff on a machine without sysfs GPIO, open() explains why',
     async () => {
-      const relay = createRelay({ kind: 'gpio', relayPin: 17, sysfsRoot: piSysfs() });
+      const relay = createRelay({ kind: 'gpio', relayPin: 17, activeLow: true, sysfsRoot: piSysfs() });
       await expect(relay.open()).rejects.toMatchObject({ code: 'gpio-unavailable' });
-      const defaultRoot = createRelay({ kind: 'gpio', relayPin: 17 });
+      const defaultRoot = createRelay({ kind: 'gpio', relayPin: 17, activeLow: true });
       await expect(defaultRoot.open()).rejects.toThrow(/\/sys\/class\/gpio does not exist.*serial-relay/);
     },
   );

@@ -84,9 +84,14 @@ describe('serial relay board', () => {
       },
     });
     defer(() => relay.close());
+    expect(relay.healthy()).toMatch(/not open/);
     await relay.open();
+    expect(relay.healthy()).toBe(true);
     await new Promise<void>((resolve) => ports[0].close(() => resolve())); // unplugged
+    // The watchdog's check sees it at once, before any switch.
+    expect(relay.healthy()).toBe('serial relay board on /dev/ttyUSB0, channel 1: disconnected');
     await relay.set('on');
+    expect(relay.healthy()).toBe(true);
     expect(ports).toHaveLength(2);
     expect(ports[1].port!.recording.toString('hex')).toBe('a00101a2');
     expect(relay.get()).toBe('on');

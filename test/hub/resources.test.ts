@@ -1,9 +1,22 @@
+import { createHmac } from 'node:crypto';
 import { bridgeClientId, bridgeTopic } from '@makerspace/shared';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
+
+/** RFC 6238 as an authenticator app computes it, written apart from the hub's code. */
+function appCode(base32Secret: string, atMs: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bits = [...base32Secret].map((c) => alphabet.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(atMs / 30_000)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = mac[19] & 15;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
 
 describeEachDialect('resources, bridges, switch-on and log ingest', (dialect) => {
   let t: TestHub;
@@ -271,6 +284,66 @@ describeEachDialect('resources, bridges, switch-on and log ingest', (dialect) =>
       expect((await api(token, 'GET', `/resource-logs/${log.id}`)).statusCode).toBe(200);
       const { token: stranger } = await memberWithToken();
       expect((await api(stranger, 'GET', `/resource-logs/${log.id}`)).statusCode).toBe(404);
+    });
+
+    it('TOTP codes come from a base32 secret, so an authenticator app given the otpauth URI shows the code the hub takes', async () => {
+      const machine = await newResource({ name: 'Laser 2', controlType: 'machine', codeMode: 'totp' });
+      expect(machine.switchOnCode).toMatch(/^[A-Z2-7]{32}$/);
+      // What an authenticator app does with the URI: base32-decode the secret, RFC 6238 over it.
+      const uri = new URL(machine.totpUri);
+      expect(uri.protocol).toBe('otpauth:');
+      expect(uri.host).toBe('totp');
+      expect(decodeURIComponent(uri.pathname)).toBe('/Makerspace:Laser 2');
+      expect(Object.fromEntries(uri.searchParams)).toEqual({
+        secret: machine.switchOnCode,
+        issuer: 'Makerspace',
+        algorithm: 'SHA1',
+        digits: '6',
+        period: '30',
+      });
+      const agent = await connectFakeAgent(urls.mqttUrl, machine.id, await withBridge(machine));
+      agents.push(agent);
+      const { token } = await memberWithToken();
+      const wrong = await api(token, 'POST', `/resources/${machine.id}/switch-on`, { code: '000000' });
+      expect(wrong.statusCode).toBe(403);
+      const res = await api(token, 'POST', `/resources/${machine.id}/switch-on`, {
+        code: appCode(uri.searchParams.get('secret') as string, Date.now()),
+      });
+      expect(res.statusCode).toBe(200);
+      // A member never sees the secret or the URI.
+      const seen = (await api(token, 'GET', `/resources/${machine.id}`)).json();
+      expect(seen.switchOnCode).toBeUndefined();
+      expect(seen.totpUri).toBeUndefined();
+    });
+
+    it('a TOTP secret an admin sets must be base32 of 16+ characters; switching modes makes a new code of the new kind', async () => {
+      const door = await newResource({ controlType: 'door' });
+      expect(door.switchOnCode).toMatch(/^[A-Z2-9]{10}$/);
+      expect(door.totpUri).toBeUndefined();
+      let lockVersion = door.lockVersion;
+      const put = async (body: Record<string, unknown>) => {
+        const res = await api(owner, 'PUT', `/resources/${door.id}`, { ...body, lockVersion });
+        if (res.statusCode === 200) lockVersion = res.json().lockVersion;
+        return res;
+      };
+      const bad = await put({ codeMode: 'totp', switchOnCode: 'SECRET8901' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().data).toMatchObject({ field: 'switchOnCode' });
+      expect((await api(owner, 'GET', `/resources/${door.id}`)).json()).toMatchObject({
+        codeMode: 'static',
+        switchOnCode: door.switchOnCode,
+        lockVersion,
+      });
+      const totp = (await put({ codeMode: 'totp' })).json();
+      expect(totp.switchOnCode).toMatch(/^[A-Z2-7]{32}$/);
+      // Saving other fields keeps the secret.
+      const renamed = (await put({ codeMode: 'totp', name: 'Front' })).json();
+      expect(renamed.switchOnCode).toBe(totp.switchOnCode);
+      const given = (await put({ switchOnCode: 'jbswy3dpehpk3pxpjbswy3dp' })).json();
+      expect(given.switchOnCode).toBe('JBSWY3DPEHPK3PXPJBSWY3DP');
+      const back = (await put({ codeMode: 'static' })).json();
+      expect(back.switchOnCode).toMatch(/^[A-Z2-9]{10}$/);
+      expect(back.totpUri).toBeUndefined();
     });
 
     it('asks the access policy: a member without a package is denied noPackage and nothing switches', async () => {

@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
@@ -94,25 +94,21 @@ describe('security headers', () => {
     'the docs page renders in a real browser under its CSP',
     async () => {
       const { httpUrl } = await t.listen();
-      const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-        execFile(
-          chromium as string,
-          [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--enable-logging=stderr',
-            '--v=0',
-            '--virtual-time-budget=10000',
-            '--dump-dom',
-            `${httpUrl}/api/v1/docs/`,
-          ],
-          { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
-          (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })),
-        ),
-      );
-      expect(stdout).toContain('data-path="/api/v1/members"');
-      expect(stderr).not.toMatch(/Content Security Policy/i);
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        // A CSP refusal shows as a console error ("Refused to load ... Content Security Policy").
+        const problems: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error') problems.push(m.text());
+        });
+        page.on('pageerror', (e) => problems.push(e.message));
+        await page.goto(`${httpUrl}/api/v1/docs/`);
+        await page.locator('[data-path="/api/v1/members"]').first().waitFor({ timeout: 30_000 });
+        expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
+      } finally {
+        await browser.close();
+      }
     },
     90_000,
   );

@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,28 @@ describeEachDialect('webhooks: signed, durable delivery', (dialect) => {
   };
   const events = async (hookId: number, query = '') =>
     (await t.call(owner, { method: 'GET', url: `/api/v1/webhooks/${hookId}/events${query}` })).json();
+
+  it('signs in the Standard Webhooks format, which the standardwebhooks library verifies, and keeps the old header', async () => {
+    const r = await receiver();
+    const hook = await hookFor(r.url);
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    await newMember();
+    await waitFor('the delivery', () => r.received.length === 1, 2000);
+    const got = r.received[0];
+    const headers = {
+      'webhook-id': String(got.headers['webhook-id']),
+      'webhook-timestamp': String(got.headers['webhook-timestamp']),
+      'webhook-signature': String(got.headers['webhook-signature']),
+    };
+    expect(headers['webhook-id']).toBe(`msg_${got.headers['x-makerspace-delivery']}`);
+    expect(new Webhook(hook.secret).verify(got.body, headers)).toMatchObject({ type: 'member_created' });
+    expect(() => new Webhook(hook.secret).verify(`${got.body} `, headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(got.body, headers),
+    ).toThrow();
+    // The old header, for receivers not yet moved (one release).
+    expect(validSignature(hook.secret, got)).toBe(true);
+  });
 
   it('delivers member_created within a second of POST /members, signed, and lists it with status 200', async () => {
     const r = await receiver();

@@ -41,6 +41,8 @@ type BridgeClient = Client & {
 /** What the rest of the hub needs from the broker. */
 export interface BridgeLink {
   isOnline(resourceId: number): boolean;
+  /** True while the broker runs and accepts bridges. */
+  isRunning(): boolean;
   /** The bridge's clock minus the hub's (ms), learnt at its connect; 0 when unknown. */
   clockOffsetMs(resourceId: number): number;
   /** Publishes a command and waits for the agent's reply; null when none came in time. */
@@ -238,6 +240,16 @@ export class BridgeBroker implements BridgeLink {
 
   isOnline(resourceId: number): boolean {
     return this.clients.has(resourceId);
+  }
+
+  /** How many bridges are connected now (the bridges_online metric). */
+  onlineCount(): number {
+    return this.clients.size;
+  }
+
+  /** True while the broker runs and accepts bridges (GET /ready). */
+  isRunning(): boolean {
+    return this.aedes !== null && !this.aedes.closed && !this.stopping;
   }
 
   clockOffsetMs(resourceId: number): number {

@@ -134,6 +134,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
     operation = 'handling a bridge message',
   ) => {
     const previous = queues.get(resourceId) ?? Promise.resolve();
+    ctx.metrics.bridgeMessagesQueued.inc();
     const p = previous
       .then(work)
       .catch((err) =>
@@ -142,6 +143,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
     queues.set(resourceId, p);
     inFlight.add(p);
     p.finally(() => {
+      ctx.metrics.bridgeMessagesQueued.dec();
       inFlight.delete(p);
       if (queues.get(resourceId) === p) queues.delete(resourceId);
     });
@@ -184,6 +186,7 @@ export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMes
     },
     async logs(resourceId, message) {
       const ids = await ingestLogs(ctx, resourceId, message.items);
+      ctx.metrics.logsIngested.inc(message.items.length);
       // Acknowledged only after the commit: a crash before this line means the agent resends.
       if (ids) await broker.publish(resourceId, 'logs/ack', { ids });
     },

@@ -28,6 +28,11 @@ function migrations(dialect: DialectName): Record<string, Migration> {
   };
 }
 
+/** The names of the migrations this version knows, in order (restore checks a backup against them). */
+export function knownMigrations(): string[] {
+  return Object.keys(migrations('sqlite'));
+}
+
 export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   // On PostgreSQL the migrator's bookkeeping tables live in the schema the hub uses. Without

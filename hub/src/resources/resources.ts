@@ -3,9 +3,9 @@ import type { HubContext } from '../context.js';
 import { bool, type Db, defined, flag, jsonText, now, parseJson } from '../db/crud.js';
 import type { ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../http/auth.js';
-import { notFound, unprocessable } from '../http/errors.js';
+import { badRequest, notFound, unprocessable } from '../http/errors.js';
 import { sanitizeRichText } from '../rich-text.js';
-import { newSwitchOnCode } from './codes.js';
+import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, totpUri } from './codes.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 
@@ -44,15 +44,21 @@ export function resourceRecord(row: ResourceRow, ctx: HubContext, caller: Caller
     pulseSeconds: row.pulseSeconds,
     codeMode: row.codeMode as 'static' | 'totp',
     // The code is on the sticker at the machine; the API shows it to admins only (DESIGN 6).
-    ...(isAdmin(caller) && caller.accountId === row.account
-      ? { switchOnCode: ctx.tokens.open(row.switchOnCodeEncrypted) }
-      : {}),
+    ...(isAdmin(caller) && caller.accountId === row.account ? adminCodeFields(ctx, row) : {}),
     lastUsed: null as null | { id: number; at: string; member: number | null },
     lockVersion: row.lockVersion,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     updatedBy: row.updatedBy,
   };
+}
+
+/** The switch-on code, and for TOTP resources the provisioning URI for authenticator apps. */
+function adminCodeFields(ctx: HubContext, row: ResourceRow) {
+  const switchOnCode = ctx.tokens.open(row.switchOnCodeEncrypted);
+  return row.codeMode === 'totp'
+    ? { switchOnCode, totpUri: totpUri(switchOnCode, row.name) }
+    : { switchOnCode };
 }
 
 /** Resources the caller sees: admins every one of their account, members the visible ones. */
@@ -88,8 +94,37 @@ export async function findResourceInAccount(db: Db, caller: Caller, id: number):
 
 type ResourceInput = Record<string, unknown>;
 
-/** Checks that space and type belong to the account; returns the column values to write. */
-export async function resourceColumns(ctx: HubContext, account: number, input: ResourceInput) {
+/**
+ * The switch-on secret to store, if it changes: the one given (a TOTP secret must be base32, so
+ * authenticator apps can take it), a new one for null, and a new one of the new kind when the
+ * code mode changes without one.
+ */
+function switchOnSecret(input: ResourceInput, currentMode: string | undefined): string | undefined {
+  const mode = (input.codeMode as string | undefined) ?? currentMode ?? 'static';
+  const given = input.switchOnCode as string | null | undefined;
+  const fresh = () => (mode === 'totp' ? newTotpSecret() : newSwitchOnCode());
+  if (given === null) return fresh();
+  if (given !== undefined) {
+    if (mode === 'totp' && !isTotpSecret(given))
+      throw badRequest(
+        `switchOnCode: a TOTP secret is base32 (A-Z, 2-7), at least ${MIN_TOTP_SECRET_CHARS} characters`,
+        { field: 'switchOnCode' },
+      );
+    return mode === 'totp' ? given.toUpperCase() : given;
+  }
+  return mode !== (currentMode ?? 'static') ? fresh() : undefined;
+}
+
+/**
+ * Checks that space and type belong to the account; returns the column values to write.
+ * `currentMode` is the stored code mode on update (none on create).
+ */
+export async function resourceColumns(
+  ctx: HubContext,
+  account: number,
+  input: ResourceInput,
+  currentMode?: string,
+) {
   if (input.space !== undefined) {
     const space = await ctx.db
       .selectFrom('spaces')
@@ -112,7 +147,8 @@ export async function resourceColumns(ctx: HubContext, account: number, input: R
         unknownType: true,
       });
   }
-  const { switchOnCode, ...rest } = input;
+  const { switchOnCode: _given, ...rest } = input;
+  const secret = switchOnSecret(input, currentMode);
   return defined({
     ...rest,
     description: sanitizeRichText(rest.description as string | null | undefined),
@@ -124,10 +160,7 @@ export async function resourceColumns(ctx: HubContext, account: number, input: R
     exclusiveUsage: flag(rest.exclusiveUsage as boolean | undefined),
     visibleForMembers: flag(rest.visibleForMembers as boolean | undefined),
     metadata: jsonText(rest.metadata),
-    switchOnCodeEncrypted:
-      switchOnCode === undefined
-        ? undefined
-        : ctx.tokens.seal((switchOnCode as string | null) ?? newSwitchOnCode()),
+    switchOnCodeEncrypted: secret === undefined ? undefined : ctx.tokens.seal(secret),
   });
 }
 

@@ -146,7 +146,7 @@ export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         const caller = requireAdmin(request);
         const row = await findResource(ctx.db, caller, request.params.resourceId);
         const { lockVersion, ...fields } = request.body;
-        const values = await resourceColumns(ctx, row.account, fields);
+        const values = await resourceColumns(ctx, row.account, fields, row.codeMode);
         await ctx.events.transaction(async (trx) => {
           await updateLocked(trx, 'resources', row.id, lockVersion, values, caller.memberId);
           if (values.switchOnCodeEncrypted !== undefined) {

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
+import { HttpError } from '../http/errors.js';
 import { denyMessage } from '../access/policy.js';
 import { findResource, findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
@@ -32,8 +33,19 @@ export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
         response: { 200: SwitchOnResult },
       },
     };
-    const switchOnHandler = async (request: any) =>
-      switchOn(ctx, callerOf(request), request.params.resourceId, request.body.code);
+    const switchOnHandler = async (request: any) => {
+      const started = performance.now();
+      let outcome = 'switched';
+      try {
+        return await switchOn(ctx, callerOf(request), request.params.resourceId, request.body.code);
+      } catch (err) {
+        outcome = switchOnOutcome(err);
+        throw err;
+      } finally {
+        ctx.metrics.switchOns.inc({ outcome });
+        ctx.metrics.switchOnSeconds.observe({ outcome }, (performance.now() - started) / 1000);
+      }
+    };
     app.post('/resources/:resourceId/switch-on', switchOnRoute, switchOnHandler);
     // Fabman's spelling of the same operation.
     app.post('/resources/:resourceId/bridge/switch-on', switchOnRoute, switchOnHandler);
@@ -161,4 +173,13 @@ export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       },
     );
   };
+}
+
+/** The metrics label of a failed switch-on: the reason it carries (a bounded set), else its status. */
+function switchOnOutcome(err: unknown): string {
+  if (err instanceof HttpError) {
+    const reason = (err.data as { reason?: unknown } | undefined)?.reason;
+    return typeof reason === 'string' ? reason : `http${err.statusCode}`;
+  }
+  return 'error';
 }

@@ -16,9 +16,29 @@ export interface SendResult {
   responseExcerpt: string | null;
 }
 
-/** `sha256=<hex>`: HMAC-SHA256 over "<timestamp>.<body>" with the webhook's secret. */
+/**
+ * The old `X-Makerspace-Signature`: `sha256=<hex>`, HMAC-SHA256 over "<timestamp>.<body>" keyed
+ * with the secret's text. Deprecated: sent beside the Standard Webhooks headers for one release.
+ */
 export function signature(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/**
+ * Standard Webhooks headers (standardwebhooks.com): `webhook-signature` is `v1,<base64>`, the
+ * HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64 part of the
+ * `whsec_` secret. Buffer's base64 decoder also reads the base64url of secrets made before
+ * this format, so their key is the same bytes.
+ */
+export function standardWebhookHeaders(
+  secret: string,
+  id: string,
+  timestamp: string,
+  body: string,
+): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
 }
 
 export interface SendOptions {

@@ -28,9 +28,12 @@ export function webhookRecord(row: WebhookRow): WebhookRecord {
   };
 }
 
-/** A new signing secret: 192 random bits, prefixed so it is recognisable in a config file. */
+/**
+ * A new signing secret in the Standard Webhooks form: `whsec_` and 192 random bits in base64
+ * (standard alphabet, which the Standard Webhooks libraries decode).
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64url')}`;
+  return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
 /** The URL check of url-safety.ts as the API's 422. */

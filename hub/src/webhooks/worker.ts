@@ -1,8 +1,9 @@
+import type { HubMetrics } from '../observability/metrics.js';
 import type { Logger } from '@makerspace/shared';
 import { sql } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { TokenBox } from '../secrets.js';
-import { type SendResult, sendWebhook, signature } from './delivery.js';
+import { type SendResult, sendWebhook, signature, standardWebhookHeaders } from './delivery.js';
 import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
 
 /** How deliveries are timed. The defaults are for production; tests shorten them via settings. */
@@ -75,6 +76,8 @@ export async function attemptDelivery(
     signal: deps.signal,
     allowLoopback: deps.settings.allowInsecure,
     headers: {
+      // The delivery id names this message to this webhook; retries repeat it (idempotency).
+      ...standardWebhookHeaders(secret, `msg_${target.deliveryId}`, timestamp, body),
       'x-makerspace-event': event.type,
       'x-makerspace-delivery': String(target.deliveryId),
       'x-makerspace-timestamp': timestamp,
@@ -102,6 +105,8 @@ export interface WorkerDeps {
   tokens: TokenBox;
   logger: Logger;
   settings: WebhookSettings;
+  /** Counts attempts by outcome (makerspace_webhook_deliveries_total). */
+  metrics?: HubMetrics;
 }
 
 /**
@@ -275,6 +280,7 @@ export class WebhookWorker {
     }
     const at = iso(startedAt);
     const attempts = row.attempts + 1;
+    this.deps.metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
     await db.transaction().execute(async (trx) => {
       await recordAttempt(trx, deliveryId, at, result);
       if (result.ok) {

@@ -57,7 +57,9 @@ export const resourceWritable = {
     .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _ only')
     .nullable()
     .optional()
-    .describe('Admins only. A new code; null makes the hub generate a new random one'),
+    .describe(
+      'Admins only. A new code (with codeMode totp: a base32 secret of 16+ characters); null makes the hub generate a new random one',
+    ),
 };
 
 export const ResourceCreate = z.strictObject(resourceWritable);
@@ -99,7 +101,14 @@ export const ResourceRecord = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable(),
   pulseSeconds: z.number(),
   codeMode: z.enum(['static', 'totp']),
-  switchOnCode: z.string().optional().describe('Shown to admins only'),
+  switchOnCode: z
+    .string()
+    .optional()
+    .describe('Shown to admins only. With codeMode totp: the base32 secret (RFC 6238)'),
+  totpUri: z
+    .string()
+    .optional()
+    .describe('Admins only, codeMode totp: otpauth:// provisioning URI for authenticator apps'),
   lastUsed: z.object({ id: Id, at: Timestamp, member: Id.nullable() }).nullable(),
   ...Stamps,
   _embedded: z.record(z.string(), z.unknown()).optional(),
