@@ -70,13 +70,13 @@ export async function setUp(hub: HubProcess) {
   return { token, resources, memberId: member.id as number };
 }
 
-/** issue 3: switch-on round trip with 100 connected bridges, and acknowledged log ingest. */
-export async function switchOnBench(
-  seconds: number,
-  parts: { switchOn: boolean; ingest: boolean } = { switchOn: true, ingest: true },
-): Promise<string[]> {
+/**
+ * A bench hub with 100 doors whose bridges the agent farm holds online, and the switch-on
+ * requests that cycle through them.
+ */
+export async function startSwitchOnScene() {
   const hub = await startBenchHub();
-  const { token, resources } = await setUp(hub);
+  const { token, resources, memberId } = await setUp(hub);
   const farm = await startFarm(
     `mqtt://127.0.0.1:${hub.mqttPort}`,
     resources.map((r) => ({ resourceId: r.id, apiKey: r.apiKey })),
@@ -92,6 +92,15 @@ export async function switchOnBench(
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ code: r.code }),
   }));
+  return { hub, token, resources, memberId, farm, requests };
+}
+
+/** issue 3: switch-on round trip with 100 connected bridges, and acknowledged log ingest. */
+export async function switchOnBench(
+  seconds: number,
+  parts: { switchOn: boolean; ingest: boolean } = { switchOn: true, ingest: true },
+): Promise<string[]> {
+  const { hub, farm, requests } = await startSwitchOnScene();
   const run = (rate: number, secs = seconds) =>
     openLoop({ url: `http://127.0.0.1:${hub.httpPort}`, requests, seconds: secs, rate });
 

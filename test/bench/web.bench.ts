@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { hasChromium, launchChromium } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
-import { eventually } from '../support/fake-agent.js';
 import { repoRoot } from '../support/processes.js';
-import { fmt, openLoop, startBenchHub } from './harness.js';
-import { setUp, startFarm } from './switch-on.bench.js';
+import { fmt, openLoop } from './harness.js';
+import { startSwitchOnScene } from './switch-on.bench.js';
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -84,17 +83,7 @@ export async function webBench(seconds: number): Promise<string[]> {
   };
   say(`| web app JavaScript, gzipped | ${fmt(scriptSize() / 1024, 1)} kB | | |`);
 
-  const hub = await startBenchHub();
-  const { token, resources, memberId } = await setUp(hub);
-  const farm = await startFarm(
-    `mqtt://127.0.0.1:${hub.mqttPort}`,
-    resources.map((r) => ({ resourceId: r.id, apiKey: r.apiKey })),
-  );
-  await eventually(
-    async () => (await hub.api('GET', `/resources/${resources.at(-1)?.id}/bridge`)).body.offline === false,
-    15_000,
-    'bridges online',
-  );
+  const { hub, token, resources, memberId, farm, requests } = await startSwitchOnScene();
   const origin = `http://127.0.0.1:${hub.httpPort}`;
 
   if (hasChromium && process.env.BENCH_WEB_BROWSER !== '0') {
@@ -151,12 +140,6 @@ export async function webBench(seconds: number): Promise<string[]> {
     say('| machine page in Chromium | skipped: no Chromium (apt-get install chromium) | | |');
   }
 
-  const requests = resources.map((r) => ({
-    method: 'POST',
-    path: `/api/v1/resources/${r.id}/switch-on`,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ code: r.code }),
-  }));
   const run = () => openLoop({ url: origin, requests, seconds, rate: 200 });
   await openLoop({ url: origin, requests, seconds: 2, rate: 200 }); // warm-up
   const report = (label: string, r: Awaited<ReturnType<typeof run>>) =>

@@ -7,30 +7,18 @@ import type {
   AccessCheck,
   BookingRecord,
   BrowserSession,
-  SignInLinkRedeemed,
   InvoiceRecord,
   MemberKeyRecord,
   MemberPackageRecord,
   ResourceLogRecord,
   ResourceRecord,
+  SignInLinkRedeemed,
   SwitchOnResult,
   UserMe,
 } from '@makerspace/shared';
 
-export type {
-  AccessCheck,
-  BookingRecord,
-  InvoiceRecord,
-  MemberKeyRecord,
-  MemberPackageRecord,
-  ResourceLogRecord,
-  ResourceRecord,
-  SwitchOnResult,
-  UserMe,
-};
-export type { LiveLog, LiveMessage, ResourceStatus } from '@makerspace/shared';
-
-export type { BrowserSession };
+// The record types pages use, from one place.
+export type * from '@makerspace/shared';
 /** What sign-in answers (the link's purpose and return path only for e-mailed links). */
 export type SignInResult = Omit<SignInLinkRedeemed, 'purpose' | 'next'> &
   Partial<Pick<SignInLinkRedeemed, 'purpose' | 'next'>>;
