@@ -134,7 +134,9 @@ export async function webBench(seconds: number): Promise<string[]> {
       `| machine page: tap Unlock -> success shown | | p50 ${fmt(percentile(tap, 50))} ms, p99 ${fmt(percentile(tap, 99))} ms | |`,
     );
   } else {
-    say('| machine page in Chromium | skipped: no Chromium (apt-get install chromium) | | |');
+    say(
+      `| machine page in Chromium | skipped: ${hasChromium ? 'BENCH_WEB_BROWSER=0' : 'no Chromium (apt-get install chromium)'} | | |`,
+    );
   }
 
   const run = () => openLoop({ url: origin, requests, seconds, rate: 200 });

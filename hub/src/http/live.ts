@@ -21,7 +21,12 @@ interface LiveClient {
   stillValid: () => Promise<boolean>;
   /** Only these resources (a machine page follows one); null: every resource the caller sees. */
   only: Set<number> | null;
+  /** Clients with the same key see the same: one text per batch serves them all. */
+  viewKey: string;
 }
+
+/** Clients written to between two turns of the event loop, so requests are not kept waiting. */
+const WRITES_PER_TURN = 20;
 
 /** A slow reader that has this much unread is cut off (its browser reconnects and gets a snapshot). */
 const MAX_BUFFERED = 1024 * 1024;
@@ -87,6 +92,7 @@ export class LiveChannel {
       known: new Set(),
       stillValid,
       only: only.length ? new Set(only) : null,
+      viewKey: `${caller.accountId}:${caller.memberId}:${isAdmin(caller)}:${caller.superuser}:${only.length ? [...new Set(only)].sort().join(',') : '*'}`,
     };
     if (client.admin && this.logCursor === null) this.logCursor = await newestLogId(this.ctx.storage.reads);
     this.clients.add(client);
@@ -145,23 +151,32 @@ export class LiveChannel {
       // Clients that see the same (the same member, role and followed resources) get the same
       // bytes: built once per flush and written to each of them without copying.
       const outputs = new Map<string, Buffer | null>();
+      const changed = new Set(ids);
+      const writes: [LiveClient, Buffer][] = [];
       for (const client of targets) {
         if (!this.clients.has(client)) continue;
-        const key = `${client.caller.accountId}:${client.caller.memberId}:${client.admin}:${client.caller.superuser}:${client.only ? [...client.only].join(',') : '*'}`;
-        let out = outputs.get(key);
+        let out = outputs.get(client.viewKey);
         if (out === undefined) {
           out = this.changesFor(client, ids, rows);
-          outputs.set(key, out);
+          outputs.set(client.viewKey, out);
         }
         // What the client was told about follows its view (a resource gone from it is removed).
-        for (const id of ids) {
-          if (client.only !== null && !client.only.has(id)) continue;
+        const concerned = client.only === null ? ids : [...client.only].filter((id) => changed.has(id));
+        for (const id of concerned) {
           const row = rows.get(id);
           if (row && seesStatus(client.caller, row)) client.known.add(id);
           else if (client.known.delete(id) && out === null)
             out = Buffer.from(frame({ type: 'resourceRemoved', resource: id }));
         }
-        if (out) this.write(client, out);
+        if (out) writes.push([client, out]);
+      }
+      // Many clients: a few at a time, yielding between, so a switch-on that arrives meanwhile
+      // is answered without waiting for every socket write of the batch.
+      for (let i = 0; i < writes.length; i += WRITES_PER_TURN) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        for (const [client, out] of writes.slice(i, i + WRITES_PER_TURN)) {
+          if (this.clients.has(client)) this.write(client, out);
+        }
       }
     } catch (err) {
       this.ctx.logger.error({ err }, 'live channel: reading resource states failed');
