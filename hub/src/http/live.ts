@@ -7,6 +7,7 @@ import {
   type StatusRow,
   seesStatus,
   statusFor,
+  type Viewer,
 } from '../resources/status.js';
 import { type Caller, isAdmin } from './auth.js';
 import { liveLog, logsAfter, newestLogId } from './live-logs.js';
@@ -14,6 +15,8 @@ import { liveLog, logsAfter, newestLogId } from './live-logs.js';
 interface LiveClient {
   caller: Caller;
   admin: boolean;
+  /** The same, as the resource-status code reads it. */
+  viewer: Viewer;
   out: ServerResponse;
   /** Resources this client was told about (so a deleted one can be taken off its screen). */
   known: Set<number>;
@@ -88,6 +91,12 @@ export class LiveChannel {
     const client: LiveClient = {
       caller,
       admin: isAdmin(caller),
+      viewer: {
+        accountId: caller.accountId,
+        memberId: caller.memberId,
+        superuser: caller.superuser,
+        admin: isAdmin(caller),
+      },
       out,
       known: new Set(),
       stillValid,
@@ -98,10 +107,10 @@ export class LiveChannel {
     this.clients.add(client);
     out.on('close', () => this.clients.delete(client));
     if (client.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
-    const rows = (await readVisibleStatuses(this.ctx.storage.reads, caller)).filter(
+    const rows = (await readVisibleStatuses(this.ctx.storage.reads, client.viewer)).filter(
       (row) => client.only === null || client.only.has(row.resource),
     );
-    const resources = rows.map((row) => statusFor({ memberId: caller.memberId, admin: client.admin }, row));
+    const resources = rows.map((row) => statusFor(client.viewer, row));
     for (const r of resources) client.known.add(r.resource);
     // A retry hint for EventSource, then the snapshot.
     this.write(client, `retry: 2000\n\n${frame({ type: 'snapshot', resources })}`);
@@ -164,7 +173,7 @@ export class LiveChannel {
         const concerned = client.only === null ? ids : [...client.only].filter((id) => changed.has(id));
         for (const id of concerned) {
           const row = rows.get(id);
-          if (row && seesStatus(client.caller, row)) client.known.add(id);
+          if (row && seesStatus(client.viewer, row)) client.known.add(id);
           else if (client.known.delete(id) && out === null)
             out = Buffer.from(frame({ type: 'resourceRemoved', resource: id }));
         }
@@ -192,8 +201,8 @@ export class LiveChannel {
     for (const id of ids) {
       if (client.only !== null && !client.only.has(id)) continue;
       const row = rows.get(id);
-      if (row && seesStatus(client.caller, row)) {
-        const status = statusFor({ memberId: client.caller.memberId, admin: client.admin }, row);
+      if (row && seesStatus(client.viewer, row)) {
+        const status = statusFor(client.viewer, row);
         out += frame({ type: 'resource', status });
       } else if (client.known.has(id)) {
         out += frame({ type: 'resourceRemoved', resource: id });

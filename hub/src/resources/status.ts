@@ -1,6 +1,14 @@
 import type { ResourceStatus } from '@makerspace/shared';
 import type { FastReads } from '../db/fast-reads.js';
-import { type Caller, isAdmin } from '../http/auth.js';
+
+/** Who looks at a resource's state: the caller's account, member and role. */
+export interface Viewer {
+  accountId: number;
+  memberId: number;
+  superuser: boolean;
+  /** Admin or owner of the account (or superuser). */
+  admin: boolean;
+}
 
 /** A resource's live state as stored, before it is shaped for one caller. */
 export interface StatusRow {
@@ -43,31 +51,28 @@ export function readStatuses(reads: FastReads, resourceIds: number[]): Promise<S
 }
 
 /** The stored state of every resource the caller sees (admins: all of the account's). */
-export function readVisibleStatuses(reads: FastReads, caller: Caller): Promise<StatusRow[]> {
+export function readVisibleStatuses(reads: FastReads, viewer: Viewer): Promise<StatusRow[]> {
   const where: string[] = [];
   const params: unknown[] = [];
-  if (!caller.superuser) {
+  if (!viewer.superuser) {
     where.push('"r"."account" = ?');
-    params.push(caller.accountId);
+    params.push(viewer.accountId);
   }
-  if (!isAdmin(caller)) where.push('"r"."visibleForMembers" = 1');
+  if (!viewer.admin) where.push('"r"."visibleForMembers" = 1');
   const clause = where.length ? ` where ${where.join(' and ')}` : '';
   return reads.rows<StatusRow>(`${STATUS_SQL}${clause} order by "r"."id"`, params);
 }
 
 /** May the caller see this resource's state? The same rule as GET /resources (visibleResources). */
-export function seesStatus(caller: Caller, row: Pick<StatusRow, 'account' | 'visibleForMembers'>): boolean {
-  if (!caller.superuser && row.account !== caller.accountId) return false;
-  return isAdmin(caller) || Number(row.visibleForMembers) === 1;
+export function seesStatus(viewer: Viewer, row: Pick<StatusRow, 'account' | 'visibleForMembers'>): boolean {
+  if (!viewer.superuser && row.account !== viewer.accountId) return false;
+  return viewer.admin || Number(row.visibleForMembers) === 1;
 }
 
-/** The status as `caller` may see it: who runs a session is shown to admins and to that member. */
-export function statusFor(
-  caller: Pick<Caller, 'memberId'> & { admin: boolean },
-  row: StatusRow,
-): ResourceStatus {
+/** The status as `viewer` may see it: who runs a session is shown to admins and to that member. */
+export function statusFor(viewer: Pick<Viewer, 'memberId' | 'admin'>, row: StatusRow): ResourceStatus {
   const hasBridge = Boolean(Number(row.hasBridge));
-  const mine = row.sessionMember !== null && row.sessionMember === caller.memberId;
+  const mine = row.sessionMember !== null && row.sessionMember === viewer.memberId;
   return {
     resource: row.resource,
     bridge: hasBridge,
@@ -84,7 +89,7 @@ export function statusFor(
             since: row.sessionSince,
             mine,
             member:
-              (mine || caller.admin) && row.sessionMember !== null
+              (mine || viewer.admin) && row.sessionMember !== null
                 ? { id: row.sessionMember, firstName: row.firstName ?? '', lastName: row.lastName ?? '' }
                 : null,
           },

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
 import { HttpError } from '../http/errors.js';
-import { denyMessage } from '../access/policy.js';
+import { denyMessage, zoneOf } from '../access/policy.js';
 import { findResource, findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
 import { stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
@@ -92,10 +92,8 @@ export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
                 'select "id", "name" from "resource_types" where "id" = ?',
                 [resource.type],
               ),
-          facts.request.reads.first<{ timezone: string | null }>(
-            'select "timezone" from "spaces" where "id" = ?',
-            [resource.space],
-          ),
+          // The policy read the space's zone already (shared per request): no second query.
+          zoneOf(facts.request),
           readStatuses(facts.request.reads, [resource.id]),
         ]);
         const status = statusFor({ memberId: caller.memberId, admin: isAdmin(caller) }, statusRow);
@@ -135,7 +133,7 @@ export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
           retryAfter: denial?.retryAfter ?? null,
           maxDuration: decision.allowed && resource.controlType !== 'door' ? decision.maxDuration : null,
           trainingCourses: (denial?.details?.trainingCourses as AccessCheck['trainingCourses']) ?? [],
-          timezone: zone?.timezone ?? 'UTC',
+          timezone: zone,
           status,
         } satisfies AccessCheck;
       },

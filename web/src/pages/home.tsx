@@ -11,6 +11,7 @@ import {
   type ResourceRecord,
   type UserMe,
 } from '../api';
+import { Field } from '../field';
 import { dateTime, elapsed, verdictText } from '../format';
 import { useLive } from '../live';
 import { describe } from './sign-in';
@@ -193,35 +194,9 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
               ))}
             </select>
           </label>
-          <label>
-            Day
-            <input
-              type="date"
-              value={day}
-              onInput={(e) => setDay((e.target as HTMLInputElement).value)}
-              required
-            />
-          </label>
-          <label>
-            From
-            <input
-              type="time"
-              step={900}
-              value={start}
-              onInput={(e) => setStart((e.target as HTMLInputElement).value)}
-              required
-            />
-          </label>
-          <label>
-            Until
-            <input
-              type="time"
-              step={900}
-              value={end}
-              onInput={(e) => setEnd((e.target as HTMLInputElement).value)}
-              required
-            />
-          </label>
+          <Field label="Day" type="date" value={day} set={setDay} required />
+          <Field label="From" type="time" step={900} value={start} set={setStart} required />
+          <Field label="Until" type="time" step={900} value={end} set={setEnd} required />
           <button type="submit" class="primary">
             Book
           </button>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Field } from '../field';
 import { api } from '../api';
 import { describe } from './sign-in';
 
@@ -26,28 +27,24 @@ export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => voi
   return (
     <form onSubmit={submit}>
       {askCurrent && (
-        <label>
-          Current password
-          <input
-            type="password"
-            autoComplete="current-password"
-            value={current}
-            onInput={(e) => setCurrent((e.target as HTMLInputElement).value)}
-          />
-        </label>
-      )}
-      <label>
-        New password
-        <input
+        <Field
+          label="Current password"
           type="password"
-          autoComplete="new-password"
-          minLength={10}
-          required
-          aria-describedby="password-hint"
-          value={password}
-          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          autoComplete="current-password"
+          value={current}
+          set={setCurrent}
         />
-      </label>
+      )}
+      <Field
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        minLength={10}
+        required
+        aria-describedby="password-hint"
+        value={password}
+        set={setPassword}
+      />
       <p id="password-hint" class="hint">
         At least 10 characters. Common passwords are refused.
       </p>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Field } from '../field';
 import { ApiError, api } from '../api';
 import { navigate, safeNext } from '../router';
 import { signedIn } from '../session';
@@ -12,18 +13,12 @@ export function SignInPage({ next }: { next: string }) {
   const [sent, setSent] = useState<null | 'signIn' | 'passwordReset'>(null);
   const [error, setError] = useState<string | null>(null);
 
-  async function submit(event: Event) {
-    event.preventDefault();
+  /** Runs one action of the form: busy while it runs, its error shown. */
+  async function run(action: () => Promise<void>) {
     setBusy(true);
     setError(null);
     try {
-      if (usePassword) {
-        signedIn(await api.login(email, password));
-        navigate(safeNext(next), { replace: true });
-      } else {
-        await api.requestLink(email, 'signIn', safeNext(next));
-        setSent('signIn');
-      }
+      await action();
     } catch (err) {
       setError(describe(err));
     } finally {
@@ -31,22 +26,29 @@ export function SignInPage({ next }: { next: string }) {
     }
   }
 
-  async function forgot() {
+  const submit = (event: Event) => {
+    event.preventDefault();
+    return run(async () => {
+      if (usePassword) {
+        signedIn(await api.login(email, password));
+        navigate(safeNext(next), { replace: true });
+      } else {
+        await api.requestLink(email, 'signIn', safeNext(next));
+        setSent('signIn');
+      }
+    });
+  };
+
+  const forgot = () => {
     if (!email) {
       setError('Enter your e-mail address first.');
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       await api.requestLink(email, 'passwordReset', safeNext(next));
       setSent('passwordReset');
-    } catch (err) {
-      setError(describe(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
+  };
 
   if (sent) {
     return (
@@ -73,29 +75,25 @@ export function SignInPage({ next }: { next: string }) {
           : 'Sign in to open the doors and switch on the machines of your makerspace.'}
       </p>
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
-        <label>
-          E-mail address
-          <input
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
-          />
-        </label>
+        <Field
+          label="E-mail address"
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={email}
+          set={setEmail}
+        />
         {usePassword && (
-          <label>
-            Password
-            <input
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
-            />
-          </label>
+          <Field
+            label="Password"
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            set={setPassword}
+          />
         )}
         {error && (
           <p id="sign-in-error" class="error" role="alert">
