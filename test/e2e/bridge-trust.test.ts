@@ -155,6 +155,12 @@ describe('bridge trust with real processes', () => {
       expect(again.length).toBe(agreed.open.length);
       expect(agent.relay()).toBe(agreed.relay);
       if (agreed.relay === 'on') {
+        // The agent may still be reconnecting to the restarted hub: switch off once it is online.
+        await eventually(
+          async () => (await hub.api('GET', `/resources/${resource.id}/bridge`)).body.offline === false,
+          10_000,
+          'the bridge online again',
+        );
         const off = await hub.api('POST', `/resources/${resource.id}/bridge/switch-off`, {});
         expect(off.status).toBe(200);
       }
