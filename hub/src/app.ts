@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { HubContext } from './context.js';
+import type { HubServices } from './http/services.js';
 import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './http/auth.js';
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
@@ -16,7 +16,7 @@ import {
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerObservability } from './observability/observability.routes.js';
-import { unauthorized } from './http/errors.js';
+import { unauthorized } from './errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
 import { membersRoutes } from './routes/members.routes.js';
@@ -49,7 +49,7 @@ const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
 
 export interface BuildOptions {
   /** Extra route plugins (under /api/v1) that other areas contribute. */
-  routes?: ((ctx: HubContext) => any)[];
+  routes?: ((ctx: HubServices) => any)[];
   /** The built web app to serve at `/` (web/dist by default). */
   webDir?: string;
   /** Body limit and timeouts (defaults: http/server-options.ts). */
@@ -61,7 +61,7 @@ export interface BuildOptions {
 }
 
 /** Builds the HTTP app; never listens (main.ts does, tests use inject or listen on port 0). */
-export async function buildApp(ctx: HubContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Promise<FastifyInstance> {
   const limits = { ...defaultHttpLimits, ...options.limits };
   const app = Fastify({
     loggerInstance: ctx.logger as any,

@@ -1,16 +1,10 @@
-import type { Logger } from '@makerspace/shared';
-import type { AccessPolicy } from './access/policy.js';
-import type { BridgeLink } from './broker/bridge-broker.js';
+import type { BridgeConfig, Command, CommandReply, Logger } from '@makerspace/shared';
 import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
 import type { Caches } from './http/caches.js';
-import type { Authenticator } from './identity/authenticator.js';
 import type { HubMetrics } from './observability/metrics.js';
 import type { TokenBox } from './secrets.js';
-import type { Mailer } from './sign-in/mailer.js';
-import type { SessionStore } from './sign-in/sessions.js';
-import type { SignInThrottles } from './sign-in/throttle.js';
-import type { EventBus } from './webhooks/events.js';
+import type { EventBus } from './db/outbox.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 
 /** A clock the policy, billing and session code read, so tests can set the time. */
@@ -36,16 +30,40 @@ export class ResourceSignals {
   }
 }
 
-/** Everything a route or service needs, passed in (no module singletons). */
+/**
+ * The relay port: how areas reach the bridges (the embedded broker implements it, broker/).
+ */
+export interface BridgeLink {
+  isOnline(resourceId: number): boolean;
+  /** True while the broker runs and accepts bridges. */
+  isRunning(): boolean;
+  /** The bridge's clock minus the hub's (ms), learnt at its connect; 0 when unknown. */
+  clockOffsetMs(resourceId: number): number;
+  /** Publishes a command and waits for the agent's reply; null when none came in time. */
+  sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null>;
+  /**
+   * Re-publishes the resource's retained config (after any change that affects it): `config`
+   * when given (made by resources/bridge-config.ts), else the current one.
+   */
+  publishConfig(resourceId: number, config?: BridgeConfig): Promise<void>;
+  /** Disconnects every connection of the resource's bridge at once (key rotated or revoked, resource deleted). */
+  disconnect(resourceId: number): void;
+  /** Clears everything retained for a deleted resource and disconnects its agent. */
+  forget(resourceId: number): Promise<void>;
+}
+
+/**
+ * The ports every area reads (storage, clock, relay, events, ...), passed in (no module
+ * singletons). Domain services are added on top where they are used: the access policy in
+ * access/policy.ts (PolicyContext), sessions and mail in sign-in/context.ts, the authenticator
+ * for HTTP in http/services.ts.
+ */
 export interface HubContext {
   storage: Storage;
   db: Db;
   tokens: TokenBox;
-  auth: Authenticator;
   logger: Logger;
   clock: Clock;
-  /** The access decision of DESIGN 5 (switch-on, card taps, bridge API). */
-  policy: AccessPolicy;
   /** The embedded broker's view of connected bridges. */
   bridges: BridgeLink;
   /** Serialised records and list totals (hot list paths). */
@@ -58,12 +76,6 @@ export interface HubContext {
   events: EventBus;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
-  /** Browser sessions; `ctx.sessions.onRevoked(ids => ...)` hears of every revocation. */
-  sessions: SessionStore;
-  /** Outgoing mail (HUB_SMTP_URL); null when none is configured. */
-  mailer: Mailer | null;
-  /** Counters for failed logins and sign-in link requests. */
-  throttles: SignInThrottles;
   /**
    * Base of the links the hub mails: HUB_PUBLIC_URL, else http://localhost:<HTTP port>. Never
    * taken from request headers (a forged Host must not redirect a reset mail).

@@ -9,11 +9,12 @@ import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
 import { checkReadiness } from './observability/observability.routes.js';
-import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
+import { type Clock, ResourceSignals, systemClock } from './context.js';
+import type { HubServices } from './http/services.js';
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { Authenticator } from './identity/authenticator.js';
-import { type AccessFollower, followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
+import { type AccessFollower, followAccessChanges, watchLocalDates } from './resources/bridge-config.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { hashToken, loadSecret, TokenBox } from './secrets.js';
@@ -22,11 +23,11 @@ import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
 import { purgeEnded } from './sign-in/sign-in.repository.js';
 import { memoryThrottles } from './sign-in/throttle.js';
-import { EventBus } from './webhooks/events.js';
+import { EventBus } from './db/outbox.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 
 export interface Hub {
-  ctx: HubContext;
+  ctx: HubServices;
   app: FastifyInstance;
   broker: BridgeBroker;
   /** Background jobs (package billing, invoice runs). */
@@ -126,7 +127,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         ...settings.webhookTuning,
         allowInsecure: settings.webhookAllowInsecure ?? false,
       },
-    } as HubContext;
+    } as HubServices;
     const broker = new BridgeBroker(ctx);
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();

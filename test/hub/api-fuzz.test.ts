@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { refreshBridgeConfigs } from '../../hub/src/keys/offline-keys.js';
+import { refreshBridgeConfigs } from '../../hub/src/resources/bridge-config.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshBridgeConfigs } from '../../hub/src/keys/offline-keys.js';
+import { refreshBridgeConfigs } from '../../hub/src/resources/bridge-config.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 

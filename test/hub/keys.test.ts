@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
-import { refreshBridgeConfigs } from '../../hub/src/keys/offline-keys.js';
+import { refreshBridgeConfigs } from '../../hub/src/resources/bridge-config.js';
 import { localDate } from '../../hub/src/spaces/zoned-time.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { retryOnConflict } from '../../hub/src/db/crud.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../hub/src/webhooks/events.js';
+import { emitEvent } from '../../hub/src/db/outbox.js';
 import { describeEachDialect, freshDatabase, type TestDatabase } from '../support/dialects.js';
 import {
   openWebhookHub,

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { executorReads, type FastReads } from '../db/fast-reads.js';
 import type { MembersTable, ResourcesTable } from '../db/schema.js';
+import type { HubContext } from '../context.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 export type MemberRow = Selectable<MembersTable>;
@@ -179,4 +180,10 @@ export class AccessPolicy {
     }
     return { allowed: true, maxDuration };
   }
+}
+
+/** The ports plus the access policy: what switch-on, card taps and the bridge API work with. */
+export interface PolicyContext extends HubContext {
+  /** The access decision of DESIGN 5 (switch-on, card taps, bridge API). */
+  policy: AccessPolicy;
 }

@@ -1,11 +1,14 @@
+import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, isUniqueViolation, now, parseJson } from '../db/crud.js';
 import type { ChargesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { conflict, notFound, unprocessable } from '../http/errors.js';
-import { emitCharge, emitMemberCredit } from '../webhooks/emitters.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { conflict, unprocessable } from '../errors.js';
+import { emitEvent } from '../db/outbox.js';
+import { memberEventRecord } from '../identity/members.js';
+import { emitMemberCredit } from './member-credits.js';
 import { localTime } from './local-time.js';
 import {
   type Amount,
@@ -51,12 +54,6 @@ export function visibleCharges(db: Db, caller: Caller) {
   if (!caller.superuser) query = query.where('charges.account', '=', caller.accountId);
   if (!isAdmin(caller)) query = query.where('charges.member', '=', caller.memberId);
   return query;
-}
-
-export async function findCharge(db: Db, caller: Caller, id: number): Promise<ChargeRow> {
-  const row = await visibleCharges(db, caller).selectAll().where('charges.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Charge');
-  return row;
 }
 
 /** The tax rate of a member's charges: 0 for tax-exempt members, else their space's rate. */
@@ -423,4 +420,22 @@ export async function chargeForBooking(
     creditUsed: formatMoney(credit),
     charge,
   };
+}
+
+export function emitCharge(db: Db, type: Extract<WebhookEventType, `charge_${string}`>, row: ChargeRow) {
+  return emitEvent(db, {
+    account: row.account,
+    type,
+    details: async () => ({
+      charge: chargeRecord(row),
+      member: await memberEventRecord(db, row.member),
+    }),
+  });
+}
+
+/** charge_updated for each of these charges (they went on an invoice or came off one). */
+export async function emitChargesUpdated(db: Db, ids: number[]) {
+  if (ids.length === 0) return;
+  const rows = await db.selectFrom('charges').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  for (const row of rows) await emitCharge(db, 'charge_updated', row);
 }

@@ -1,15 +1,17 @@
+import type { WebhookEventType } from '@makerspace/shared';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { InvoicesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { conflict, notFound, staleLockVersion, unprocessable } from '../http/errors.js';
-import { chargeRecord } from './charges.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { conflict, notFound, staleLockVersion, unprocessable } from '../errors.js';
+import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
-import { type Amount, formatMoney, max, netOf, parseMoney, sum } from './money.js';
-import { settleMember } from './payments.js';
+import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from './money.js';
+import type { PaymentRow } from './payments.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
-import { emitChargesUpdated, emitInvoice } from '../webhooks/emitters.js';
+import { emitEvent } from '../db/outbox.js';
+import { memberEventRecord } from '../identity/members.js';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
 
@@ -289,4 +291,123 @@ export async function invoiceDetails(db: Db, invoice: InvoiceRow) {
     charges: records,
     taxCategories,
   };
+}
+
+/**
+ * invoice_created/updated with the invoice as it is now in `db`, its charges (or the given ones:
+ * a cancelled invoice lists the charges it had) and its member.
+ */
+export function emitInvoice(
+  db: Db,
+  type: Extract<WebhookEventType, `invoice_${string}`>,
+  invoice: Pick<InvoiceRow, 'id' | 'account'>,
+  chargeIds?: number[],
+) {
+  return emitEvent(db, {
+    account: invoice.account,
+    type,
+    details: async () => {
+      const row = await db
+        .selectFrom('invoices')
+        .selectAll()
+        .where('id', '=', invoice.id)
+        .executeTakeFirstOrThrow();
+      const charges = await db
+        .selectFrom('charges')
+        .selectAll()
+        .$if(chargeIds === undefined, (q) => q.where('invoice', '=', row.id))
+        .$if(chargeIds !== undefined, (q) => q.where('id', 'in', chargeIds?.length ? chargeIds : [0]))
+        .orderBy('dateTime')
+        .orderBy('id')
+        .execute();
+      return {
+        invoice: await invoiceRecord(db, row),
+        charges: charges.map(chargeRecord),
+        member: await memberEventRecord(db, row.member),
+      };
+    },
+  });
+}
+
+// ---- payments put on invoices ------------------------------------------------------------------
+
+async function allocated(db: Db, paymentId: number): Promise<Amount> {
+  const rows = await db
+    .selectFrom('payment_allocations')
+    .select('amount')
+    .where('payment', '=', paymentId)
+    .execute();
+  return sum(rows.map((r) => parseMoney(r.amount)));
+}
+
+/**
+ * Puts what is left of a completed payment on open invoices: the ones named, else the member's
+ * oldest unpaid invoices first. An invoice reads `paid` once its allocations cover its total.
+ */
+export async function allocatePayment(
+  db: Db,
+  payment: PaymentRow,
+  invoiceIds: number[] | null,
+): Promise<void> {
+  if (payment.state !== 'completed') return;
+  let available = parseMoney(payment.total) - (await allocated(db, payment.id));
+  if (available <= 0n) return;
+  let query = db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('member', '=', payment.member)
+    .where('state', '=', 'unpaid');
+  if (invoiceIds) query = query.where('id', 'in', invoiceIds.length > 0 ? invoiceIds : [0]);
+  const invoices = await query.orderBy('date').orderBy('id').execute();
+  for (const invoice of invoices) {
+    if (available <= 0n) break;
+    const need = parseMoney(invoice.total) - parseMoney(invoice.paid);
+    const give = min(available, need);
+    if (give <= 0n) continue;
+    const existing = await db
+      .selectFrom('payment_allocations')
+      .select('amount')
+      .where('payment', '=', payment.id)
+      .where('invoice', '=', invoice.id)
+      .executeTakeFirst();
+    if (existing) {
+      await db
+        .updateTable('payment_allocations')
+        .set({ amount: formatMoney(parseMoney(existing.amount) + give) })
+        .where('payment', '=', payment.id)
+        .where('invoice', '=', invoice.id)
+        .execute();
+    } else {
+      await db
+        .insertInto('payment_allocations')
+        .values({ payment: payment.id, invoice: invoice.id, amount: formatMoney(give) })
+        .execute();
+    }
+    await refreshInvoice(db, invoice.id);
+    available -= give;
+  }
+}
+
+/** Applies every completed payment's unallocated rest to the member's open invoices. */
+export async function settleMember(db: Db, memberId: number): Promise<void> {
+  const payments = await db
+    .selectFrom('payments')
+    .selectAll()
+    .where('member', '=', memberId)
+    .where('state', '=', 'completed')
+    .orderBy('date')
+    .orderBy('id')
+    .execute();
+  for (const p of payments) await allocatePayment(db, p, null);
+}
+
+/** Takes a payment off all invoices (before it changes or goes). */
+export async function releasePayment(db: Db, paymentId: number): Promise<void> {
+  const rows = await db
+    .selectFrom('payment_allocations')
+    .select('invoice')
+    .where('payment', '=', paymentId)
+    .execute();
+  await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
+  for (const r of rows) await refreshInvoice(db, r.invoice);
 }

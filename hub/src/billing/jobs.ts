@@ -4,8 +4,8 @@ import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { jsonText, now, parseJson } from '../db/crud.js';
 import type { JobsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { HttpError, unprocessable } from '../errors.js';
 import { createInvoice } from './invoices.js';
 import { billAccountPackages } from './package-billing.js';
 
@@ -44,10 +44,18 @@ export function visibleJobs(db: Db, caller: Caller) {
   return query;
 }
 
-export async function findJob(db: Db, caller: Caller, id: number): Promise<JobRow> {
-  const row = await visibleJobs(db, caller).selectAll().where('jobs.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Job');
-  return row;
+/** `member` of a job: for invoice runs only, and a member of the account (422 otherwise). */
+export async function checkJobMember(db: Db, accountId: number, type: string, member: number | undefined) {
+  if (member === undefined) return;
+  if (type !== 'invoiceRun')
+    throw unprocessable('member applies to invoiceRun only', { member: 'unexpected' });
+  const found = await db
+    .selectFrom('members')
+    .select('id')
+    .where('id', '=', member)
+    .where('account', '=', accountId)
+    .executeTakeFirst();
+  if (!found) throw unprocessable(`Member ${member} does not exist`, { member: 'unknown' });
 }
 
 export async function enqueueJob(

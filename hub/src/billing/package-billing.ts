@@ -3,9 +3,12 @@ import { now } from '../db/crud.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
-import type { MemberPackageRow } from './packages.js';
+import { checkDates, emitMemberPackage, type MemberPackageRow } from './packages.js';
+import { insertRow } from '../db/collection-rows.js';
+import { unprocessable } from '../errors.js';
+import type { Caller } from '../identity/caller.js';
 import { spaceTimezone } from './settings.js';
-import { emitMemberCredit } from '../webhooks/emitters.js';
+import { emitMemberCredit } from './member-credits.js';
 
 const MAX_PERIODS = 2000;
 
@@ -190,4 +193,54 @@ export async function billAccountPackages(
     if (progress && (done % 25 === 0 || done === rows.length)) await progress(done, rows.length);
   }
   return total;
+}
+
+/**
+ * Gives a member a package (an active one of the member's account): from `fromDate` (default
+ * the member's today) until `untilDate`; its setup fee, first period's fee and first credits are
+ * billed at once, the periodic job does the rest.
+ */
+export async function createMemberPackage(
+  trx: Db,
+  input: {
+    member: { id: number; account: number };
+    caller: Caller;
+    body: { package: number; fromDate?: string; untilDate?: string | null; notes?: string | null };
+    at: Date;
+  },
+): Promise<MemberPackageRow> {
+  const { member, body } = input;
+  const pkg = await trx
+    .selectFrom('packages')
+    .selectAll()
+    .where('id', '=', body.package)
+    .where('account', '=', member.account)
+    .executeTakeFirst();
+  if (!pkg) throw unprocessable(`Package ${body.package} does not exist`, { package: 'unknown' });
+  if (pkg.state !== 'active') throw unprocessable('This package is archived', { packageArchived: true });
+  const today = await memberToday(trx, member.id, input.at);
+  const fromDate = body.fromDate ?? today;
+  checkDates(fromDate, body.untilDate);
+  const row = await insertRow(
+    trx,
+    'member_packages',
+    {
+      account: member.account,
+      member: member.id,
+      package: pkg.id,
+      fromDate,
+      untilDate: body.untilDate ?? null,
+      notes: body.notes ?? null,
+    },
+    { at: input.at.toISOString(), by: input.caller.memberId },
+  );
+  await emitMemberPackage(trx, 'memberPackage_created', row);
+  await billMemberPackage(trx, row, today);
+  return row;
+}
+
+/** After a member package changed: its event, and the fees and credits its new dates call for. */
+export async function memberPackageChanged(trx: Db, row: MemberPackageRow, at: Date): Promise<void> {
+  await emitMemberPackage(trx, 'memberPackage_updated', row);
+  await billMemberPackage(trx, row, await memberToday(trx, row.member, at));
 }

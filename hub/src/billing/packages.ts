@@ -1,16 +1,20 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { bool, defined, flag, jsonText, now, parseJson, updateLocked } from '../db/crud.js';
+import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
+import { insertRow } from '../db/collection-rows.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
   PackagePermissionsTable,
   PackagesTable,
 } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { forbidden, notFound, unprocessable } from '../http/errors.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { forbidden, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { formatMoney, formatPercent, parseMoney } from './money.js';
+import type { WebhookEventType } from '@makerspace/shared';
+import { emitEvent } from '../db/outbox.js';
+import { memberEventRecord } from '../identity/members.js';
 
 export type PackageRow = Selectable<PackagesTable>;
 export type PackageCreditRow = Selectable<PackageCreditsTable>;
@@ -116,12 +120,6 @@ export function visiblePackages(db: Db, caller: Caller) {
   return query;
 }
 
-export async function findPackage(db: Db, caller: Caller, id: number): Promise<PackageRow> {
-  const row = await visiblePackages(db, caller).selectAll().where('packages.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Package');
-  return row;
-}
-
 function isOwner(caller: Caller): boolean {
   return caller.superuser || caller.privileges === 'owner';
 }
@@ -164,77 +162,7 @@ function checkOwnerOnly(caller: Caller, input: PackageInput, current: Record<str
   }
 }
 
-export async function createPackage(db: Db, caller: Caller, input: PackageInput): Promise<PackageRow> {
-  checkOwnerOnly(caller, input, packageDefaults);
-  const at = now();
-  return db
-    .insertInto('packages')
-    .values({
-      ...(packageColumns(input) as any),
-      account: caller.accountId,
-      createdAt: at,
-      updatedAt: at,
-      updatedBy: caller.memberId,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-export async function updatePackage(
-  db: Db,
-  caller: Caller,
-  id: number,
-  input: PackageInput & { lockVersion: number },
-) {
-  const current = await findPackage(db, caller, id);
-  const { lockVersion, ...fields } = input;
-  checkOwnerOnly(caller, fields, packageRecord(current));
-  await updateLocked(db, 'packages', id, lockVersion, packageColumns(fields), caller.memberId);
-  return findPackage(db, caller, id);
-}
-
-export async function deletePackage(db: Db, caller: Caller, id: number) {
-  const row = await findPackage(db, caller, id);
-  if (!isOwner(caller) && row.recurringFee !== '0.00') {
-    // Deleting a paid package changes what members pay: owners only, like its fees.
-    throw forbidden('Only owners may delete a package with fees', { ownerOnlyFields: ['recurringFee'] });
-  }
-  const held = await db
-    .selectFrom('member_packages')
-    .select('id')
-    .where('package', '=', id)
-    .executeTakeFirst();
-  if (held) {
-    throw unprocessable('Members hold this package; end their member packages or archive it instead', {
-      packageInUse: true,
-    });
-  }
-  await db.deleteFrom('packages').where('id', '=', id).execute();
-}
-
 // ---- credits and permissions ------------------------------------------------------------------
-
-export async function findCredit(db: Db, packageId: number, id: number) {
-  const row = await db
-    .selectFrom('package_credits')
-    .selectAll()
-    .where('package', '=', packageId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw notFound('Package credit');
-  return row;
-}
-
-export async function findPermission(db: Db, packageId: number, id: number) {
-  const row = await db
-    .selectFrom('package_permissions')
-    .selectAll()
-    .where('package', '=', packageId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw notFound('Package permission');
-  return row;
-}
 
 /** A permission must name what it covers; the names must exist in the package's account. */
 export async function checkPermissionTarget(
@@ -289,40 +217,7 @@ export function permissionColumns(input: Record<string, unknown>) {
   });
 }
 
-export async function updateCredit(
-  db: Db,
-  caller: Caller,
-  row: PackageCreditRow,
-  input: Record<string, unknown> & { lockVersion: number },
-) {
-  const { lockVersion, amount, resources, ...rest } = input;
-  await updateLocked(
-    db,
-    'package_credits',
-    row.id,
-    lockVersion,
-    defined({
-      ...rest,
-      amount: amount === undefined ? undefined : formatMoney(parseMoney(amount as string)),
-      resources: jsonText(resources) ?? undefined,
-    }),
-    caller.memberId,
-  );
-  return findCredit(db, row.package, row.id);
-}
-
 // ---- member packages --------------------------------------------------------------------------
-
-export async function findMemberPackage(db: Db, memberId: number, id: number) {
-  const row = await db
-    .selectFrom('member_packages')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw notFound('Member package');
-  return row;
-}
 
 export function checkDates(fromDate: string, untilDate: string | null | undefined) {
   if (untilDate && untilDate < fromDate) {
@@ -333,4 +228,149 @@ export function checkDates(fromDate: string, untilDate: string | null | undefine
 /** Is the member package active on this (space-local) date? */
 export function isActiveOn(mp: { fromDate: string; untilDate: string | null }, date: string): boolean {
   return mp.fromDate <= date && (mp.untilDate === null || date <= mp.untilDate);
+}
+
+export function emitMemberPackage(
+  db: Db,
+  type: Extract<WebhookEventType, `memberPackage_${string}`>,
+  row: MemberPackageRow,
+) {
+  return emitEvent(db, {
+    account: row.account,
+    type,
+    details: async () => {
+      const pkg = await db
+        .selectFrom('packages')
+        .selectAll()
+        .where('id', '=', row.package)
+        .executeTakeFirst();
+      return {
+        memberPackage: memberPackageRecord(row),
+        member: await memberEventRecord(db, row.member),
+        package: pkg ? packageRecord(pkg) : null,
+      };
+    },
+  });
+}
+
+// ---- what the collections of packages.routes.ts write -----------------------------------------
+
+export function createPackage(trx: Db, caller: Caller, input: PackageInput, at: string): Promise<PackageRow> {
+  checkOwnerOnly(caller, input, packageDefaults);
+  return insertRow(
+    trx,
+    'packages',
+    { ...packageColumns(input), account: caller.accountId },
+    { at, by: caller.memberId },
+  );
+}
+
+/** The columns a package update writes; owner-only fields refused for others (403). */
+export function packageChanges(caller: Caller, row: PackageRow, input: PackageInput) {
+  const { lockVersion: _, ...fields } = input;
+  checkOwnerOnly(caller, fields, packageRecord(row));
+  return packageColumns(fields);
+}
+
+/** A package with fees is deleted by owners only; one that members hold stays (422). */
+export async function refusePackageDelete(db: Db, caller: Caller, row: PackageRow): Promise<void> {
+  if (!isOwner(caller) && row.recurringFee !== '0.00') {
+    // Deleting a paid package changes what members pay: owners only, like its fees.
+    throw forbidden('Only owners may delete a package with fees', { ownerOnlyFields: ['recurringFee'] });
+  }
+  const held = await db
+    .selectFrom('member_packages')
+    .select('id')
+    .where('package', '=', row.id)
+    .executeTakeFirst();
+  if (held) {
+    throw unprocessable('Members hold this package; end their member packages or archive it instead', {
+      packageInUse: true,
+    });
+  }
+}
+
+/**
+ * Money fields of credits and permissions that only owners may change, like a package's fees
+ * (what members get for what they pay). Others sending a different value get 403.
+ */
+function checkOwnerOnlyValues(
+  caller: Caller,
+  changes: { field: string; from: string; to: string | undefined }[],
+) {
+  if (isOwner(caller)) return;
+  const changed = changes.filter((c) => c.to !== undefined && c.to !== c.from).map((c) => c.field);
+  if (changed.length > 0)
+    throw forbidden(`Only owners may set ${changed.join(', ')}`, { ownerOnlyFields: changed });
+}
+const money = (v: unknown) => (v === undefined ? undefined : formatMoney(parseMoney(v as string)));
+const pct = (v: unknown) => (v === undefined ? undefined : formatPercent(parseMoney(v as string)));
+
+/** The columns a package credit update writes. */
+export function creditChanges(caller: Caller, row: PackageCreditRow, input: Record<string, unknown>) {
+  const { lockVersion: _, amount, resources, ...rest } = input;
+  checkOwnerOnlyValues(caller, [{ field: 'amount', from: row.amount, to: money(amount) }]);
+  return defined({ ...rest, amount: money(amount), resources: jsonText(resources) ?? undefined });
+}
+
+/** A new permission of a package: its target must be of the account; discounts owners only. */
+export async function createPermission(
+  trx: Db,
+  caller: Caller,
+  pkg: PackageRow,
+  input: Record<string, unknown>,
+  at: string,
+): Promise<PackagePermissionRow> {
+  checkOwnerOnlyValues(caller, [
+    { field: 'usageFeeDiscountPercent', from: '0', to: pct(input.usageFeeDiscountPercent) },
+    { field: 'bookingFeeDiscountPercent', from: '0', to: pct(input.bookingFeeDiscountPercent) },
+  ]);
+  await checkPermissionTarget(trx, pkg.account, input as Parameters<typeof checkPermissionTarget>[2]);
+  return insertRow(
+    trx,
+    'package_permissions',
+    { ...permissionColumns(input), account: pkg.account, package: pkg.id },
+    { at, by: caller.memberId },
+  );
+}
+
+/** The columns a permission update writes, checked as a whole (the target after the change). */
+export async function permissionChanges(
+  trx: Db,
+  caller: Caller,
+  row: PackagePermissionRow,
+  input: Record<string, unknown>,
+) {
+  const { lockVersion: _, ...fields } = input as Record<string, any>;
+  checkOwnerOnlyValues(caller, [
+    {
+      field: 'usageFeeDiscountPercent',
+      from: row.usageFeeDiscountPercent,
+      to: pct(fields.usageFeeDiscountPercent),
+    },
+    {
+      field: 'bookingFeeDiscountPercent',
+      from: row.bookingFeeDiscountPercent,
+      to: pct(fields.bookingFeeDiscountPercent),
+    },
+  ]);
+  const merged = {
+    type: fields.type ?? row.type,
+    resourceType: fields.resourceType !== undefined ? fields.resourceType : row.resourceType,
+    resource: fields.resource !== undefined ? fields.resource : row.resource,
+    timeType: fields.timeType ?? row.timeType,
+    times: fields.times ?? JSON.parse(row.times),
+  };
+  await checkPermissionTarget(trx, row.account, merged);
+  return permissionColumns({ ...fields, ...merged, times: fields.times });
+}
+
+/** The columns a member package update writes (its dates checked against each other). */
+export function memberPackageChanges(
+  row: MemberPackageRow,
+  input: { fromDate?: string; untilDate?: string | null; notes?: string | null },
+) {
+  const { fromDate, untilDate, notes } = input;
+  checkDates(fromDate ?? row.fromDate, untilDate === undefined ? row.untilDate : untilDate);
+  return defined({ fromDate, untilDate, notes });
 }

@@ -3,10 +3,9 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { conflict, notFound, unprocessable } from '../http/errors.js';
-import { refreshInvoice } from './invoices.js';
-import { type Amount, formatMoney, min, parseMoney, sum } from './money.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { conflict, notFound, unprocessable } from '../errors.js';
+import { formatMoney, parseMoney } from './money.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
@@ -47,103 +46,6 @@ export async function findPayment(db: Db, caller: Caller, id: number): Promise<P
   const row = await visiblePayments(db, caller).selectAll().where('payments.id', '=', id).executeTakeFirst();
   if (!row) throw notFound('Payment');
   return row;
-}
-
-/**
- * A member's prepaid balance: everything they have paid (completed payments) minus everything
- * charged to them (every charge, invoiced or not; charges of a cancelled invoice are uninvoiced
- * again and still count once). Package fees are charges, so they count too.
- */
-export async function memberBalance(db: Db, memberId: number): Promise<Amount> {
-  const payments = await db
-    .selectFrom('payments')
-    .select('total')
-    .where('member', '=', memberId)
-    .where('state', '=', 'completed')
-    .execute();
-  const charges = await db.selectFrom('charges').select('price').where('member', '=', memberId).execute();
-  return sum(payments.map((p) => parseMoney(p.total))) - sum(charges.map((c) => parseMoney(c.price)));
-}
-
-async function allocated(db: Db, paymentId: number): Promise<Amount> {
-  const rows = await db
-    .selectFrom('payment_allocations')
-    .select('amount')
-    .where('payment', '=', paymentId)
-    .execute();
-  return sum(rows.map((r) => parseMoney(r.amount)));
-}
-
-/**
- * Puts what is left of a completed payment on open invoices: the ones named, else the member's
- * oldest unpaid invoices first. An invoice reads `paid` once its allocations cover its total.
- */
-export async function allocatePayment(
-  db: Db,
-  payment: PaymentRow,
-  invoiceIds: number[] | null,
-): Promise<void> {
-  if (payment.state !== 'completed') return;
-  let available = parseMoney(payment.total) - (await allocated(db, payment.id));
-  if (available <= 0n) return;
-  let query = db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('member', '=', payment.member)
-    .where('state', '=', 'unpaid');
-  if (invoiceIds) query = query.where('id', 'in', invoiceIds.length > 0 ? invoiceIds : [0]);
-  const invoices = await query.orderBy('date').orderBy('id').execute();
-  for (const invoice of invoices) {
-    if (available <= 0n) break;
-    const need = parseMoney(invoice.total) - parseMoney(invoice.paid);
-    const give = min(available, need);
-    if (give <= 0n) continue;
-    const existing = await db
-      .selectFrom('payment_allocations')
-      .select('amount')
-      .where('payment', '=', payment.id)
-      .where('invoice', '=', invoice.id)
-      .executeTakeFirst();
-    if (existing) {
-      await db
-        .updateTable('payment_allocations')
-        .set({ amount: formatMoney(parseMoney(existing.amount) + give) })
-        .where('payment', '=', payment.id)
-        .where('invoice', '=', invoice.id)
-        .execute();
-    } else {
-      await db
-        .insertInto('payment_allocations')
-        .values({ payment: payment.id, invoice: invoice.id, amount: formatMoney(give) })
-        .execute();
-    }
-    await refreshInvoice(db, invoice.id);
-    available -= give;
-  }
-}
-
-/** Applies every completed payment's unallocated rest to the member's open invoices. */
-export async function settleMember(db: Db, memberId: number): Promise<void> {
-  const payments = await db
-    .selectFrom('payments')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('state', '=', 'completed')
-    .orderBy('date')
-    .orderBy('id')
-    .execute();
-  for (const p of payments) await allocatePayment(db, p, null);
-}
-
-/** Takes a payment off all invoices (before it changes or goes). */
-export async function releasePayment(db: Db, paymentId: number): Promise<void> {
-  const rows = await db
-    .selectFrom('payment_allocations')
-    .select('invoice')
-    .where('payment', '=', paymentId)
-    .execute();
-  await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
-  for (const r of rows) await refreshInvoice(db, r.invoice);
 }
 
 export async function checkInvoicesOf(db: Db, memberId: number, invoiceIds: number[] | undefined) {

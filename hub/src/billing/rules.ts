@@ -7,7 +7,7 @@ import { rawRows } from '../db/fast-reads.js';
 import { clockSeconds, type LocalTime, localTime } from './local-time.js';
 import { parseMoney } from './money.js';
 import type { PackagePermissionRow } from './packages.js';
-import { memberBalance } from './payments.js';
+import { memberBalance } from './balance.js';
 
 export type CoveringPermission = PackagePermissionRow & { memberPackage: number };
 

@@ -19,11 +19,11 @@ import {
 } from '@makerspace/shared';
 import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
-import type { HubContext } from '../context.js';
-import type { OfflineKeyFacts } from '../keys/offline-keys.js';
+import type { PolicyContext } from '../access/policy.js';
+import type { BridgeLink } from '../context.js';
 import { findBridge, verifyBridgeKey } from '../resources/bridges.js';
 import { reconcileBridge, settleLateReply } from '../resources/switch-sessions.js';
-import { bridgeConfigFor } from './bridge-config.js';
+import { bridgeConfigFor } from '../resources/bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
 
 type BridgeClient = Client & {
@@ -39,24 +39,6 @@ type BridgeClient = Client & {
 };
 
 /** What the rest of the hub needs from the broker. */
-export interface BridgeLink {
-  isOnline(resourceId: number): boolean;
-  /** True while the broker runs and accepts bridges. */
-  isRunning(): boolean;
-  /** The bridge's clock minus the hub's (ms), learnt at its connect; 0 when unknown. */
-  clockOffsetMs(resourceId: number): number;
-  /** Publishes a command and waits for the agent's reply; null when none came in time. */
-  sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null>;
-  /**
-   * Re-publishes the resource's retained config (after any change that affects it); `facts`
-   * shares the account's reads between the bridges of one refresh.
-   */
-  publishConfig(resourceId: number, facts?: OfflineKeyFacts): Promise<void>;
-  /** Disconnects every connection of the resource's bridge at once (key rotated or revoked, resource deleted). */
-  disconnect(resourceId: number): void;
-  /** Clears everything retained for a deleted resource and disconnects its agent. */
-  forget(resourceId: number): Promise<void>;
-}
 
 const authError = (message: string, returnCode: 4 | 5) => Object.assign(new Error(message), { returnCode });
 
@@ -78,7 +60,7 @@ export class BridgeBroker implements BridgeLink {
   /** Set by stop(): a key check finishing after it must not mark the bridge online again. */
   private stopping = false;
 
-  constructor(private readonly ctx: HubContext) {}
+  constructor(private readonly ctx: PolicyContext) {}
 
   async start(): Promise<void> {
     // Presence comes from live connections: after a start (a crash included) none are live yet.
@@ -283,9 +265,9 @@ export class BridgeBroker implements BridgeLink {
     else await settleLateReply(this.ctx, resourceId, reply);
   }
 
-  async publishConfig(resourceId: number, facts?: OfflineKeyFacts): Promise<void> {
-    const config: BridgeConfig | null = await bridgeConfigFor(this.ctx, resourceId, facts);
-    if (config) await this.publish(resourceId, 'config', config);
+  async publishConfig(resourceId: number, config?: BridgeConfig): Promise<void> {
+    const current = config ?? (await bridgeConfigFor(this.ctx, resourceId));
+    if (current) await this.publish(resourceId, 'config', current);
   }
 
   disconnect(resourceId: number): void {

@@ -1,12 +1,17 @@
 import { logStorageFailure } from '../db/storage-errors.js';
-import type { BridgeMessage, LogItem, UpTopicName } from '@makerspace/shared';
-import type { HubContext } from '../context.js';
+import type { BridgeMessage, CommandReply, DownTopicName, LogItem, UpTopicName } from '@makerspace/shared';
+import type { PolicyContext } from '../access/policy.js';
 import { type Db, now } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
 import { keyByCard } from '../keys/member-keys.js';
 import { insertLogOnce, sessionKey, stopLog, updateLog } from '../resources/resource-logs.js';
-import type { BridgeBroker } from './bridge-broker.js';
+
+/** What the handlers answer through: the broker's publishing side. */
+export interface BridgeReplies {
+  publish<N extends DownTopicName>(resourceId: number, name: N, message: BridgeMessage<N>): Promise<void>;
+  resolveReply(resourceId: number, reply: CommandReply): Promise<void>;
+}
 
 export interface BridgeMessageHandlers {
   handle(resourceId: number, name: UpTopicName, message: BridgeMessage<UpTopicName>): void;
@@ -21,7 +26,7 @@ export interface BridgeMessageHandlers {
 
 /** Stores the logs of one `logs` message in one transaction; returns the ids to acknowledge. */
 export async function ingestLogs(
-  ctx: HubContext,
+  ctx: PolicyContext,
   resourceId: number,
   items: LogItem[],
 ): Promise<string[] | null> {
@@ -123,7 +128,7 @@ async function sessionLog(db: Db, resource: number, sessionId: string): Promise<
 }
 
 /** One handler per message kind, dispatched from one table. */
-export function createHandlers(ctx: HubContext, broker: BridgeBroker): BridgeMessageHandlers {
+export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): BridgeMessageHandlers {
   const inFlight = new Set<Promise<void>>();
   // Messages of one bridge are handled one after the other, in the order they arrived: a
   // session's stop must never overtake the log that opened it.

@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import { notFound, staleLockVersion } from '../http/errors.js';
+import type { Kysely } from 'kysely';
+import { updateRow } from './collection-rows.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -31,12 +31,8 @@ export function defined<T extends Record<string, unknown>>(values: T): Partial<T
   return out as Partial<T>;
 }
 
-/**
- * Updates one row under optimistic locking: the row changes only when its lockVersion is the
- * one the client read; then lockVersion goes up by one. A missing (or invisible) row is 404, a
- * stale version 409.
- */
-export async function updateLocked(
+/** Updates one row under optimistic locking, stamped now (see updateRow). */
+export function updateLocked(
   db: Db,
   table: keyof Database & string,
   id: number,
@@ -44,20 +40,7 @@ export async function updateLocked(
   values: Record<string, unknown>,
   updatedBy: number | null,
 ): Promise<void> {
-  const anyDb = db as unknown as Kysely<any>;
-  const result = await anyDb
-    .updateTable(table as string)
-    .set({ ...values, lockVersion: sql`"lockVersion" + 1`, updatedAt: now(), updatedBy })
-    .where('id', '=', id)
-    .where('lockVersion', '=', lockVersion)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 1) return;
-  const exists = await anyDb
-    .selectFrom(table as string)
-    .select('id')
-    .where('id', '=', id)
-    .executeTakeFirst();
-  throw exists ? staleLockVersion() : notFound();
+  return updateRow(db, table, id, lockVersion, values, { at: now(), by: updatedBy });
 }
 
 /** Is this error a unique-constraint violation (SQLite or PostgreSQL)? */
@@ -84,4 +67,9 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Pr
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * i));
     }
   }
+}
+
+/** Escapes LIKE wildcards in user text and wraps it for a contains-search on lower(column). */
+export function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../context.js';
-import { HttpError } from './errors.js';
+import { HttpError } from '../errors.js';
 import { ipv6Groups } from '../webhooks/url-safety.js';
 
 export interface AuthThrottleSettings {

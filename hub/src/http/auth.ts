@@ -1,22 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { MemberPrivileges } from '@makerspace/shared';
 import type { SessionRow } from '../sign-in/sessions.js';
-import { forbidden, unauthorized } from './errors.js';
+import { forbidden, unauthorized } from '../errors.js';
+import { adminOnly, type Caller } from '../identity/caller.js';
 
-/** Who is calling: the member an API key or a browser session acts as (DESIGN 4). */
-export interface Caller {
-  memberId: number;
-  accountId: number;
-  spaceId: number;
-  privileges: MemberPrivileges;
-  superuser: boolean;
-  /** How the call was authenticated: an API token (Bearer/Basic) or the session cookie. */
-  via: 'apiKey' | 'session';
-  /** The API key of the call (via 'apiKey'), else null. */
-  apiKeyId: number | null;
-  /** The browser session of the call (via 'session'), else null. */
-  sessionId: number | null;
-}
+export { type Caller, isAdmin, seesAccount } from '../identity/caller.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,10 +36,6 @@ export function tokenFromHeader(header: string | undefined): string | null {
   return null;
 }
 
-export function isAdmin(caller: Caller): boolean {
-  return caller.superuser || caller.privileges === 'admin' || caller.privileges === 'owner';
-}
-
 /** The caller of an authenticated route (the auth hook guarantees one). */
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw unauthorized();
@@ -60,14 +43,7 @@ export function callerOf(request: FastifyRequest): Caller {
 }
 
 export function requireAdmin(request: FastifyRequest): Caller {
-  const caller = callerOf(request);
-  if (!isAdmin(caller)) throw forbidden('Only admins and owners of the account may do this');
-  return caller;
-}
-
-/** Can the caller see records of this account at all? */
-export function seesAccount(caller: Caller, accountId: number): boolean {
-  return caller.superuser || caller.accountId === accountId;
+  return adminOnly(callerOf(request));
 }
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 
 type AnySchema = z.ZodType & { def: any };
 

@@ -1,6 +1,6 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from './errors.js';
+import { badRequest } from '../errors.js';
 
 const formKind = Symbol('formBody');
 

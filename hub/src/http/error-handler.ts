@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { logStorageFailure } from '../db/storage-errors.js';
-import { errorBody, HttpError } from './errors.js';
+import { errorBody, HttpError } from '../errors.js';
 
 const contextNames: Record<string, string> = {
   body: 'body',

@@ -84,8 +84,3 @@ export function sendJson(reply: FastifyReply, json: string) {
     .serializer((s) => s as string)
     .send(json);
 }
-
-/** Escapes LIKE wildcards in user text and wraps it for a contains-search on lower(column). */
-export function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

@@ -9,7 +9,7 @@ import {
   statusFor,
   type Viewer,
 } from '../resources/status.js';
-import { type Caller, isAdmin } from './auth.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
 import { liveLog, logsAfter, newestLogId } from './live-logs.js';
 
 interface LiveClient {

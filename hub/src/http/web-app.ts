@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { errorBody } from './errors.js';
+import { errorBody } from '../errors.js';
 
 /** web/dist beside the hub package: built by `npm run build` (which `npm start` runs). */
 export const defaultWebDir = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool } from '../db/crud.js';
 import type { AccountsTable } from '../db/schema.js';
-import type { Caller } from '../http/auth.js';
+import type { Caller } from './caller.js';
 
 export function accountRecord(row: Selectable<AccountsTable>) {
   return {

@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { ApiKeysTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { notFound } from '../http/errors.js';
+import { type Caller, isAdmin } from './caller.js';
+import { notFound } from '../errors.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;

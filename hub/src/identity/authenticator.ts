@@ -1,6 +1,6 @@
 import type { MemberPrivileges } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
-import type { Caller } from '../http/auth.js';
+import type { Caller } from './caller.js';
 import { hashToken, safeEqual } from '../secrets.js';
 
 interface Cached {

@@ -11,13 +11,13 @@ import {
   now,
   parseJson,
   updateLocked,
+  likePattern,
 } from '../db/crud.js';
 import type { MembersTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { notFound, unprocessable } from '../http/errors.js';
-import { likePattern } from '../http/list.js';
+import { type Caller, isAdmin } from './caller.js';
+import { notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
-import { emitEvent } from '../webhooks/events.js';
+import { emitEvent } from '../db/outbox.js';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -290,4 +290,11 @@ export async function deleteMember(db: Db, row: MemberRow): Promise<void> {
     type: 'member_deleted',
     details: { member: memberRecord(row) },
   });
+}
+
+/** A member as webhook payloads carry it (null for none). */
+export async function memberEventRecord(db: Db, id: number | null) {
+  if (id === null) return null;
+  const row = await db.selectFrom('members').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? memberRecord(row) : null;
 }

@@ -1,7 +1,7 @@
 import type { AccessReply, AccessRequest, DenyReason, KeyRead } from '@makerspace/shared';
 import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
-import type { HubContext } from '../context.js';
+import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
 import { insertLog, sessionKey, stopLog } from '../resources/resource-logs.js';
 import { claimAssignment } from './key-assignments.js';
@@ -33,7 +33,7 @@ async function runningSessionLog(db: Db, resource: number, sessionId: string) {
  * the running session. Answers null when the resource is gone.
  */
 export async function answerTap(
-  ctx: HubContext,
+  ctx: PolicyContext,
   resourceId: number,
   request: AccessRequest,
 ): Promise<AccessReply | null> {
@@ -76,7 +76,7 @@ export async function answerTap(
 
 /** The answer already given to a tap (its log), or null for a new tap. */
 async function firstDecision(
-  ctx: HubContext,
+  ctx: PolicyContext,
   resource: ResourceRow,
   tapId: string,
 ): Promise<Omit<AccessReply, 'id'> | null> {
@@ -122,7 +122,7 @@ async function firstDecision(
  * stops it, otherwise the policy decides, the log is written and the reply says what happened.
  */
 export async function answerMember(
-  ctx: HubContext,
+  ctx: PolicyContext,
   resource: ResourceRow,
   who: {
     member: MemberRow;
@@ -226,7 +226,7 @@ function deniedReply(id: string, reason: DenyReason, message: string, member: Me
 
 /** An unknown card: a pending key assignment takes it; otherwise denied, and counted against guessing. */
 async function unknownCard(
-  ctx: HubContext,
+  ctx: PolicyContext,
   resource: ResourceRow,
   card: KeyRead,
   at: Date,

@@ -2,8 +2,8 @@ import type { KeyAssignmentRecord, KeyType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { KeyAssignmentsTable } from '../db/schema.js';
-import type { Caller } from '../http/auth.js';
-import { notFound, unprocessable } from '../http/errors.js';
+import type { Caller } from '../identity/caller.js';
+import { notFound, unprocessable } from '../errors.js';
 
 export type KeyAssignmentRow = Selectable<KeyAssignmentsTable>;
 

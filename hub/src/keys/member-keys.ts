@@ -2,9 +2,9 @@ import type { KeyType, MemberKeyPut, MemberKeyRecord, WebhookEventType } from '@
 import type { Selectable } from 'kysely';
 import { type Db, isUniqueViolation, now } from '../db/crud.js';
 import type { MemberKeysTable } from '../db/schema.js';
-import { unprocessable } from '../http/errors.js';
+import { unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
-import { emitEvent } from '../webhooks/events.js';
+import { emitEvent } from '../db/outbox.js';
 
 export type MemberKeyRow = Selectable<MemberKeysTable>;
 

@@ -1,7 +1,7 @@
 import type { KeyType, UnknownCard } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { parseJson } from '../db/crud.js';
-import type { Caller } from '../http/auth.js';
+import type { Caller } from '../identity/caller.js';
 
 /** How many refused taps are read at most: enough for weeks of a normal space. */
 const SCAN_LIMIT = 2000;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { HubContext } from '../context.js';
-import { notFound, unauthorized } from '../http/errors.js';
+import { notFound, unauthorized } from '../errors.js';
 import { hashToken, safeEqual } from '../secrets.js';
 
 const Health = z.object({ ok: z.literal(true) });

@@ -3,6 +3,9 @@ import type { Selectable } from 'kysely';
 import { bool, type Db, now } from '../db/crud.js';
 import type { BridgesTable } from '../db/schema.js';
 import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
+import type { WebhookEventType } from '@makerspace/shared';
+import { emitEvent } from '../db/outbox.js';
+import { resourceEventRecord, type ResourceRow } from './resources.js';
 
 export type BridgeRow = Selectable<BridgesTable>;
 
@@ -76,4 +79,20 @@ export async function verifyBridgeKey(db: Db, resource: number, apiKey: string):
   const row = await findBridge(db, resource);
   if (!row) return null;
   return safeEqual(row.apiKeyHash, hashToken(apiKey)) ? row : null;
+}
+
+export function emitBridge(
+  db: Db,
+  type: Extract<WebhookEventType, `bridge_${string}`>,
+  bridge: BridgeRow,
+  resource: ResourceRow,
+) {
+  return emitEvent(db, {
+    account: resource.account,
+    type,
+    details: async () => ({
+      bridge: bridgeRecord(bridge),
+      resource: await resourceEventRecord(db, resource),
+    }),
+  });
 }

@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
 import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../billing/charges.js';
 import { formatMoney, parseMoney, roundToCents } from '../billing/money.js';
-import { bridgeConfigFor } from '../broker/bridge-config.js';
+import { bridgeConfigFor } from './bridge-config.js';
+import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { jsonText, now, parseJson } from '../db/crud.js';
-import { unauthorized } from '../http/errors.js';
+import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
 import { insertLog, sessionKey, stopLog } from './resource-logs.js';
@@ -78,7 +79,7 @@ export interface HttpAccessRequest {
 
 /** An access request: by key card, or by a member named by id or e-mail address in the resource's account. */
 export async function httpAccess(
-  ctx: HubContext,
+  ctx: PolicyContext,
   bridge: HttpBridge,
   request: HttpAccessRequest,
 ): Promise<Omit<AccessReply, 'id'> & { config?: BridgeConfig }> {

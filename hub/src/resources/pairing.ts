@@ -1,8 +1,8 @@
 import type { PairingRedeemed } from '@makerspace/shared';
 import { randomInt } from 'node:crypto';
 import type { HubContext } from '../context.js';
-import type { Caller } from '../http/auth.js';
-import { badRequest } from '../http/errors.js';
+import type { Caller } from '../identity/caller.js';
+import { badRequest } from '../errors.js';
 import { hashToken } from '../secrets.js';
 import { createBridge, findBridge, rotateBridgeKey } from './bridges.js';
 import { insertLog } from './resource-logs.js';

@@ -1,13 +1,13 @@
-import type { DenyReason, ResourceLogType, StopType } from '@makerspace/shared';
+import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
 import type { ResourceLogsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { notFound } from '../http/errors.js';
-import type { MemberRow } from '../identity/members.js';
-import { emitResourceLog } from '../webhooks/emitters.js';
-import type { ResourceRow } from './resources.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { notFound } from '../errors.js';
+import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
+import { emitEvent } from '../db/outbox.js';
+import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';
 
 export type ResourceLogRow = Selectable<ResourceLogsTable>;
 
@@ -169,4 +169,30 @@ export async function stopLog(
   if (!row) return false;
   await emitResourceLog(db, 'resourceLog_updated', row, known);
   return true;
+}
+
+/** resourceLog_created/updated; pass the resource and member rows when the caller has them. */
+export function emitResourceLog(
+  db: Db,
+  type: Extract<WebhookEventType, `resourceLog_${string}`>,
+  log: ResourceLogRow,
+  known: { resource?: ResourceRow; member?: MemberRow | null } = {},
+) {
+  return emitEvent(db, {
+    account: log.account,
+    type,
+    details: async () => {
+      const resource = known.resource ?? null;
+      return {
+        log: resourceLogRecord(log),
+        resource: resource
+          ? await resourceEventRecord(db, resource)
+          : await resourceEventRecordById(db, log.resource),
+        member:
+          known.member !== undefined
+            ? known.member && memberRecord(known.member)
+            : await memberEventRecord(db, log.member),
+      };
+    },
+  });
 }

@@ -2,10 +2,13 @@ import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import { bool, type Db, defined, flag, jsonText, now, parseJson } from '../db/crud.js';
 import type { ResourcesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { badRequest, notFound, unprocessable } from '../http/errors.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { badRequest, notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, totpUri } from './codes.js';
+import type { WebhookEventType } from '@makerspace/shared';
+import { emitEvent } from '../db/outbox.js';
+import { webhookReceiver } from '../identity/caller.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 
@@ -210,4 +213,31 @@ export async function lastUsedOf(db: Db, resourceIds: number[]) {
     .execute();
   for (const r of rows) map.set(r.resource, { id: r.id, at: r.at, member: r.member });
   return map;
+}
+
+/** A resource as webhook payloads carry it: the receiver's view, with its last use. */
+export async function resourceEventRecord(db: Db, row: ResourceRow) {
+  const lastUsed = await lastUsedOf(db, [row.id]);
+  // The context is read only for the switch-on code, which the receiver view never gets.
+  return {
+    ...resourceRecord(row, undefined as unknown as HubContext, webhookReceiver),
+    lastUsed: lastUsed.get(row.id) ?? null,
+  };
+}
+
+export async function resourceEventRecordById(db: Db, id: number) {
+  const row = await db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? resourceEventRecord(db, row) : null;
+}
+
+export function emitResource(
+  db: Db,
+  type: Extract<WebhookEventType, `resource_${string}`>,
+  row: ResourceRow,
+) {
+  return emitEvent(db, {
+    account: row.account,
+    type,
+    details: async () => ({ resource: await resourceEventRecord(db, row) }),
+  });
 }

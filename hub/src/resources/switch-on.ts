@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DenyReason } from '@makerspace/shared';
-import type { HubContext } from '../context.js';
+import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
-import type { Caller } from '../http/auth.js';
-import { forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../http/errors.js';
+import type { Caller } from '../identity/caller.js';
+import { forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../errors.js';
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';
 import type { FastReads } from '../db/fast-reads.js';
@@ -37,7 +37,7 @@ export interface SwitchOnFacts {
 }
 
 export async function switchOnFacts(
-  ctx: HubContext,
+  ctx: PolicyContext,
   caller: Caller,
   resourceId: number,
 ): Promise<SwitchOnFacts> {
@@ -59,7 +59,7 @@ export type PolicyVerdict = Decision & { retryAfter?: number };
  * The member's right to the resource, before any code is looked at: a member without access
  * learns nothing about codes (wrong or right). A lock-out says how long it still lasts.
  */
-export async function policyVerdict(ctx: HubContext, facts: SwitchOnFacts): Promise<PolicyVerdict> {
+export async function policyVerdict(ctx: PolicyContext, facts: SwitchOnFacts): Promise<PolicyVerdict> {
   const decision = await ctx.policy.decide(facts.request);
   if (decision.allowed || decision.reason !== 'tooManyAttempts') return decision;
   return { ...decision, retryAfter: await lockOutSeconds(facts) };
@@ -80,7 +80,7 @@ async function lockOutSeconds({ request, resource, member, at }: SwitchOnFacts):
 
 /** Is `code` the resource's current code, one it had before (an old sticker), or neither? */
 export async function checkCode(
-  ctx: HubContext,
+  ctx: PolicyContext,
   { resource, at, request }: SwitchOnFacts,
   code: string,
 ): Promise<'right' | 'stale' | 'wrong'> {
@@ -98,7 +98,7 @@ export async function checkCode(
  * stands at the machine, and the agent switches the relay. Every outcome writes a resource log.
  */
 export async function switchOn(
-  ctx: HubContext,
+  ctx: PolicyContext,
   caller: Caller,
   resourceId: number,
   code: string,
@@ -177,7 +177,7 @@ export async function switchOn(
 
 /** POST /resources/{id}/bridge/switch-off: ends the running machine session. */
 export async function switchOff(
-  ctx: HubContext,
+  ctx: PolicyContext,
   caller: Caller,
   resource: ResourceRow,
   admin: boolean,

@@ -7,7 +7,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { requireAdmin } from '../http/auth.js';
 import { createPairing, redeemPairing } from '../resources/pairing.js';
 import { findResourceInAccount } from '../resources/resources.js';
@@ -16,7 +16,7 @@ import { recentUnknownCards } from '../keys/unknown-cards.js';
 const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
 
 /** What the admin console needs beyond the Fabman interface: bridge pairing and unknown cards. */
-export function adminConsoleRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/resources/:resourceId/bridge/pairing-codes',

@@ -1,7 +1,7 @@
 import { BookingCreate, BookingRecord, BookingState, BookingUpdate, Id } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
 import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 import {
@@ -32,7 +32,7 @@ const ListQuery = z.object({
 });
 
 /** spec 4.10: bookings of resources. */
-export function bookingsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function bookingsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/bookings',

@@ -2,9 +2,9 @@ import { KeyType, StopType } from '@makerspace/shared';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { tokenFromHeader } from '../http/auth.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import { bridgeByKey, type HttpBridge, heartbeat, httpAccess, httpStop } from '../resources/http-bridge.js';
 
 /*
@@ -55,7 +55,7 @@ const StopBody = z.looseObject({
   }),
 });
 
-export function bridgeApiRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function bridgeApiRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     // Bridges authenticate with their bridge API key, not a member's token, before the body is
     // looked at (401 comes before 400).

@@ -8,10 +8,11 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { bool } from '../db/crud.js';
-import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
-import { forbidden, unprocessable } from '../http/errors.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import type { Caller } from '../identity/caller.js';
+import { forbidden, unprocessable } from '../errors.js';
 import { findMember, type MemberRow } from '../identity/members.js';
 import { createLink, mailLink, supersedeInvitations } from '../sign-in/links.js';
 import { canSignIn, invitationOf, markInvited } from '../sign-in/sign-in.repository.js';
@@ -27,7 +28,7 @@ function mayHandOver(caller: Caller, member: MemberRow): boolean {
 }
 
 /** Invitations and sign-in links that admins send members (docs/SIGN-IN.md). */
-export function invitationsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     /** Creates a link for a member and mails it, or hands it to the admin when there is no SMTP. */
     async function issueForMember(

@@ -17,11 +17,11 @@ import {
   invoiceRecord,
   visibleInvoices,
 } from '../billing/invoices.js';
-import type { HubContext } from '../context.js';
-import { emitInvoice } from '../webhooks/emitters.js';
-import { updateLocked } from '../db/crud.js';
+import type { HubServices } from '../http/services.js';
+import { emitInvoice } from '../billing/invoices.js';
+import { updateLocked, likePattern } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { likePattern, orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
+import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
@@ -33,7 +33,7 @@ const ListQuery = z.object({
 });
 
 /** spec: invoices, their cancellation and details. */
-export function invoicesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     const tags = ['invoices'];
     app.post(

@@ -8,9 +8,9 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors.js';
 import { findMember } from '../identity/members.js';
 import {
   checkResource,
@@ -28,7 +28,7 @@ const AssignmentParams = z.object({ assignmentId: z.coerce.number().int().positi
  * Member keys (Fabman's /members/{id}/key) and key assignments (spec 4.3). Offline keys of the
  * account's bridges follow key changes through their memberKey events (followAccessChanges in keys/offline-keys.ts).
  */
-export function keysRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/members/:memberId/key',

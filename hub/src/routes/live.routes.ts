@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { callerOf, tokenFromHeader } from '../http/auth.js';
 import type { LiveChannel } from '../http/live.js';
 import { sessionCookie } from '../sign-in/cookie.js';
 
 /** DESIGN 11: the live channel of the web app (and of any client that reads Server-Sent Events). */
-export function liveRoutes(ctx: HubContext, live: LiveChannel): FastifyPluginAsyncZod {
+export function liveRoutes(ctx: HubServices, live: LiveChannel): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/live',

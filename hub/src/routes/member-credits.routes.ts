@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
 import { pageParams, queryPage, sendPage } from '../http/list.js';
 import { findMember } from '../identity/members.js';
-import { memberCreditRecord } from '../webhooks/emitters.js';
+import { memberCreditRecord } from '../billing/member-credits.js';
 
 const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
@@ -16,7 +16,7 @@ const ListQuery = z.object({
 });
 
 /** A member's credits (what their packages granted and what is left); members see their own. */
-export function memberCreditsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function memberCreditsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/members/:memberId/credits',

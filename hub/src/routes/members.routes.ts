@@ -10,10 +10,11 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
-import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
+import type { HubServices } from '../http/services.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import { isAdmin } from '../identity/caller.js';
 import { recordsJson } from '../http/caches.js';
-import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import { embedParam, orderParam, pageParams, sendJson, sendPage } from '../http/list.js';
 import {
   canSeeMember,
@@ -57,7 +58,7 @@ function withEmbeds(row: MemberRow, embeds: readonly string[]) {
 }
 
 /** spec 4.2: members, their privileges, and /user/me. */
-export function membersRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/members',

@@ -12,7 +12,6 @@ import { z } from 'zod';
 import { localTime } from '../billing/local-time.js';
 import { formatMoney, parseMoney } from '../billing/money.js';
 import {
-  allocatePayment,
   checkInvoicesOf,
   findPayment,
   ManualTransferProvider,
@@ -20,15 +19,15 @@ import {
   type PaymentProvider,
   paymentRecord,
   paymentRequestRecord,
-  releasePayment,
   requestPayment,
   visiblePayments,
 } from '../billing/payments.js';
+import { allocatePayment, releasePayment } from '../billing/invoices.js';
 import { billingSettingsFor, spaceTimezone } from '../billing/settings.js';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { now, updateLocked } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { unprocessable } from '../http/errors.js';
+import { unprocessable } from '../errors.js';
 import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ paymentId: z.coerce.number().int().positive() });
@@ -42,7 +41,7 @@ const ListQuery = z.object({
 
 /** spec: payments (money received from members) and payment requests. */
 export function paymentsRoutes(
-  ctx: HubContext,
+  ctx: HubServices,
   provider: PaymentProvider = new ManualTransferProvider(),
 ): FastifyPluginAsyncZod {
   return async (app) => {

@@ -1,9 +1,9 @@
 import { Id, ResourceLogCreate, ResourceLogRecord, ResourceLogType } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { unprocessable } from '../http/errors.js';
+import { unprocessable } from '../errors.js';
 import { pageParams, queryPage, sendPage } from '../http/list.js';
 import { findResource } from '../resources/resources.js';
 import {
@@ -26,7 +26,7 @@ const ListQuery = z.object({
 });
 
 /** spec 4.8: resource logs (who used what, when; denials with their reason). */
-export function resourceLogsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function resourceLogsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   /** resolve=member replaces the member id by {id, memberNumber, firstName, lastName, state}. */
   async function records(rows: ResourceLogRow[], resolveMember: boolean) {
     const out = rows.map(resourceLogRecord);

@@ -10,10 +10,11 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
-import { now, updateLocked } from '../db/crud.js';
-import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
-import { likePattern, orderParam, pageParams, embedParam, queryPage, sendPage } from '../http/list.js';
+import type { HubServices } from '../http/services.js';
+import { now, updateLocked, likePattern } from '../db/crud.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import { isAdmin } from '../identity/caller.js';
+import { orderParam, pageParams, embedParam, queryPage, sendPage } from '../http/list.js';
 import { retiredCodeHash } from '../resources/codes.js';
 import { bridgeRecord, createBridge, findBridge, rotateBridgeKey } from '../resources/bridges.js';
 import {
@@ -25,8 +26,9 @@ import {
   resourceRecord,
   visibleResources,
 } from '../resources/resources.js';
-import { emitBridge, emitResource } from '../webhooks/emitters.js';
-import type { Caller } from '../http/auth.js';
+import { emitBridge } from '../resources/bridges.js';
+import { emitResource } from '../resources/resources.js';
+import type { Caller } from '../identity/caller.js';
 
 const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
 const resourceEmbeds = ['bridge'] as const;
@@ -42,7 +44,7 @@ const ListQuery = z.object({
 });
 
 /** spec 4.8: resources, their bridge and bridge API key, switch-on and switch-off. */
-export function resourcesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function resourcesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   async function records(caller: Caller, rows: ResourceRow[], embeds: readonly string[]) {
     const lastUsed = await lastUsedOf(
       ctx.db,

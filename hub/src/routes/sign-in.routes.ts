@@ -11,9 +11,9 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { callerOf, csrfRefused, fromOwnOrigin } from '../http/auth.js';
-import { badRequest, HttpError, notFound } from '../http/errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { type MemberRow, userMeRecord } from '../identity/members.js';
 import { clearSessionCookie, setSessionCookie } from '../sign-in/cookie.js';
 import {
@@ -62,12 +62,12 @@ async function throttled(checks: [Throttle, string][]): Promise<void> {
  * The routes that set the session cookie are public, so the auth hook's CSRF rule does not
  * cover them: a page of another site must not sign a browser in (to an account of its choice).
  */
-function refuseCrossSite(ctx: HubContext, request: FastifyRequest): void {
+function refuseCrossSite(ctx: HubServices, request: FastifyRequest): void {
   if (request.headers.origin !== undefined && !fromOwnOrigin(request, ctx.publicUrl)) throw csrfRefused();
 }
 
 /** docs/SIGN-IN.md: passwords, emailed links, browser sessions (the /user routes). */
-export function signInRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function signInRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     const t = ctx.throttles;
     // Link mails to public requests go out after the answer (it must not tell by its timing

@@ -14,11 +14,12 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
-import { defined, now, updateLocked } from '../db/crud.js';
-import { type Caller, callerOf, requireAdmin } from '../http/auth.js';
-import { conflict, notFound, unprocessable } from '../http/errors.js';
-import { embedParam, likePattern, pageParams, queryPage, sendPage } from '../http/list.js';
+import type { HubServices } from '../http/services.js';
+import { defined, now, updateLocked, likePattern } from '../db/crud.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import type { Caller } from '../identity/caller.js';
+import { conflict, notFound, unprocessable } from '../errors.js';
+import { embedParam, pageParams, queryPage, sendPage } from '../http/list.js';
 import { hashToken, newToken } from '../secrets.js';
 import { calendarFeed } from '../spaces/calendar.js';
 import { openingHoursProblems } from '../spaces/schedule.js';
@@ -55,7 +56,7 @@ const HolidayList = z.object({
 });
 
 /** Origin for absolute links: HUB_PUBLIC_URL, else the request's own. */
-function origin(ctx: HubContext, request: FastifyRequest): string {
+function origin(ctx: HubServices, request: FastifyRequest): string {
   return publicOrigin(ctx.publicUrl, request);
 }
 
@@ -64,7 +65,7 @@ function checkHolidayRange(from: string, until: string) {
 }
 
 /** spec 4.9: spaces, opening hours, holidays, calendar feed and billing settings. */
-export function spacesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function spacesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     const record = (request: FastifyRequest, row: SpaceRow) =>
       spaceRecord(row, callerOf(request), ctx.tokens, origin(ctx, request));

@@ -8,9 +8,10 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
-import { callerOf, isAdmin, requireAdmin } from '../http/auth.js';
-import { HttpError } from '../http/errors.js';
+import type { HubServices } from '../http/services.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import { isAdmin } from '../identity/caller.js';
+import { HttpError } from '../errors.js';
 import { denyMessage, zoneOf } from '../access/policy.js';
 import { findResource, findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
@@ -20,7 +21,7 @@ import { checkCode, policyVerdict, switchOff, switchOn, switchOnFacts } from '..
 const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
 
 /** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker. */
-export function switchOnRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     const switchOnRoute = {
       schema: {

@@ -12,7 +12,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { HubContext } from '../context.js';
+import type { HubServices } from '../http/services.js';
 import { now, updateLocked, retryOnConflict } from '../db/crud.js';
 import { requireAdmin } from '../http/auth.js';
 import { orderParam, pageParams, sendPage } from '../http/list.js';
@@ -48,7 +48,7 @@ const EventsQuery = z.object({
 const uniq = <T>(values: T[]) => [...new Set(values)];
 
 /** spec 4: webhooks (admins only), their recent events with every attempt, and test events. */
-export function webhooksRoutes(ctx: HubContext): FastifyPluginAsyncZod {
+export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   const policy = { allowInsecure: ctx.webhooks.allowInsecure };
   return async (app) => {
     app.get(

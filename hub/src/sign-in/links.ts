@@ -1,9 +1,9 @@
 import type { SignInLinkPurpose } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
-import type { HubContext } from '../context.js';
+import type { SignInContext } from './context.js';
 import type { Db } from '../db/crud.js';
 import type { SignInLinksTable } from '../db/schema.js';
-import { HttpError, serviceUnavailable } from '../http/errors.js';
+import { HttpError, serviceUnavailable } from '../errors.js';
 import type { MemberRow } from '../identity/members.js';
 import { hashToken, newSecretToken, safeEqual } from '../secrets.js';
 
@@ -19,7 +19,7 @@ export function linkUrl(base: string, token: string, next: string | null): strin
 
 /** Stores a new one-use link for the member; the token is returned once and stored hashed. */
 export async function createLink(
-  ctx: HubContext,
+  ctx: SignInContext,
   member: Pick<MemberRow, 'id' | 'account'>,
   purpose: SignInLinkPurpose,
   next: string | null,
@@ -87,7 +87,7 @@ export async function spaceNameOf(db: Db, member: Pick<MemberRow, 'space'>): Pro
  * the link and answers 503; the failure is logged without the link.
  */
 export async function mailLink(
-  ctx: HubContext,
+  ctx: SignInContext,
   member: MemberRow,
   link: { row: SignInLinkRow; url: string },
 ): Promise<boolean> {
@@ -114,7 +114,7 @@ export const linkUsed = () => new HttpError(410, 'This sign-in link was already 
  * Finds the link of a token: unknown (400), used (410) and expired (410) links are refused and
  * nothing changes. Marking it used is the caller's (in its transaction, `useLink`).
  */
-export async function findUsableLink(ctx: HubContext, token: string): Promise<SignInLinkRow> {
+export async function findUsableLink(ctx: SignInContext, token: string): Promise<SignInLinkRow> {
   const hash = hashToken(token);
   const row = await ctx.db
     .selectFrom('sign_in_links')

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import type { Db } from '../db/crud.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../errors.js';
 
 export const minPasswordLength = 10;
 export const maxPasswordLength = 200;

@@ -1,13 +1,15 @@
-import type { BookingRecord } from '@makerspace/shared';
+import type { BookingRecord, WebhookEventType } from '@makerspace/shared';
 import { type Selectable, sql } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, now, updateLocked } from '../db/crud.js';
 import type { BookingsTable, ResourcesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import { chargeForBooking } from '../billing/charges.js';
-import { emitBooking } from '../webhooks/emitters.js';
+import { emitEvent } from '../db/outbox.js';
+import { memberEventRecord } from '../identity/members.js';
+import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
@@ -321,4 +323,22 @@ export async function updateBooking(ctx: HubContext, caller: Caller, id: number,
   });
   ctx.events.committed();
   return findBooking(ctx.db, caller, id);
+}
+
+export function emitBooking(
+  db: Db,
+  type: Extract<WebhookEventType, `booking_${string}`>,
+  booking: BookingRow,
+) {
+  return emitEvent(db, {
+    account: booking.account,
+    type,
+    details: async () => {
+      return {
+        booking: bookingRecord(booking),
+        resource: await resourceEventRecordById(db, booking.resource),
+        member: await memberEventRecord(db, booking.member),
+      };
+    },
+  });
 }

@@ -3,8 +3,8 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, now } from '../db/crud.js';
 import type { HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../http/auth.js';
-import { notFound } from '../http/errors.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { notFound } from '../errors.js';
 import type { TokenBox } from '../secrets.js';
 
 export type SpaceRow = Selectable<SpacesTable>;

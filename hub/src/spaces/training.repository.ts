@@ -1,10 +1,14 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { defined, now, updateLocked } from '../db/crud.js';
+import { defined } from '../db/crud.js';
+import { insertRow } from '../db/collection-rows.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
-import type { Caller } from '../http/auth.js';
-import { notFound, unprocessable } from '../http/errors.js';
-import { addDays } from './zoned-time.js';
+import type { Caller } from '../identity/caller.js';
+import { conflict, unprocessable } from '../errors.js';
+import { addDays, localDate } from './zoned-time.js';
+import type { WebhookEventType } from '@makerspace/shared';
+import { emitEvent } from '../db/outbox.js';
+import { memberEventRecord } from '../identity/members.js';
 
 export type TrainingCourseRow = Selectable<TrainingCoursesTable>;
 export type MemberTrainingRow = Selectable<MemberTrainingsTable>;
@@ -42,18 +46,6 @@ export function memberTrainingRecord(row: MemberTrainingRow) {
   };
 }
 
-/** Every member may read the account's courses (to know what to sign up for); admins manage them. */
-export function visibleCourses(db: Db, caller: Caller) {
-  const query = db.selectFrom('training_courses');
-  return caller.superuser ? query : query.where('account', '=', caller.accountId);
-}
-
-export async function findCourse(db: Db, caller: Caller, id: number): Promise<TrainingCourseRow> {
-  const row = await visibleCourses(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Training course');
-  return row;
-}
-
 /** Resource ids per course, for a page of courses. */
 export async function courseResources(db: Db, courseIds: number[]): Promise<Map<number, number[]>> {
   const map = new Map<number, number[]>(courseIds.map((id) => [id, []]));
@@ -88,54 +80,122 @@ async function checkResources(db: Db, account: number, ids: number[]): Promise<n
 
 type CourseInput = Record<string, unknown> & { resources?: number[] };
 
-export async function createCourse(db: Db, caller: Caller, input: CourseInput) {
-  const { resources, ...fields } = input;
-  const ids = await checkResources(db, caller.accountId, resources ?? []);
-  return db.transaction().execute(async (trx) => {
-    const at = now();
-    const row = await trx
-      .insertInto('training_courses')
-      .values({
-        ...(defined(fields) as any),
-        account: caller.accountId,
-        createdAt: at,
-        updatedAt: at,
-        updatedBy: caller.memberId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (ids.length > 0) {
-      await trx
-        .insertInto('training_course_resources')
-        .values(ids.map((resource) => ({ course: row.id, resource })))
-        .execute();
-    }
-    return row;
-  });
+/** The resources a course qualifies for, replaced by `ids`. */
+async function setCourseResources(trx: Db, course: number, ids: number[]): Promise<void> {
+  await trx.deleteFrom('training_course_resources').where('course', '=', course).execute();
+  if (ids.length > 0) {
+    await trx
+      .insertInto('training_course_resources')
+      .values(ids.map((resource) => ({ course, resource })))
+      .execute();
+  }
 }
 
-export async function updateCourse(
-  db: Db,
-  caller: Caller,
-  id: number,
-  input: CourseInput & { lockVersion: number },
-) {
-  const current = await findCourse(db, caller, id);
-  const { resources, lockVersion, ...fields } = input;
-  const ids = resources === undefined ? undefined : await checkResources(db, current.account, resources);
-  await db.transaction().execute(async (trx) => {
-    await updateLocked(trx, 'training_courses', id, lockVersion, defined(fields), caller.memberId);
-    if (ids !== undefined) {
-      await trx.deleteFrom('training_course_resources').where('course', '=', id).execute();
-      if (ids.length > 0) {
-        await trx
-          .insertInto('training_course_resources')
-          .values(ids.map((resource) => ({ course: id, resource })))
-          .execute();
-      }
-    }
-  });
-  return findCourse(db, caller, id);
+export async function createCourse(trx: Db, caller: Caller, input: CourseInput, at: string) {
+  const { resources, ...fields } = input;
+  const ids = await checkResources(trx, caller.accountId, resources ?? []);
+  const row = await insertRow(
+    trx,
+    'training_courses',
+    { ...defined(fields), account: caller.accountId },
+    { at, by: caller.memberId },
+  );
+  await setCourseResources(trx, row.id, ids);
+  return row;
+}
+
+/** The columns a course update writes; its resources are replaced at once (in `trx`) when sent. */
+export async function courseChanges(trx: Db, course: TrainingCourseRow, input: CourseInput) {
+  const { resources, lockVersion: _, ...fields } = input;
+  if (resources !== undefined) {
+    await setCourseResources(trx, course.id, await checkResources(trx, course.account, resources));
+  }
+  return defined(fields);
+}
+
+/** A course that members' trainings refer to stays (409): it can be set inactive instead. */
+export async function refuseDeleteOfTakenCourse(db: Db, course: TrainingCourseRow): Promise<void> {
+  const taken = await db
+    .selectFrom('member_trainings')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('trainingCourse', '=', course.id)
+    .executeTakeFirstOrThrow();
+  if (Number(taken.n) > 0) {
+    throw conflict(
+      `${taken.n} member training(s) refer to this course; set it inactive instead, or delete them first`,
+      { memberTrainings: Number(taken.n) },
+    );
+  }
+}
+
+/** Courses that qualify for a resource. */
+export function coursesOfResource<Q extends SelectQueryBuilder<any, 'training_courses', object>>(
+  query: Q,
+  resource: number,
+): Q {
+  return query.where('training_courses.id', 'in', (eb: any) =>
+    eb.selectFrom('training_course_resources').select('course').where('resource', '=', resource),
+  ) as Q;
+}
+
+/**
+ * Records that a member took a course: on `date` (default today in the member's space), valid
+ * from `fromDate` (default the date) until `untilDate` (default from the course's duration).
+ */
+export async function createMemberTraining(
+  trx: Db,
+  input: {
+    member: { id: number; account: number; space: number };
+    caller: Caller;
+    body: {
+      trainingCourse: number;
+      date?: string;
+      fromDate?: string | null;
+      untilDate?: string | null;
+      notes?: string | null;
+    };
+    at: Date;
+  },
+): Promise<MemberTrainingRow> {
+  const { member, caller, body } = input;
+  const course = await trx
+    .selectFrom('training_courses')
+    .selectAll()
+    .where('id', '=', body.trainingCourse)
+    .where('account', '=', member.account)
+    .executeTakeFirst();
+  if (!course) {
+    throw unprocessable(`Training course ${body.trainingCourse} does not exist`, {
+      unknownTrainingCourse: true,
+    });
+  }
+  const space = await trx
+    .selectFrom('spaces')
+    .select('timezone')
+    .where('id', '=', member.space)
+    .executeTakeFirst();
+  const date = body.date ?? localDate(input.at, space?.timezone ?? 'UTC');
+  const fromDate = body.fromDate === undefined ? date : body.fromDate;
+  const untilDate = body.untilDate === undefined ? defaultUntil(course, fromDate ?? date) : body.untilDate;
+  if (fromDate && untilDate && untilDate < fromDate) {
+    throw unprocessable('untilDate must not be before fromDate', { invalidRange: true });
+  }
+  const row = await insertRow(
+    trx,
+    'member_trainings',
+    {
+      account: member.account,
+      member: member.id,
+      trainingCourse: course.id,
+      date,
+      fromDate,
+      untilDate,
+      notes: body.notes ?? null,
+    },
+    { at: input.at.toISOString(), by: caller.memberId },
+  );
+  await emitMemberTraining(trx, 'memberTraining_created', row);
+  return row;
 }
 
 /** The end of validity a course's default duration gives a training taken on `from`. */
@@ -159,13 +219,17 @@ export function defaultUntil(course: TrainingCourseRow, from: string): string | 
   }
 }
 
-export async function findMemberTraining(db: Db, memberId: number, id: number): Promise<MemberTrainingRow> {
-  const row = await db
-    .selectFrom('member_trainings')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw notFound('Member training');
-  return row;
+export function emitMemberTraining(
+  db: Db,
+  type: Extract<WebhookEventType, `memberTraining_${string}`>,
+  row: MemberTrainingRow,
+) {
+  return emitEvent(db, {
+    account: row.account,
+    type,
+    details: async () => ({
+      memberTraining: memberTrainingRecord(row),
+      member: await memberEventRecord(db, row.member),
+    }),
+  });
 }

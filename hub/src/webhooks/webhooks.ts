@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { WebhookCategory, WebhookEventRecord, WebhookRecord, WebhookState } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { parseJson } from '../db/crud.js';
+import { parseJson, likePattern } from '../db/crud.js';
 import type { WebhooksTable } from '../db/schema.js';
-import type { Caller } from '../http/auth.js';
-import { notFound, unprocessable } from '../http/errors.js';
-import { likePattern } from '../http/list.js';
+import type { Caller } from '../identity/caller.js';
+import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;

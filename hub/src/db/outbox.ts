@@ -1,8 +1,8 @@
 import type { WebhookCategory, WebhookEventType } from '@makerspace/shared';
 import { webhookCategories } from '@makerspace/shared';
-import type { Db } from '../db/crud.js';
-import { now, parseJson } from '../db/crud.js';
-import { rawRows } from '../db/fast-reads.js';
+import type { Db } from './crud.js';
+import { now, parseJson } from './crud.js';
+import { rawRows } from './fast-reads.js';
 
 export interface EventInput {
   account: number;

@@ -1,0 +1,346 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
+import { z } from 'zod';
+import { type Db, likePattern } from '../db/crud.js';
+import { deleteRow, findRow, updateRow } from '../db/collection-rows.js';
+import type { Database } from '../db/schema.js';
+import { notFound } from '../errors.js';
+import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
+import { callerOf } from './auth.js';
+import { embedParam, pageParams, queryPage, sendPage } from './list.js';
+import type { HubServices } from './services.js';
+
+type Table = keyof Database & string;
+export type RowOf<T extends Table> = Selectable<Database[T]>;
+type Scope<T extends Table> = SelectQueryBuilder<Database, T, object>;
+type Params = Record<string, number>;
+type Query = Record<string, unknown>;
+
+/** Who may write: admins and owners of the account (the default), or any member who sees the record. */
+export type WriteRule = 'admin' | 'member';
+
+/**
+ * One record collection of the API, declared once (docs/ARCHITECTURE.md): its table, how the
+ * caller's view is scoped, its record, and what is special about writing it. `collectionRoutes`
+ * turns it into list, get, create, update and delete with the API's conventions (`limit`,
+ * `offset`, `X-Total-Count`, `Link`, `q`, `lockVersion` with 409, 404 for what the caller does
+ * not see, 403 for members who may not write) and their OpenAPI entries.
+ */
+export interface Collection<T extends Table, Rec = unknown> {
+  table: T;
+  /** The list's path, e.g. `/training-courses` or `/members/:memberId/trainings`. */
+  path: string;
+  /** The name of the record id in the path, e.g. `courseId`. */
+  id: string;
+  /** The record's name in messages and docs, e.g. `Training course`. */
+  noun: string;
+  /** The plural for docs, e.g. `training courses`. */
+  nouns: string;
+  tag: string;
+  /** The response schema of one record. */
+  record: z.ZodType;
+  /** Path parameters before the id (a parent record), e.g. `{ memberId }`. */
+  parent?: z.ZodRawShape;
+  /**
+   * The rows the caller sees, as a select from `table` (tenant scoping). May read the parent
+   * from `params` and throw 404 when the caller does not see it. Reads through `db` (a
+   * transaction when called from a write's hooks: SQLite has one connection).
+   */
+  scope(ctx: HubServices, caller: Caller, params: Params, db: Db): Scope<T> | Promise<Scope<T>>;
+  /** Records from rows (a page at a time, so extra reads are made once per page). */
+  records(
+    ctx: HubServices,
+    rows: RowOf<T>[],
+    caller: Caller,
+    embed: readonly string[],
+  ): Rec[] | Promise<Rec[]>;
+  list?: {
+    /** Query parameters beside limit, offset and q. */
+    query?: z.ZodRawShape;
+    /** Query parameters that select rows whose column of the same name equals them. */
+    equals?: z.ZodRawShape;
+    /** Applies the other filters of `query` to the scoped rows. */
+    where?(base: Scope<T>, query: Query, ctx: HubServices): Scope<T>;
+    /** The column `q` searches (contains, case-insensitive); none: `q` is ignored. */
+    search?: string;
+    /** Sort order (may follow the query, e.g. its `order`); `[['id', 'asc']]` by default. */
+    order?: [string, 'asc' | 'desc'][] | ((query: Query) => [string, 'asc' | 'desc'][]);
+    /** Who may list: the default `member` shows each caller their own view. */
+    rule?: WriteRule;
+  };
+  create?: {
+    /** None: the create takes no body (a record with defaults that the client then edits). */
+    body?: z.ZodType;
+    rule?: WriteRule;
+    /** Writes the record (inside a transaction that also takes its events) and answers its row. */
+    insert(
+      trx: Db,
+      input: { ctx: HubServices; caller: Caller; body: any; params: Params; at: string },
+    ): Promise<RowOf<T>>;
+  };
+  update?: {
+    body: z.ZodType;
+    rule?: WriteRule;
+    /**
+     * The columns to change from the body (lockVersion is handled here); may check the change
+     * against the row and throw. Without it, the body's fields (less lockVersion) are the columns.
+     */
+    columns?(
+      body: any,
+      row: RowOf<T>,
+      input: { ctx: HubServices; caller: Caller; trx: Db },
+    ): Record<string, unknown> | Promise<Record<string, unknown>>;
+    /** Writes the change itself instead of `columns` (e.g. an area function with rules of its own). */
+    write?(trx: Db, row: RowOf<T>, body: any, input: { ctx: HubServices; caller: Caller }): Promise<unknown>;
+    /** Runs after the write, in its transaction (events). */
+    written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): Promise<unknown>;
+  };
+  remove?: {
+    rule?: WriteRule;
+    /** Runs before the delete, in its transaction: refuses (409) or takes dependent rows along. */
+    before?(trx: Db, row: RowOf<T>, ctx: HubServices, caller: Caller): Promise<unknown>;
+    /** Runs after the delete, in its transaction (events). */
+    after?(trx: Db, row: RowOf<T>, ctx: HubServices): Promise<unknown>;
+  };
+  /** Runs after every committed write: e.g. `ctx.events.accessChanged(row.account)`. */
+  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove'): void;
+  /** Related records a client may ask for with `embed=` (list and get); `records` gets the names. */
+  embeds?: readonly [string, ...string[]];
+}
+
+/** The rows of the caller's account (every account's for a superuser): the usual tenant scope. */
+export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Scope<T> {
+  const query = db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>;
+  const account = accountOf(caller);
+  return (
+    account === null ? query : query.where(`${table}.account` as string, '=', account as never)
+  ) as Scope<T>;
+}
+
+/** Declares a collection (only for type inference). */
+export function collection<T extends Table, Rec>(c: Collection<T, Rec>): Collection<T, Rec> {
+  return c;
+}
+
+const idSchema = z.coerce.number().int().positive();
+
+function allowed(caller: Caller, rule: WriteRule | undefined): Caller {
+  return rule === 'member' ? caller : adminOnly(caller);
+}
+
+/** The record the caller sees with this id, or 404. */
+export async function findIn<T extends Table>(
+  c: Collection<T>,
+  ctx: HubServices,
+  caller: Caller,
+  params: Params,
+  id: number,
+  db: Db = ctx.db,
+): Promise<RowOf<T>> {
+  const row = await findRow(await c.scope(ctx, caller, params, db), c.table, id);
+  if (!row) throw notFound(c.noun);
+  return row as RowOf<T>;
+}
+
+async function one<T extends Table>(
+  c: Collection<T>,
+  ctx: HubServices,
+  caller: Caller,
+  row: RowOf<T>,
+  embed: readonly string[] = [],
+) {
+  return (await c.records(ctx, [row], caller, embed))[0];
+}
+
+/** The routes of one collection (and its OpenAPI entries). */
+export function collectionRoutes<T extends Table>(ctx: HubServices, c: Collection<T>): FastifyPluginAsyncZod {
+  return async (app) => registerCollection(app, ctx, c);
+}
+
+export function registerCollection<T extends Table>(
+  app: FastifyInstance,
+  ctx: HubServices,
+  c: Collection<T>,
+): void {
+  const parent = z.object(c.parent ?? {});
+  const withId = parent.extend({ [c.id]: idSchema });
+  const tags = [c.tag];
+  const idOf = (request: FastifyRequest) => (request.params as Params)[c.id];
+  const paramsOf = (request: FastifyRequest) => request.params as Params;
+  const itemPath = `${c.path}/:${c.id}`;
+  const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
+  const noun = c.noun.toLowerCase();
+
+  if (c.list) {
+    const list = c.list;
+    const orderOf =
+      typeof list.order === 'function'
+        ? list.order
+        : () => (list.order as [string, 'asc' | 'desc'][] | undefined) ?? [['id', 'asc']];
+    app.get(
+      c.path,
+      {
+        schema: {
+          tags,
+          summary: `List ${c.nouns}`,
+          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").`,
+          ...(c.parent ? { params: parent } : {}),
+          querystring: z.object({
+            ...pageParams,
+            ...(c.embeds ? { embed: embedParam(c.embeds) } : {}),
+            ...list.equals,
+            ...list.query,
+          }),
+          response: { 200: z.array(c.record) },
+        },
+      },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const caller = allowed(callerOf(request), list.rule ?? 'member');
+        const query = request.query as Query & { limit: number; offset: number; q?: string };
+        let base = await c.scope(ctx, caller, paramsOf(request), ctx.db);
+        for (const column of Object.keys(list.equals ?? {})) {
+          if (query[column] !== undefined)
+            base = base.where(column as any, '=', query[column] as never) as Scope<T>;
+        }
+        if (list.where) base = list.where(base, query, ctx);
+        if (list.search && query.q) {
+          const column = list.search;
+          base = base.where((eb) =>
+            eb(eb.fn('lower', [eb.ref(column as any)]), 'like', likePattern(query.q as string)),
+          ) as Scope<T>;
+        }
+        const page = await queryPage(base, query, (b) => {
+          let ordered = b.selectAll() as any;
+          for (const [column, direction] of orderOf(query)) ordered = ordered.orderBy(column, direction);
+          return ordered;
+        });
+        const records = await c.records(
+          ctx,
+          page.rows as RowOf<T>[],
+          caller,
+          (query.embed as string[]) ?? [],
+        );
+        return sendPage(request, reply, page, records, ctx.publicUrl);
+      },
+    );
+  }
+
+  app.get(
+    itemPath,
+    {
+      schema: {
+        tags,
+        summary: `Get ${a} ${noun}`,
+        description: `The ${noun} with this id, if the caller sees it (404 otherwise).`,
+        params: withId,
+        ...(c.embeds ? { querystring: z.object({ embed: embedParam(c.embeds) }) } : {}),
+        response: { 200: c.record },
+      },
+    },
+    async (request: FastifyRequest) => {
+      const caller = callerOf(request);
+      const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
+      return one(c, ctx, caller, row, (request.query as { embed?: string[] } | undefined)?.embed);
+    },
+  );
+
+  if (c.create) {
+    const create = c.create;
+    app.post(
+      c.path,
+      {
+        schema: {
+          tags,
+          summary: `Create ${a} ${noun}`,
+          description: `Creates ${a} ${noun}${create.rule === 'member' ? '' : ' (admins and owners)'}; answers it with 201.`,
+          ...(c.parent ? { params: parent } : {}),
+          ...(create.body ? { body: create.body } : {}),
+          response: { 201: c.record },
+        },
+      },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const caller = callerOf(request);
+        const params = paramsOf(request);
+        // The parent first: 404 for what the caller does not see, then 403 for who may not write.
+        if (c.parent) await c.scope(ctx, caller, params, ctx.db);
+        allowed(caller, create.rule);
+        const at = ctx.clock.now().toISOString();
+        const row = await ctx.events.transaction((trx) =>
+          create.insert(trx, { ctx, caller, body: request.body, params, at }),
+        );
+        c.committed?.(ctx, row, 'create');
+        return reply.code(201).send(await one(c, ctx, caller, row));
+      },
+    );
+  }
+
+  if (c.update) {
+    const update = c.update;
+    app.put(
+      itemPath,
+      {
+        schema: {
+          tags,
+          summary: `Update ${a} ${noun}`,
+          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}. \`lockVersion\` must be the one read: a stale one answers 409 and changes nothing.`,
+          params: withId,
+          body: update.body,
+          response: { 200: c.record },
+        },
+      },
+      async (request: FastifyRequest) => {
+        const caller = callerOf(request);
+        const params = paramsOf(request);
+        const before = await findIn(c, ctx, caller, params, idOf(request));
+        allowed(caller, update.rule);
+        const { lockVersion, ...fields } = request.body as { lockVersion: number } & Record<string, unknown>;
+        const after = await ctx.events.transaction(async (trx) => {
+          const columns = update.columns
+            ? await update.columns(request.body, before, { ctx, caller, trx })
+            : fields;
+          await updateRow(trx, c.table, (before as { id: number }).id, lockVersion, columns, {
+            at: ctx.clock.now().toISOString(),
+            by: caller.memberId,
+          });
+          const row = (await findRow(
+            trx.selectFrom(c.table) as Scope<T>,
+            c.table,
+            (before as { id: number }).id,
+          )) as RowOf<T>;
+          await update.written?.(trx, before, row, ctx);
+          return row;
+        });
+        c.committed?.(ctx, after, 'update');
+        return one(c, ctx, caller, after);
+      },
+    );
+  }
+
+  if (c.remove) {
+    const remove = c.remove;
+    app.delete(
+      itemPath,
+      {
+        schema: {
+          tags,
+          summary: `Delete ${a} ${noun}`,
+          description: `Deletes the ${noun}${remove.rule === 'member' ? '' : ' (admins and owners)'}; answers 204.`,
+          params: withId,
+        },
+      },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const caller = callerOf(request);
+        const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
+        allowed(caller, remove.rule);
+        await ctx.events.transaction(async (trx) => {
+          await remove.before?.(trx, row, ctx, caller);
+          await deleteRow(trx, c.table, (row as { id: number }).id);
+          await remove.after?.(trx, row, ctx);
+        });
+        c.committed?.(ctx, row, 'remove');
+        return reply.code(204).send();
+      },
+    );
+  }
+}
