@@ -178,7 +178,7 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     const qr = page.getByRole('img', { name: 'QR code of the line, for a phone' });
     expect(readQr(await qr.screenshot())).toBe(command);
     await expect
-      .poll(() => row(page, 'Laser cutter').getByTestId('bridge-state').textContent(), { timeout: 10_000 })
+      .poll(() => row(page, 'Laser cutter').getByTestId('bridge-state').textContent(), { timeout: 20_000 })
       .toBe('Online');
     await row(page, 'Laser cutter').getByRole('button', { name: 'Laser cutter' }).click();
     await expect.poll(() => page.getByTestId('details-bridge-state').textContent()).toBe('Online');
@@ -207,19 +207,19 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     await page.getByRole('button', { name: 'Rotate key of Laser cutter' }).click();
     await expect.poll(() => status(page).textContent()).toBe('New key for Laser cutter: pair its Pi again');
     await expect
-      .poll(() => page.getByTestId('details-bridge-state').textContent(), { timeout: 10_000 })
+      .poll(() => page.getByTestId('details-bridge-state').textContent(), { timeout: 20_000 })
       .toBe('Offline');
     // The agent tries again with the old key, and the hub refuses it.
     await eventually(
       () => /refused the bridge API key/.test(laser.agent!.output().slice(before)),
-      15_000,
+      20_000,
       'the old key refused',
     );
     expect((await hub.api('GET', `/resources/${laser.id}/bridge`)).body.offline).toBe(true);
     await laser.agent!.stop();
     laser.agent = (await pairWithShownCommand(page, 'Laser cutter')).agent;
     await expect
-      .poll(() => page.getByTestId('details-bridge-state').textContent(), { timeout: 10_000 })
+      .poll(() => page.getByTestId('details-bridge-state').textContent(), { timeout: 20_000 })
       .toBe('Online');
     await page.getByRole('button', { name: 'Close' }).click();
   }, 60_000);
@@ -247,7 +247,7 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     const phone = await admin.context.newPage();
     await phone.goto(`${web}/r/${laser.id}?c=${encodeURIComponent(old)}`);
     await expect
-      .poll(() => phone.getByText('This sticker is out of date').count(), { timeout: 10_000 })
+      .poll(() => phone.getByText('This sticker is out of date').count(), { timeout: 20_000 })
       .toBeGreaterThan(0);
     await phone.close();
 
@@ -268,5 +268,24 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
       headers: { authorization: `Bearer ${hub.token}` },
     });
     expect(readQr(Buffer.from(await sticker.arrayBuffer()))).toBe(`${web}/r/${laser.id}?c=${fresh}`);
+  }, 60_000);
+
+  it('a plain member who opens the page is refused by the API when creating a resource', async () => {
+    const m = (await hub.api('POST', '/members', { firstName: 'Bo', emailAddress: 'bo@resources.example' }))
+      .body;
+    const key = (await hub.api('POST', '/api-keys', { member: m.id })).body;
+    const token = (await hub.api('GET', `/api-keys/${key.id}/token`)).body.token;
+    expect((await hub.api('PUT', '/user/password', { password: 'router-birch-5521' }, token)).status).toBe(
+      204,
+    );
+    const bo = await desktop(browser);
+    await signInWithPassword(bo.page, web, 'bo@resources.example', 'router-birch-5521', '/admin/resources');
+    await bo.page.getByRole('button', { name: 'New resource' }).click();
+    const create = bo.page.getByRole('form', { name: 'New resource' });
+    await create.getByLabel('Name', { exact: true }).fill('Sneaky saw');
+    await create.getByRole('button', { name: 'Create resource' }).click();
+    await expect.poll(() => create.getByRole('alert').textContent()).toContain('Only admins and owners');
+    expect((await hub.api('GET', '/resources?q=sneaky')).body).toEqual([]);
+    await bo.context.close();
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
 import { adminApi, type PairingCode, type ResourceRecord } from './admin-api';
 
@@ -94,8 +94,11 @@ export function BridgeButtons(props: {
 /** The one line to run on the Pi, and the same line as a QR code for a phone. */
 export function PairingPanel(props: { pairing: PairingCode; name: string; onClose: () => void }) {
   const { pairing } = props;
+  const section = useRef<HTMLElement>(null);
+  // The button may be far down a long page: bring the new code into view.
+  useEffect(() => section.current?.scrollIntoView?.({ block: 'nearest' }), [pairing.code]);
   return (
-    <section aria-labelledby="pair-h" class="pairing">
+    <section aria-labelledby="pair-h" class="pairing" ref={section}>
       <h2 id="pair-h">Pair a bridge for {props.name}</h2>
       <p>
         On the Pi, run this one line (valid until {clock(pairing.expiresAt)}, once). It fetches the bridge key
