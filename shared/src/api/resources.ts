@@ -120,6 +120,7 @@ export const ResourceTypeUpdate = z.object({
   lockVersion: LockVersion,
 });
 export const ResourceTypeRecord = z.object({ id: Id, account: Id, name: z.string(), ...Stamps });
+export type ResourceTypeRecord = z.infer<typeof ResourceTypeRecord>;
 
 export const BridgeUpdate = z.object({
   serialNumber: z.string().max(100).nullable().optional(),

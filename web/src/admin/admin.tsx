@@ -4,6 +4,7 @@ import './admin.css';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
+import { ResourcesPage } from './resources';
 
 /**
  * The admin console, loaded as its own chunk (main.tsx imports it dynamically), so members never
@@ -24,13 +25,24 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
         <a href="/admin/keys" aria-current={here('/admin/keys')}>
           Key cards
         </a>
+        <a href="/admin/resources" aria-current={here('/admin/resources')}>
+          Resources
+        </a>
       </nav>
       {!isAdmin(me) && (
         <p role="alert" class="error admin-note">
           These pages are for admins; the hub refuses what they ask for on your behalf.
         </p>
       )}
-      {path === '/admin/keys' ? <KeysPage /> : path === '/admin/members' ? <MembersPage /> : <Dashboard />}
+      {path === '/admin/resources' ? (
+        <ResourcesPage />
+      ) : path === '/admin/keys' ? (
+        <KeysPage />
+      ) : path === '/admin/members' ? (
+        <MembersPage />
+      ) : (
+        <Dashboard />
+      )}
     </>
   );
 }

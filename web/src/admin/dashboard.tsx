@@ -2,11 +2,9 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
 import { dateTime, duration } from '../format';
 import { useLive } from '../live';
-import { adminApi, type PairingCode, type ResourceRecord, type WebhookRecord } from './admin-api';
+import { adminApi, type ResourceRecord, type WebhookRecord } from './admin-api';
+import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl } from './bridge-actions';
 import { logText } from './feed';
-
-const time = (iso: string) =>
-  new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
 export function Dashboard() {
@@ -16,8 +14,7 @@ export function Dashboard() {
   const [filter, setFilter] = useState('');
   const [alertMinutes, setAlertMinutes] = useState(5);
   const [now, setNow] = useState(Date.now());
-  const [pairing, setPairing] = useState<PairingCode | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { notice, pairing, closePairing, act, pair } = useBridgeControl();
   const [failingHooks, setFailingHooks] = useState<WebhookRecord[]>([]);
 
   const load = () =>
@@ -55,24 +52,6 @@ export function Dashboard() {
     if (since !== null && now - since < alertMinutes * 60_000) return [];
     return [{ r, since }];
   });
-
-  async function act(what: string, work: () => Promise<unknown>) {
-    setNotice(null);
-    try {
-      await work();
-      setNotice(what);
-    } catch (e) {
-      setNotice(`${what} failed: ${(e as ApiError).message}`);
-    }
-  }
-
-  async function pair(r: ResourceRecord) {
-    try {
-      setPairing(await adminApi.pairingCode(r.id));
-    } catch (e) {
-      setNotice(`Pairing failed: ${(e as ApiError).message}`);
-    }
-  }
 
   return (
     <main class="admin">
@@ -114,20 +93,7 @@ export function Dashboard() {
         </p>
       )}
       {pairing && (
-        <section aria-labelledby="pair-h" class="pairing">
-          <h2 id="pair-h">Pair a bridge for {names.get(pairing.resource)}</h2>
-          <p>
-            On the Pi, run this one line (valid until {time(pairing.expiresAt)}, once). It fetches the bridge
-            key and writes the agent's config:
-          </p>
-          <label>
-            Pairing command
-            <textarea class="command" readOnly rows={2} value={pairing.command} />
-          </label>
-          <button type="button" class="secondary" onClick={() => setPairing(null)}>
-            Close
-          </button>
-        </section>
+        <PairingPanel pairing={pairing} name={names.get(pairing.resource) ?? ''} onClose={closePairing} />
       )}
       <div class="admin-grid">
         <section aria-labelledby="res-h">
@@ -142,14 +108,7 @@ export function Dashboard() {
           {resources === null && !error && <p role="status">Loading…</p>}
           <ul class="cards">
             {shown.map((r) => (
-              <ResourceCard
-                key={r.id}
-                r={r}
-                s={live.statuses.get(r.id)}
-                act={act}
-                pair={pair}
-                reload={load}
-              />
+              <ResourceCard key={r.id} r={r} s={live.statuses.get(r.id)} act={act} pair={pair} />
             ))}
           </ul>
         </section>
@@ -177,12 +136,10 @@ export function Dashboard() {
 function ResourceCard(props: {
   r: ResourceRecord;
   s: ResourceStatus | undefined;
-  act: (what: string, work: () => Promise<unknown>) => Promise<void>;
+  act: Act;
   pair: (r: ResourceRecord) => void;
-  reload: () => void;
 }) {
-  const { r, s, act } = props;
-  const door = r.controlType === 'door';
+  const { r, s } = props;
   const state = !s?.bridge ? 'no bridge' : s.online ? 'online' : 'offline';
   return (
     <li class={`card ${state.replace(/ /g, '-')}`} aria-label={r.name}>
@@ -213,46 +170,7 @@ function ResourceCard(props: {
           )}
         </dl>
       )}
-      <div class="actions">
-        {s?.bridge && (
-          <button
-            type="button"
-            class="primary"
-            disabled={!s.online}
-            onClick={() =>
-              void act(`${door ? 'Unlocked' : 'Switched on'} ${r.name}`, () => adminApi.remoteSwitchOn(r))
-            }
-          >
-            {door ? `Unlock ${r.name}` : `Switch on ${r.name}`}
-          </button>
-        )}
-        {s?.bridge && !door && s.relay === 'on' && (
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => void act(`Switched off ${r.name}`, () => adminApi.switchOff(r.id))}
-          >
-            {`Switch off ${r.name}`}
-          </button>
-        )}
-        <button type="button" class="secondary" onClick={() => props.pair(r)}>
-          {`Pair a bridge for ${r.name}`}
-        </button>
-        {s?.bridge && (
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => {
-              if (confirm(`Rotate the key of ${r.name}? Its agent is cut off until paired again.`)) {
-                void act(`New key for ${r.name}: pair its Pi again`, () => adminApi.rotateKey(r.id));
-              }
-            }}
-          >
-            {`Rotate key of ${r.name}`}
-          </button>
-        )}
-        <a href={`/stickers?ids=${r.id}`}>Sticker</a>
-      </div>
+      <BridgeButtons r={r} s={s} act={props.act} pair={props.pair} />
     </li>
   );
 }
