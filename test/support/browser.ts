@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { repoRoot } from './processes.js';
 
 /** Debian's Chromium (apt-get install chromium); Playwright cannot download browsers here. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -63,4 +65,37 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/** A desktop-sized page (1280 x 860), as an admin at the front desk sees the console. */
+export async function desktop(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  return { context, page: await context.newPage() };
+}
+
+/** Signs in with e-mail and password on the hub at `web`, landing on `next`. */
+export async function signInWithPassword(
+  page: Page,
+  web: string,
+  email: string,
+  password: string,
+  next: string,
+): Promise<void> {
+  await page.goto(`${web}${next}`);
+  await page.getByRole('button', { name: 'Use a password instead' }).click();
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.href === `${web}${next}`, { timeout: 10_000 });
+}
+
+/** Saves a full-page screenshot as docs/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = join(repoRoot, 'docs/screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }

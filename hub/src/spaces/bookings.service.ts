@@ -82,7 +82,10 @@ interface Slot {
 async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boolean, at: Date) {
   const { from, until } = slot;
   if (until.getTime() <= from.getTime()) {
-    throw unprocessable('untilDateTime must be after fromDateTime', { rule: 'invalidRange', invalidRange: true });
+    throw unprocessable('untilDateTime must be after fromDateTime', {
+      rule: 'invalidRange',
+      invalidRange: true,
+    });
   }
   if (!privileged) {
     const earliest = at.getTime() + space.bookingWindowMinHours * 3_600_000;
@@ -117,7 +120,9 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
     .where('untilDateTime', '>', localDateTime(from, space.timezone))
     .execute();
   // holidaysDuring returns the rows it was given, title included.
-  const hit = holidaysDuring(holidays, from, until, space.timezone)[0] as (typeof holidays)[number] | undefined;
+  const hit = holidaysDuring(holidays, from, until, space.timezone)[0] as
+    | (typeof holidays)[number]
+    | undefined;
   if (hit) {
     throw unprocessable(`The space is closed for a holiday (${hit.fromDateTime} - ${hit.untilDateTime})`, {
       rule: 'holiday',
@@ -201,7 +206,8 @@ async function bookableResource(db: Db, caller: Caller, id: number): Promise<Res
   if (!caller.superuser) query = query.where('account', '=', caller.accountId);
   if (!isAdmin(caller)) query = query.where('visibleForMembers', '=', 1);
   const row = await query.executeTakeFirst();
-  if (!row) throw unprocessable(`Resource ${id} does not exist`, { rule: 'unknownResource', unknownResource: true });
+  if (!row)
+    throw unprocessable(`Resource ${id} does not exist`, { rule: 'unknownResource', unknownResource: true });
   return row;
 }
 
@@ -314,7 +320,10 @@ export async function updateBooking(ctx: HubContext, caller: Caller, id: number,
     if (current.state !== 'cancelled') {
       const start = Date.parse(current.fromDateTime);
       if (start <= at.getTime())
-        throw unprocessable('This booking has already started', { rule: 'bookingStarted', bookingStarted: true });
+        throw unprocessable('This booking has already started', {
+          rule: 'bookingStarted',
+          bookingStarted: true,
+        });
       if (start - at.getTime() < space.bookingLockInHours * 3_600_000) {
         throw unprocessable(
           `Bookings cannot be cancelled later than ${space.bookingLockInHours} hours before they start`,

@@ -303,6 +303,6 @@ export const BookingRefusal = z.object({
     .object({ rule: BookingRule })
     .catchall(z.unknown())
     .describe(
-      'rule names the rule that refused; the rule\'s own fields follow (overlappingBooking: the booking id, overlappingMember, overlappingFrom, overlappingUntil; holiday: holidayTitle, holidayFrom, holidayUntil; outsideBookingWindow: bookingWindowMinHours, bookingWindowMaxDays; notAlignedToSlots: slotMinutes; dailyLimit/weeklyLimit: the limit in minutes and bookedMinutes)',
+      "rule names the rule that refused; the rule's own fields follow (overlappingBooking: the booking id, overlappingMember, overlappingFrom, overlappingUntil; holiday: holidayTitle, holidayFrom, holidayUntil; outsideBookingWindow: bookingWindowMinHours, bookingWindowMaxDays; notAlignedToSlots: slotMinutes; dailyLimit/weeklyLimit: the limit in minutes and bookedMinutes)",
     ),
 });

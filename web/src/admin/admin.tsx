@@ -4,6 +4,8 @@ import './admin.css';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
+import { BookingsPage } from './bookings';
+import { SpacesPage } from './spaces';
 
 /**
  * The admin console, loaded as its own chunk (main.tsx imports it dynamically), so members never
@@ -24,13 +26,29 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
         <a href="/admin/keys" aria-current={here('/admin/keys')}>
           Key cards
         </a>
+        <a href="/admin/spaces" aria-current={here('/admin/spaces')}>
+          Spaces
+        </a>
+        <a href="/admin/bookings" aria-current={here('/admin/bookings')}>
+          Bookings
+        </a>
       </nav>
       {!isAdmin(me) && (
         <p role="alert" class="error admin-note">
           These pages are for admins; the hub refuses what they ask for on your behalf.
         </p>
       )}
-      {path === '/admin/keys' ? <KeysPage /> : path === '/admin/members' ? <MembersPage /> : <Dashboard />}
+      {path === '/admin/spaces' ? (
+        <SpacesPage />
+      ) : path === '/admin/bookings' ? (
+        <BookingsPage />
+      ) : path === '/admin/keys' ? (
+        <KeysPage />
+      ) : path === '/admin/members' ? (
+        <MembersPage />
+      ) : (
+        <Dashboard />
+      )}
     </>
   );
 }
