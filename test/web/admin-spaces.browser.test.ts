@@ -255,12 +255,18 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await screenshot(page, 'admin-spaces');
   });
 
-  it('books a free slot in the week calendar, shows the refusing rule of a conflicting booking, cancels', async () => {
+  it('books a free slot in the week calendar; a holiday, closed hours and a conflict each show the refusing rule; cancel', async () => {
     const { page } = admin;
+    const monday = addDays(today, 7 - weekdayIndex(today));
+    const holiday = await hub.api('POST', `/spaces/${ids.space}/holidays`, {
+      title: 'Inventory day',
+      fromDateTime: `${addDays(monday, 3)}T00:00`,
+      untilDateTime: `${addDays(monday, 4)}T00:00`,
+    });
+    expect(holiday.status).toBe(201);
     await adminNav('Bookings');
     await page.getByLabel('Resource').selectOption({ label: 'Laser cutter' });
     await page.getByRole('button', { name: 'Next week' }).click();
-    const monday = addDays(today, 7 - weekdayIndex(today));
     await expect
       .poll(() => page.getByRole('heading', { level: 2 }).first().textContent())
       .toContain(`Laser cutter, week of ${dayLabel(monday)}`);
@@ -289,19 +295,26 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     // 10:00 in Vienna: UTC+1 in winter, +2 in summer.
     expect(new Date(stored[0].fromDateTime).toLocaleTimeString('en-GB', { timeZone: zone })).toBe('10:00:00');
 
-    // Bo at 11:00-13:00 the same day: the hub refuses, and the page names the rule and who is in the way.
+    // Bo's bookings: each refusal names the rule that refused it.
     await form.getByLabel('Find a member').fill('Plain');
     await expect
       .poll(() => form.getByRole('combobox', { name: 'Member' }).locator('option:checked').textContent())
       .toContain('Bo Plain');
-    await form.getByLabel(`From (${zone})`).fill('11:00');
+    const alert = page.getByRole('alert');
+    // The holiday on Thursday is striped in its column and refuses bookings.
+    const thursday = addDays(monday, 3);
+    expect(await page.getByRole('region', { name: dayLabel(thursday) }).textContent()).toContain(
+      'Inventory day',
+    );
+    await form.getByLabel('Day').fill(thursday);
+    await form.getByLabel(`From (${zone})`).fill('12:00');
     await form.getByLabel(`Until (${zone})`).fill('13:00');
     await form.getByRole('button', { name: 'Book' }).click();
-    const alert = page.getByRole('alert');
-    await expect
-      .poll(() => alert.textContent())
-      .toContain('Refused by the rule “Conflict with another booking” (overlappingBooking)');
-    expect(await alert.textContent()).toContain(`Ada Lovelace has it booked ${dayLabel(date)} 10:00–12:00.`);
+    await expect.poll(() => alert.textContent()).toContain('Refused by the rule “Holiday” (holiday)');
+    expect(await alert.textContent()).toContain(
+      `Inventory day: ${dayLabel(thursday)} ${thursday.slice(0, 4)} 00:00`,
+    );
+    await form.getByLabel('Day').fill(date);
     // Past closing time (22:00) the opening-hours rule refuses.
     await form.getByLabel(`From (${zone})`).fill('21:00');
     await form.getByLabel(`Until (${zone})`).fill('23:00');
@@ -309,6 +322,14 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await expect
       .poll(() => alert.textContent())
       .toContain('Refused by the rule “Opening hours” (outsideOpeningHours)');
+    // 11:00-13:00 the same day as Ada's: the page names the rule and who is in the way.
+    await form.getByLabel(`From (${zone})`).fill('11:00');
+    await form.getByLabel(`Until (${zone})`).fill('13:00');
+    await form.getByRole('button', { name: 'Book' }).click();
+    await expect
+      .poll(() => alert.textContent())
+      .toContain('Refused by the rule “Conflict with another booking” (overlappingBooking)');
+    expect(await alert.textContent()).toContain(`Ada Lovelace has it booked ${dayLabel(date)} 10:00–12:00.`);
     expect((await hub.api('GET', `/bookings?resource=${ids.laser}&state=confirmed`)).body).toHaveLength(1);
     await screenshot(page, 'admin-bookings');
 

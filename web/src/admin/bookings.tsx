@@ -103,7 +103,12 @@ export function BookingsPage() {
       setError((e as ApiError).message);
     }
   };
-  useEffect(() => void loadWeek(), [resource?.id, space?.id, monday]);
+  useEffect(() => {
+    void loadWeek();
+    // Bookings members make meanwhile show up without a reload.
+    const t = setInterval(() => void loadWeek(), 30_000);
+    return () => clearInterval(t);
+  }, [resource?.id, space?.id, monday]);
 
   const who = (id: number) => names.get(id) ?? `Member ${id}`;
   const span = (b: { fromDateTime: string; untilDateTime: string }) => {
@@ -349,6 +354,7 @@ export function BookingsPage() {
               </strong>
               <p>
                 {refusal.message}
+                {/[.!?]$/.test(refusal.message) ? '' : '.'}
                 {refusal.detail ? ` ${refusal.detail}` : ''}
               </p>
             </div>
