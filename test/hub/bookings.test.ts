@@ -233,6 +233,26 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(9, '13:00'),
     });
     expect(admin.statusCode).toBe(201);
+    // An admin booking for the member may ask to be held to the member's rules.
+    const before = await count();
+    const held = await book(owner, {
+      member: anna.memberId,
+      fromDateTime: local(9, '14:00'),
+      untilDateTime: local(9, '15:00'),
+      applyMemberRules: true,
+    });
+    expect(held.statusCode).toBe(422);
+    expect(held.json().data).toMatchObject({ rule: 'dailyLimit', dailyLimit: 90 });
+    const farAhead = {
+      member: anna.memberId,
+      fromDateTime: local(20, '10:00'),
+      untilDateTime: local(20, '11:00'),
+    };
+    const tooFar = await book(owner, { ...farAhead, applyMemberRules: true });
+    expect(tooFar.statusCode).toBe(422);
+    expect(tooFar.json().data).toMatchObject({ rule: 'outsideBookingWindow', bookingWindowMaxDays: 14 });
+    expect(await count()).toBe(before);
+    expect((await book(owner, farAhead)).statusCode).toBe(201);
   });
 
   it('lets members cancel their own future booking only; admins may move bookings', async () => {

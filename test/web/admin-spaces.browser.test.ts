@@ -255,7 +255,7 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await screenshot(page, 'admin-spaces');
   });
 
-  it('books a free slot in the week calendar; a holiday, closed hours and a conflict each show the refusing rule; cancel', async () => {
+  it('books a free slot in the week calendar; a holiday, closed hours, a conflict and the booking window each show the refusing rule; cancel', async () => {
     const { page } = admin;
     const monday = addDays(today, 7 - weekdayIndex(today));
     const holiday = await hub.api('POST', `/spaces/${ids.space}/holidays`, {
@@ -341,6 +341,29 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
       .poll(() => page.getByRole('status').textContent())
       .toContain('Cancelled the booking of Ada Lovelace');
     expect((await hub.api('GET', `/bookings/${stored[0].id}`)).body.state).toBe('cancelled');
+
+    // More than 14 days ahead: the member's booking window refuses, unless the admin overrides it.
+    const later = addDays(monday, 15);
+    await form.getByLabel('Day').fill(later);
+    await form.getByLabel(`From (${zone})`).fill('10:00');
+    await form.getByLabel(`Until (${zone})`).fill('11:00');
+    await form.getByRole('button', { name: 'Book' }).click();
+    await expect
+      .poll(() => alert.textContent())
+      .toContain('Refused by the rule “Booking window” (outsideBookingWindow)');
+    await form.getByLabel("Hold to the member's rules").uncheck();
+    await form.getByRole('button', { name: 'Book' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toContain('Booked Laser cutter for Bo Plain');
+    await expect
+      .poll(() =>
+        page
+          .getByRole('region', { name: dayLabel(later) })
+          .getByRole('listitem', { name: 'Bo Plain 10:00–11:00' })
+          .count(),
+      )
+      .toBe(1);
   }, 60_000);
 
   it('a member who opens the spaces page is refused by the API', async () => {

@@ -256,6 +256,12 @@ export const BookingCreate = z.strictObject({
   fromDateTime: Instant,
   untilDateTime: Instant,
   notes: optText(2000),
+  applyMemberRules: z
+    .boolean()
+    .optional()
+    .describe(
+      "Admins: hold the booking to the booking window and the per-member limits, as the member's own booking would be (default false: admins are exempt)",
+    ),
 });
 export const BookingUpdate = z.object({
   fromDateTime: Instant.optional(),

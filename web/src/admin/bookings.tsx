@@ -117,7 +117,7 @@ export function BookingsPage() {
     return `${dayLabel(from.date)} ${from.time}–${until.date === from.date ? '' : `${dayLabel(until.date)} `}${until.time}`;
   };
 
-  async function book(member: MemberRecord, date: string, from: string, until: string) {
+  async function book(member: MemberRecord, date: string, from: string, until: string, memberRules: boolean) {
     if (!resource) return;
     setStatus(null);
     setRefusal(null);
@@ -128,6 +128,7 @@ export function BookingsPage() {
         member: member.id,
         fromDateTime: instant(date, from, zone).toISOString(),
         untilDateTime: instant(date, until, zone).toISOString(),
+        applyMemberRules: memberRules,
       });
       setNames((old) => new Map(old).set(member.id, memberName(member)));
       setStatus(`Booked ${resource.name} for ${memberName(member)}: ${span(b)}.`);
@@ -369,8 +370,14 @@ export function BookingsPage() {
             <p class="muted">
               Members book {space.bookingWindowMinHours} hours to {space.bookingWindowMaxDays} days ahead in{' '}
               {60 / space.bookingSlotsPerHour}-minute slots
-              {space.bookingOpeningHours ? ', within the opening hours' : ''}. Admins are not held to the
-              booking window or the per-member limits.
+              {space.bookingOpeningHours ? ', within the opening hours' : ''}
+              {space.bookingMaxMinutesPerMemberDay
+                ? `, at most ${space.bookingMaxMinutesPerMemberDay} minutes a day`
+                : ''}
+              {space.bookingMaxMinutesPerMemberWeek
+                ? `, at most ${space.bookingMaxMinutesPerMemberWeek} minutes a week`
+                : ''}
+              . Untick “Hold to the member's rules” to book outside the window or the limits.
             </p>
           )}
         </section>
@@ -403,7 +410,13 @@ function BookingForm({
   resource: ResourceRecord;
   zone: string;
   pick: { date: string; time: string } | null;
-  onBook: (member: MemberRecord, date: string, from: string, until: string) => Promise<void>;
+  onBook: (
+    member: MemberRecord,
+    date: string,
+    from: string,
+    until: string,
+    memberRules: boolean,
+  ) => Promise<void>;
 }) {
   const [q, setQ] = useState('');
   const [members, setMembers] = useState<MemberRecord[]>([]);
@@ -411,6 +424,7 @@ function BookingForm({
   const [date, setDate] = useState(wall(new Date(), zone).date);
   const [from, setFrom] = useState('10:00');
   const [until, setUntil] = useState('11:00');
+  const [memberRules, setMemberRules] = useState(true);
   const [busy, setBusy] = useState(false);
   // A free hour chosen in the calendar fills in the day and one hour from there.
   useEffect(() => {
@@ -443,7 +457,7 @@ function BookingForm({
     if (!member) return;
     setBusy(true);
     try {
-      await onBook(member, date, from, until);
+      await onBook(member, date, from, until, memberRules);
     } finally {
       setBusy(false);
     }
@@ -472,6 +486,14 @@ function BookingForm({
         <Field label={`From (${zone})`} type="time" step={60} value={from} set={setFrom} required />
         <Field label={`Until (${zone})`} type="time" step={60} value={until} set={setUntil} required />
       </div>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={memberRules}
+          onChange={(e) => setMemberRules((e.target as HTMLInputElement).checked)}
+        />
+        Hold to the member's rules (booking window, daily and weekly limits)
+      </label>
       <button type="submit" class="primary" disabled={!member || busy}>
         Book
       </button>

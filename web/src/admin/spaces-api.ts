@@ -40,8 +40,13 @@ export const spacesApi = {
       'GET',
       `/bookings?resource=${resource}&state=confirmed&limit=1000&from=${encodeURIComponent(from.toISOString())}&until=${encodeURIComponent(until.toISOString())}`,
     ),
-  createBooking: (body: { resource: number; member: number; fromDateTime: string; untilDateTime: string }) =>
-    call<BookingRecord>('POST', '/bookings', body),
+  createBooking: (body: {
+    resource: number;
+    member: number;
+    fromDateTime: string;
+    untilDateTime: string;
+    applyMemberRules: boolean;
+  }) => call<BookingRecord>('POST', '/bookings', body),
   cancelBooking: (booking: BookingRecord) =>
     call<BookingRecord>('PUT', `/bookings/${booking.id}`, {
       state: 'cancelled',
