@@ -39,7 +39,7 @@ const ListQuery = z.object({
 });
 
 const refusals =
-  'A booking the rules refuse answers 409 (overlappingBooking) or 422 with `data.rule` naming the rule: overlappingBooking, outsideOpeningHours, holiday, outsideBookingWindow, notAlignedToSlots, dailyLimit, weeklyLimit, notBookable, invalidRange, unknownMember, unknownResource, bookingStarted, lockedIn (admins are exempt from the booking window and the per-member limits).';
+  'A booking the rules refuse answers 409 (overlappingBooking) or 422 with `data.rule` naming the rule: overlappingBooking, outsideOpeningHours, holiday, outsideBookingWindow, notAlignedToSlots, dailyLimit, weeklyLimit, notBookable, invalidRange, unknownMember, unknownResource, bookingStarted, lockedIn (admins are exempt from the booking window and the per-member limits unless they send applyMemberRules: true).';
 
 /** spec 4.10: bookings of resources. */
 export function bookingsRoutes(ctx: HubContext): FastifyPluginAsyncZod {
