@@ -90,6 +90,7 @@ describeEachDialect('bookings', (dialect) => {
       const res = await book(anna.token, body);
       expect(res.statusCode, key).toBe(status);
       expect(res.json().data, key).toHaveProperty(key);
+      expect(res.json().data.rule, key).toBe(key);
     }
     const garbage = await book(anna.token, { fromDateTime: 'soon', untilDateTime: local(3, '11:00') });
     expect(garbage.statusCode).toBe(400);
@@ -106,7 +107,7 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(3, '11:00'),
     });
     expect(door.statusCode).toBe(422);
-    expect(door.json().data).toEqual({ notBookable: true });
+    expect(door.json().data).toEqual({ rule: 'notBookable', notBookable: true });
     expect(await count()).toBe(before);
   });
 
@@ -121,7 +122,14 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(4, '11:30'),
     });
     expect(overlap.statusCode).toBe(409);
-    expect(overlap.json().data.overlappingBooking).toBe(first.json().id);
+    // The refusal names the rule and the booking in the way, for a client to show.
+    expect(overlap.json().data).toEqual({
+      rule: 'overlappingBooking',
+      overlappingBooking: first.json().id,
+      overlappingMember: first.json().member,
+      overlappingFrom: first.json().fromDateTime,
+      overlappingUntil: first.json().untilDateTime,
+    });
     const adjacent = await book(bert.token, {
       fromDateTime: local(4, '11:00'),
       untilDateTime: local(4, '11:30'),
@@ -164,7 +172,13 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(6, '12:30'),
     });
     expect(during.statusCode).toBe(422);
-    expect(during.json().data).toEqual({ holiday: true });
+    expect(during.json().data).toEqual({
+      rule: 'holiday',
+      holiday: true,
+      holidayTitle: 'Closed',
+      holidayFrom: `${dayFromNow(6)}T12:00`,
+      holidayUntil: `${dayFromNow(7)}T00:00`,
+    });
     const before = await book(anna.token, {
       fromDateTime: local(6, '11:00'),
       untilDateTime: local(6, '12:00'),
@@ -187,7 +201,7 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(8, '13:00'),
     });
     expect(outside.statusCode).toBe(422);
-    expect(outside.json().data).toEqual({ outsideOpeningHours: true });
+    expect(outside.json().data).toEqual({ rule: 'outsideOpeningHours', outsideOpeningHours: true });
     await t.call(owner, { method: 'PUT', url: `/api/v1/spaces/${spaceId}/opening-hours`, payload: [] });
   });
 
@@ -207,7 +221,7 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(9, '11:00'),
     });
     expect(over.statusCode).toBe(422);
-    expect(over.json().data).toMatchObject({ dailyLimit: 90, bookedMinutes: 60 });
+    expect(over.json().data).toMatchObject({ rule: 'dailyLimit', dailyLimit: 90, bookedMinutes: 60 });
     const fits = await book(anna.token, {
       fromDateTime: local(9, '10:00'),
       untilDateTime: local(9, '10:30'),
@@ -219,6 +233,26 @@ describeEachDialect('bookings', (dialect) => {
       untilDateTime: local(9, '13:00'),
     });
     expect(admin.statusCode).toBe(201);
+    // An admin booking for the member may ask to be held to the member's rules.
+    const before = await count();
+    const held = await book(owner, {
+      member: anna.memberId,
+      fromDateTime: local(9, '14:00'),
+      untilDateTime: local(9, '15:00'),
+      applyMemberRules: true,
+    });
+    expect(held.statusCode).toBe(422);
+    expect(held.json().data).toMatchObject({ rule: 'dailyLimit', dailyLimit: 90 });
+    const farAhead = {
+      member: anna.memberId,
+      fromDateTime: local(20, '10:00'),
+      untilDateTime: local(20, '11:00'),
+    };
+    const tooFar = await book(owner, { ...farAhead, applyMemberRules: true });
+    expect(tooFar.statusCode).toBe(422);
+    expect(tooFar.json().data).toMatchObject({ rule: 'outsideBookingWindow', bookingWindowMaxDays: 14 });
+    expect(await count()).toBe(before);
+    expect((await book(owner, farAhead)).statusCode).toBe(201);
   });
 
   it('lets members cancel their own future booking only; admins may move bookings', async () => {
@@ -288,7 +322,7 @@ describeEachDialect('bookings', (dialect) => {
       payload: { state: 'cancelled', lockVersion: 1 },
     });
     expect(res.statusCode).toBe(422);
-    expect(res.json().data).toEqual({ bookingStarted: true });
+    expect(res.json().data).toEqual({ rule: 'bookingStarted', bookingStarted: true });
 
     const space = (await t.call(owner, { method: 'GET', url: `/api/v1/spaces/${spaceId}` })).json();
     await t.call(owner, {
@@ -309,7 +343,7 @@ describeEachDialect('bookings', (dialect) => {
       payload: { state: 'cancelled', lockVersion: 1 },
     });
     expect(locked.statusCode).toBe(422);
-    expect(locked.json().data).toEqual({ lockedIn: true });
+    expect(locked.json().data).toEqual({ rule: 'lockedIn', lockedIn: true });
   });
 });
 

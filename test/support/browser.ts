@@ -90,7 +90,7 @@ export async function signInWithPassword(
   await page.getByLabel('E-mail address').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${web}${next}`);
+  await page.waitForURL((url) => url.href === `${web}${next}`, { timeout: 10_000 });
 }
 
 /** Saves a full-page screenshot as docs/screenshots/<name>.png (shown in the README and docs). */

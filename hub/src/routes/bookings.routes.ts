@@ -1,4 +1,11 @@
-import { BookingCreate, BookingRecord, BookingState, BookingUpdate, Id } from '@makerspace/shared';
+import {
+  BookingCreate,
+  BookingRecord,
+  BookingRefusal,
+  BookingState,
+  BookingUpdate,
+  Id,
+} from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
@@ -31,12 +38,22 @@ const ListQuery = z.object({
   order: orderParam,
 });
 
+const refusals =
+  'A booking the rules refuse answers 409 (overlappingBooking) or 422 with `data.rule` naming the rule: overlappingBooking, outsideOpeningHours, holiday, outsideBookingWindow, notAlignedToSlots, dailyLimit, weeklyLimit, notBookable, invalidRange, unknownMember, unknownResource, bookingStarted, lockedIn (admins are exempt from the booking window and the per-member limits unless they send applyMemberRules: true).';
+
 /** spec 4.10: bookings of resources. */
 export function bookingsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/bookings',
-      { schema: { tags: ['bookings'], body: BookingCreate, response: { 201: BookingRecord } } },
+      {
+        schema: {
+          tags: ['bookings'],
+          description: refusals,
+          body: BookingCreate,
+          response: { 201: BookingRecord, 409: BookingRefusal, 422: BookingRefusal },
+        },
+      },
       async (request, reply) => {
         const row = await createBooking(ctx, callerOf(request), request.body);
         return reply.code(201).send(bookingRecord(row));
@@ -82,8 +99,9 @@ export function bookingsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['bookings'],
           params: IdParams,
+          description: refusals,
           body: BookingUpdate,
-          response: { 200: BookingRecord },
+          response: { 200: BookingRecord, 409: BookingRefusal, 422: BookingRefusal },
         },
       },
       async (request) =>

@@ -84,7 +84,10 @@ interface Slot {
 async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boolean, at: Date) {
   const { from, until } = slot;
   if (until.getTime() <= from.getTime()) {
-    throw unprocessable('untilDateTime must be after fromDateTime', { invalidRange: true });
+    throw unprocessable('untilDateTime must be after fromDateTime', {
+      rule: 'invalidRange',
+      invalidRange: true,
+    });
   }
   if (!privileged) {
     const earliest = at.getTime() + space.bookingWindowMinHours * 3_600_000;
@@ -92,7 +95,12 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
     if (from.getTime() < earliest || from.getTime() > latest) {
       throw unprocessable(
         `Bookings must start between ${space.bookingWindowMinHours} hours and ${space.bookingWindowMaxDays} days from now`,
-        { outsideBookingWindow: true },
+        {
+          rule: 'outsideBookingWindow',
+          outsideBookingWindow: true,
+          bookingWindowMinHours: space.bookingWindowMinHours,
+          bookingWindowMaxDays: space.bookingWindowMaxDays,
+        },
       );
     }
   }
@@ -101,6 +109,7 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
     const w = wallTime(t, space.timezone);
     if (w.second !== 0 || t.getUTCMilliseconds() !== 0 || (w.hour * 60 + w.minute) % slotMinutes !== 0) {
       throw unprocessable(`Bookings start and end on ${slotMinutes}-minute slots`, {
+        rule: 'notAlignedToSlots',
         notAlignedToSlots: true,
         slotMinutes,
       });
@@ -112,16 +121,26 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
     .where('space', '=', space.id)
     .where('untilDateTime', '>', localDateTime(from, space.timezone))
     .execute();
-  const hit = holidaysDuring(holidays, from, until, space.timezone)[0];
+  // holidaysDuring returns the rows it was given, title included.
+  const hit = holidaysDuring(holidays, from, until, space.timezone)[0] as
+    | (typeof holidays)[number]
+    | undefined;
   if (hit) {
     throw unprocessable(`The space is closed for a holiday (${hit.fromDateTime} - ${hit.untilDateTime})`, {
+      rule: 'holiday',
       holiday: true,
+      holidayTitle: hit.title,
+      holidayFrom: hit.fromDateTime,
+      holidayUntil: hit.untilDateTime,
     });
   }
   if (bool(space.bookingOpeningHours)) {
     const hours = await openingHoursOf(db, space.id);
     if (!withinOpeningHours(hours, from, until, space.timezone)) {
-      throw unprocessable('Bookings must lie within the opening hours', { outsideOpeningHours: true });
+      throw unprocessable('Bookings must lie within the opening hours', {
+        rule: 'outsideOpeningHours',
+        outsideOpeningHours: true,
+      });
     }
   }
 }
@@ -130,14 +149,22 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
 async function checkOverlap(db: Db, resourceId: number, slot: Slot, except: number | null) {
   let query = db
     .selectFrom('bookings')
-    .select('id')
+    .select(['id', 'member', 'fromDateTime', 'untilDateTime'])
     .where('resource', '=', resourceId)
     .where('state', '=', 'confirmed')
     .where('fromDateTime', '<', slot.until.toISOString())
     .where('untilDateTime', '>', slot.from.toISOString());
   if (except !== null) query = query.where('id', '!=', except);
   const clash = await query.executeTakeFirst();
-  if (clash) throw conflict('The resource is already booked at this time', { overlappingBooking: clash.id });
+  if (clash) {
+    throw conflict('The resource is already booked at this time', {
+      rule: 'overlappingBooking',
+      overlappingBooking: clash.id,
+      overlappingMember: clash.member,
+      overlappingFrom: clash.fromDateTime,
+      overlappingUntil: clash.untilDateTime,
+    });
+  }
 }
 
 /** Inside the lock: the member's booked minutes that day and week (space-local) stay within the limits. */
@@ -168,6 +195,7 @@ async function checkLimits(db: Db, space: SpaceRow, memberId: number, slot: Slot
     );
     if (booked + minutes > limit) {
       throw unprocessable(`This exceeds the limit of ${limit} booked minutes per member and ${period}`, {
+        rule: period === 'day' ? 'dailyLimit' : 'weeklyLimit',
         [period === 'day' ? 'dailyLimit' : 'weeklyLimit']: limit,
         bookedMinutes: booked,
       });
@@ -180,7 +208,8 @@ async function bookableResource(db: Db, caller: Caller, id: number): Promise<Res
   if (!caller.superuser) query = query.where('account', '=', caller.accountId);
   if (!isAdmin(caller)) query = query.where('visibleForMembers', '=', 1);
   const row = await query.executeTakeFirst();
-  if (!row) throw unprocessable(`Resource ${id} does not exist`, { unknownResource: true });
+  if (!row)
+    throw unprocessable(`Resource ${id} does not exist`, { rule: 'unknownResource', unknownResource: true });
   return row;
 }
 
@@ -194,6 +223,8 @@ export interface BookingInput {
   fromDateTime: string;
   untilDateTime: string;
   notes?: string | null;
+  /** Admins: check the booking window and limits as for the member's own booking. */
+  applyMemberRules?: boolean;
 }
 
 export async function createBooking(
@@ -212,16 +243,20 @@ export async function createBooking(
     .where('account', '=', resource.account)
     .executeTakeFirst();
   if (!member)
-    throw unprocessable(`Member ${memberId} does not exist in this account`, { unknownMember: true });
+    throw unprocessable(`Member ${memberId} does not exist in this account`, {
+      rule: 'unknownMember',
+      unknownMember: true,
+    });
   if (!bool(resource.canBeBooked)) {
-    throw unprocessable('This resource cannot be booked', { notBookable: true });
+    throw unprocessable('This resource cannot be booked', { rule: 'notBookable', notBookable: true });
   }
   const space = await spaceOf(ctx.db, resource);
   const slot = { from: new Date(input.fromDateTime), until: new Date(input.untilDateTime) };
-  await checkTimes(ctx.db, space, slot, privileged, ctx.clock.now());
+  const exempt = privileged && !input.applyMemberRules;
+  await checkTimes(ctx.db, space, slot, exempt, ctx.clock.now());
   const created = await withResourceLock(ctx, resource.id, async (db) => {
     await checkOverlap(db, resource.id, slot, null);
-    if (!privileged) await checkLimits(db, space, memberId, slot, null);
+    if (!exempt) await checkLimits(db, space, memberId, slot, null);
     const at = now();
     const row = await db
       .insertInto('bookings')
@@ -290,11 +325,14 @@ export async function updateBooking(ctx: HubContext, caller: Caller, id: number,
     if (current.state !== 'cancelled') {
       const start = Date.parse(current.fromDateTime);
       if (start <= at.getTime())
-        throw unprocessable('This booking has already started', { bookingStarted: true });
+        throw unprocessable('This booking has already started', {
+          rule: 'bookingStarted',
+          bookingStarted: true,
+        });
       if (start - at.getTime() < space.bookingLockInHours * 3_600_000) {
         throw unprocessable(
           `Bookings cannot be cancelled later than ${space.bookingLockInHours} hours before they start`,
-          { lockedIn: true },
+          { rule: 'lockedIn', lockedIn: true },
         );
       }
     }

@@ -256,6 +256,12 @@ export const BookingCreate = z.strictObject({
   fromDateTime: Instant,
   untilDateTime: Instant,
   notes: optText(2000),
+  applyMemberRules: z
+    .boolean()
+    .optional()
+    .describe(
+      "Admins: hold the booking to the booking window and the per-member limits, as the member's own booking would be (default false: admins are exempt)",
+    ),
 });
 export const BookingUpdate = z.object({
   fromDateTime: Instant.optional(),
@@ -277,3 +283,32 @@ export const BookingRecord = z.object({
   ...Stamps,
 });
 export type BookingRecord = z.infer<typeof BookingRecord>;
+
+/** The booking rule that refused a create or change: `data.rule` of the 409/422 error body. */
+export const BookingRule = z.enum([
+  'overlappingBooking',
+  'outsideOpeningHours',
+  'holiday',
+  'outsideBookingWindow',
+  'notAlignedToSlots',
+  'dailyLimit',
+  'weeklyLimit',
+  'notBookable',
+  'invalidRange',
+  'unknownMember',
+  'unknownResource',
+  'bookingStarted',
+  'lockedIn',
+]);
+export type BookingRule = z.infer<typeof BookingRule>;
+export const BookingRefusal = z.object({
+  statusCode: z.number().int(),
+  error: z.string(),
+  message: z.string().describe('The rule in words, e.g. "Bookings must lie within the opening hours"'),
+  data: z
+    .object({ rule: BookingRule })
+    .catchall(z.unknown())
+    .describe(
+      "rule names the rule that refused; the rule's own fields follow (overlappingBooking: the booking id, overlappingMember, overlappingFrom, overlappingUntil; holiday: holidayTitle, holidayFrom, holidayUntil; outsideBookingWindow: bookingWindowMinHours, bookingWindowMaxDays; notAlignedToSlots: slotMinutes; dailyLimit/weeklyLimit: the limit in minutes and bookedMinutes)",
+    ),
+});

@@ -1,10 +1,23 @@
+import type { ComponentType } from 'preact';
 import type { UserMe } from '../api';
 import { isAdmin } from '../session';
 import './admin.css';
+import { BookingsPage } from './bookings';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
 import { ResourcesPage } from './resources';
+import { SpacesPage } from './spaces';
+
+/** The admin pages in the order of the navigation: path, name, page. */
+const pages: [string, string, ComponentType][] = [
+  ['/admin', 'Dashboard', Dashboard],
+  ['/admin/members', 'Members', MembersPage],
+  ['/admin/keys', 'Key cards', KeysPage],
+  ['/admin/resources', 'Resources', ResourcesPage],
+  ['/admin/spaces', 'Spaces', SpacesPage],
+  ['/admin/bookings', 'Bookings', BookingsPage],
+];
 
 /**
  * The admin console, loaded as its own chunk (main.tsx imports it dynamically), so members never
@@ -12,37 +25,22 @@ import { ResourcesPage } from './resources';
  * refusals, the navigation only hides them.
  */
 export function AdminPages({ path, me }: { path: string; me: UserMe }) {
-  const here = (p: string) => (path === p ? 'page' : undefined);
+  const Page = pages.find(([p]) => p === path)?.[2] ?? Dashboard;
   return (
     <>
       <nav aria-label="Admin" class="subnav no-print">
-        <a href="/admin" aria-current={here('/admin')}>
-          Dashboard
-        </a>
-        <a href="/admin/members" aria-current={here('/admin/members')}>
-          Members
-        </a>
-        <a href="/admin/keys" aria-current={here('/admin/keys')}>
-          Key cards
-        </a>
-        <a href="/admin/resources" aria-current={here('/admin/resources')}>
-          Resources
-        </a>
+        {pages.map(([p, name]) => (
+          <a key={p} href={p} aria-current={path === p ? 'page' : undefined}>
+            {name}
+          </a>
+        ))}
       </nav>
       {!isAdmin(me) && (
         <p role="alert" class="error admin-note">
           These pages are for admins; the hub refuses what they ask for on your behalf.
         </p>
       )}
-      {path === '/admin/resources' ? (
-        <ResourcesPage />
-      ) : path === '/admin/keys' ? (
-        <KeysPage />
-      ) : path === '/admin/members' ? (
-        <MembersPage />
-      ) : (
-        <Dashboard />
-      )}
+      <Page />
     </>
   );
 }

@@ -1,0 +1,429 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ApiError } from '../api';
+import { Field } from '../field';
+import {
+  type HolidayInput,
+  type HolidayRecord,
+  type OpeningHour,
+  type SpaceRecord,
+  spacesApi,
+} from './spaces-api';
+import './spaces.css';
+import { dayLabel, localLabel, wall, weekdays } from './zoned';
+
+const errorText = (e: unknown) => (e as ApiError).message;
+
+/** Spaces: the time zone, the weekly opening hours and the holidays of each space. */
+export function SpacesPage() {
+  const [spaces, setSpaces] = useState<SpaceRecord[] | null>(null);
+  const [spaceId, setSpaceId] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = () =>
+    spacesApi
+      .spaces()
+      .then((list) => {
+        setSpaces(list);
+        setSpaceId((id) => id ?? list[0]?.id ?? null);
+      })
+      .catch((e) => setError(errorText(e)));
+  useEffect(() => void load(), []);
+
+  const space = spaces?.find((s) => s.id === spaceId) ?? null;
+  const replace = (next: SpaceRecord) =>
+    setSpaces((list) => list?.map((s) => (s.id === next.id ? { ...s, ...next } : s)) ?? null);
+
+  return (
+    <main class="admin">
+      <h1>Spaces</h1>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {spaces && spaces.length > 1 && (
+        <label>
+          Space
+          <select
+            value={spaceId ?? ''}
+            onChange={(e) => setSpaceId(Number((e.target as HTMLSelectElement).value))}
+          >
+            {spaces.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {space && (
+        <div class="admin-grid" key={space.id}>
+          <section aria-labelledby="hours-h">
+            <h2 id="hours-h">Opening hours of {space.name}</h2>
+            <OpeningHoursEditor space={space} onSaved={(hours) => replace(withHours(space, hours))} />
+          </section>
+          <section aria-label="Time zone and holidays">
+            <TimeZoneForm space={space} onSaved={replace} />
+            <Holidays space={space} />
+          </section>
+        </div>
+      )}
+    </main>
+  );
+}
+
+const hoursOf = (space: SpaceRecord) => (space._embedded?.openingHours ?? []) as OpeningHour[];
+const withHours = (space: SpaceRecord, hours: OpeningHour[]): SpaceRecord => ({
+  ...space,
+  _embedded: { ...space._embedded, openingHours: hours },
+});
+
+type Row = OpeningHour & { key: number };
+let rowKeys = 0;
+const TIME = '([01]\\d|2[0-3]):[0-5]\\d|24:00';
+
+/** The week's opening hours: ranges per weekday, saved together (PUT replaces the whole list). */
+function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (h: OpeningHour[]) => void }) {
+  const fromSpace = () => hoursOf(space).map((h) => ({ ...h, key: rowKeys++ }));
+  const [rows, setRows] = useState<Row[]>(fromSpace);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const change = (key: number, field: 'fromTime' | 'untilTime', value: string) =>
+    setRows(rows.map((r) => (r.key === key ? { ...r, [field]: value } : r)));
+
+  async function save(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setStatus(null);
+    setError(null);
+    try {
+      const hours = rows
+        .map(({ dayOfWeek, fromTime, untilTime }) => ({ dayOfWeek, fromTime, untilTime }))
+        .sort((a, b) => a.dayOfWeek - b.dayOfWeek || a.fromTime.localeCompare(b.fromTime));
+      const saved = await spacesApi.setOpeningHours(space.id, hours);
+      setRows(saved.map((h) => ({ ...h, key: rowKeys++ })));
+      onSaved(saved);
+      setStatus(saved.length ? 'Opening hours saved.' : 'Opening hours removed: the space is always open.');
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={save} aria-label="Opening hours">
+      <p class="muted">
+        Times in the space's time zone, {space.timezone}. <code>24:00</code> is midnight at the end of the
+        day. A space without opening hours is always open.
+      </p>
+      <table class="list hours">
+        <tbody>
+          {weekdays.map((day, i) => {
+            const mine = rows.filter((r) => r.dayOfWeek === i + 1);
+            return (
+              <tr key={day}>
+                <th scope="row">{day}</th>
+                <td>
+                  {mine.length === 0 && <span class="muted">closed</span>}
+                  {mine.map((r, n) => {
+                    const suffix = n === 0 ? '' : ` (${n + 1})`;
+                    return (
+                      <span class="range" key={r.key}>
+                        <input
+                          aria-label={`${day} from${suffix}`}
+                          value={r.fromTime}
+                          pattern={TIME}
+                          placeholder="09:00"
+                          size={5}
+                          required
+                          onInput={(e) => change(r.key, 'fromTime', (e.target as HTMLInputElement).value)}
+                        />
+                        –
+                        <input
+                          aria-label={`${day} until${suffix}`}
+                          value={r.untilTime}
+                          pattern={TIME}
+                          placeholder="18:00"
+                          size={5}
+                          required
+                          onInput={(e) => change(r.key, 'untilTime', (e.target as HTMLInputElement).value)}
+                        />
+                        <button
+                          type="button"
+                          class="link"
+                          aria-label={`Remove ${day} hours${suffix}`}
+                          onClick={() => setRows(rows.filter((x) => x.key !== r.key))}
+                        >
+                          Remove
+                        </button>
+                      </span>
+                    );
+                  })}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Add hours on ${day}`}
+                    onClick={() => {
+                      const last = mine[mine.length - 1];
+                      const fromTime = last ? last.untilTime : '09:00';
+                      const untilTime = last ? '24:00' : '18:00';
+                      setRows([...rows, { dayOfWeek: i + 1, fromTime, untilTime, key: rowKeys++ }]);
+                    }}
+                  >
+                    Add hours
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {status && (
+        <p role="status" class="notice">
+          {status}
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          Save opening hours
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            setRows(fromSpace());
+            setError(null);
+            setStatus(null);
+          }}
+        >
+          Undo changes
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function zoneNames(): string[] {
+  try {
+    return (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');
+  } catch {
+    return [];
+  }
+}
+
+function TimeZoneForm({ space, onSaved }: { space: SpaceRecord; onSaved: (s: SpaceRecord) => void }) {
+  const [zone, setZone] = useState(space.timezone);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const now = wall(new Date(), space.timezone);
+
+  async function save(e: Event) {
+    e.preventDefault();
+    setStatus(null);
+    setError(null);
+    try {
+      const saved = await spacesApi.setTimezone(space, zone.trim());
+      onSaved(saved);
+      setZone(saved.timezone);
+      setStatus(`Time zone saved: ${saved.timezone}.`);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  return (
+    <form onSubmit={save} aria-label="Space time zone">
+      <h2>Time zone</h2>
+      <p>
+        Now in {space.name}: {dayLabel(now.date)}, {now.time} ({space.timezone})
+      </p>
+      <div class="actions">
+        <label class="grow">
+          Time zone
+          <input
+            value={zone}
+            list="time-zones"
+            required
+            onInput={(e) => setZone((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <button type="submit" class="secondary">
+          Save time zone
+        </button>
+      </div>
+      <datalist id="time-zones">
+        {zoneNames().map((z) => (
+          <option key={z} value={z} />
+        ))}
+      </datalist>
+      <p class="muted">
+        Opening hours and holidays are wall times in this zone: they keep their clock times when it changes.
+      </p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {status && (
+        <p role="status" class="notice">
+          {status}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Holidays: the list (upcoming, or all), add, edit, delete. */
+function Holidays({ space }: { space: SpaceRecord }) {
+  const [past, setPast] = useState(false);
+  const [list, setList] = useState<HolidayRecord[]>([]);
+  const [editing, setEditing] = useState<HolidayRecord | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = () =>
+    spacesApi
+      .holidays(space.id, past)
+      .then(setList)
+      .catch((e) => setError(errorText(e)));
+  useEffect(() => void load(), [space.id, past]);
+
+  const name = (h: HolidayRecord) => h.title || `holiday from ${localLabel(h.fromDateTime)}`;
+
+  async function run(done: string, work: () => Promise<unknown>) {
+    setStatus(null);
+    setError(null);
+    try {
+      await work();
+      setStatus(done);
+      setEditing(null);
+      await load();
+      return true;
+    } catch (e) {
+      setError(errorText(e));
+      return false;
+    }
+  }
+
+  return (
+    <>
+      <h2 id="holidays-h">Holidays</h2>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={past}
+          onChange={(e) => setPast((e.target as HTMLInputElement).checked)}
+        />
+        Show past holidays
+      </label>
+      <ul class="rows" aria-labelledby="holidays-h">
+        {list.length === 0 && <li class="muted">{past ? 'No holidays.' : 'No upcoming holidays.'}</li>}
+        {list.map((h) => (
+          <li key={h.id} aria-label={name(h)}>
+            <span>
+              <strong>{h.title ?? 'Holiday'}</strong>: {localLabel(h.fromDateTime)} –{' '}
+              {localLabel(h.untilDateTime)}
+            </span>
+            <span class="actions">
+              <button
+                type="button"
+                class="secondary"
+                aria-label={`Edit ${name(h)}`}
+                onClick={() => setEditing(h)}
+              >
+                Edit
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                aria-label={`Delete ${name(h)}`}
+                onClick={() => void run(`Deleted ${name(h)}.`, () => spacesApi.deleteHoliday(h))}
+              >
+                Delete
+              </button>
+            </span>
+          </li>
+        ))}
+      </ul>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {status && (
+        <p role="status" class="notice">
+          {status}
+        </p>
+      )}
+      <HolidayForm
+        key={editing?.id ?? 'new'}
+        holiday={editing}
+        zone={space.timezone}
+        onCancel={() => setEditing(null)}
+        onSave={(body) =>
+          editing
+            ? run(`Saved ${body.title || 'the holiday'}.`, () => spacesApi.updateHoliday(editing, body))
+            : run(`Added ${body.title || 'the holiday'}.`, () => spacesApi.createHoliday(space.id, body))
+        }
+      />
+    </>
+  );
+}
+
+function HolidayForm({
+  holiday,
+  zone,
+  onSave,
+  onCancel,
+}: {
+  holiday: HolidayRecord | null;
+  zone: string;
+  onSave: (body: HolidayInput) => Promise<boolean>;
+  onCancel: () => void;
+}) {
+  const [title, setTitle] = useState(holiday?.title ?? '');
+  const [from, setFrom] = useState(holiday?.fromDateTime ?? '');
+  const [until, setUntil] = useState(holiday?.untilDateTime ?? '');
+  const heading = holiday ? `Edit holiday ${holiday.title ?? ''}`.trim() : 'New holiday';
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    const ok = await onSave({ title: title.trim() || null, fromDateTime: from, untilDateTime: until });
+    if (ok && !holiday) {
+      setTitle('');
+      setFrom('');
+      setUntil('');
+    }
+  }
+
+  return (
+    <form onSubmit={submit} aria-label={heading} class="holiday-form">
+      <h3>{heading}</h3>
+      <Field label="Title" value={title} set={setTitle} maxLength={200} />
+      <div class="actions">
+        <Field label={`From (${zone})`} type="datetime-local" value={from} set={setFrom} required />
+        <Field label={`Until (${zone})`} type="datetime-local" value={until} set={setUntil} required />
+      </div>
+      <div class="actions">
+        <button type="submit" class="primary">
+          {holiday ? 'Save holiday' : 'Add holiday'}
+        </button>
+        {holiday && (
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel editing
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
