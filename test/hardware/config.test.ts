@@ -29,6 +29,7 @@ describe('hardware config', () => {
       kind: 'gpio',
       relayPin: 17,
       activeLow: true,
+      gpioInterface: 'auto',
       sysfsRoot: '/sys/class/gpio',
     });
     expect(RelayConfig.parse({ kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 1 })).toEqual({
