@@ -186,7 +186,8 @@ export class GpioRelay implements Relay {
     // sysfs: the line stays exported on purpose: unexporting turns the pin back into a floating
     // input on the Pi's pin controllers, and a relay module without a pull resistor could then
     // switch on. The next open() takes over the exported line. Character device: the line was
-    // driven off by a one-shot gpioset and is released; Raspberry Pi kernels keep its level.
+    // driven off by a one-shot gpioset and is released (its level then is the kernel driver's
+    // choice, hence the pull resistor docs/OPERATIONS.md asks for).
   }
 
   /** The physical level for a relay state. */
