@@ -12,6 +12,7 @@ import { checkReadiness } from './observability/observability.routes.js';
 import { type Clock, type HubContext, ResourceSignals, systemClock } from './context.js';
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { HomeAssistantLink } from './home-assistant/home-assistant.js';
 import { Authenticator } from './identity/authenticator.js';
 import { type AccessFollower, followAccessChanges, watchLocalDates } from './keys/offline-keys.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
@@ -138,6 +139,9 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       authThrottle: settings.authThrottle,
     });
     started.push(() => app.close());
+    const homeAssistant = settings.homeAssistant ? new HomeAssistantLink(ctx, app, settings.homeAssistant) : null;
+    homeAssistant?.start();
+    started.push(async () => homeAssistant?.stop());
     const webhookWorker = new WebhookWorker({
       db: storage.db,
       tokens,
@@ -230,6 +234,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         await heartbeats.stop();
         await walCheckpoint.stop();
         await signInPurge.stop();
+        await homeAssistant?.stop();
         // In-flight requests finish first (a switch-on may still wait for its agent's reply).
         await app.close();
         await broker.stop();
