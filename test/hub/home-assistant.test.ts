@@ -1,4 +1,6 @@
 import { createServer, type Server } from 'node:net';
+import { Writable } from 'node:stream';
+import { createLogger } from '@makerspace/shared';
 import { Aedes } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -86,7 +88,9 @@ describe('Home Assistant discovery on the operator broker', () => {
       await api(owner, 'POST', `/members/${member.id}/packages`, { package: pkg });
     }
     const key = (await api(owner, 'POST', '/api-keys', { member: member.id })).json();
-    return (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token as string;
+    const token = (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token as string;
+    tokens.push(token);
+    return token;
   }
 
   function link(token: string): HomeAssistantLink {
@@ -103,8 +107,20 @@ describe('Home Assistant discovery on the operator broker', () => {
     return ha;
   }
 
+  const logLines: string[] = [];
+  const tokens: string[] = [];
+
   beforeAll(async () => {
-    t = await startTestHub('sqlite');
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    t = await startTestHub('sqlite', {
+      logger: createLogger({ name: 'test-hub', level: 'debug', destination }),
+    });
+    tokens.push(t.owner.token);
     hubMqtt = (await t.listen()).mqttUrl;
     broker = await operatorsBroker();
     ({ resource: door, agent: doorAgent } = await resourceWithAgent('Front door', 'door'));
@@ -242,6 +258,14 @@ describe('Home Assistant discovery on the operator broker', () => {
     await eventually(() => ha.last.get('makerspace/hub/status') === 'offline', 5_000, 'hub offline');
   });
 
+  it('logged the commands, refusals included, and never a token', () => {
+    const text = logLines.join('');
+    expect(text).toContain('Home Assistant: command done');
+    expect(text).toContain('Home Assistant: command refused');
+    expect(text).toContain('Home Assistant: command ignored');
+    for (const token of tokens) expect(text).not.toContain(token);
+  });
+
   it('reads its settings from the environment; the token file is read, never shown', async () => {
     expect(settingsFromEnv({}).homeAssistant).toBeUndefined();
     expect(
@@ -270,5 +294,43 @@ describe('Home Assistant discovery on the operator broker', () => {
     expect(() =>
       settingsFromEnv({ HUB_HA_MQTT_URL: 'mqtt://ha.local', HUB_HA_TOKEN_FILE: '/nonexistent/ha-token' }),
     ).toThrow(/cannot read \/nonexistent\/ha-token \(ENOENT\)/);
+  });
+});
+
+describe('Home Assistant link started by the hub (HUB_HA_MQTT_URL set)', () => {
+  it('says the hub is online, announces nothing for an invalid token, and says offline when the hub stops', async () => {
+    const broker = await operatorsBroker();
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const t = await startTestHub('sqlite', {
+      logger: createLogger({ name: 'test-hub', level: 'debug', destination }),
+      settings: {
+        homeAssistant: {
+          mqttUrl: broker.url,
+          token: 'not-a-valid-token',
+          discoveryPrefix: 'homeassistant',
+          base: 'makerspace',
+        },
+      },
+    });
+    try {
+      const ha = await homeAssistant(broker.url);
+      await eventually(() => ha.last.get('makerspace/hub/status') === 'online', 5_000, 'hub online');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([...ha.last.keys()].filter((topic) => topic.startsWith('homeassistant/'))).toEqual([]);
+      await eventually(() => lines.some((line) => line.includes('HUB_HA_TOKEN) is not valid')), 5_000, 'log');
+      expect(lines.join('')).not.toContain('not-a-valid-token');
+      await t.close();
+      await eventually(() => ha.last.get('makerspace/hub/status') === 'offline', 5_000, 'hub offline');
+      await ha.client.endAsync();
+    } finally {
+      await t.close().catch(() => {});
+      await broker.close();
+    }
   });
 });
