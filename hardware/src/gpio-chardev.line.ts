@@ -84,9 +84,15 @@ export class ChardevGpioLine {
     const lines = parseGpioinfo(await run('gpioinfo', [], env), major);
     const line = findGpioLine(lines, options.lineName, options.chip);
     if (line.consumer !== null) {
+      // An agent that used sysfs before leaves its line exported on purpose (gpio-relay.driver.ts).
+      const hint =
+        line.consumer === 'sysfs'
+          ? ': it is still exported through sysfs (by an earlier agent); unexport it ' +
+            '(echo <number> > /sys/class/gpio/unexport, the number is in /sys/class/gpio) or reboot'
+          : '';
       throw new HardwareError(
         'gpio-pin',
-        `GPIO relay: ${line.chip} line ${line.offset} ("${options.lineName}") is in use by "${line.consumer}"`,
+        `GPIO relay: ${line.chip} line ${line.offset} ("${options.lineName}") is in use by "${line.consumer}"${hint}`,
       );
     }
     const gpio = new ChardevGpioLine(major, line, options.offLevel, env);

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GpioRelay, createRelay } from '@makerspace/hardware';
+import { GpioRelay } from '@makerspace/hardware';
 import { describe, expect, it } from 'vitest';
 import { type FakeLibgpiod, fakeLibgpiod } from './helpers/fake-libgpiod.js';
 import { useTeardown } from './helpers/teardown.js';
@@ -96,19 +96,60 @@ describe('GPIO relay through the character device (fake libgpiod tools)', () => 
     expect(chip.calls()).toContain('gpioinfo --chip gpiochip0');
   });
 
-  it('is the default where the character device and the tools are present', async () => {
+  it('auto: the character device where it and the tools are present, sysfs otherwise', async () => {
     const chip = fake(2);
-    const relay = createRelay({
-      kind: 'gpio',
-      relayPin: 17,
-      activeLow: false,
-      sysfsRoot: join(chip.dir, 'none'),
-    });
-    // createRelay reads the real /dev; the driver with the fake /dev shows the choice.
-    expect(relay).toBeInstanceOf(GpioRelay);
     const auto = relayOn(chip, false, { gpioInterface: 'auto' });
     await auto.open();
     expect(chip.holder('gpiochip0', 17)).toBe('makerspace-agent');
+    await auto.close();
+
+    // No /dev/gpiochip*: sysfs (onoff), and libgpiod is not asked.
+    const sysfsRoot = join(chip.dir, 'sysfs');
+    mkdirSync(join(sysfsRoot, 'gpiochip512'), { recursive: true });
+    writeFileSync(join(sysfsRoot, 'gpiochip512', 'label'), 'pinctrl-bcm2711\n');
+    writeFileSync(join(sysfsRoot, 'gpiochip512', 'base'), '512\n');
+    writeFileSync(join(sysfsRoot, 'gpiochip512', 'ngpio'), '58\n');
+    const exported: number[] = [];
+    const loadBackend = async () => ({
+      accessible: true,
+      output: (gpio: number) => {
+        exported.push(gpio);
+        return { write: async () => {}, writeSync: () => {} };
+      },
+    });
+    const callsBefore = chip.calls().length;
+    const old = relayOn(chip, false, { devDir: join(chip.dir, 'no-dev'), sysfsRoot, loadBackend });
+    await old.open();
+    expect(exported).toEqual([529]);
+    expect(chip.calls().length).toBe(callsBefore);
+
+    // Character device but no gpiod installed, sysfs present: sysfs, with a warning naming gpiod.
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (_: object, msg?: string) => warnings.push(msg ?? ''),
+    };
+    const noTools = relayOn(chip, false, {
+      env: { ...chip.env, PATH: '/nonexistent' },
+      sysfsRoot,
+      loadBackend,
+      logger,
+    });
+    await noTools.open();
+    expect(exported).toEqual([529, 529]);
+    expect(warnings).toEqual([
+      'GPIO relay: libgpiod tools not installed (apt-get install gpiod); using sysfs GPIO',
+    ]);
+  });
+
+  it('says how to free a line an earlier agent left exported through sysfs', async () => {
+    const chip = fake(1);
+    writeFileSync(join(chip.dir, 'held', 'gpiochip0-17'), `${process.pid} sysfs\n`);
+    await expect(relayOn(chip, true).open()).rejects.toThrow(
+      /in use by "sysfs": it is still exported through sysfs .*unexport/,
+    );
   });
 
   it('says to install gpiod when the kernel has only the character device', async () => {
