@@ -87,6 +87,32 @@ describe('hardware config', () => {
     ]);
   });
 
+  it('checks the GPIO interface and chip of the character device', () => {
+    expect(
+      problemsOf(() =>
+        createRelay({
+          kind: 'gpio',
+          relayPin: 17,
+          activeLow: true,
+          gpioInterface: 'gpiod',
+          gpioChip: '0',
+        } as never),
+      ),
+    ).toEqual([
+      expect.stringMatching(/^hardware\.gpioInterface: .*"auto"\|"chardev"\|"sysfs"/),
+      'hardware.gpioChip: a chip name such as gpiochip0',
+    ]);
+    expect(
+      RelayConfig.parse({
+        kind: 'gpio',
+        relayPin: 17,
+        activeLow: true,
+        gpioInterface: 'chardev',
+        gpioChip: 'gpiochip4',
+      }),
+    ).toMatchObject({ gpioInterface: 'chardev', gpioChip: 'gpiochip4' });
+  });
+
   it('rejects unknown kinds, misspelt keys and impossible channels', () => {
     expect(problemsOf(() => createRelay({ kind: 'plc' } as never))[0]).toMatch(/^hardware\.kind:/);
     expect(
