@@ -139,7 +139,9 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       authThrottle: settings.authThrottle,
     });
     started.push(() => app.close());
-    const homeAssistant = settings.homeAssistant ? new HomeAssistantLink(ctx, app, settings.homeAssistant) : null;
+    const homeAssistant = settings.homeAssistant
+      ? new HomeAssistantLink(ctx, app, settings.homeAssistant)
+      : null;
     homeAssistant?.start();
     started.push(async () => homeAssistant?.stop());
     const webhookWorker = new WebhookWorker({
