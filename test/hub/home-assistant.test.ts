@@ -333,4 +333,25 @@ describe('Home Assistant link started by the hub (HUB_HA_MQTT_URL set)', () => {
       await broker.close();
     }
   });
+
+  it('starts and stops promptly while the operator broker is unreachable', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const t = await startTestHub('sqlite', {
+      settings: {
+        homeAssistant: {
+          mqttUrl: `mqtt://127.0.0.1:${port}`,
+          token: 'not-a-valid-token',
+          discoveryPrefix: 'homeassistant',
+          base: 'makerspace',
+        },
+      },
+    });
+    expect((await t.call(t.owner.token, { method: 'GET', url: '/api/v1/user/me' })).statusCode).toBe(200);
+    const started = Date.now();
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
 });

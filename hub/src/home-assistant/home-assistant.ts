@@ -32,6 +32,7 @@ interface Announced {
 }
 
 const RESYNC_MS = 30_000;
+const STOP_WAIT_MS = 2_000;
 // Several state changes in a row (switch-on, relay on, session) become one publication.
 const SYNC_DELAY_MS = 50;
 
@@ -94,7 +95,14 @@ export class HomeAssistantLink {
         'Home Assistant: MQTT error',
       );
     });
-    client.on('message', (topic, payload) => void this.onCommand(topic, payload.toString('utf8')));
+    client.on('message', (topic, payload) => {
+      this.onCommand(topic, payload.toString('utf8')).catch((err) => {
+        this.logger.warn(
+          { topic, err: { message: (err as Error).message } },
+          'Home Assistant: command failed',
+        );
+      });
+    });
     this.stopSignals = this.ctx.signals.onChange(() => this.scheduleSync());
     this.timer = setInterval(() => this.scheduleSync(), this.settings.resyncMs ?? RESYNC_MS);
     this.timer.unref();
@@ -107,14 +115,18 @@ export class HomeAssistantLink {
     this.stopSignals?.();
     if (this.timer) clearInterval(this.timer);
     if (this.syncTimer) clearTimeout(this.syncTimer);
-    await this.syncing;
+    // A broker that went away mid-publication must not hold up the hub's stop.
+    await withinMs(this.syncing, STOP_WAIT_MS);
     if (client.connected) {
       // A clean stop says so itself; the will covers crashes.
-      await client
-        .publishAsync(hubStatusTopic(this.topics), HUB_OFFLINE, { retain: true, qos: 1 })
-        .catch(() => {});
+      await withinMs(
+        client
+          .publishAsync(hubStatusTopic(this.topics), HUB_OFFLINE, { retain: true, qos: 1 })
+          .catch(() => {}),
+        STOP_WAIT_MS,
+      );
     }
-    await client.endAsync();
+    await client.endAsync(!client.connected);
   }
 
   private scheduleSync(): void {
@@ -264,6 +276,13 @@ export class HomeAssistantLink {
     const secret = this.ctx.tokens.open(row.switchOnCodeEncrypted);
     return row.codeMode === 'totp' ? totp(secret, this.ctx.clock.now()) : secret;
   }
+}
+
+/** Waits for `promise`, but at most `ms`. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function safeJson(text: string): unknown {
