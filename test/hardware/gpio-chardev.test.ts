@@ -161,6 +161,23 @@ describe('GPIO relay through the character device (fake libgpiod tools)', () => 
     });
   });
 
+  it('Pi 5 on an early Bookworm kernel: the header is gpiochip4 (RP1), found by the line name', async () => {
+    const rp1 = [
+      ...Array.from({ length: 28 }, (_, i) => `GPIO${i}`),
+      'PCIE_RP1_WAKE',
+      'FAN_TACH',
+      'HOST_SDA',
+    ];
+    const soc = ['-', '2712_BOOT_CS_N', '2712_BOOT_MISO', '2712_BOOT_MOSI', '2712_BOOT_SCLK', '', '', ''];
+    const chip = fakeLibgpiod(1, { gpiochip0: soc, gpiochip1: [''], gpiochip4: rp1 });
+    defer(() => chip.cleanup());
+    const relay = relayOn(chip, true);
+    await relay.open();
+    await relay.set('on');
+    expect(chip.holder('gpiochip4', 17)).toBe('gpioset');
+    expect(chip.levels().at(-1)).toBe('gpiochip4 17 0');
+  });
+
   it('refuses a line that another program holds, and a pin without a named line', async () => {
     const chip = fake(1);
     const other = relayOn(chip, true);
