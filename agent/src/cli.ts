@@ -4,7 +4,6 @@ import { createCardReader, createRelay, type Relay } from '@makerspace/hardware'
 import { ConfigError, createLogger, type Logger } from '@makerspace/shared/agent';
 import { Agent } from './agent.js';
 import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
-import { pair } from './pair.js';
 import { sendTap, tapSocketPath } from './tap-socket.js';
 import { agentVersion } from './version.js';
 
@@ -165,6 +164,8 @@ async function pairCommand(
     return EXIT_CONFIG;
   }
   try {
+    // Loaded only for this command: pairing reads the REST API's schemas, which `run` never needs.
+    const { pair } = await import('./pair.js');
     const result = await pair(args[0], args[1], {
       dir: values.dir ?? '/etc/makerspace-agent',
       dataDir: values['data-dir'],

@@ -111,6 +111,10 @@ export class HubLink {
       reconnectPeriod: 0,
       connectTimeout: 10_000,
       resubscribe: false,
+      // mqtt-packet would otherwise pre-build a Buffer for each of the 65,536 two-byte numbers on
+      // the first write: about 6 MiB of heap that an agent sending a few packets a minute
+      // never needs (docs/PERFORMANCE.md).
+      writeCache: false,
       will: {
         topic: bridgeTopic(resourceId, 'status'),
         payload: Buffer.from(encodeBridgeMessage('status', will)),

@@ -37,7 +37,17 @@ export const GpioRelayConfig = z.strictObject({
           'modules, "IN" pulled to ground), false for boards that switch on when it is high'
         : 'true or false',
   }),
-  /** Label of the GPIO chip to use when it is not one of the Pi's pin controllers. */
+  /**
+   * `auto`: the GPIO character device (libgpiod's tools, line "GPIO<relayPin>") where the kernel
+   * has it and `gpiod` is installed, sysfs otherwise.
+   */
+  gpioInterface: z.enum(['auto', 'chardev', 'sysfs']).default('auto'),
+  /** Character device: the chip to find the line on (e.g. "gpiochip0") when its name is on several. */
+  gpioChip: z
+    .string()
+    .regex(/^gpiochip\d+$/, 'a chip name such as gpiochip0')
+    .optional(),
+  /** sysfs: label of the GPIO chip to use when it is not one of the Pi's pin controllers. */
   gpioChipLabel: z.string().min(1).optional(),
   sysfsRoot: z.string().min(1).default(DEFAULT_SYSFS_GPIO_ROOT),
 });

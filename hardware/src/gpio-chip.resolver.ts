@@ -80,9 +80,10 @@ export function resolveSysfsGpio(
 export function gpioUnavailable(why: string, cause?: unknown): HardwareError {
   return new HardwareError(
     'gpio-unavailable',
-    `GPIO relay: sysfs GPIO is not available (${why}). Run the agent on a Raspberry Pi whose kernel ` +
-      'has sysfs GPIO (CONFIG_GPIO_SYSFS) and a user in the "gpio" group, or use a USB relay board ' +
-      'with hardware {"kind": "serial-relay", "path": "/dev/ttyUSB0", "channel": 1}.',
+    `GPIO relay: sysfs GPIO is not available (${why}). On a Raspberry Pi, install Debian's libgpiod ` +
+      'tools (apt-get install gpiod) so the agent uses the GPIO character device, with a user in the ' +
+      '"gpio" group; or use a USB relay board with hardware ' +
+      '{"kind": "serial-relay", "path": "/dev/ttyUSB0", "channel": 1}.',
     { cause },
   );
 }

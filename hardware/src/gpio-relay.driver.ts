@@ -1,5 +1,7 @@
-import { HardwareError, type HardwareLogger, silentLogger } from './hardware.errors.js';
+import { existsSync } from 'node:fs';
+import { ChardevGpioLine, hasGpioCharacterDevice, hasLibgpiodTools } from './gpio-chardev.line.js';
 import { DEFAULT_SYSFS_GPIO_ROOT, gpioUnavailable, resolveSysfsGpio } from './gpio-chip.resolver.js';
+import { HardwareError, type HardwareLogger, silentLogger } from './hardware.errors.js';
 import type { Relay, RelayState } from './relay.js';
 
 type Level = 0 | 1;
@@ -8,7 +10,15 @@ type Level = 0 | 1;
 export interface GpioLine {
   write(level: Level): Promise<void>;
   writeSync(level: Level): void;
+  /** True, or why the line is no longer driven (the character device's gpioset holder died). */
+  healthy?(): true | string;
 }
+
+/**
+ * `chardev`: the GPIO character device through libgpiod's tools; `sysfs`: /sys/class/gpio through
+ * onoff; `auto`: the character device where the kernel has it and the tools are installed.
+ */
+export type GpioInterface = 'auto' | 'chardev' | 'sysfs';
 
 /** What the relay needs from onoff; tests pass a fake that records levels. */
 export interface GpioBackend {
@@ -46,11 +56,18 @@ export interface GpioRelayOptions {
   activeLow: boolean;
   gpioChipLabel?: string;
   sysfsRoot?: string;
+  gpioInterface?: GpioInterface;
+  /** Character device: the chip (e.g. "gpiochip0") to find the line on, when the name is ambiguous. */
+  gpioChip?: string;
+  /** Where to look for `gpiochipN` devices (tests point it at a stand-in). */
+  devDir?: string;
+  /** Environment of the libgpiod tools (its PATH finds them). */
+  env?: NodeJS.ProcessEnv;
   logger?: HardwareLogger;
   loadBackend?: () => Promise<GpioBackend>;
 }
 
-/** A relay on a Raspberry Pi GPIO pin, through sysfs (onoff). */
+/** A relay on a Raspberry Pi GPIO pin, through the GPIO character device or sysfs (onoff). */
 export class GpioRelay implements Relay {
   readonly description: string;
   private line: GpioLine | null = null;
@@ -73,6 +90,54 @@ export class GpioRelay implements Relay {
 
   async open(): Promise<void> {
     if (this.line) return;
+    if (this.chooseInterface() === 'chardev') {
+      const line = await ChardevGpioLine.open({
+        lineName: `GPIO${this.options.relayPin}`,
+        chip: this.options.gpioChip,
+        offLevel: this.level('off'),
+        env: this.options.env,
+      });
+      this.line = line;
+      this.state = 'off';
+      process.on('exit', this.offOnExit);
+      this.logger.info(
+        {
+          bcmPin: this.options.relayPin,
+          chip: line.line.chip,
+          offset: line.line.offset,
+          libgpiod: line.version,
+        },
+        'GPIO relay ready (character device)',
+      );
+      return;
+    }
+    await this.openSysfs();
+  }
+
+  private chooseInterface(): 'chardev' | 'sysfs' {
+    const wanted = this.options.gpioInterface ?? 'auto';
+    if (wanted !== 'auto') return wanted;
+    const chardev = hasGpioCharacterDevice(this.options.devDir);
+    const tools = hasLibgpiodTools(this.options.env);
+    if (chardev && tools) return 'chardev';
+    const sysfs = existsSync(this.options.sysfsRoot ?? DEFAULT_SYSFS_GPIO_ROOT);
+    if (chardev && !sysfs) {
+      throw new HardwareError(
+        'gpio-unavailable',
+        'GPIO relay: this kernel has the GPIO character device but no sysfs GPIO, and the libgpiod ' +
+          'tools (gpioset, gpioinfo) are not installed: apt-get install gpiod',
+      );
+    }
+    if (chardev) {
+      this.logger.warn(
+        {},
+        'GPIO relay: libgpiod tools not installed (apt-get install gpiod); using sysfs GPIO',
+      );
+    }
+    return 'sysfs';
+  }
+
+  private async openSysfs(): Promise<void> {
     const sysfsRoot = this.options.sysfsRoot ?? DEFAULT_SYSFS_GPIO_ROOT;
     const gpio = resolveSysfsGpio(this.options.relayPin, {
       sysfsRoot,
@@ -107,6 +172,10 @@ export class GpioRelay implements Relay {
     return this.state;
   }
 
+  healthy(): true | string {
+    return this.line?.healthy?.() ?? true;
+  }
+
   async close(): Promise<void> {
     const line = this.line;
     if (!line) return;
@@ -114,9 +183,11 @@ export class GpioRelay implements Relay {
     this.line = null;
     line.writeSync(this.level('off'));
     this.state = 'off';
-    // The line stays exported on purpose: unexporting turns the pin back into a floating input on
-    // the Pi's pin controllers, and a relay module without a pull resistor could then switch on.
-    // The next open() takes over the exported line.
+    // sysfs: the line stays exported on purpose: unexporting turns the pin back into a floating
+    // input on the Pi's pin controllers, and a relay module without a pull resistor could then
+    // switch on. The next open() takes over the exported line. Character device: the line was
+    // driven off by a one-shot gpioset and is released (its level then is the kernel driver's
+    // choice, hence the pull resistor docs/OPERATIONS.md asks for).
   }
 
   /** The physical level for a relay state. */

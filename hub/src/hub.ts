@@ -13,6 +13,7 @@ import { type Clock, ResourceSignals, systemClock } from './context.js';
 import type { HubServices } from './http/services.js';
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { HomeAssistantLink } from './home-assistant/home-assistant.js';
 import { Authenticator } from './identity/authenticator.js';
 import { type AccessFollower, followAccessChanges, watchLocalDates } from './resources/bridge-config.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
@@ -139,6 +140,11 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       authThrottle: settings.authThrottle,
     });
     started.push(() => app.close());
+    const homeAssistant = settings.homeAssistant
+      ? new HomeAssistantLink(ctx, app, settings.homeAssistant)
+      : null;
+    homeAssistant?.start();
+    started.push(async () => homeAssistant?.stop());
     const webhookWorker = new WebhookWorker({
       db: storage.db,
       tokens,
@@ -231,6 +237,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         await heartbeats.stop();
         await walCheckpoint.stop();
         await signInPurge.stop();
+        await homeAssistant?.stop();
         // In-flight requests finish first (a switch-on may still wait for its agent's reply).
         await app.close();
         await broker.stop();

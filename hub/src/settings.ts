@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseConfig } from '@makerspace/shared';
 import { z } from 'zod';
+import { type HomeAssistantSettings, homeAssistantFromEnv } from './home-assistant/ha.settings.js';
 import type { AuthThrottleSettings } from './http/auth-throttle.js';
 import { type HttpLimits, parseTrustProxy } from './http/server-options.js';
 import type { WebhookSettings } from './webhooks/worker.js';
@@ -55,6 +56,8 @@ export interface HubSettings {
   walCheckpointMs?: number;
   /** HTTP body limit and timeouts; defaults in http/server-options.ts (tests shorten them). */
   httpLimits?: Partial<HttpLimits>;
+  /** HUB_HA_MQTT_URL and its token: Home Assistant discovery on the operator's broker (none: off). */
+  homeAssistant?: HomeAssistantSettings;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
   webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
 }
@@ -99,5 +102,6 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
     trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
+    homeAssistant: homeAssistantFromEnv(env),
   };
 }

@@ -2,8 +2,19 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentCli, startProcess, tempDir } from '../support/processes.js';
 
-/** The node flags the agent's systemd unit starts it with (systemd/makerspace-agent.service). */
-export const AGENT_NODE_FLAGS = ['--single-threaded', '--max-semi-space-size=1'];
+/** The node flags the agent's systemd unit starts it with, read from its ExecStart line. */
+export const AGENT_NODE_FLAGS = unitNodeFlags(
+  readFileSync(new URL('../../systemd/makerspace-agent.service', import.meta.url), 'utf8'),
+);
+
+function unitNodeFlags(unit: string): string[] {
+  const execStart = /^ExecStart=.*?\bnode\s+(.*)$/m.exec(unit)?.[1] ?? '';
+  const words = execStart.split(/\s+/);
+  return words.slice(
+    0,
+    words.findIndex((word) => !word.startsWith('--')),
+  );
+}
 
 function rssMiB(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);

@@ -29,6 +29,7 @@ describe('hardware config', () => {
       kind: 'gpio',
       relayPin: 17,
       activeLow: true,
+      gpioInterface: 'auto',
       sysfsRoot: '/sys/class/gpio',
     });
     expect(RelayConfig.parse({ kind: 'serial-relay', path: '/dev/ttyUSB0', channel: 1 })).toEqual({
@@ -84,6 +85,32 @@ describe('hardware config', () => {
       expect.stringMatching(/^hardware\.activeLow: required/),
       expect.stringMatching(/activelow/),
     ]);
+  });
+
+  it('checks the GPIO interface and chip of the character device', () => {
+    expect(
+      problemsOf(() =>
+        createRelay({
+          kind: 'gpio',
+          relayPin: 17,
+          activeLow: true,
+          gpioInterface: 'gpiod',
+          gpioChip: '0',
+        } as never),
+      ),
+    ).toEqual([
+      expect.stringMatching(/^hardware\.gpioInterface: .*"auto"\|"chardev"\|"sysfs"/),
+      'hardware.gpioChip: a chip name such as gpiochip0',
+    ]);
+    expect(
+      RelayConfig.parse({
+        kind: 'gpio',
+        relayPin: 17,
+        activeLow: true,
+        gpioInterface: 'chardev',
+        gpioChip: 'gpiochip4',
+      }),
+    ).toMatchObject({ gpioInterface: 'chardev', gpioChip: 'gpiochip4' });
   });
 
   it('rejects unknown kinds, misspelt keys and impossible channels', () => {
