@@ -2,8 +2,8 @@ import type { Logger } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import mqtt, { type MqttClient } from 'mqtt';
 import { API_PREFIX } from '../app.js';
-import type { HubContext } from '../context.js';
-import { isAdmin } from '../http/auth.js';
+import type { HubServices } from '../http/services.js';
+import { isAdmin } from '../identity/caller.js';
 import { totp } from '../resources/codes.js';
 import { readVisibleStatuses, statusFor } from '../resources/status.js';
 import {
@@ -55,7 +55,7 @@ export class HomeAssistantLink {
   private tokenRefused = false;
 
   constructor(
-    private readonly ctx: HubContext,
+    private readonly ctx: HubServices,
     private readonly app: FastifyInstance,
     private readonly settings: HomeAssistantSettings,
   ) {
