@@ -127,7 +127,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         allowInsecure: settings.webhookAllowInsecure ?? false,
       },
     } as HubContext;
-    const broker = new BridgeBroker(ctx);
+    const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy });
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();
     await broker.start();
