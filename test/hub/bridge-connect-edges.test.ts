@@ -134,6 +134,28 @@ async function hubWithLog(settings: Parameters<typeof startTestHub>[1]['settings
   return { t, clock, lines, api, bridge, client, outcome, attempt, silentConnection, metric, urls };
 }
 
+/** The resource statuses of the live channel's first event. */
+async function liveSnapshot(httpUrl: string, token: string) {
+  const controller = new AbortController();
+  const res = await fetch(`${httpUrl}/api/v1/live`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let text = '';
+  const match = await eventually(
+    async () => {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+      return /event: snapshot\ndata: (.*)\n/.exec(text);
+    },
+    5_000,
+    'the live snapshot',
+  );
+  controller.abort();
+  return JSON.parse(match[1]).resources;
+}
+
 describe('wrong bridge keys over MQTT are throttled per source address', () => {
   it('TCP and WebSocket: after 10 wrong keys an address is refused without a key check until the minute has passed; the right key from another address connects', async () => {
     const h = await hubWithLog();
@@ -266,6 +288,12 @@ describe('a duplicate device (the same bridge key on two devices) is visible and
     expect(record.offline).toBe(false);
     expect(record.duplicateDeviceAt).toEqual(expect.any(String));
     expect([...record.duplicateDeviceAddresses].sort()).toEqual(['127.0.0.1', '127.0.0.4']);
+    // The admin console's live channel carries it in the resource's status.
+    const status = (await liveSnapshot(h.urls.httpUrl, h.t.owner.token)).find(
+      (r: { resource: number }) => r.resource === door.id,
+    );
+    expect(status).toMatchObject({ online: true, duplicateDeviceAt: record.duplicateDeviceAt });
+    expect([...status.duplicateDeviceAddresses].sort()).toEqual(['127.0.0.1', '127.0.0.4']);
     const logs = (await h.api('GET', `/resource-logs?resource=${door.id}&type=pairing`)).json();
     expect(logs).toHaveLength(1);
     expect(logs[0].notes).toMatch(
