@@ -5,21 +5,11 @@ import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/fake-agent.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
+import { connectPacket } from '../support/mqtt-packets.js';
 
 function settableClock(start = Date.parse('2026-11-23T10:00:00Z')) {
   let now = start;
   return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
-
-/** A minimal MQTT 3.1.1 CONNECT (MQTT-3.1), for a client that then says nothing (half-open). */
-function connectPacket(clientId: string, username: string, password: string, keepalive: number): Buffer {
-  const str = (s: string) => {
-    const b = Buffer.from(s, 'utf8');
-    return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
-  };
-  const variable = Buffer.concat([str('MQTT'), Buffer.from([4, 0xc2, keepalive >> 8, keepalive & 0xff])]);
-  const body = Buffer.concat([variable, str(clientId), str(username), str(password)]);
-  return Buffer.concat([Buffer.from([0x10, body.length]), body]);
 }
 
 const hubs: TestHub[] = [];

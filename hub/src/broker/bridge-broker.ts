@@ -27,8 +27,8 @@ import { reconcileBridge, settleLateReply } from '../resources/switch-sessions.j
 import { bridgeConfigFor } from './bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
 import { plainAddress, trustedProxies, webSocketClientAddress } from './client-address.js';
-import { ConnectThrottle, type ConnectThrottleSettings, defaultConnectThrottle } from './connect-throttle.js';
-import { defaultTakeoverSettings, TakeoverGuard, type TakeoverSettings } from './takeover-guard.js';
+import { ConnectThrottle } from './connect-throttle.js';
+import { TakeoverGuard } from './takeover-guard.js';
 
 type BridgeClient = Client & {
   resourceId?: number;
@@ -51,8 +51,6 @@ type BridgeClient = Client & {
 export interface BridgeBrokerOptions {
   /** HUB_TRUST_PROXY: proxies whose X-Forwarded-For names a WebSocket client's address. */
   trustProxy?: readonly string[];
-  connectThrottle?: Partial<ConnectThrottleSettings>;
-  takeovers?: Partial<TakeoverSettings>;
 }
 
 /** What the rest of the hub needs from the broker. */
@@ -106,8 +104,8 @@ export class BridgeBroker implements BridgeLink {
     options: BridgeBrokerOptions = {},
   ) {
     this.trusted = trustedProxies(options.trustProxy ?? []);
-    this.throttle = new ConnectThrottle(ctx.clock, { ...defaultConnectThrottle, ...options.connectThrottle });
-    this.takeovers = new TakeoverGuard(ctx.clock, { ...defaultTakeoverSettings, ...options.takeovers });
+    this.throttle = new ConnectThrottle(ctx.clock);
+    this.takeovers = new TakeoverGuard(ctx.clock);
   }
 
   async start(): Promise<void> {
