@@ -129,7 +129,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         allowInsecure: settings.webhookAllowInsecure ?? false,
       },
     } as HubServices;
-    const broker = new BridgeBroker(ctx);
+    const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy });
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();
     await broker.start();

@@ -1,5 +1,7 @@
+import { dirname } from 'node:path';
 import { ConfigError } from '@makerspace/shared';
 import { isPostgresUrl, sqliteFile } from './db/database.js';
+import { noSpaceLeft } from './db/free-space.js';
 import { isDiskFull } from './db/storage-errors.js';
 import type { HubSettings } from './settings.js';
 
@@ -55,7 +57,13 @@ export function startupFailure(err: unknown, settings: HubSettings | null): stri
   if (syscall === 'listen' && code === 'EADDRNOTAVAIL') {
     return `cannot start: ${settings?.httpHost} is not an address of this machine; fix HUB_HTTP_HOST`;
   }
-  if (isDiskFull(inner)) {
+  // A full disk can also surface as an SQLite I/O error (the WAL index could not grow).
+  const sqliteDir =
+    settings && !isPostgresUrl(settings.databaseUrl) ? dirname(sqliteFile(settings.databaseUrl)) : null;
+  if (
+    isDiskFull(inner) ||
+    (code.startsWith('SQLITE_IOERR') && sqliteDir !== null && noSpaceLeft(sqliteDir))
+  ) {
     return `cannot start: the disk of ${database} is full; free space and start again`;
   }
   if (err instanceof MigrationError) {

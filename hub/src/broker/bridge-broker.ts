@@ -21,10 +21,14 @@ import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { PolicyContext } from '../access/policy.js';
 import type { BridgeLink } from '../context.js';
+import { recordDuplicateDevice } from '../resources/bridge-duplicates.js';
 import { findBridge, verifyBridgeKey } from '../resources/bridges.js';
 import { reconcileBridge, settleLateReply } from '../resources/switch-sessions.js';
 import { bridgeConfigFor } from '../resources/bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
+import { plainAddress, trustedProxies, webSocketClientAddress } from './client-address.js';
+import { ConnectThrottle } from './connect-throttle.js';
+import { TakeoverGuard } from './takeover-guard.js';
 
 type BridgeClient = Client & {
   resourceId?: number;
@@ -36,11 +40,21 @@ type BridgeClient = Client & {
   reconciled?: boolean;
   /** The bridge's clock minus the hub's, learnt from its `status` (ms). */
   clockOffsetMs?: number;
+  /** Where it connects from (a trusted proxy's client, for WebSocket). */
+  address?: string;
+  /** Its CONNECT's keepalive (s); 0: none. */
+  keepaliveSeconds?: number;
+  /** When it last sent a packet (hub clock, ms). */
+  heardAt?: number;
 };
 
-/** What the rest of the hub needs from the broker. */
+export interface BridgeBrokerOptions {
+  /** HUB_TRUST_PROXY: proxies whose X-Forwarded-For names a WebSocket client's address. */
+  trustProxy?: readonly string[];
+}
 
-const authError = (message: string, returnCode: 4 | 5) => Object.assign(new Error(message), { returnCode });
+const authError = (message: string, returnCode: 3 | 4 | 5) =>
+  Object.assign(new Error(message), { returnCode });
 
 /**
  * The embedded MQTT broker (aedes) for bridges, over TCP and over WebSocket at /mqtt. A bridge
@@ -59,13 +73,29 @@ export class BridgeBroker implements BridgeLink {
   private handlers: BridgeMessageHandlers | null = null;
   /** Set by stop(): a key check finishing after it must not mark the bridge online again. */
   private stopping = false;
+  /** The source address of each connection's stream. */
+  private readonly addresses = new WeakMap<object, string>();
+  private readonly trusted: (address: string) => boolean;
+  private readonly throttle: ConnectThrottle;
+  private readonly takeovers: TakeoverGuard;
 
-  constructor(private readonly ctx: PolicyContext) {}
+  constructor(
+    private readonly ctx: PolicyContext,
+    options: BridgeBrokerOptions = {},
+  ) {
+    this.trusted = trustedProxies(options.trustProxy ?? []);
+    this.throttle = new ConnectThrottle(ctx.clock);
+    this.takeovers = new TakeoverGuard(ctx.clock);
+  }
 
   async start(): Promise<void> {
     // Presence comes from live connections: after a start (a crash included) none are live yet.
     await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('offline', '=', 0).execute();
     const aedes = await Aedes.createBroker({
+      preConnect: (client, packet, done) => {
+        (client as BridgeClient).keepaliveSeconds = packet.keepalive ?? 0;
+        done(null, true);
+      },
       authenticate: (client, username, password, done) => {
         this.authenticate(client as BridgeClient, username, password).then(
           (result) =>
@@ -74,7 +104,15 @@ export class BridgeBroker implements BridgeLink {
               : result === 'wrongClientId'
                 ? // A bridge's client id is bound to its key: another id could take over a session.
                   done(authError('The client id must be bridge-{resource id}', 5), false)
-                : done(authError('Bad resource id or bridge API key', 4), false),
+                : result === 'throttled'
+                  ? // MQTT 3.1.1 has no "server busy" (MQTT 5's 0x89); 3 is the code clients retry later.
+                    done(authError('Too many failed authentications; try again later', 3), false)
+                  : result === 'takeoverDamped'
+                    ? done(
+                        authError('Another device with this key holds the connection; try again later', 3),
+                        false,
+                      )
+                    : done(authError('Bad resource id or bridge API key', 4), false),
           (err) => {
             this.ctx.logger.error({ err }, 'bridge authentication failed');
             done(authError('Server unavailable', 5), false);
@@ -105,9 +143,16 @@ export class BridgeBroker implements BridgeLink {
     this.aedes = aedes;
     this.handlers = createHandlers(this.ctx, this);
 
+    const heard = (client: BridgeClient | null) => {
+      if (client) client.heardAt = this.ctx.clock.now().getTime();
+    };
+    aedes.on('ping', (_packet, client: BridgeClient) => heard(client));
+    aedes.on('ack', (_packet, client: BridgeClient) => heard(client));
+    aedes.on('subscribe', (_subscriptions, client: BridgeClient) => heard(client));
     aedes.on('clientReady', (client: BridgeClient) => {
       const resourceId = client.resourceId;
       if (!resourceId) return;
+      heard(client);
       // In the map before the second key check: a revocation committed after that check's read
       // finds the client here and closes it; one committed before it fails the check.
       const previous = this.clients.get(resourceId);
@@ -142,6 +187,7 @@ export class BridgeBroker implements BridgeLink {
     });
     aedes.on('publish', (packet, client: BridgeClient | null) => {
       if (!client?.resourceId) return;
+      heard(client);
       const parsed = parseBridgeTopic(packet.topic);
       if (!parsed || parsed.resourceId !== client.resourceId || !isUpTopicName(parsed.name)) return;
       if (packet.payload.length === 0) return; // a cleared retained message
@@ -164,6 +210,7 @@ export class BridgeBroker implements BridgeLink {
     // two of them, and delayed ACKs would add ~40 ms to each.
     const server = createServer((socket) => {
       socket.setNoDelay(true);
+      this.addresses.set(socket, plainAddress(socket.remoteAddress ?? ''));
       aedes.handle(socket);
     });
     this.tcp = server;
@@ -190,7 +237,9 @@ export class BridgeBroker implements BridgeLink {
         return;
       }
       wss.handleUpgrade(request, socket, head, (ws) => {
-        aedes.handle(createWebSocketStream(ws), request);
+        const stream = createWebSocketStream(ws);
+        this.addresses.set(stream, webSocketClientAddress(request, this.trusted));
+        aedes.handle(stream, request);
       });
     });
   }
@@ -271,6 +320,7 @@ export class BridgeBroker implements BridgeLink {
   }
 
   disconnect(resourceId: number): void {
+    this.takeovers.forget(resourceId);
     const client = this.clients.get(resourceId);
     if (client) this.dropClient(client);
     // Any other connection of the key (one still connecting is checked again at ready).
@@ -327,16 +377,100 @@ export class BridgeBroker implements BridgeLink {
     client: BridgeClient,
     username: string | undefined,
     password: Buffer | undefined,
-  ): Promise<'ok' | 'badKey' | 'wrongClientId'> {
-    if (!username || !/^[1-9][0-9]{0,15}$/.test(username) || !password) return 'badKey';
-    const resourceId = Number(username);
-    const bridge = await verifyBridgeKey(this.ctx.db, resourceId, password.toString('utf8'));
-    if (!bridge) return 'badKey';
+  ): Promise<'ok' | 'badKey' | 'wrongClientId' | 'throttled' | 'takeoverDamped'> {
+    const address = this.addresses.get(client.conn) ?? 'unknown';
+    client.address = address;
+    const claimed = username && /^[1-9][0-9]{0,15}$/.test(username) ? Number(username) : null;
+    // Refused before the key is looked at, so a guess made now teaches nothing.
+    const lockout = this.throttle.check(address, claimed);
+    if (lockout) {
+      this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'throttled' });
+      this.ctx.logger.debug(
+        { address, resourceId: claimed, ...lockout },
+        'refused an MQTT connection: locked out',
+      );
+      return 'throttled';
+    }
+    const bridge =
+      claimed !== null && password
+        ? await verifyBridgeKey(this.ctx.db, claimed, password.toString('utf8'))
+        : null;
+    if (!bridge || claimed === null) {
+      this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'badKey' });
+      const begins = this.throttle.failed(address, claimed);
+      if (begins) {
+        this.ctx.logger.warn(
+          { address, resourceId: claimed, scope: begins.scope, retryAfterSeconds: begins.retryAfterSeconds },
+          begins.scope === 'address'
+            ? `too many failed MQTT authentications from ${address}: its connections are refused for ${begins.retryAfterSeconds} s`
+            : `too many failed MQTT authentications for resource ${claimed}: connections for it from other addresses than its bridge's are refused for ${begins.retryAfterSeconds} s`,
+        );
+      }
+      return 'badKey';
+    }
+    const resourceId = claimed;
     // MQTT-3.1.3-2: the client id names the session; it is this bridge's, or the connection is refused.
-    if (client.id !== bridgeClientId(resourceId)) return 'wrongClientId';
+    if (client.id !== bridgeClientId(resourceId)) {
+      this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'wrongClientId' });
+      return 'wrongClientId';
+    }
+    this.throttle.succeeded(address, resourceId);
+    const holder = this.liveSession(client);
+    if (holder && !(await this.mayTakeOver(resourceId, holder, address))) return 'takeoverDamped';
     client.resourceId = resourceId;
     client.keyHash = bridge.apiKeyHash;
     return 'ok';
+  }
+
+  /** Another open connection under the same client id (MQTT-3.1.4-2: a new one takes it over). */
+  private liveSession(client: BridgeClient): BridgeClient | null {
+    const live = (this.aedes as unknown as { clients?: Record<string, BridgeClient> } | null)?.clients ?? {};
+    const holder = live[client.id];
+    return holder && holder !== client && !holder.closed ? holder : null;
+  }
+
+  /**
+   * A bridge reconnecting over its own half-open connection takes it over at once; two devices
+   * with one key that keep taking it from each other are logged, shown and damped (takeover-guard.ts).
+   */
+  private async mayTakeOver(resourceId: number, holder: BridgeClient, address: string): Promise<boolean> {
+    const decision = this.takeovers.decide(resourceId, this.isAlive(holder));
+    if (!decision.allow) {
+      this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'takeoverDamped' });
+      this.ctx.logger.debug(
+        { resourceId, address, holderAddress: holder.address, retryAfterSeconds: decision.retryAfterSeconds },
+        'refused a takeover: another device with this key holds the connection',
+      );
+      return false;
+    }
+    this.ctx.metrics.bridgeTakeovers.inc({ kind: decision.duplicate ? 'duplicate' : 'reconnect' });
+    if (!decision.duplicate) return true;
+    const addresses: [string, string] = [address, holder.address ?? 'unknown'];
+    this.ctx.logger.warn(
+      {
+        resourceId,
+        address,
+        holderAddress: holder.address,
+        takeovers: decision.takeovers,
+        backoffSeconds: decision.backoffMs / 1000,
+      },
+      `two devices use the bridge key of resource ${resourceId} (${addresses.join(' and ')}): they took the connection from each other ${decision.takeovers} times within a minute; further takeovers wait ${decision.backoffMs / 1000} s. Pair the real device again to cut the other off`,
+    );
+    await recordDuplicateDevice(this.ctx, resourceId, {
+      addresses,
+      takeovers: decision.takeovers,
+      firstOfEpisode: decision.firstOfEpisode,
+    }).catch((err) =>
+      this.ctx.logger.error({ err, resourceId }, 'recording a duplicate bridge device failed'),
+    );
+    return true;
+  }
+
+  /** Heard from within its keepalive (and a second of grace): a connection that is not dead. */
+  private isAlive(client: BridgeClient): boolean {
+    const keepalive = client.keepaliveSeconds ?? 0;
+    if (keepalive === 0 || client.heardAt === undefined) return true;
+    return this.ctx.clock.now().getTime() - client.heardAt <= keepalive * 1000 + 1000;
   }
 
   private dispatch(client: BridgeClient, name: UpTopicName, payload: Buffer, receivedAt: number): void {

@@ -11,6 +11,7 @@ import { signIn } from './migrations/0007-sign-in.js';
 import { retiredCodes } from './migrations/0008-retired-codes.js';
 import { bridgeTrust } from './migrations/0009-bridge-trust.js';
 import { bridgePairings } from './migrations/0010-bridge-pairings.js';
+import { bridgeDuplicates } from './migrations/0011-bridge-duplicates.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -25,6 +26,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0008-retired-codes': retiredCodes(dialect),
     '0009-bridge-trust': bridgeTrust(dialect),
     '0010-bridge-pairings': bridgePairings(dialect),
+    '0011-bridge-duplicates': bridgeDuplicates(dialect),
   };
 }
 

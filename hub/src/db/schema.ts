@@ -153,6 +153,10 @@ export interface BridgesTable {
   agentVersion: string | null;
   hardware: string | null;
   lastSeenAt: string | null;
+  /** When two devices with this key last took the connection from each other (migration 0011). */
+  duplicateDeviceAt: string | null;
+  /** Their addresses, a JSON array. */
+  duplicateDeviceAddresses: string | null;
   createdAt: string;
   updatedAt: string;
 }

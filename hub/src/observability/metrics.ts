@@ -59,6 +59,20 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  readonly bridgeConnectsRefused = new Counter({
+    name: 'makerspace_bridge_connects_refused_total',
+    help: 'MQTT connections refused, by reason: badKey, wrongClientId, throttled (too many failed authentications), takeoverDamped (a second device with the same key)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly bridgeTakeovers = new Counter({
+    name: 'makerspace_bridge_takeovers_total',
+    help: 'Connections that replaced a live connection of the same bridge, by kind: reconnect, or duplicate (more than 3 in a minute: two devices use the key)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   /** Set by the broker once it runs; counted at each scrape. */
   countBridgesOnline: () => number = () => 0;
 

@@ -20,6 +20,10 @@ export function bridgeRecord(row: BridgeRow) {
     agentVersion: row.agentVersion,
     lastSeenAt: row.lastSeenAt,
     configVersion: row.configVersion,
+    duplicateDeviceAt: row.duplicateDeviceAt,
+    duplicateDeviceAddresses: row.duplicateDeviceAddresses
+      ? (JSON.parse(row.duplicateDeviceAddresses) as string[])
+      : [],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -68,7 +72,14 @@ export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number): 
   const apiKey = newBridgeKey();
   await db
     .updateTable('bridges')
-    .set({ apiKeyHash: hashToken(apiKey), apiKeyEncrypted: box.seal(apiKey), updatedAt: now() })
+    // A new key ends a duplicate: whoever else held the old one is cut off.
+    .set({
+      apiKeyHash: hashToken(apiKey),
+      apiKeyEncrypted: box.seal(apiKey),
+      duplicateDeviceAt: null,
+      duplicateDeviceAddresses: null,
+      updatedAt: now(),
+    })
     .where('resource', '=', resource)
     .execute();
   return apiKey;

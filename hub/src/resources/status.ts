@@ -21,6 +21,8 @@ export interface StatusRow {
   relaySince: string | null;
   lastSeenAt: string | null;
   agentVersion: string | null;
+  duplicateDeviceAt: string | null;
+  duplicateDeviceAddresses: string | null;
   sessionId: number | null;
   sessionSince: string | null;
   sessionMember: number | null;
@@ -32,6 +34,7 @@ export interface StatusRow {
 // stops at once).
 const STATUS_SQL = `select "r"."id" as "resource", "r"."account", "r"."visibleForMembers",
   "b"."resource" is not null as "hasBridge", "b"."offline", "b"."inUse", "b"."relaySince", "b"."lastSeenAt", "b"."agentVersion",
+  "b"."duplicateDeviceAt", "b"."duplicateDeviceAddresses",
   "l"."id" as "sessionId", "l"."createdAt" as "sessionSince", "l"."member" as "sessionMember",
   "m"."firstName", "m"."lastName"
 from "resources" as "r"
@@ -81,6 +84,12 @@ export function statusFor(viewer: Pick<Viewer, 'memberId' | 'admin'>, row: Statu
     relaySince: row.relaySince,
     lastSeenAt: row.lastSeenAt,
     agentVersion: row.agentVersion,
+    // Where the clones are is for admins only.
+    duplicateDeviceAt: viewer.admin ? row.duplicateDeviceAt : null,
+    duplicateDeviceAddresses:
+      viewer.admin && row.duplicateDeviceAddresses
+        ? (JSON.parse(row.duplicateDeviceAddresses) as string[])
+        : [],
     session:
       row.sessionId === null || row.sessionSince === null
         ? null

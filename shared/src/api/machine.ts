@@ -16,6 +16,10 @@ export const ResourceStatus = z.object({
   relaySince: Timestamp.nullable(),
   lastSeenAt: Timestamp.nullable().describe('The last message from the bridge'),
   agentVersion: z.string().nullable(),
+  duplicateDeviceAt: Timestamp.nullable().describe(
+    "Admins only: when two devices with this bridge's key last took the connection from each other (the bridge record's field); null otherwise",
+  ),
+  duplicateDeviceAddresses: z.array(z.string()).describe('Admins only: the addresses of those two devices'),
   session: z
     .object({
       id: Id.describe('The resource log of the running session'),

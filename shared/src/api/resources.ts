@@ -140,6 +140,12 @@ export const BridgeRecord = z.object({
   agentVersion: z.string().nullable(),
   lastSeenAt: Timestamp.nullable(),
   configVersion: z.number(),
+  duplicateDeviceAt: Timestamp.nullable().describe(
+    'When two devices with this bridge key last took the MQTT connection from each other (a copied key); null when not seen since the key was last rotated',
+  ),
+  duplicateDeviceAddresses: z
+    .array(z.string())
+    .describe('The addresses of those two devices, the newer connection first; empty when none'),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -53,6 +53,8 @@ export function Dashboard() {
     return [{ r, since }];
   });
 
+  const duplicateAlerts = (resources ?? []).filter((r) => live.statuses.get(r.id)?.duplicateDeviceAt);
+
   return (
     <main class="admin">
       <h1>Dashboard</h1>
@@ -70,7 +72,14 @@ export function Dashboard() {
           />
         </label>
         <ul aria-label="Alerts" class="rows">
-          {offlineAlerts.length === 0 && failingHooks.length === 0 && <li class="muted">No alerts.</li>}
+          {offlineAlerts.length === 0 && failingHooks.length === 0 && duplicateAlerts.length === 0 && (
+            <li class="muted">No alerts.</li>
+          )}
+          {duplicateAlerts.map((r) => (
+            <li key={`d${r.id}`} class="bad">
+              {r.name}: two devices use its bridge key; pair the real device again
+            </li>
+          ))}
           {failingHooks.map((h) => (
             <li key={`w${h.id}`} class="bad">
               Webhook {h.label ?? h.url} is failing
@@ -157,6 +166,15 @@ function ResourceCard(props: {
           <dd>{s.agentVersion ?? 'unknown'}</dd>
           <dt>Relay</dt>
           <dd>{s.relay === 'on' ? `on since ${s.relaySince ? dateTime(s.relaySince) : '?'}` : 'off'}</dd>
+          {s.duplicateDeviceAt && (
+            <>
+              <dt>Warning</dt>
+              <dd>
+                Two devices use this key ({s.duplicateDeviceAddresses.join(' and ')}), last seen{' '}
+                {dateTime(s.duplicateDeviceAt)}. Pair the real device again.
+              </dd>
+            </>
+          )}
           {s.session && (
             <>
               <dt>In use by</dt>

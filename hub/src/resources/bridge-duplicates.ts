@@ -1,0 +1,34 @@
+import type { HubContext } from '../context.js';
+import { now } from '../db/crud.js';
+import { insertLog } from './resource-logs.js';
+
+/**
+ * Shows admins that two devices use one bridge key: the bridge record's `duplicateDeviceAt` and
+ * `duplicateDeviceAddresses`, and, once per episode, a `pairing` resource log that says what to do.
+ */
+export async function recordDuplicateDevice(
+  ctx: HubContext,
+  resourceId: number,
+  seen: { addresses: [string, string]; takeovers: number; firstOfEpisode: boolean },
+): Promise<void> {
+  const at = now();
+  await ctx.events.transaction(async (trx) => {
+    const bridge = await trx
+      .updateTable('bridges')
+      .set({ duplicateDeviceAt: at, duplicateDeviceAddresses: JSON.stringify(seen.addresses) })
+      .where('resource', '=', resourceId)
+      .returning(['account'])
+      .executeTakeFirst();
+    if (!bridge || !seen.firstOfEpisode) return;
+    await insertLog(trx, {
+      account: bridge.account,
+      resource: resourceId,
+      type: 'pairing',
+      createdAt: at,
+      stoppedAt: at,
+      notes: `Two devices use this bridge's key (${seen.addresses.join(' and ')}): they took the connection from each other ${seen.takeovers} times within a minute. Pair the real device again (a new key cuts the other one off).`,
+      metadata: { duplicateDevice: { addresses: seen.addresses, takeovers: seen.takeovers } },
+    });
+  });
+  ctx.signals.changed(resourceId);
+}
