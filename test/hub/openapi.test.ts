@@ -173,6 +173,15 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('the docs page reads the same operations as a valid OpenAPI 3.0 document', async () => {
+    const shown = (await t.app.inject({ url: '/api/v1/docs/json' })).json();
+    expect(shown.openapi).toBe('3.0.3');
+    await expect(SwaggerParser.validate(structuredClone(shown))).resolves.toBeTruthy();
+    expect(operationsOf(shown).map((o) => `${o.name} ${o.op.summary}`)).toEqual(
+      operations.map((o) => `${o.name} ${o.op.summary}`),
+    );
+  });
+
   it('the catalogue names no operation the hub does not serve', () => {
     const served = new Set(
       operations.map(
