@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { HubServices } from './http/services.js';
 import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './http/auth.js';
 import { coerceBySchema } from './http/coerce.js';
@@ -14,6 +14,8 @@ import {
   registerAuthThrottle,
 } from './http/auth-throttle.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
+import { docsPage } from './http/docs-page.js';
+import { documentObject, documentRoute } from './http/openapi-document.js';
 import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerObservability } from './observability/observability.routes.js';
 import { unauthorized } from './errors.js';
@@ -45,6 +47,12 @@ import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
 export const API_PREFIX = '/api/v1';
+const apiDescription = [
+  'Members, resources and their bridges, spaces, bookings, packages, billing and webhooks of a makerspace; the same paths, fields and conventions as the Fabman API.',
+  'Authenticate with an API key token as `Authorization: Bearer <token>` (or as the username of Basic auth), or with the browser session of the web app. Lists take `limit` and `offset` and answer `X-Total-Count` and a `Link` header.',
+  'Every error answers `{statusCode, error, message, data?}` (the Error schema). Besides the answers each operation lists, any call may answer 500 on a fault of the hub, or 503 with `Retry-After` while the database is unavailable.',
+  'This document, as OpenAPI 3.1: `/api/v1/openapi.json`.',
+].join('\n\n');
 const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
 
 export interface BuildOptions {
@@ -146,7 +154,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       info: {
         title: 'Makerspace hub API',
         version: '1.0.0',
-        description: 'Members, resources, bridges, spaces, bookings, billing and webhooks of a makerspace.',
+        description: apiDescription,
       },
       servers: ctx.publicUrl ? [{ url: ctx.publicUrl }] : [],
       components: {
@@ -164,13 +172,14 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       },
       security: [{ bearer: [] }, { basic: [] }, { session: [] }],
     },
-    transform: jsonSchemaTransform,
+    // Summaries, descriptions, examples and error answers come from http/openapi-catalogue.ts.
+    transform: documentRoute,
+    transformObject: documentObject(API_PREFIX),
   });
   await app.register(swaggerUi, {
     routePrefix: `${API_PREFIX}/docs`,
     staticCSP: docsContentSecurityPolicy,
-    // No badge from validator.swagger.io: the page loads nothing from other origins.
-    uiConfig: { validatorUrl: null },
+    ...docsPage,
   });
   registerObservability(app, ctx);
 

@@ -70,6 +70,15 @@ async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<num
   logger.info({ port: httpPort, host: settings.httpHost }, 'HTTP API listening');
   if (mqttPort !== null) logger.info({ port: mqttPort, host: settings.mqttHost }, 'MQTT broker listening');
   logger.info({ path: '/mqtt', port: httpPort }, 'MQTT over WebSocket listening');
+  // The OpenAPI document is built on first use (a few hundred ms); build it now, so the docs
+  // page's first visitor does not wait for it.
+  setImmediate(() => {
+    try {
+      hub.app.swagger();
+    } catch (err) {
+      logger.error({ err }, 'could not build the OpenAPI document');
+    }
+  });
 
   const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
   if (accounts.length === 0) {

@@ -1,0 +1,270 @@
+import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
+import * as shared from '@makerspace/shared';
+import { ErrorBody } from '@makerspace/shared';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody } from '../errors.js';
+import { type CatalogueEntry, type ErrorStatus, operationCatalogue } from './openapi-catalogue.js';
+
+/**
+ * Completes the OpenAPI document that @fastify/swagger builds from the routes' zod schemas:
+ * summaries, descriptions and body examples from the catalogue, and every error answer an
+ * operation can give, derived from facts about it (does it need credentials, has it path
+ * parameters, a query string, a body, a lockVersion, is it for admins), each with the one error
+ * body. Works on the finished document, so it holds whichever file declares a route; what a
+ * route says about itself wins.
+ */
+
+type Json = Record<string, any>;
+
+/**
+ * The API's record types (`MemberRecord`, `BookingRecord`, ...) become named components that
+ * operations refer to, instead of a copy in every operation that answers one: the document is
+ * read by people under those names, and stays small enough for the docs page to open fast.
+ */
+const recordSchemas = z.registry<{ id: string }>();
+for (const [name, value] of Object.entries(shared)) {
+  if (name.endsWith('Record') && value instanceof z.ZodObject && !recordSchemas.has(value)) {
+    recordSchemas.add(value, { id: name });
+  }
+}
+const zodTransform = createJsonSchemaTransform({ schemaRegistry: recordSchemas });
+const zodTransformObject = createJsonSchemaTransformObject({ schemaRegistry: recordSchemas });
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+const ERROR_SCHEMA = '#/components/schemas/Error';
+
+/** The catalogue key of an operation: "GET /members/:memberId" for "/api/v1/members/{memberId}". */
+export function operationKey(method: string, path: string, prefix: string): string {
+  const local = path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
+  return `${method.toUpperCase()} ${local.replace(/\{([^}]+)\}/g, ':$1')}`;
+}
+
+/** Every operation of the document with its catalogue key. */
+export function operationsOf(
+  doc: Json,
+  prefix: string,
+): { key: string; path: string; method: string; op: Json }[] {
+  const out = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      if (item[method]) out.push({ key: operationKey(method, path, prefix), path, method, op: item[method] });
+    }
+  }
+  return out;
+}
+
+/** A reason for an error answer: derived from the operation's shape (shared) or from its catalogue entry. */
+interface Reason {
+  id: string;
+  text: string;
+  example: { message: string; data?: Record<string, unknown> };
+}
+
+const derived = {
+  schema: {
+    text: 'The request does not match its schema: `data.validation` names each field and what is wrong.',
+    example: {
+      message: 'body.firstName: Required',
+      data: { validation: [{ path: 'firstName', message: 'Required' }] },
+    },
+  },
+  credentials: {
+    text: 'No credentials, a wrong API token, or a browser session that has ended.',
+    example: { message: 'Missing or invalid API token' },
+  },
+  admins: {
+    text: 'Only admins and owners of the account may do this.',
+    example: { message: 'Only admins and owners of the account may do this' },
+  },
+  csrf: {
+    text: 'A change made with a browser session that lacks this hub’s `Origin` and the session’s `X-CSRF-Token`.',
+    example: {
+      message: 'This request needs the Origin of this hub and the X-CSRF-Token of the session',
+      data: { reason: 'csrf' },
+    },
+  },
+  invisible: {
+    text: 'No such record, or not one the caller may see (records of other accounts answer 404, never 403).',
+    example: { message: 'Record not found' },
+  },
+  stale: {
+    text: 'Someone changed the record since it was read (stale `lockVersion`, `data.staleLockVersion`): reload it and try again.',
+    example: {
+      message: 'The record was changed by someone else (stale lockVersion); reload it and try again',
+      data: { staleLockVersion: true },
+    },
+  },
+  contentType: {
+    text: 'The body is neither JSON nor form-encoded.',
+    example: {
+      message: 'Unsupported content type: send application/json or application/x-www-form-urlencoded',
+    },
+  },
+  throttle: {
+    text: 'Too many failed authentications from this address: every call with credentials waits `Retry-After` seconds.',
+    example: { message: 'Too many failed authentications from this address; try again in 42 s' },
+  },
+} satisfies Record<string, Omit<Reason, 'id'>>;
+
+/** Example messages for reasons the catalogue names without an example of its own. */
+const genericMessage: Record<ErrorStatus, string> = {
+  400: 'This sign-in link is not valid',
+  401: 'Wrong email address or password',
+  403: 'Only owners may do this',
+  404: 'Record not found',
+  409: 'The record conflicts with another one',
+  410: 'This sign-in link has expired',
+  415: derived.contentType.example.message,
+  422: 'Space 9 does not exist in this account',
+  429: 'Too many attempts; try again in 30 seconds',
+  502: 'The bridge could not switch: relay fault',
+  503: 'The bridge of this resource is offline',
+  504: 'No reply from the bridge within 5 s',
+};
+
+function hasLockVersion(schema: Json | undefined): boolean {
+  if (!schema) return false;
+  if (schema.properties?.lockVersion) return true;
+  return [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].some(hasLockVersion);
+}
+
+/** The reasons for each error status an operation can answer, derived from its shape and its catalogue entry. */
+export function errorReasons(
+  method: string,
+  op: Json,
+  entry: CatalogueEntry | undefined,
+): Map<ErrorStatus, Reason[]> {
+  const reasons = new Map<ErrorStatus, Reason[]>();
+  const add = (status: ErrorStatus, reason: Reason) =>
+    reasons.set(status, [...(reasons.get(status) ?? []), reason]);
+  const because = (status: ErrorStatus, id: keyof typeof derived) => add(status, { id, ...derived[id] });
+  const needsCredentials = !(Array.isArray(op.security) && op.security.length === 0);
+  const parameters: Json[] = op.parameters ?? [];
+  const inPath = parameters.some((p) => p.in === 'path');
+  const inQuery = parameters.some((p) => p.in === 'query');
+  const body = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
+  const changes = !['get', 'head', 'options'].includes(method);
+
+  if (inPath || inQuery || op.requestBody) because(400, 'schema');
+  if (needsCredentials) because(401, 'credentials');
+  if (entry?.admins) because(403, 'admins');
+  if (needsCredentials && changes) because(403, 'csrf');
+  if (inPath) because(404, 'invisible');
+  if (hasLockVersion(body)) because(409, 'stale');
+  if (op.requestBody) because(415, 'contentType');
+  if (needsCredentials) because(429, 'throttle');
+  for (const [key, text] of Object.entries(entry?.errors ?? {})) {
+    const status = Number(key) as ErrorStatus;
+    const example = entry?.errorExamples?.[status] ?? { message: genericMessage[status] };
+    add(status, { id: 'particular', text, example });
+  }
+  return reasons;
+}
+
+function errorResponse(status: ErrorStatus, reasons: Reason[]): Json {
+  const description = reasons.length === 1 ? reasons[0].text : reasons.map((r) => `- ${r.text}`).join('\n');
+  // The operation's own reason makes the most telling example.
+  const { message, data } = (reasons.find((r) => r.id === 'particular') ?? reasons[0]).example;
+  const response: Json = {
+    description,
+    content: {
+      'application/json': { schema: { $ref: ERROR_SCHEMA }, example: errorBody(status, message, data) },
+    },
+  };
+  if (status === 429 || status === 503)
+    response.headers = {
+      'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+    };
+  if (status === 401)
+    response.headers = {
+      'WWW-Authenticate': { description: 'Bearer realm="makerspace-hub"', schema: { type: 'string' } },
+    };
+  return response;
+}
+
+/** The error body as JSON Schema, for components.schemas.Error. */
+function errorSchema(): Json {
+  const { $schema: _, ...schema } = z.toJSONSchema(ErrorBody) as Json;
+  return {
+    ...schema,
+    description:
+      'Every error answer: the HTTP status, its name, a message for people, and `data` with details for programs (a `reason`, the failing fields).',
+  };
+}
+
+/** Fills summaries, descriptions, body examples and error answers into the document (in place). */
+export function completeDocument(
+  doc: Json,
+  prefix: string,
+  catalogue: Readonly<Record<string, CatalogueEntry>> = operationCatalogue,
+): Json {
+  const shared: Json = {};
+  doc.components = {
+    ...doc.components,
+    schemas: { ...doc.components?.schemas, Error: errorSchema() },
+    responses: { ...doc.components?.responses },
+  };
+  for (const { key, method, op } of operationsOf(doc, prefix)) {
+    const entry = catalogue[key];
+    if (entry) {
+      op.summary ??= entry.summary;
+      op.description ??= entry.description;
+      const media = op.requestBody?.content?.['application/json'];
+      if (media && entry.body !== undefined && media.example === undefined && media.examples === undefined)
+        media.example = entry.body;
+    }
+    op.responses ??= {};
+    const reasons = errorReasons(method, op, entry);
+    for (const status of [...reasons.keys()].sort((a, b) => a - b)) {
+      if (op.responses[status]) continue;
+      const these = reasons.get(status)!;
+      if (these.some((r) => r.id === 'particular')) {
+        op.responses[status] = errorResponse(status, these);
+        continue;
+      }
+      // Answers that only follow from the operation's shape are shared: the document stays small.
+      const name = [status, ...these.map((r) => r.id)].join('-');
+      shared[name] ??= errorResponse(status, these);
+      op.responses[status] = { $ref: `#/components/responses/${name}` };
+    }
+  }
+  Object.assign(doc.components.responses, Object.fromEntries(Object.entries(shared).sort()));
+  return doc;
+}
+
+/**
+ * The per-route transform: the zod schemas become JSON Schema, and a route that needs no
+ * credentials (`config.public`) says so, unless it names its own security.
+ */
+export const documentRoute: SwaggerTransform = (input) => {
+  const out = zodTransform(input as Parameters<typeof zodTransform>[0]);
+  if (input.route?.config?.public && (out.schema as Json | undefined)?.security === undefined) {
+    return { ...out, schema: { ...out.schema, security: [] } };
+  }
+  return out;
+};
+
+/** The whole-document transform: the record components, then completeDocument. */
+export function documentObject(prefix: string): SwaggerTransformObject {
+  return (input) => {
+    const doc = completeDocument(zodTransformObject(input) as Json, prefix);
+    dropUnusedSchemas(doc);
+    return doc;
+  };
+}
+
+/** Record components no operation refers to (the input twins of output records) leave the document. */
+function dropUnusedSchemas(doc: Json): void {
+  const schemas: Json = doc.components?.schemas ?? {};
+  for (;;) {
+    const text = JSON.stringify({ ...doc, components: { ...doc.components, schemas: undefined } });
+    const referenced = new Set([...text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]));
+    for (const schema of Object.values(schemas))
+      for (const m of JSON.stringify(schema).matchAll(/"#\/components\/schemas\/([^"]+)"/g))
+        referenced.add(m[1]);
+    const unused = Object.keys(schemas).filter((name) => !referenced.has(name));
+    if (unused.length === 0) return;
+    for (const name of unused) delete schemas[name];
+  }
+}
