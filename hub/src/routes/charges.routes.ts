@@ -1,19 +1,16 @@
-import { ChargeCreate, ChargeRecord, Id } from '@makerspace/shared';
+import { ChargeCreate, ChargeRecord } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { chargeRecord, createCharge, findCharge, visibleCharges } from '../billing/charges.js';
 import type { HubContext } from '../context.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { likePattern, orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
+import { chargeFilterParams, checkRange, filterCharges } from '../billing/list-filters.js';
+import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ chargeId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
   ...pageParams,
-  member: Id.optional(),
-  invoice: Id.optional(),
-  uninvoiced: z.boolean().optional().describe('true: only charges on no invoice yet'),
-  resourceLog: Id.optional(),
-  booking: Id.optional(),
+  ...chargeFilterParams,
   order: orderParam,
 });
 
@@ -37,15 +34,8 @@ export function chargesRoutes(ctx: HubContext): FastifyPluginAsyncZod {
       '/charges',
       { schema: { tags, querystring: ListQuery, response: { 200: z.array(ChargeRecord) } } },
       async (request, reply) => {
-        const { limit, offset, q, member, invoice, uninvoiced, resourceLog, booking, order } = request.query;
-        let base = visibleCharges(ctx.db, callerOf(request));
-        if (member) base = base.where('member', '=', member);
-        if (invoice) base = base.where('invoice', '=', invoice);
-        if (uninvoiced === true) base = base.where('invoice', 'is', null);
-        if (uninvoiced === false) base = base.where('invoice', 'is not', null);
-        if (resourceLog) base = base.where('resourceLog', '=', resourceLog);
-        if (booking) base = base.where('booking', '=', booking);
-        if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('description')]), 'like', likePattern(q)));
+        const { limit, offset, order } = request.query;
+        const base = filterCharges(visibleCharges(ctx.db, callerOf(request)), checkRange(request.query));
         const page = await queryPage(base, { limit, offset }, (b) =>
           b.selectAll().orderBy('dateTime', order).orderBy('id', order),
         );
