@@ -53,6 +53,32 @@ export async function phone(browser: Browser): Promise<{ context: BrowserContext
   return { context, page: await context.newPage() };
 }
 
+/** A desktop-sized page (1280 x 860), as an admin at the front desk sees the console. */
+export async function desktop(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  return { context, page: await context.newPage() };
+}
+
+/** Opens `next` on the hub at `web`, signs in there with a password and waits to be back. */
+export async function signInWithPassword(
+  page: Page,
+  web: string,
+  email: string,
+  password: string,
+  next: string,
+) {
+  await page.goto(`${web}${next}`);
+  await page.getByRole('button', { name: 'Use a password instead' }).click();
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${web}${next}`);
+}
+
 /** A free TCP port on loopback (for a hub whose public URL must be known before it starts). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -4,22 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, freePort, launchChromium } from '../support/browser.js';
+import {
+  browserTestsEnabled,
+  desktop,
+  freePort,
+  launchChromium,
+  signInWithPassword,
+} from '../support/browser.js';
 import { type AgentProcess, type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 import { agentCli, repoRoot, runProcess, startProcess, stopAll, tempDir } from '../support/processes.js';
 
 const shots = join(repoRoot, 'docs/screenshots');
-
-/** A desktop-sized page, as an admin at the front desk sees the console. */
-async function desktop(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 860 },
-    locale: 'en-GB',
-    timezoneId: 'UTC',
-  });
-  return { context, page: await context.newPage() };
-}
 
 describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and agents)', () => {
   let browser: Browser;
@@ -37,14 +33,8 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
   }
-  async function signIn(page: Page, email: string, password: string, next: string) {
-    await page.goto(`${web}${next}`);
-    await page.getByRole('button', { name: 'Use a password instead' }).click();
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.url()).toBe(`${web}${next}`);
-  }
+  const signIn = (page: Page, email: string, password: string, next: string) =>
+    signInWithPassword(page, web, email, password, next);
   const card = (page: Page, name: string) => page.getByRole('listitem', { name, exact: true });
   const bridgeState = (page: Page, name: string) =>
     card(page, name).getByTestId('bridge-state').textContent();

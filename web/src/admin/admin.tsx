@@ -1,9 +1,11 @@
 import type { UserMe } from '../api';
 import { isAdmin } from '../session';
 import './admin.css';
+import { BillingPage } from './billing';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
+import { WebhooksPage } from './webhooks';
 
 /**
  * The admin console, loaded as its own chunk (main.tsx imports it dynamically), so members never
@@ -24,13 +26,29 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
         <a href="/admin/keys" aria-current={here('/admin/keys')}>
           Key cards
         </a>
+        <a href="/admin/billing" aria-current={here('/admin/billing')}>
+          Billing
+        </a>
+        <a href="/admin/webhooks" aria-current={here('/admin/webhooks')}>
+          Webhooks
+        </a>
       </nav>
       {!isAdmin(me) && (
         <p role="alert" class="error admin-note">
           These pages are for admins; the hub refuses what they ask for on your behalf.
         </p>
       )}
-      {path === '/admin/keys' ? <KeysPage /> : path === '/admin/members' ? <MembersPage /> : <Dashboard />}
+      {path === '/admin/keys' ? (
+        <KeysPage />
+      ) : path === '/admin/members' ? (
+        <MembersPage />
+      ) : path === '/admin/billing' ? (
+        <BillingPage />
+      ) : path === '/admin/webhooks' ? (
+        <WebhooksPage />
+      ) : (
+        <Dashboard />
+      )}
     </>
   );
 }
