@@ -12,7 +12,7 @@ import {
   signInWithPassword,
 } from '../support/browser.js';
 import { type HubProcess, startHubProcess } from '../support/e2e.js';
-import { repoRoot, stopAll } from '../support/processes.js';
+import { hubCli, repoRoot, runProcess, stopAll } from '../support/processes.js';
 
 const shots = join(repoRoot, 'docs/screenshots');
 
@@ -54,6 +54,7 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
   let admin: { context: BrowserContext; page: Page };
   let receiver: Receiver;
   let receiverHealthy = false;
+  let ownerEmail = '';
   const ids = { ada: 0, bo: 0 };
   const password = 'ledger-walnut-4417';
 
@@ -118,6 +119,7 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
       ).status,
     ).toBe(201);
     expect(me.privileges).toContain('owner');
+    ownerEmail = me.emailAddress;
     receiver = await startReceiver(() =>
       receiverHealthy ? { status: 204 } : { status: 500, body: 'not today' },
     );
@@ -300,5 +302,67 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
       .poll(() => page.getByRole('table', { name: 'Webhooks' }).textContent(), { timeout: 10_000 })
       .not.toContain('Failures since');
     await shot(page, 'admin-webhooks');
+  }, 90_000);
+
+  it('an admin of two accounts switches between them in the console', async () => {
+    const { page } = admin;
+    // A second account on the same hub, in which the owner's address is an admin with the same password.
+    const init = await runProcess(
+      [hubCli, 'init', '--account', 'Fablab Nord', '--email', 'owner@nord-billing.example'],
+      { HUB_DATA_DIR: hub.dataDir, LOG_LEVEL: 'silent' },
+    );
+    expect(init.code).toBe(0);
+    const nord = JSON.parse(init.stdout.trim().split('\n').at(-1)!);
+    const dana = await hub.api(
+      'POST',
+      '/members',
+      { firstName: 'Dana', emailAddress: ownerEmail },
+      nord.token,
+    );
+    expect(dana.status).toBe(201);
+    await hub.api('PUT', `/members/${dana.body.id}/privileges`, { privileges: 'admin' }, nord.token);
+    const key = (await hub.api('POST', '/api-keys', { member: dana.body.id }, nord.token)).body;
+    const danaToken = (await hub.api('GET', `/api-keys/${key.id}/token`, undefined, nord.token)).body.token;
+    expect((await hub.api('PUT', '/user/password', { password }, danaToken)).status).toBe(204);
+    await hub.api(
+      'POST',
+      '/charges',
+      { member: dana.body.id, price: '5.00', description: 'Nord laser' },
+      nord.token,
+    );
+
+    await adminNav(page).getByRole('link', { name: 'Billing' }).click();
+    await expect.poll(() => page.getByTestId('charges-totals').textContent()).toMatch(/^18 charges: /);
+    await adminNav(page).getByRole('button', { name: 'Switch account' }).click();
+    const form = page.getByRole('form', { name: 'Switch account' });
+    await form.getByLabel('Your password').fill('not my password');
+    await form.getByRole('button', { name: 'Show my accounts' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent()).toBe('Wrong password');
+    await form.getByLabel('Your password').fill(password);
+    await form.getByRole('button', { name: 'Show my accounts' }).click();
+    const mine = form.getByRole('list', { name: 'Your accounts' });
+    await expect.poll(() => mine.textContent()).toContain('(owner): you are here');
+    await shot(page, 'admin-account-switch');
+    await mine.getByRole('button', { name: 'Switch to Fablab Nord' }).click();
+    await page.waitForURL(`${web}/admin`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Dashboard' }).isVisible()).toBe(true);
+    await adminNav(page).getByRole('link', { name: 'Billing' }).click();
+    // Only Fablab Nord's records now: its one charge, none of the first account's.
+    await expect
+      .poll(() => page.getByTestId('charges-totals').textContent())
+      .toBe('1 charge: 5.00 (invoiced 0.00, not invoiced 5.00)');
+    expect((await page.evaluate(() => fetch('/api/v1/user/me').then((r) => r.json()))).account).toBe(
+      nord.accountId,
+    );
+
+    // And back.
+    await adminNav(page).getByRole('button', { name: 'Switch account' }).click();
+    await form.getByLabel('Your password').fill(password);
+    await form.getByRole('button', { name: 'Show my accounts' }).click();
+    await expect.poll(() => mine.textContent()).toContain('Fablab Nord (admin): you are here');
+    await mine.getByRole('button', { name: /^Switch to / }).click();
+    await page.waitForURL(`${web}/admin`);
+    await adminNav(page).getByRole('link', { name: 'Billing' }).click();
+    await expect.poll(() => page.getByTestId('charges-totals').textContent()).toMatch(/^18 charges: /);
   }, 90_000);
 });

@@ -9,3 +9,4 @@ export * from './machine.js';
 export * from './sign-in.js';
 export * from './admin.js';
 export * from './billing-totals.js';
+export * from './user-accounts.js';

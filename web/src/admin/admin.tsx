@@ -1,6 +1,7 @@
 import type { UserMe } from '../api';
 import { isAdmin } from '../session';
 import './admin.css';
+import { AccountSwitch } from './account-switch';
 import { BillingPage } from './billing';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
@@ -32,6 +33,7 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
         <a href="/admin/webhooks" aria-current={here('/admin/webhooks')}>
           Webhooks
         </a>
+        <AccountSwitch me={me} />
       </nav>
       {!isAdmin(me) && (
         <p role="alert" class="error admin-note">
