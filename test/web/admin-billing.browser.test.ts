@@ -256,7 +256,9 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
           .inputValue(),
       )
       .toMatch(/^whsec_/);
-    expect(await page.getByRole('table', { name: 'Webhooks' }).textContent()).toContain('Accounting sync');
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Webhooks' }).textContent())
+      .toContain('Accounting sync');
 
     // A new member: the receiver answers 500, the delivery shows failing with the code.
     const created = await hub.api('POST', '/members', { firstName: 'Cy', lastName: 'Newton' });

@@ -174,7 +174,7 @@ export function BillingPage() {
       <section aria-labelledby="filters-h" class="filters">
         <h2 id="filters-h">Filters</h2>
         <div class="actions">
-          <label>
+          <label class="filter">
             Find a member
             <input
               type="search"
@@ -182,7 +182,7 @@ export function BillingPage() {
               onInput={(e) => setMemberQ((e.target as HTMLInputElement).value)}
             />
           </label>
-          <div class="field">
+          <div class="filter">
             {/* A label of its own: wrapped around the select, the options' text would join its name. */}
             <label for="billing-member">Member</label>
             {/* `selected` per option: the options change with every search, and the choice must stay. */}
@@ -203,11 +203,11 @@ export function BillingPage() {
               ))}
             </select>
           </div>
-          <label>
+          <label class="filter">
             From
             <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
           </label>
-          <label>
+          <label class="filter">
             Until
             <input
               type="date"
@@ -293,7 +293,7 @@ function BillingSection<L extends BillingList>({
     <section aria-labelledby={id} class="billing-list">
       <div class="section-head">
         <h2 id={id}>{spec.title}</h2>
-        <label>
+        <label class="head-choice">
           {spec.state.label}
           <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value)}>
             {spec.state.options.map(([value, text]) => (

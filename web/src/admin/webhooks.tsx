@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError, WebhookCategory } from '../api';
 import { dateTime } from '../format';
 import { billingApi, type WebhookEventRecord, type WebhookRecord } from './billing-api';
@@ -50,14 +50,19 @@ export function WebhooksPage() {
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () =>
-    billingApi
+  // Only the newest answer counts: an older one arriving late would undo a change just made.
+  const asked = useRef(0);
+  const load = () => {
+    const n = ++asked.current;
+    return billingApi
       .webhooks()
       .then((list) => {
+        if (n !== asked.current) return;
         setHooks(list);
         setSelected((id) => (id !== null && list.some((h) => h.id === id) ? id : (list[0]?.id ?? null)));
       })
       .catch((e: ApiError) => setError(e.message));
+  };
   useEffect(() => {
     void load();
     const t = setInterval(load, 5000);
@@ -228,7 +233,7 @@ function WebhookForm({ onCreated }: { onCreated: (h: WebhookRecord & { secret: s
       <fieldset class="categories">
         <legend>Events to send</legend>
         {(Object.keys(categoryNames) as WebhookCategory[]).map((c) => (
-          <label key={c}>
+          <label key={c} class="category">
             <input
               type="checkbox"
               checked={chosen.includes(c)}
@@ -260,11 +265,16 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
   const [page, setPage] = useState<{ events: WebhookEventRecord[]; total: number } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () =>
-    billingApi
+  const asked = useRef(0);
+  const load = () => {
+    const n = ++asked.current;
+    return billingApi
       .deliveries(hook.id, state, offset, PAGE)
-      .then(({ body, total }) => setPage({ events: body, total: total ?? body.length }))
+      .then(({ body, total }) => {
+        if (n === asked.current) setPage({ events: body, total: total ?? body.length });
+      })
       .catch((e: ApiError) => setError(e.message));
+  };
   // Deliveries change on their own (retries, new events): the list follows every 2 s.
   useEffect(() => {
     void load();
@@ -308,7 +318,7 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
     <>
       <div class="section-head">
         <h2>{`Deliveries of ${hookName(hook)}`}</h2>
-        <label>
+        <label class="head-choice">
           Delivery state
           <select
             value={state}
