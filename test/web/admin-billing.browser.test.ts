@@ -304,6 +304,23 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
       .poll(() => page.getByRole('table', { name: 'Webhooks' }).textContent(), { timeout: 10_000 })
       .not.toContain('Failures since');
     await shot(page, 'admin-webhooks');
+
+    // Edit: another label and one more category; a URL the hub refuses shows its 422 and changes nothing.
+    await page.getByRole('button', { name: 'Edit Accounting sync' }).click();
+    const edit = page.getByRole('form', { name: 'Edit Accounting sync' });
+    await edit.getByLabel('Label').fill('Accounting');
+    await edit.getByLabel('Charges').check();
+    await edit.getByLabel('Receiver URL').fill('ftp://127.0.0.1/hook');
+    await edit.getByRole('button', { name: 'Save webhook' }).click();
+    await expect.poll(() => edit.getByRole('alert').textContent()).toBe('url must use https:// or http://');
+    expect((await hub.api('GET', '/webhooks')).body[0].label).toBe('Accounting sync');
+    await edit.getByLabel('Receiver URL').fill(receiver.url);
+    await edit.getByRole('button', { name: 'Save webhook' }).click();
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Webhooks' }).textContent())
+      .toContain('Members, Charges');
+    const [saved] = (await hub.api('GET', '/webhooks')).body;
+    expect(saved).toMatchObject({ label: 'Accounting', url: receiver.url, categories: ['member', 'charge'] });
   }, 90_000);
 
   it('an admin of two accounts switches between them in the console', async () => {

@@ -70,6 +70,8 @@ export const billingApi = {
   webhooks: () => call<WebhookRecord[]>('GET', '/webhooks?limit=200'),
   createWebhook: (body: { url: string; label?: string; categories: string[] }) =>
     call<WebhookRecord & { secret: string }>('POST', '/webhooks', body),
+  updateWebhook: (hook: WebhookRecord, body: { url: string; label: string | null; categories: string[] }) =>
+    call<WebhookRecord>('PUT', `/webhooks/${hook.id}`, { ...body, lockVersion: hook.lockVersion }),
   setWebhookState: (hook: WebhookRecord, state: 'active' | 'paused') =>
     call<WebhookRecord>('PUT', `/webhooks/${hook.id}`, { state, lockVersion: hook.lockVersion }),
   deleteWebhook: (id: number) => call<void>('DELETE', `/webhooks/${id}`),

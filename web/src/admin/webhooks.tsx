@@ -47,6 +47,7 @@ export function WebhooksPage() {
   const [hooks, setHooks] = useState<WebhookRecord[] | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -99,14 +100,27 @@ export function WebhooksPage() {
           </div>
           {creating && (
             <WebhookForm
-              onCreated={(h) => {
+              hook={null}
+              onSaved={(h) => {
                 setCreating(false);
-                setSecret(h.secret);
+                setSecret(h.secret ?? null);
                 setSelected(h.id);
                 void load();
               }}
             />
           )}
+          {hooks
+            ?.filter((h) => h.id === editing)
+            .map((h) => (
+              <WebhookForm
+                key={h.id}
+                hook={h}
+                onSaved={() => {
+                  setEditing(null);
+                  void load();
+                }}
+              />
+            ))}
           {secret && (
             <label>
               Signing secret (shown only now; the receiver verifies signatures with it)
@@ -162,6 +176,16 @@ export function WebhooksPage() {
                           {`Resume ${hookName(h)}`}
                         </button>
                       )}
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() => {
+                          setEditing(editing === h.id ? null : h.id);
+                          setCreating(false);
+                        }}
+                      >
+                        {`Edit ${hookName(h)}`}
+                      </button>
                       {confirming === h.id ? (
                         <button
                           type="button"
@@ -195,28 +219,36 @@ export function WebhooksPage() {
   );
 }
 
-function WebhookForm({ onCreated }: { onCreated: (h: WebhookRecord & { secret: string }) => void }) {
-  const [url, setUrl] = useState('https://');
-  const [label, setLabel] = useState('');
-  const [chosen, setChosen] = useState<WebhookCategory[]>([]);
+/** A new webhook (`hook` null), or the URL, label and categories of one. */
+function WebhookForm({
+  hook,
+  onSaved,
+}: {
+  hook: WebhookRecord | null;
+  onSaved: (h: WebhookRecord & { secret?: string }) => void;
+}) {
+  const [url, setUrl] = useState(hook?.url ?? 'https://');
+  const [label, setLabel] = useState(hook?.label ?? '');
+  const [chosen, setChosen] = useState<WebhookCategory[]>(hook?.categories ?? []);
   const [error, setError] = useState<string | null>(null);
   async function save(e: Event) {
     e.preventDefault();
     setError(null);
     try {
-      onCreated(
-        await billingApi.createWebhook({
-          url: url.trim(),
-          label: label.trim() || undefined,
-          categories: chosen,
-        }),
+      const fields = { url: url.trim(), categories: chosen };
+      onSaved(
+        hook
+          ? await billingApi.updateWebhook(hook, { ...fields, label: label.trim() || null })
+          : await billingApi.createWebhook({ ...fields, label: label.trim() || undefined }),
       );
     } catch (err) {
       setError((err as ApiError).message);
     }
   }
+  const name = hook ? `Edit ${hookName(hook)}` : 'New webhook';
   return (
-    <form onSubmit={save} aria-label="New webhook">
+    <form onSubmit={save} aria-label={name}>
+      {hook && <h3>{name}</h3>}
       <label>
         Receiver URL
         <input
@@ -253,7 +285,7 @@ function WebhookForm({ onCreated }: { onCreated: (h: WebhookRecord & { secret: s
         </p>
       )}
       <button type="submit" class="primary">
-        Create webhook
+        {hook ? 'Save webhook' : 'Create webhook'}
       </button>
     </form>
   );
