@@ -1,7 +1,12 @@
-import { ChargeCreate, ChargeRecord, Id } from '@makerspace/shared';
+import { ChargeCreate, ChargeRecord } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { chargeRecord, createCharge, visibleCharges } from '../billing/charges.js';
+import {
+  type ChargeFilters,
+  chargeFilterParams,
+  checkRange,
+  filterCharges,
+} from '../billing/list-filters.js';
 import { collection, registerCollection } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
@@ -18,19 +23,9 @@ export const charges = collection({
   scope: (_ctx, caller, _params, db) => visibleCharges(db, caller),
   records: (_ctx, rows) => rows.map(chargeRecord),
   list: {
-    search: 'description',
-    equals: {
-      member: Id.optional(),
-      invoice: Id.optional(),
-      resourceLog: Id.optional(),
-      booking: Id.optional(),
-    },
-    query: {
-      uninvoiced: z.boolean().optional().describe('true: only charges on no invoice yet'),
-      order: orderParam,
-    },
-    where: (base, query) =>
-      query.uninvoiced === undefined ? base : base.where('invoice', query.uninvoiced ? 'is' : 'is not', null),
+    // The same filters as GET /charges/totals (billing/list-filters.ts), so totals match the list.
+    query: { ...chargeFilterParams, order: orderParam },
+    where: (base, query) => filterCharges(base, checkRange(query as ChargeFilters)),
     order: (query) => [
       ['dateTime', query.order as 'asc' | 'desc'],
       ['id', query.order as 'asc' | 'desc'],

@@ -1,10 +1,8 @@
 import {
-  Id,
   InvoiceCancel,
   InvoiceCreate,
   InvoiceDetails,
   InvoiceRecord,
-  InvoiceState,
   InvoiceUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -21,14 +19,13 @@ import type { HubServices } from '../http/services.js';
 import { emitInvoice } from '../billing/invoices.js';
 import { updateLocked, likePattern } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
+import { checkRange, filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
   ...pageParams,
-  member: Id.optional(),
-  space: Id.optional(),
-  state: InvoiceState.optional(),
+  ...invoiceFilterParams,
   order: orderParam,
 });
 
@@ -52,12 +49,8 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       '/invoices',
       { schema: { tags, querystring: ListQuery, response: { 200: z.array(InvoiceRecord) } } },
       async (request, reply) => {
-        const { limit, offset, q, member, space, state, order } = request.query;
-        let base = visibleInvoices(ctx.db, callerOf(request));
-        if (member) base = base.where('member', '=', member);
-        if (space) base = base.where('space', '=', space);
-        if (state) base = base.where('state', '=', state);
-        if (q) base = base.where((eb) => eb(eb.fn('lower', [eb.ref('number')]), 'like', likePattern(q)));
+        const { limit, offset, order } = request.query;
+        const base = filterInvoices(visibleInvoices(ctx.db, callerOf(request)), checkRange(request.query));
         const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
         const records = [];
         for (const row of page.rows) records.push(await invoiceRecord(ctx.db, row));

@@ -1,10 +1,8 @@
 import {
-  Id,
   PaymentCreate,
   PaymentRecord,
   PaymentRequestCreate,
   PaymentRequestRecord,
-  PaymentState,
   PaymentUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -28,14 +26,14 @@ import type { HubServices } from '../http/services.js';
 import { now, updateLocked } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { unprocessable } from '../errors.js';
+import { checkRange, filterPayments, paymentFilterParams } from '../billing/list-filters.js';
 import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
 
 const IdParams = z.object({ paymentId: z.coerce.number().int().positive() });
 const ListQuery = z.object({
   limit: pageParams.limit,
   offset: pageParams.offset,
-  member: Id.optional(),
-  state: PaymentState.optional(),
+  ...paymentFilterParams,
   order: orderParam,
 });
 
@@ -94,10 +92,8 @@ export function paymentsRoutes(
       '/payments',
       { schema: { tags, querystring: ListQuery, response: { 200: z.array(PaymentRecord) } } },
       async (request, reply) => {
-        const { limit, offset, member, state, order } = request.query;
-        let base = visiblePayments(ctx.db, callerOf(request));
-        if (member) base = base.where('member', '=', member);
-        if (state) base = base.where('state', '=', state);
+        const { limit, offset, order } = request.query;
+        const base = filterPayments(visiblePayments(ctx.db, callerOf(request)), checkRange(request.query));
         const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
         const records = [];
         for (const row of page.rows) records.push(await paymentRecord(ctx.db, row));

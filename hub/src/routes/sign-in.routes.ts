@@ -108,7 +108,7 @@ export function signInRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           tags,
           summary: 'Sign in with e-mail address and password (sets the session cookie)',
           description:
-            'An e-mail address may belong to members of several accounts: the first active member (by id) whose password matches is signed in.',
+            'An e-mail address may belong to members of several accounts: the first active member (by id) whose password matches is signed in, or with `account` the member of that account.',
           security: noAuth,
           body: LoginBody,
           response: { 200: SignInResult },
@@ -121,7 +121,10 @@ export function signInRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           [t.loginPerEmail, email],
           [t.loginPerAddress, request.ip],
         ]);
-        const candidates = (await loginCandidates(ctx.db, email)).filter((m) => m.passwordHash !== null);
+        const { account } = request.body;
+        const candidates = (await loginCandidates(ctx.db, email)).filter(
+          (m) => m.passwordHash !== null && (account === undefined || m.account === account),
+        );
         let member: MemberRow | null = null;
         // Unknown address or no password: verify against a dummy hash all the same (timing).
         if (candidates.length === 0) await verifyPassword(null, request.body.password);

@@ -309,3 +309,4 @@ export const JobRecord = z.object({
 });
 export type MemberPackageRecord = z.infer<typeof MemberPackageRecord>;
 export type InvoiceRecord = z.infer<typeof InvoiceRecord>;
+export type PaymentRecord = z.infer<typeof PaymentRecord>;

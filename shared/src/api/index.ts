@@ -8,3 +8,5 @@ export * from './keys.js';
 export * from './machine.js';
 export * from './sign-in.js';
 export * from './admin.js';
+export * from './billing-totals.js';
+export * from './user-accounts.js';

@@ -23,6 +23,9 @@ export const NextPath = z
 export const LoginBody = z.strictObject({
   emailAddress: z.string().min(1).max(254),
   password: z.string().min(1).max(1000),
+  account: Id.optional().describe(
+    "Sign in to this account's member (an address may have members in several; POST /user/accounts lists them)",
+  ),
 });
 
 export const BrowserSession = z.object({

@@ -2,12 +2,15 @@ import type { ComponentType } from 'preact';
 import type { UserMe } from '../api';
 import { isAdmin } from '../session';
 import './admin.css';
+import { AccountSwitch } from './account-switch';
+import { BillingPage } from './billing';
 import { BookingsPage } from './bookings';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
 import { ResourcesPage } from './resources';
 import { SpacesPage } from './spaces';
+import { WebhooksPage } from './webhooks';
 
 /** The admin pages in the order of the navigation: path, name, page. */
 const pages: [string, string, ComponentType][] = [
@@ -17,6 +20,8 @@ const pages: [string, string, ComponentType][] = [
   ['/admin/resources', 'Resources', ResourcesPage],
   ['/admin/spaces', 'Spaces', SpacesPage],
   ['/admin/bookings', 'Bookings', BookingsPage],
+  ['/admin/billing', 'Billing', BillingPage],
+  ['/admin/webhooks', 'Webhooks', WebhooksPage],
 ];
 
 /**
@@ -34,6 +39,7 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
             {name}
           </a>
         ))}
+        <AccountSwitch me={me} />
       </nav>
       {!isAdmin(me) && (
         <p role="alert" class="error admin-note">

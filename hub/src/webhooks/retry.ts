@@ -1,0 +1,82 @@
+import type { Db } from '../db/crud.js';
+import { notFound, unprocessable } from '../errors.js';
+import type { TokenBox } from '../secrets.js';
+import type { WebhookRow } from './webhooks.js';
+import { attemptDelivery, recordAttempt, type WebhookSettings } from './worker.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export type RetryOutcome = 'scheduled' | 'sent';
+
+/**
+ * An admin's "retry now" of one delivery.
+ * - A queued (pending) delivery is due at once: it and the deliveries queued before it (which
+ *   go first, the order per webhook is kept) get `nextAttemptAt` now, and the worker takes it on
+ *   its next pass (the caller wakes it). The attempt is the worker's, with its usual bookkeeping
+ *   (failing, back to active on success).
+ * - A failed test delivery (tests are never queued) is sent again now, once, like a new test.
+ * - A delivered one is refused, as is a queued one while the webhook is paused or deactivated
+ *   (resuming it, `state: active`, sends its whole queue).
+ */
+export async function retryDelivery(
+  db: Db,
+  deps: { tokens: TokenBox; settings: WebhookSettings },
+  webhook: WebhookRow,
+  deliveryId: number,
+): Promise<RetryOutcome> {
+  const delivery = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook', '=', webhook.id)
+    .executeTakeFirst();
+  if (!delivery) throw notFound('Webhook delivery');
+  if (delivery.state === 'delivered') {
+    throw unprocessable('This delivery has been delivered already', { delivery: 'delivered' });
+  }
+  if (delivery.state === 'pending') {
+    if (webhook.state === 'paused' || webhook.state === 'deactivated') {
+      throw unprocessable(
+        `The webhook is ${webhook.state}: set its state to active to send its queued deliveries`,
+        { state: webhook.state },
+      );
+    }
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ nextAttemptAt: iso(Date.now()) })
+      .where('webhook', '=', webhook.id)
+      .where('state', '=', 'pending')
+      .where('id', '<=', delivery.id)
+      .execute();
+    return 'scheduled';
+  }
+  // A failed test event ('test': one whose attempt never finished): send it again, once.
+  const event = await db
+    .selectFrom('webhook_events')
+    .selectAll()
+    .where('id', '=', delivery.event)
+    .executeTakeFirstOrThrow();
+  const at = iso(Date.now());
+  const result = await attemptDelivery(
+    {
+      deliveryId: delivery.id,
+      url: webhook.url,
+      secretEncrypted: webhook.secretEncrypted,
+      event: { id: event.id, type: event.type, createdAt: event.createdAt, details: event.details },
+    },
+    deps,
+  );
+  await db.transaction().execute(async (trx) => {
+    await recordAttempt(trx, delivery.id, at, result);
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        state: result.ok ? 'delivered' : 'failed',
+        attempts: delivery.attempts + 1,
+        deliveredAt: result.ok ? iso(Date.now()) : null,
+      })
+      .where('id', '=', delivery.id)
+      .execute();
+  });
+  return 'sent';
+}

@@ -1,0 +1,89 @@
+import { useState } from 'preact/hooks';
+import { type ApiError, call, type UserAccount, type UserMe } from '../api';
+import './billing.css';
+
+/**
+ * Switching accounts, for a person (an e-mail address) with member records in several accounts.
+ * The password shows which records are theirs (`POST /user/accounts`); switching signs in to
+ * the chosen account's member (`POST /user/login {account}`) and reloads the console there.
+ */
+export function AccountSwitch({ me }: { me: UserMe }) {
+  const [open, setOpen] = useState(false);
+  const [password, setPassword] = useState('');
+  const [accounts, setAccounts] = useState<UserAccount[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  async function lookup(e: Event) {
+    e.preventDefault();
+    setError(null);
+    setAccounts(null);
+    try {
+      setAccounts(await call<UserAccount[]>('POST', '/user/accounts', { password }));
+    } catch (err) {
+      setError((err as ApiError).message);
+    }
+  }
+  async function switchTo(account: UserAccount) {
+    setError(null);
+    try {
+      await call('POST', '/user/login', {
+        emailAddress: me.emailAddress,
+        password,
+        account: account.account,
+      });
+      setPassword('');
+      // A new session in the other account: the app starts again from its sign-in state.
+      location.assign('/admin');
+    } catch (err) {
+      setError((err as ApiError).message);
+    }
+  }
+
+  if (!me.emailAddress) return null;
+  return (
+    <div class="account-switch">
+      <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
+        Switch account
+      </button>
+      {open && (
+        <form onSubmit={lookup} aria-label="Switch account" class="account-switch-form">
+          <label>
+            Your password
+            <input
+              type="password"
+              autocomplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <button type="submit" class="secondary">
+            Show my accounts
+          </button>
+          {error && (
+            <p role="alert" class="error">
+              {error}
+            </p>
+          )}
+          {accounts && (
+            <ul aria-label="Your accounts" class="rows">
+              {accounts.length === 1 && <li class="muted">This password opens no other account.</li>}
+              {accounts.map((a) =>
+                a.current ? (
+                  <li key={a.account}>{`${a.accountName} (${a.privileges}): you are here`}</li>
+                ) : (
+                  <li key={a.account}>
+                    <button type="button" class="secondary" onClick={() => void switchTo(a)}>
+                      {`Switch to ${a.accountName}`}
+                    </button>{' '}
+                    ({a.privileges})
+                  </li>
+                ),
+              )}
+            </ul>
+          )}
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,373 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ApiError, MemberRecord } from '../api';
+import { dateTime } from '../format';
+import { memberName } from './admin-api';
+import {
+  type BillingList,
+  type BillingRecords,
+  type BillingTotals,
+  billingApi,
+  type ChargeRecord,
+  type InvoiceRecord,
+  MemberNames,
+  type PaymentRecord,
+} from './billing-api';
+import './billing.css';
+import { type Cell, download, toCsv } from './csv';
+
+const PAGE = 10;
+
+type Names = Map<number, string>;
+
+/** What differs between the three lists; the section around them is the same. */
+interface ListSpec<L extends BillingList> {
+  list: L;
+  title: string;
+  /** The list's own state filter: its query parameter, label and choices. */
+  state: { param: string; label: string; options: [string, string][] };
+  head: string[];
+  row: (r: BillingRecords[L], names: Names) => preact.ComponentChildren[];
+  totals: (t: BillingTotals[L]) => string;
+  csvHead: string[];
+  csv: (r: BillingRecords[L], names: Names) => Cell[];
+}
+
+const money = (amount: string) => ({ amount });
+
+const charges: ListSpec<'charges'> = {
+  list: 'charges',
+  title: 'Charges',
+  state: {
+    param: 'uninvoiced',
+    label: 'Invoiced',
+    options: [
+      ['', 'All charges'],
+      ['false', 'On an invoice'],
+      ['true', 'Not invoiced yet'],
+    ],
+  },
+  head: ['Date', 'Member', 'Description', 'Price', 'Invoice'],
+  row: (c: ChargeRecord, names) => [
+    dateTime(c.dateTime),
+    names.get(c.member) ?? '',
+    c.description,
+    c.price,
+    c.invoice ?? 'open',
+  ],
+  totals: (t) =>
+    `${t.count} ${t.count === 1 ? 'charge' : 'charges'}: ${t.total} (invoiced ${t.invoiced}, not invoiced ${t.uninvoiced})`,
+  csvHead: ['id', 'dateTime', 'member', 'memberName', 'description', 'price', 'taxPercent', 'invoice'],
+  csv: (c, names) => [
+    c.id,
+    c.dateTime,
+    c.member,
+    names.get(c.member),
+    c.description,
+    money(c.price),
+    money(c.taxPercent),
+    c.invoice,
+  ],
+};
+
+const invoices: ListSpec<'invoices'> = {
+  list: 'invoices',
+  title: 'Invoices',
+  state: {
+    param: 'state',
+    label: 'State',
+    options: [
+      ['', 'All invoices'],
+      ['unpaid', 'Unpaid'],
+      ['paid', 'Paid'],
+      ['cancelled', 'Cancelled'],
+    ],
+  },
+  head: ['Number', 'Date', 'Member', 'State', 'Total', 'Paid'],
+  row: (i: InvoiceRecord, names) => [i.number, i.date, names.get(i.member) ?? '', i.state, i.total, i.paid],
+  totals: (t) =>
+    `${t.count} ${t.count === 1 ? 'invoice' : 'invoices'}: ${t.total} (paid ${t.paid}, open ${t.open})`,
+  csvHead: ['id', 'number', 'date', 'dueDate', 'member', 'memberName', 'state', 'currency', 'total', 'paid'],
+  csv: (i, names) => [
+    i.id,
+    i.number,
+    i.date,
+    i.dueDate,
+    i.member,
+    names.get(i.member),
+    i.state,
+    i.currency,
+    money(i.total),
+    money(i.paid),
+  ],
+};
+
+const payments: ListSpec<'payments'> = {
+  list: 'payments',
+  title: 'Payments',
+  state: {
+    param: 'state',
+    label: 'State',
+    options: [
+      ['', 'All payments'],
+      ['completed', 'Completed'],
+      ['pending', 'Pending'],
+    ],
+  },
+  head: ['Date', 'Member', 'State', 'Method', 'Total', 'Invoices'],
+  row: (p: PaymentRecord, names) => [
+    p.date,
+    names.get(p.member) ?? '',
+    p.state,
+    p.method,
+    p.total,
+    p.invoices.join(', '),
+  ],
+  totals: (t) =>
+    `${t.count} ${t.count === 1 ? 'payment' : 'payments'}: ${t.total} (completed ${t.completed}, pending ${t.pending})`,
+  csvHead: ['id', 'date', 'member', 'memberName', 'state', 'method', 'total', 'invoices', 'notes'],
+  csv: (p, names) => [
+    p.id,
+    p.date,
+    p.member,
+    names.get(p.member),
+    p.state,
+    p.method,
+    money(p.total),
+    p.invoices.join(' '),
+    p.notes,
+  ],
+};
+
+/**
+ * Billing: charges, invoices and payments, each a paged list with the API's filters (member and
+ * dates for all three, each list's state), the totals of everything the filters match
+ * (`GET /{list}/totals`) and a CSV export of every matching row.
+ */
+export function BillingPage() {
+  const [memberQ, setMemberQ] = useState('');
+  const [found, setFound] = useState<MemberRecord[]>([]);
+  const [member, setMember] = useState('');
+  const [from, setFrom] = useState('');
+  const [until, setUntil] = useState('');
+  const names = useMemo(() => new MemberNames(), []);
+  useEffect(() => {
+    const t = setTimeout(
+      () =>
+        billingApi
+          .members(memberQ.trim())
+          .then(setFound)
+          .catch(() => setFound([])),
+      150,
+    );
+    return () => clearTimeout(t);
+  }, [memberQ]);
+  const chosen = found.find((m) => String(m.id) === member);
+  // The chosen member's name stays known when a later search no longer finds them.
+  const [chosenName, setChosenName] = useState<string | null>(null);
+  useEffect(() => {
+    if (chosen) setChosenName(memberName(chosen));
+  }, [chosen?.id]);
+  const common = { member, from, until };
+  return (
+    <main class="admin billing">
+      <h1>Billing</h1>
+      <section aria-labelledby="filters-h" class="filters">
+        <h2 id="filters-h">Filters</h2>
+        <div class="actions">
+          <label class="filter">
+            Find a member
+            <input
+              type="search"
+              value={memberQ}
+              onInput={(e) => setMemberQ((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <div class="filter">
+            {/* A label of its own: wrapped around the select, the options' text would join its name. */}
+            <label for="billing-member">Member</label>
+            {/* `selected` per option: the options change with every search, and the choice must stay. */}
+            <select id="billing-member" onChange={(e) => setMember((e.target as HTMLSelectElement).value)}>
+              <option value="" selected={member === ''}>
+                All members
+              </option>
+              {member && !chosen && (
+                <option value={member} selected>
+                  {chosenName ?? `Member ${member}`}
+                </option>
+              )}
+              {found.map((m) => (
+                <option key={m.id} value={String(m.id)} selected={String(m.id) === member}>
+                  {memberName(m)}
+                  {m.memberNumber ? ` (${m.memberNumber})` : ''}
+                </option>
+              ))}
+            </select>
+          </div>
+          <label class="filter">
+            From
+            <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
+          </label>
+          <label class="filter">
+            Until
+            <input
+              type="date"
+              value={until}
+              onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
+            />
+          </label>
+        </div>
+        <p class="hint">Charges count by their UTC day; invoices and payments by their date.</p>
+      </section>
+      <BillingSection spec={charges} common={common} names={names} />
+      <BillingSection spec={invoices} common={common} names={names} />
+      <BillingSection spec={payments} common={common} names={names} />
+    </main>
+  );
+}
+
+function BillingSection<L extends BillingList>({
+  spec,
+  common,
+  names,
+}: {
+  spec: ListSpec<L>;
+  common: { member: string; from: string; until: string };
+  names: MemberNames;
+}) {
+  const [state, setState] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [rows, setRows] = useState<{ records: BillingRecords[L][]; total: number; names: Names } | null>(
+    null,
+  );
+  const [totals, setTotals] = useState<BillingTotals[L] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [exporting, setExporting] = useState<string | null>(null);
+  const filters = { ...common, [spec.state.param]: state };
+  const key = JSON.stringify(filters);
+  useEffect(() => setOffset(0), [key]);
+  useEffect(() => {
+    let current = true;
+    const t = setTimeout(async () => {
+      try {
+        const [page, sums] = await Promise.all([
+          billingApi.page(spec.list, filters, offset, PAGE),
+          billingApi.totals(spec.list, filters),
+        ]);
+        const pageNames = await names.all(page.body.map((r) => r.member));
+        if (!current) return;
+        setRows({ records: page.body, total: page.total ?? page.body.length, names: pageNames });
+        setTotals(sums);
+        setError(null);
+      } catch (e) {
+        if (current) setError((e as ApiError).message);
+      }
+    }, 150);
+    return () => {
+      current = false;
+      clearTimeout(t);
+    };
+  }, [key, offset]);
+
+  async function exportCsv() {
+    setExporting(`Reading every ${spec.list.slice(0, -1)} that matches…`);
+    try {
+      const all = await billingApi.all(spec.list, filters);
+      const allNames = await names.all(all.map((r) => r.member));
+      const range = [common.from, common.until].filter(Boolean).join('_');
+      download(
+        `${spec.list}${range ? `-${range}` : ''}.csv`,
+        toCsv(
+          spec.csvHead,
+          all.map((r) => spec.csv(r, allNames)),
+        ),
+      );
+      setExporting(`Exported ${all.length} ${spec.list}.`);
+    } catch (e) {
+      setExporting(`Export failed: ${(e as ApiError).message}`);
+    }
+  }
+
+  const id = `${spec.list}-h`;
+  const lower = spec.title.toLowerCase();
+  return (
+    <section aria-labelledby={id} class="billing-list">
+      <div class="section-head">
+        <h2 id={id}>{spec.title}</h2>
+        <label class="head-choice">
+          {spec.state.label}
+          <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value)}>
+            {spec.state.options.map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="secondary" onClick={() => void exportCsv()}>
+          {`Export ${lower} as CSV`}
+        </button>
+      </div>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {exporting && <p class="hint">{exporting}</p>}
+      <p class="totals" data-testid={`${spec.list}-totals`}>
+        {totals ? spec.totals(totals) : '…'}
+      </p>
+      <table class="list" aria-label={spec.title}>
+        <thead>
+          <tr>
+            {spec.head.map((h) => (
+              <th key={h} scope="col" class={/Price|Total|Paid/.test(h) ? 'amount' : undefined}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows?.records.length === 0 && (
+            <tr>
+              <td colSpan={spec.head.length} class="muted">
+                {`No ${lower} match these filters.`}
+              </td>
+            </tr>
+          )}
+          {rows?.records.map((r) => (
+            <tr key={r.id}>
+              {spec.row(r, rows.names).map((c, i) => (
+                <td key={spec.head[i]} class={/Price|Total|Paid/.test(spec.head[i]) ? 'amount' : undefined}>
+                  {c}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows && rows.total > PAGE && (
+        <nav aria-label={`Pages of ${lower}`} class="actions">
+          <button
+            type="button"
+            class="secondary"
+            disabled={offset === 0}
+            onClick={() => setOffset(Math.max(0, offset - PAGE))}
+          >
+            Previous page
+          </button>
+          <span>
+            {offset + 1}–{Math.min(offset + PAGE, rows.total)} of {rows.total}
+          </span>
+          <button
+            type="button"
+            class="secondary"
+            disabled={offset + PAGE >= rows.total}
+            onClick={() => setOffset(offset + PAGE)}
+          >
+            Next page
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
