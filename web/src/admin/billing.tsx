@@ -14,6 +14,7 @@ import {
 } from './billing-api';
 import './billing.css';
 import { type Cell, download, toCsv } from './csv';
+import { Pager } from './pager';
 
 const PAGE = 10;
 
@@ -345,29 +346,13 @@ function BillingSection<L extends BillingList>({
           ))}
         </tbody>
       </table>
-      {rows && rows.total > PAGE && (
-        <nav aria-label={`Pages of ${lower}`} class="actions">
-          <button
-            type="button"
-            class="secondary"
-            disabled={offset === 0}
-            onClick={() => setOffset(Math.max(0, offset - PAGE))}
-          >
-            Previous page
-          </button>
-          <span>
-            {offset + 1}–{Math.min(offset + PAGE, rows.total)} of {rows.total}
-          </span>
-          <button
-            type="button"
-            class="secondary"
-            disabled={offset + PAGE >= rows.total}
-            onClick={() => setOffset(offset + PAGE)}
-          >
-            Next page
-          </button>
-        </nav>
-      )}
+      <Pager
+        label={`Pages of ${lower}`}
+        offset={offset}
+        size={PAGE}
+        total={rows?.total}
+        onOffset={setOffset}
+      />
     </section>
   );
 }

@@ -3,6 +3,7 @@ import type { ApiError } from '../api';
 import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
 import { logText } from './feed';
+import { Pager } from './pager';
 
 const PAGE = 25;
 
@@ -96,29 +97,7 @@ export function MembersPage() {
               ))}
             </tbody>
           </table>
-          {page && page.total > PAGE && (
-            <nav aria-label="Pages" class="actions">
-              <button
-                type="button"
-                class="secondary"
-                disabled={offset === 0}
-                onClick={() => setOffset(Math.max(0, offset - PAGE))}
-              >
-                Previous page
-              </button>
-              <span>
-                {offset + 1}–{Math.min(offset + PAGE, page.total)} of {page.total}
-              </span>
-              <button
-                type="button"
-                class="secondary"
-                disabled={offset + PAGE >= page.total}
-                onClick={() => setOffset(offset + PAGE)}
-              >
-                Next page
-              </button>
-            </nav>
-          )}
+          <Pager label="Pages" offset={offset} size={PAGE} total={page?.total} onOffset={setOffset} />
         </section>
         <section aria-label="Member details">
           {creating && <MemberForm member={null} onSaved={saved} />}

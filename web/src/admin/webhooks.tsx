@@ -3,6 +3,7 @@ import type { ApiError, WebhookCategory } from '../api';
 import { dateTime } from '../format';
 import { billingApi, type WebhookEventRecord, type WebhookRecord } from './billing-api';
 import './billing.css';
+import { Pager } from './pager';
 
 const PAGE = 20;
 
@@ -426,29 +427,13 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
           })}
         </tbody>
       </table>
-      {page && page.total > PAGE && (
-        <nav aria-label="Pages of deliveries" class="actions">
-          <button
-            type="button"
-            class="secondary"
-            disabled={offset === 0}
-            onClick={() => setOffset(Math.max(0, offset - PAGE))}
-          >
-            Previous page
-          </button>
-          <span>
-            {offset + 1}–{Math.min(offset + PAGE, page.total)} of {page.total}
-          </span>
-          <button
-            type="button"
-            class="secondary"
-            disabled={offset + PAGE >= page.total}
-            onClick={() => setOffset(offset + PAGE)}
-          >
-            Next page
-          </button>
-        </nav>
-      )}
+      <Pager
+        label="Pages of deliveries"
+        offset={offset}
+        size={PAGE}
+        total={page?.total}
+        onOffset={setOffset}
+      />
     </>
   );
 }

@@ -1,0 +1,40 @@
+/** Previous/next page buttons for a paged list; nothing when everything fits on one page. */
+export function Pager({
+  label,
+  offset,
+  size,
+  total,
+  onOffset,
+}: {
+  /** The navigation's accessible name, e.g. "Pages of charges". */
+  label: string;
+  offset: number;
+  size: number;
+  total: number | undefined;
+  onOffset: (offset: number) => void;
+}) {
+  if (total === undefined || total <= size) return null;
+  return (
+    <nav aria-label={label} class="actions">
+      <button
+        type="button"
+        class="secondary"
+        disabled={offset === 0}
+        onClick={() => onOffset(Math.max(0, offset - size))}
+      >
+        Previous page
+      </button>
+      <span>
+        {offset + 1}–{Math.min(offset + size, total)} of {total}
+      </span>
+      <button
+        type="button"
+        class="secondary"
+        disabled={offset + size >= total}
+        onClick={() => onOffset(offset + size)}
+      >
+        Next page
+      </button>
+    </nav>
+  );
+}
