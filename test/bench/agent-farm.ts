@@ -5,7 +5,8 @@ import mqtt, { type MqttClient } from 'mqtt';
 /**
  * Many bridges in one process, for benchmarks: each connects like the agent does, answers
  * commands at once (a simulated relay that switches instantly), and on request publishes log
- * batches and counts the acknowledged ones. Driven by lines on stdin, reports on stdout.
+ * batches and counts the acknowledged ones, or card taps and relay changes at a fixed rate.
+ * Driven by lines on stdin, reports on stdout.
  */
 interface Bridge {
   resourceId: number;
@@ -68,6 +69,49 @@ function connect({ resourceId, apiKey }: Bridge): Promise<MqttClient> {
   });
 }
 
+function publishState(client: MqttClient, resourceId: number, state: object): void {
+  client.publish(bridgeTopic(resourceId, 'state'), JSON.stringify(state), { qos: 1, retain: true });
+}
+
+/**
+ * `rate` events a second for `seconds`, on a fixed schedule (event k at start + k / rate), taking
+ * turns: a tap of an unknown card (a denied log in the admins' feed, named by its card number)
+ * and a relay switching on (a resource's state), each at the next bridge in turn. `states`: relay
+ * changes only, each bridge's relay going on and off in turn. Answers when each event was
+ * published (epoch milliseconds), to match with what a page shows.
+ */
+async function events(rate: number, seconds: number, kinds: 'both' | 'states') {
+  const sent: { kind: 'tap' | 'state'; resource: number; card?: string; at: number }[] = [];
+  const total = Math.round(rate * seconds);
+  const start = performance.now();
+  let tapAt = 0;
+  let stateAt = 0;
+  for (let k = 0; k < total; k++) {
+    const wait = start + (k * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (kinds === 'both' && k % 2 === 0) {
+      const i = tapAt++ % clients.length;
+      const card = `BE${k.toString(16).toUpperCase().padStart(8, '0')}`;
+      clients[i].publish(
+        bridgeTopic(bridges[i].resourceId, 'access'),
+        JSON.stringify({ id: randomUUID(), keys: [{ type: 'em4102', token: card }], currentSession: null }),
+        { qos: 1 },
+      );
+      sent.push({ kind: 'tap', resource: bridges[i].resourceId, card, at: Date.now() });
+    } else {
+      const i = stateAt % clients.length;
+      const on = Math.floor(stateAt++ / clients.length) % 2 === 0;
+      publishState(clients[i], bridges[i].resourceId, {
+        relay: on ? 'on' : 'off',
+        since: new Date().toISOString(),
+        sessionId: null,
+      });
+      sent.push({ kind: 'state', resource: bridges[i].resourceId, at: Date.now() });
+    }
+  }
+  return sent;
+}
+
 /** Each bridge sends a batch, waits for its ack, and sends the next, until `until`. */
 async function ingest(client: MqttClient, resourceId: number, batch: number, until: number) {
   while (Date.now() < until) {
@@ -86,7 +130,9 @@ async function ingest(client: MqttClient, resourceId: number, batch: number, unt
 }
 
 async function main() {
-  for (const bridge of bridges) clients.push(await connect(bridge));
+  // A few at a time (1,000 bridges one after the other take minutes on a busy machine).
+  for (let i = 0; i < bridges.length; i += 20)
+    clients.push(...(await Promise.all(bridges.slice(i, i + 20).map(connect))));
   process.stdout.write('ready\n');
   // The benchmark drives the farm through stdin: when that closes, the farm's job is over.
   process.stdin.on('end', () => process.exit(0));
@@ -107,6 +153,10 @@ async function main() {
         await Promise.all(clients.map((c, i) => ingest(c, bridges[i].resourceId, batch, until)));
         const elapsed = (Date.now() - started) / 1000;
         process.stdout.write(`${JSON.stringify({ acked, seconds: elapsed, perSecond: acked / elapsed })}\n`);
+      } else if (command === 'events') {
+        const [rate, seconds] = args.map(Number);
+        const sent = await events(rate, seconds, args[2] === 'states' ? 'states' : 'both');
+        process.stdout.write(`${JSON.stringify(sent)}\n`);
       } else if (command === 'quit') {
         await Promise.all(clients.map((c) => c.endAsync()));
         process.exit(0);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -101,8 +102,43 @@ export function openLoop(options: {
   return lastJsonLine([runner, JSON.stringify(options)], 'open-loop generator');
 }
 
-export async function startBenchHub(): Promise<HubProcess> {
-  return startHubProcess();
+/**
+ * A hub process for a benchmark; `cli` runs another build of it (a baseline to compare with).
+ * BENCH_HUB_CLI does the same for every hub of a run.
+ */
+export async function startBenchHub(cli = process.env.BENCH_HUB_CLI): Promise<HubProcess> {
+  return startHubProcess({ cli });
+}
+
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds, from /proc (Linux; null
+ * elsewhere). Unlike latency, it hardly moves with what the neighbours on the machine do.
+ */
+export function cpuMilliseconds(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+export const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+};
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** `median (min-max)` of per-round figures. */
+export function spread(values: number[], digits = 2): string {
+  return `${fmt(median(values), digits)} (${fmt(Math.min(...values), digits)}-${fmt(Math.max(...values), digits)})`;
 }
 
 export function fmt(n: number, digits = 1): string {

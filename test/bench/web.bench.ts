@@ -1,16 +1,23 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { hasChromium, launchChromium } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 import { repoRoot } from '../support/processes.js';
-import { fmt, openLoop } from './harness.js';
+import {
+  cpuMilliseconds,
+  fmt,
+  median,
+  type OpenLoopResult,
+  openLoop,
+  percentile,
+  spread,
+} from './harness.js';
 import { startSwitchOnScene } from './switch-on.bench.js';
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
+/** BENCH_WEB=pages,channels,dashboard runs only those parts (all by default). */
+const webParts = process.env.BENCH_WEB?.split(',') ?? ['pages', 'channels', 'dashboard'];
 
 /** The gzipped size of the web app's JavaScript chunks whose names start with `prefix`. */
 function scriptSize(prefix: string): number {
@@ -38,36 +45,50 @@ async function sessionCookie(hub: HubProcess, memberId: number): Promise<{ name:
   return { name, value };
 }
 
-/** Opens `count` live channels (Server-Sent Events) and keeps reading them; returns a closer. */
-async function openLiveChannels(
-  hub: HubProcess,
-  token: string,
-  count: number,
-  follow: (i: number) => string,
-) {
-  const controller = new AbortController();
-  let bytes = 0;
-  const started = await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const res = await fetch(`${hub.base}/live${follow(i)}`, {
-        headers: { authorization: `Bearer ${token}` },
-        signal: controller.signal,
-      });
-      const reader = res.body!.getReader();
-      void (async () => {
-        try {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) return;
-            bytes += value.length;
-          }
-        } catch {
-          // aborted
-        }
-      })();
-    }),
-  );
-  return { count: started.length, bytes: () => bytes, close: () => controller.abort() };
+/**
+ * Opens one live channel (Server-Sent Events) per entry of `follows` in a process of its own
+ * (live-readers.mjs), which keeps reading them: the bench's load generator and the readers do
+ * not share an event loop. Answers once every channel is open.
+ */
+async function openLiveChannels(hub: HubProcess, token: string, follows: string[]) {
+  const script = new URL('./live-readers.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, JSON.stringify({ base: hub.base, token, follows })], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = '';
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      const w = waiting.shift();
+      if (w) w(line);
+      else lines.push(line);
+    }
+  });
+  const next = () =>
+    new Promise<any>((resolve, reject) => {
+      const line = lines.shift();
+      if (line !== undefined) return resolve(JSON.parse(line));
+      waiting.push((l) => resolve(JSON.parse(l)));
+      child.once('exit', (code) => reject(new Error(`live readers exited ${code}`)));
+    });
+  const ready = await next();
+  return {
+    count: ready.ready as number,
+    /** Bytes received since the last call, and how many channels the hub has cut off (slow readers). */
+    bytes: async () => {
+      child.stdin.write('count\n');
+      return (await next()) as { bytes: number; cutOff: number };
+    },
+    close: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.stdin.end();
+      await exited;
+    },
+  };
 }
 
 /**
@@ -85,87 +106,280 @@ export async function webBench(seconds: number): Promise<string[]> {
   say(`| member pages' JavaScript, gzipped | ${fmt(scriptSize('index-') / 1024, 1)} kB | | |`);
   say(`| admin console chunk, gzipped (admins only) | ${fmt(scriptSize('admin-') / 1024, 1)} kB | | |`);
 
-  const { hub, token, resources, memberId, farm, requests } = await startSwitchOnScene();
-  const origin = `http://127.0.0.1:${hub.httpPort}`;
+  if (webParts.includes('pages')) await machinePageBench(say);
+  if (webParts.includes('channels')) await liveChannelBench(seconds, say);
+  if (webParts.includes('dashboard')) await dashboardBench(seconds, say);
+  return lines;
+}
 
-  if (hasChromium && process.env.BENCH_WEB_BROWSER !== '0') {
-    const browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
-    const cookie = await sessionCookie(hub, memberId);
-    await context.addCookies([{ ...cookie, url: origin }]);
-    const page = await context.newPage();
-    const ready: number[] = [];
-    const tap: number[] = [];
-    const rounds = 40;
-    for (let i = 0; i < rounds + 3; i++) {
-      const r = resources[i % resources.length];
-      await page.goto(`${origin}/r/${r.id}?c=${r.code}`, { waitUntil: 'commit' });
-      // From the start of navigation to the enabled button, as the page itself sees it.
-      // Plain strings: the benchmark runs under tsx, whose helpers do not exist in the page.
-      const enabledAt = (await page.evaluate(`new Promise((resolve) => {
-        const check = () => {
-          const button = document.querySelector('button.big.primary');
-          if (button && !button.disabled) resolve(performance.now());
-          else requestAnimationFrame(check);
-        };
-        check();
-      })`)) as number;
-      const tapToSuccess = (await page.evaluate(`new Promise((resolve) => {
-        const started = performance.now();
-        const observer = new MutationObserver(() => {
-          if (document.querySelector('.outcome.success')) {
-            observer.disconnect();
-            resolve(performance.now() - started);
-          }
-        });
-        observer.observe(document.body, { childList: true, subtree: true });
-        document.querySelector('button.big.primary').click();
-      })`)) as number;
-      if (i >= 3) {
-        ready.push(enabledAt);
-        tap.push(tapToSuccess);
-      }
-    }
-    await browser.close();
-    say(
-      `| machine page: open -> button enabled (Chromium, signed in, ${rounds} doors) | | p50 ${fmt(percentile(ready, 50))} ms, p99 ${fmt(percentile(ready, 99))} ms | |`,
-    );
-    say(
-      `| machine page: tap Unlock -> success shown | | p50 ${fmt(percentile(tap, 50))} ms, p99 ${fmt(percentile(tap, 99))} ms | |`,
-    );
-  } else {
+type Say = (line: string) => void;
+
+async function stopScene(scene: Awaited<ReturnType<typeof startSwitchOnScene>>) {
+  scene.farm.send('quit');
+  await new Promise((r) => scene.farm.child.once('exit', r));
+  await scene.hub.proc.stop();
+}
+
+/** issue 12: open the machine page -> the button is enabled; tap -> success (Chromium, signed in). */
+async function machinePageBench(say: Say) {
+  if (!hasChromium || process.env.BENCH_WEB_BROWSER === '0') {
     say(
       `| machine page in Chromium | skipped: ${hasChromium ? 'BENCH_WEB_BROWSER=0' : 'no Chromium (apt-get install chromium)'} | | |`,
     );
+    return;
   }
-
-  const run = () => openLoop({ url: origin, requests, seconds, rate: 200 });
-  await openLoop({ url: origin, requests, seconds: 2, rate: 200 }); // warm-up
-  const report = (label: string, r: Awaited<ReturnType<typeof run>>) =>
-    say(
-      `| switch-on at 200/s, ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms | errors ${r.non2xx + r.errors + r.timeouts + r.unanswered} |`,
-    );
-  // A, B, A: the machine drifts; the two runs without channels bracket the one with them.
-  report('no live channels', await run());
-  // Members at machine pages: each channel follows one resource.
-  const pages = await openLiveChannels(
-    hub,
-    token,
-    1000,
-    (i) => `?resource=${resources[i % resources.length].id}`,
+  const scene = await startSwitchOnScene();
+  const { hub, resources, memberId } = scene;
+  const origin = `http://127.0.0.1:${hub.httpPort}`;
+  const browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const cookie = await sessionCookie(hub, memberId);
+  await context.addCookies([{ ...cookie, url: origin }]);
+  const page = await context.newPage();
+  const ready: number[] = [];
+  const tap: number[] = [];
+  const rounds = 40;
+  for (let i = 0; i < rounds + 3; i++) {
+    const r = resources[i % resources.length];
+    await page.goto(`${origin}/r/${r.id}?c=${r.code}`, { waitUntil: 'commit' });
+    // From the start of navigation to the enabled button, as the page itself sees it.
+    // Plain strings: the benchmark runs under tsx, whose helpers do not exist in the page.
+    const enabledAt = (await page.evaluate(`new Promise((resolve) => {
+      const check = () => {
+        const button = document.querySelector('button.big.primary');
+        if (button && !button.disabled) resolve(performance.now());
+        else requestAnimationFrame(check);
+      };
+      check();
+    })`)) as number;
+    const tapToSuccess = (await page.evaluate(`new Promise((resolve) => {
+      const started = performance.now();
+      const observer = new MutationObserver(() => {
+        if (document.querySelector('.outcome.success')) {
+          observer.disconnect();
+          resolve(performance.now() - started);
+        }
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+      document.querySelector('button.big.primary').click();
+    })`)) as number;
+    if (i >= 3) {
+      ready.push(enabledAt);
+      tap.push(tapToSuccess);
+    }
+  }
+  await browser.close();
+  say(
+    `| machine page: open -> button enabled (Chromium, signed in, ${rounds} doors) | | p50 ${fmt(percentile(ready, 50))} ms, p99 ${fmt(percentile(ready, 99))} ms | |`,
   );
-  report(`${pages.count} live channels open, one resource each`, await run());
-  say(`| those channels: data received during the run | ${fmt(pages.bytes() / 1024, 0)} kB | | |`);
-  pages.close();
-  report('no live channels (again)', await run());
-  // Home pages or dashboards: each channel follows all 100 resources.
-  const homes = await openLiveChannels(hub, token, 1000, () => '');
-  report(`${homes.count} live channels open, all resources each`, await run());
-  say(`| those channels: data received during the run | ${fmt(homes.bytes() / 1024, 0)} kB | | |`);
-  homes.close();
+  say(
+    `| machine page: tap Unlock -> success shown | | p50 ${fmt(percentile(tap, 50))} ms, p99 ${fmt(percentile(tap, 99))} ms | |`,
+  );
+  await stopScene(scene);
+}
 
-  farm.send('quit');
-  await new Promise((r) => farm.child.once('exit', r));
-  await hub.proc.stop();
-  return lines;
+const failures = (r: OpenLoopResult) => r.non2xx + r.errors + r.timeouts + r.unanswered;
+
+/**
+ * issue 12: switch-on latency at 200/s with 1,000 live channels open against the same without
+ * them, on one hub, in interleaved rounds (BENCH_ROUNDS, default 4): each round runs "without"
+ * and "with" in turn, the order alternating, for each kind of channel (one resource each: phones
+ * at machine pages; every resource each: home pages and dashboards). A door's switch-on leaves
+ * its shown state as it was (the log is stopped at once), so in every run the farm's bridges
+ * also switch their relays on and off, 50 changes a second, for the channels to carry.
+ */
+async function liveChannelBench(seconds: number, say: Say) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+  const scene = await startSwitchOnScene();
+  const { hub, token, resources, requests, farm } = scene;
+  const origin = `http://127.0.0.1:${hub.httpPort}`;
+  /** The hub's CPU time per switch-on of the last run, in milliseconds. */
+  let cpuPerCall = Number.NaN;
+  const run = async () => {
+    const cpuBefore = cpuMilliseconds(hub.proc.child.pid);
+    farm.send(`events 50 ${seconds} states`);
+    const r = await openLoop({ url: origin, requests, seconds, rate: 200 });
+    await farm.next();
+    const cpuAfter = cpuMilliseconds(hub.proc.child.pid);
+    cpuPerCall = cpuBefore === null || cpuAfter === null ? Number.NaN : (cpuAfter - cpuBefore) / r.sent;
+    return r;
+  };
+  await openLoop({ url: origin, requests, seconds: 2, rate: 200 }); // warm-up
+  const kinds = [
+    { label: 'one resource each', follows: resources.map((r) => `?resource=${r.id}`) },
+    { label: 'all resources each', follows: [''] },
+  ];
+  const report = (label: string, r: OpenLoopResult) =>
+    say(
+      `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
+    );
+  for (const kind of kinds) {
+    const without = { p50: [] as number[], p99: [] as number[], cpu: [] as number[] };
+    const withChannels = {
+      p50: [] as number[],
+      p99: [] as number[],
+      cpu: [] as number[],
+      kB: [] as number[],
+    };
+    let cutOff = 0;
+    for (let round = 0; round < rounds; round++) {
+      for (const open of round % 2 === 0 ? [false, true] : [true, false]) {
+        if (!open) {
+          const r = await run();
+          without.p50.push(r.p50 ?? Number.NaN);
+          without.p99.push(r.p99 ?? Number.NaN);
+          without.cpu.push(cpuPerCall);
+          report(`round ${round + 1}: switch-on at 200/s, no live channels`, r);
+          continue;
+        }
+        const channels = await openLiveChannels(
+          hub,
+          token,
+          Array.from({ length: 1000 }, (_, i) => kind.follows[i % kind.follows.length]),
+        );
+        await channels.bytes(); // the snapshots are not part of the run
+        const r = await run();
+        const received = await channels.bytes();
+        const kB = received.bytes / 1024;
+        cutOff = received.cutOff;
+        await channels.close();
+        withChannels.p50.push(r.p50 ?? Number.NaN);
+        withChannels.p99.push(r.p99 ?? Number.NaN);
+        withChannels.cpu.push(cpuPerCall);
+        withChannels.kB.push(kB);
+        report(
+          `round ${round + 1}: switch-on at 200/s, ${channels.count} live channels, ${kind.label}${cutOff ? ` (${cutOff} cut off as too slow)` : ''}`,
+          r,
+        );
+      }
+    }
+    const ratio = (a: number[], b: number[]) => `${fmt((median(a) / median(b) - 1) * 100, 1)} %`;
+    say(
+      `| switch-on at 200/s, no live channels: median of ${rounds} rounds (min-max) | | p50 ${spread(without.p50)} ms, p99 ${spread(without.p99)} ms, hub CPU ${spread(without.cpu, 3)} ms per call | |`,
+    );
+    say(
+      `| switch-on at 200/s, 1000 live channels, ${kind.label}: median of ${rounds} rounds (min-max) | | p50 ${spread(withChannels.p50)} ms, p99 ${spread(withChannels.p99)} ms, hub CPU ${spread(withChannels.cpu, 3)} ms per call | |`,
+    );
+    say(
+      `| with against without (medians), ${kind.label} | | p50 ${ratio(withChannels.p50, without.p50)}, p99 ${ratio(withChannels.p99, without.p99)}, hub CPU ${ratio(withChannels.cpu, without.cpu)} | |`,
+    );
+    say(`| those channels: data received per run, median | ${fmt(median(withChannels.kB), 0)} kB | | |`);
+  }
+  await stopScene(scene);
+}
+
+/**
+ * issue 13: the admin dashboard with 1,000 resources (each with a bridge, held online by the agent
+ * farm) while the farm emits 50 events a second for `seconds`: taps of unknown cards (a denied
+ * entry in the activity feed, named by the card number) and relays switching on (a card's relay
+ * state), in turn. Chromium on /admin, signed in as the owner; a MutationObserver in the page
+ * notes when each event's entry or state appears, and the bench matches it to the moment the
+ * farm published it (both read the same wall clock). An event never seen counts as missed.
+ */
+async function dashboardBench(seconds: number, say: Say) {
+  if (!hasChromium || process.env.BENCH_WEB_BROWSER === '0') {
+    say(`| dashboard in Chromium | skipped: ${hasChromium ? 'BENCH_WEB_BROWSER=0' : 'no Chromium'} | | |`);
+    return;
+  }
+  const count = Number(process.env.BENCH_DASHBOARD_RESOURCES ?? 1000);
+  const rate = 50;
+  const scene = await startSwitchOnScene({ count });
+  const { hub, resources } = scene;
+  const origin = `http://127.0.0.1:${hub.httpPort}`;
+  const owner = (await hub.api('GET', '/user/me')).body;
+  const browser = await launchChromium();
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addCookies([{ ...(await sessionCookie(hub, owner.id)), url: origin }]);
+    const page = await context.newPage();
+    const opened = performance.now();
+    await page.goto(`${origin}/admin`);
+    // Polled from here: the page's CSP (rightly) refuses the string evaluation waitForFunction uses.
+    for (let shown = 0; shown < count; await new Promise((r) => setTimeout(r, 100))) {
+      shown = (await page.evaluate(`document.querySelectorAll('ul.cards > li').length`)) as number;
+      if (performance.now() - opened > 60_000) throw new Error(`dashboard: ${shown} of ${count} cards`);
+    }
+    const loadMs = performance.now() - opened;
+    // The cards carry the resource's name; the feed's entries the card number of the tap.
+    await page.evaluate(`(() => {
+      const seen = { taps: {}, states: {}, longTasks: 0, longTaskMs: 0 };
+      window.__seen = seen;
+      new MutationObserver((records) => {
+        const at = Date.now();
+        for (const record of records)
+          for (const node of record.addedNodes) {
+            const match = /card (BE[0-9A-F]{8})/.exec(node.textContent || '');
+            if (match && !(match[1] in seen.taps)) seen.taps[match[1]] = at;
+          }
+      }).observe(document.querySelector('ol.feed'), { childList: true });
+      new MutationObserver((records) => {
+        const at = Date.now();
+        for (const record of records) {
+          const element = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+          const card = element && element.closest('li.card');
+          if (!card) continue;
+          const name = card.getAttribute('aria-label');
+          if (!(name in seen.states) && card.textContent.includes('on since')) seen.states[name] = at;
+        }
+      }).observe(document.querySelector('ul.cards'), { childList: true, subtree: true, characterData: true });
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          seen.longTasks++;
+          seen.longTaskMs += entry.duration;
+        }
+      }).observe({ type: 'longtask' });
+    })()`);
+    scene.farm.send(`events ${rate} ${seconds}`);
+    const sent: { kind: 'tap' | 'state'; resource: number; card?: string; at: number }[] = JSON.parse(
+      await scene.farm.next(),
+    );
+    await new Promise((r) => setTimeout(r, 3000)); // late arrivals
+    // A page whose main thread is swamped answers late or never: that is a result too.
+    const asked = performance.now();
+    const seen = (await Promise.race([
+      page.evaluate('window.__seen'),
+      new Promise((r) => setTimeout(r, 60_000)),
+    ])) as {
+      taps: Record<string, number>;
+      states: Record<string, number>;
+      longTasks: number;
+      longTaskMs: number;
+    };
+    if (!seen) {
+      say(
+        `| dashboard, ${count} resources, ${rate} events/s | page did not answer within 60 s after the events | | |`,
+      );
+      return;
+    }
+    say(`| the page answered the bench's question after | | ${fmt(performance.now() - asked, 0)} ms | |`);
+    const names = new Map(resources.map((r) => [r.id, r.name]));
+    const delays = { tap: [] as number[], state: [] as number[] };
+    let missed = 0;
+    for (const e of sent) {
+      const shownAt = e.kind === 'tap' ? seen.taps[e.card ?? ''] : seen.states[names.get(e.resource) ?? ''];
+      if (shownAt === undefined) missed++;
+      else delays[e.kind].push(shownAt - e.at);
+    }
+    const all = [...delays.tap, ...delays.state];
+    const within = all.filter((d) => d <= 1000).length;
+    const figures = (values: number[]) =>
+      values.length
+        ? `p50 ${fmt(percentile(values, 50), 0)} ms, p99 ${fmt(percentile(values, 99), 0)} ms, max ${fmt(Math.max(...values), 0)} ms`
+        : 'none seen';
+    say(
+      `| dashboard, ${count} resources: open /admin -> every card shown (Chromium) | | ${fmt(loadMs, 0)} ms | |`,
+    );
+    say(
+      `| dashboard, ${count} resources, ${rate} events/s for ${seconds} s: event -> on screen, all ${sent.length} | | ${figures(all)} | missed ${missed} |`,
+    );
+    say(`| those events within 1 s | ${fmt((within / sent.length) * 100, 1)} % | | |`);
+    say(`| taps of unknown cards -> entry in the activity feed | | ${figures(delays.tap)} | |`);
+    say(`| relays switching on -> state on the resource's card | | ${figures(delays.state)} | |`);
+    say(
+      `| the page's main thread meanwhile: long tasks (> 50 ms) | ${seen.longTasks} | ${fmt(seen.longTaskMs, 0)} ms in all | |`,
+    );
+  } finally {
+    await browser.close();
+    await stopScene(scene);
+  }
 }

@@ -1,3 +1,4 @@
+import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import { localDate, offsetMinutes, wallTime, zonedInstant } from '../../hub/src/spaces/zoned-time.js';
 
@@ -42,5 +43,33 @@ describe('wall times across DST changes', () => {
     expect(offsetMinutes(new Date('2026-04-04T15:30:00Z'), 'Australia/Lord_Howe')).toBe(630);
     expect(wallTime(new Date('2026-03-08T12:00:00Z'), 'America/New_York').dayOfWeek).toBe(7);
     expect(localDate(new Date('2026-04-04T13:30:00Z'), 'Pacific/Kiritimati')).toBe('2026-04-05');
+  });
+
+  it('reads the wall clock the same minute by minute through DST changes, forwards and back', () => {
+    // A clock that walks across both changes of the year, then jumps back: every reading is the
+    // one Temporal gives for that instant.
+    const zones = ['Europe/Vienna', 'America/New_York', 'Australia/Lord_Howe', 'America/Santiago', 'UTC'];
+    const instants: number[] = [];
+    for (const around of [
+      '2026-03-08T00:00:00Z',
+      '2026-03-29T00:00:00Z',
+      '2026-10-04T00:00:00Z',
+      '2026-11-01T00:00:00Z',
+    ])
+      for (let m = 0; m < 36 * 60; m += 19) instants.push(Date.parse(around) + m * 60_000 + 13_000);
+    instants.push(Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-07-01T12:00:00Z'));
+    for (const zone of zones)
+      for (const t of instants) {
+        const z = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone);
+        expect(wallTime(new Date(t), zone), `${new Date(t).toISOString()} in ${zone}`).toEqual({
+          year: z.year,
+          month: z.month,
+          day: z.day,
+          hour: z.hour,
+          minute: z.minute,
+          second: z.second,
+          dayOfWeek: z.dayOfWeek,
+        });
+      }
   });
 });

@@ -32,7 +32,25 @@ const listeners = new Set<() => void>();
 
 function set(next: Partial<State>): void {
   state = { ...state, ...next };
-  for (const listener of listeners) listener();
+  notify();
+}
+
+let notifying = false;
+
+/**
+ * Pages hear of changes once per frame: a batch of changes arrives as many events, and a page
+ * of 1,000 resources redrawn per event would fall behind. (A hidden tab gets no frames: there a
+ * timer does.)
+ */
+function notify(): void {
+  if (notifying) return;
+  notifying = true;
+  const run = () => {
+    notifying = false;
+    for (const listener of listeners) listener();
+  };
+  if (typeof requestAnimationFrame === 'function' && !document.hidden) requestAnimationFrame(run);
+  else setTimeout(run, 50);
 }
 
 /** Follows only `resources` (or all when null); reconnects when that changes. */

@@ -34,6 +34,19 @@ const WRITES_PER_TURN = 20;
 /** A slow reader that has this much unread is cut off (its browser reconnects and gets a snapshot). */
 const MAX_BUFFERED = 1024 * 1024;
 
+/**
+ * One pace's pending changes, and the stored state of each resource as its last flush read it: a
+ * change signal whose state reads the same as last time (a door's switch-on that leaves its relay
+ * and session as they were) is sent to nobody.
+ */
+function newPace() {
+  return {
+    changed: new Set<number>(),
+    timer: null as NodeJS.Timeout | null,
+    lastRows: new Map<number, string>(),
+  };
+}
+
 function frame(message: LiveMessage): string {
   return `event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`;
 }
@@ -52,8 +65,8 @@ export class LiveChannel {
    * which gathers a busy space's many changes into far fewer, latest-state-only writes.
    */
   private readonly paces = {
-    narrow: { changed: new Set<number>(), timer: null as NodeJS.Timeout | null },
-    wide: { changed: new Set<number>(), timer: null as NodeJS.Timeout | null },
+    narrow: newPace(),
+    wide: newPace(),
   };
   private readonly keepAlive: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
@@ -63,7 +76,7 @@ export class LiveChannel {
 
   constructor(
     private readonly ctx: HubContext,
-    private readonly options = { batchMs: 250, wideBatchMs: 1000, keepAliveMs: 25_000, logPollMs: 250 },
+    private readonly options = { batchMs: 250, wideBatchMs: 500, keepAliveMs: 25_000, logPollMs: 250 },
   ) {
     this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
     this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
@@ -107,6 +120,8 @@ export class LiveChannel {
     this.clients.add(client);
     out.on('close', () => this.clients.delete(client));
     if (client.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
+    // The snapshot may be newer than what its pace last read: the next flush sends every change.
+    this.paces[client.only === null ? 'wide' : 'narrow'].lastRows.clear();
     const rows = (await readVisibleStatuses(this.ctx.storage.reads, client.viewer)).filter(
       (row) => client.only === null || client.only.has(row.resource),
     );
@@ -151,12 +166,29 @@ export class LiveChannel {
 
   private async flush(kind: 'narrow' | 'wide'): Promise<void> {
     const pace = this.paces[kind];
-    const ids = [...pace.changed];
+    let ids = [...pace.changed];
     pace.changed.clear();
     try {
       const targets = [...this.clients].filter((c) => (c.only === null) === (kind === 'wide'));
-      if (targets.length === 0) return;
+      if (targets.length === 0) {
+        pace.lastRows.clear();
+        return;
+      }
       const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
+      // Every client of this pace heard of the last state read (or got it in its snapshot, which
+      // was read after): an unchanged row needs no event. Views are built from the row alone.
+      ids = ids.filter((id) => {
+        const row = rows.get(id);
+        if (!row) {
+          pace.lastRows.delete(id);
+          return true;
+        }
+        const text = JSON.stringify(row);
+        if (pace.lastRows.get(id) === text) return false;
+        pace.lastRows.set(id, text);
+        return true;
+      });
+      if (ids.length === 0) return;
       // Clients that see the same (the same member, role and followed resources) get the same
       // bytes: built once per flush and written to each of them without copying.
       const outputs = new Map<string, Buffer | null>();

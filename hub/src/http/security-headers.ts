@@ -1,5 +1,5 @@
-import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 
 /**
  * Content-Security-Policy of everything the hub serves: the web app at `/` (Vite's built
@@ -33,16 +33,30 @@ export const docsContentSecurityPolicy = Object.entries({
   .join('; ');
 
 /**
- * Security headers on every response (@fastify/helmet), and `Cache-Control: no-store` on every
+ * Security headers on every response (helmet's), and `Cache-Control: no-store` on every
  * API answer: tokens, bridge keys, switch-on codes and calendar URLs travel in API bodies, and
  * nothing behind a token belongs in a shared or browser cache. A route that chose its own
  * caching (the calendar feed) keeps it; the docs page and its assets hold no secret.
  */
 export async function registerSecurityHeaders(app: FastifyInstance, apiPrefix: string): Promise<void> {
-  await app.register(helmet, {
+  // The headers are the same on every answer (no nonces): helmet works them out once here, and
+  // each request only sets them. Its Fastify plugin rebuilt them, CSP parsing included, per request.
+  const headers: [string, string][] = [];
+  helmet({
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy },
     referrerPolicy: { policy: 'no-referrer' },
     frameguard: { action: 'deny' },
+  })(
+    {} as never,
+    {
+      setHeader: (name: string, value: string) => headers.push([name, value]),
+      removeHeader: () => {},
+    } as never,
+    () => {},
+  );
+  app.addHook('onRequest', (_request, reply, done) => {
+    for (const [name, value] of headers) reply.raw.setHeader(name, value);
+    done();
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const url = request.url;

@@ -55,6 +55,45 @@ const failedNotes = (reply: CommandReply | null, timeoutMs: number) =>
     ? `The bridge could not switch: ${reply.error ?? 'unknown error'}`
     : `No reply from the bridge within ${timeoutMs / 1000} s`;
 
+/** How long the record of a carried-out switch-on waits for another switch-on's commit to go with. */
+const SETTLED_DELETE_MS = 1_000;
+
+/** Per hub: records of switch-ons the bridge carried out, not yet deleted. */
+const settledOf = new WeakMap<HubContext, { ids: string[]; timer: NodeJS.Timeout | null }>();
+
+/**
+ * The record of a carried-out switch-on goes without a commit (an fsync) of its own: the delete
+ * rides along with the next switch-on's transaction, or runs alone within SETTLED_DELETE_MS when
+ * none comes. A record that outlives a crash meanwhile is settled at the bridge's next connect
+ * (the agent still knows the command id), as before.
+ */
+function settle(ctx: HubContext, commandId: string): void {
+  const settled = settledOf.get(ctx) ?? { ids: [], timer: null };
+  settledOf.set(ctx, settled);
+  settled.ids.push(commandId);
+  settled.timer ??= setTimeout(() => {
+    const ids = settled.ids;
+    settled.timer = null;
+    if (ids.length === 0) return;
+    ctx.events
+      .grouped((trx) => deleteSettled(ctx, trx))
+      .catch((err) => ctx.logger.warn({ err }, 'pending switch-ons not cleared; settled at reconnect'));
+  }, SETTLED_DELETE_MS);
+  settled.timer.unref();
+}
+
+async function deleteSettled(ctx: HubContext, trx: Db): Promise<void> {
+  const settled = settledOf.get(ctx);
+  if (!settled || settled.ids.length === 0) return;
+  const ids = settled.ids;
+  settled.ids = [];
+  await rawRows(
+    trx,
+    `delete from "pending_switch_ons" where "commandId" in (${ids.map(() => '?').join(', ')})`,
+    ids,
+  );
+}
+
 /**
  * Writes the allowed log and its pending record in one transaction, sends the command and waits
  * for the reply. Switched: the record goes. Failed: the log becomes denied. No reply: the log
@@ -77,6 +116,7 @@ export async function runSwitchOn(
   };
   // Doors: the session is opened and closed at once; machines run until switched off.
   const entry = await ctx.events.grouped(async (trx) => {
+    await deleteSettled(ctx, trx);
     const log = await insertLog(
       trx,
       {
@@ -101,13 +141,8 @@ export async function runSwitchOn(
   const { expiresAt, waitMs } = commandDeadline(ctx, resource.id, timeoutMs);
   const reply = await ctx.bridges.sendCommand(resource.id, { ...base, sessionId, expiresAt }, waitMs);
   if (reply?.ok) {
-    // Not awaited: the answer rests on the committed allowed log, and a record that outlives a
-    // crash here is settled at the bridge's next connect (the agent still knows the command id).
-    ctx.events
-      .grouped((trx) => rawRows(trx, 'delete from "pending_switch_ons" where "commandId" = ?', [commandId]))
-      .catch((err) =>
-        ctx.logger.warn({ err, commandId }, 'pending switch-on not cleared; settled at reconnect'),
-      );
+    // The answer rests on the committed allowed log; the record goes with a later commit.
+    settle(ctx, commandId);
     return {
       ok: true,
       result: {

@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { VNode } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
 import { dateTime, duration } from '../format';
-import { useLive } from '../live';
+import { type FeedEntry, useLive } from '../live';
 import { adminApi, type ResourceRecord, type WebhookRecord } from './admin-api';
 import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl } from './bridge-actions';
 import { logText } from './feed';
@@ -39,7 +40,42 @@ export function Dashboard() {
     };
   }, []);
 
+  // A card whose resource and live state are the objects of the last render keeps its element,
+  // which Preact then skips: a change redraws its own card, not all 1,000.
+  const cards = useRef(new Map<number, { r: ResourceRecord; s: ResourceStatus | undefined; card: VNode }>());
+  const card = (r: ResourceRecord) => {
+    const s = live.statuses.get(r.id);
+    const last = cards.current.get(r.id);
+    if (last && last.r === r && last.s === s) return last.card;
+    const fresh = <ResourceCard key={r.id} r={r} s={s} act={act} pair={pair} />;
+    cards.current.set(r.id, { r, s, card: fresh });
+    return fresh;
+  };
+
   const names = useMemo(() => new Map((resources ?? []).map((r) => [r.id, r.name])), [resources]);
+  // The same for the feed's entries: a new entry is drawn, the 199 before it are kept.
+  const entries = useRef(new Map<string, { names: Map<number, string>; entry: VNode }>());
+  const feedEntry = (e: FeedEntry) => {
+    const last = entries.current.get(e.key);
+    if (last && last.names === names) return last.entry;
+    const entry = (
+      <li key={e.key} class={e.kind === 'log' && e.log.type === 'denied' ? 'bad' : ''}>
+        <time dateTime={e.at}>{time(e.at)}</time>{' '}
+        <strong>{names.get(e.kind === 'log' ? e.log.resource : e.resource) ?? 'Resource'}</strong>{' '}
+        {e.kind === 'bridge' ? (e.online ? 'Bridge online' : 'Bridge offline') : logText(e.log)}
+        {e.kind === 'log' && e.log.offline && (
+          <span class="badge late"> offline decision, reported late</span>
+        )}
+      </li>
+    );
+    entries.current.set(e.key, { names, entry });
+    // Entries that left the feed (it keeps the newest 200) are forgotten.
+    if (entries.current.size > 2 * live.feed.length + 50) {
+      const keep = new Set(live.feed.map((f) => f.key));
+      for (const key of entries.current.keys()) if (!keep.has(key)) entries.current.delete(key);
+    }
+    return entry;
+  };
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
     return (resources ?? []).filter((r) => !f || r.name.toLowerCase().includes(f));
@@ -115,26 +151,13 @@ export function Dashboard() {
             onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
           />
           {resources === null && !error && <p role="status">Loading…</p>}
-          <ul class="cards">
-            {shown.map((r) => (
-              <ResourceCard key={r.id} r={r} s={live.statuses.get(r.id)} act={act} pair={pair} />
-            ))}
-          </ul>
+          <ul class="cards">{shown.map(card)}</ul>
         </section>
         <section aria-labelledby="feed-h">
           <h2 id="feed-h">Activity</h2>
           <ol aria-label="Activity feed" class="rows feed">
             {live.feed.length === 0 && <li class="muted">Nothing yet; taps and switch-ons appear here.</li>}
-            {live.feed.map((e) => (
-              <li key={e.key} class={e.kind === 'log' && e.log.type === 'denied' ? 'bad' : ''}>
-                <time dateTime={e.at}>{time(e.at)}</time>{' '}
-                <strong>{names.get(e.kind === 'log' ? e.log.resource : e.resource) ?? 'Resource'}</strong>{' '}
-                {e.kind === 'bridge' ? (e.online ? 'Bridge online' : 'Bridge offline') : logText(e.log)}
-                {e.kind === 'log' && e.log.offline && (
-                  <span class="badge late"> offline decision, reported late</span>
-                )}
-              </li>
-            ))}
+            {live.feed.map(feedEntry)}
           </ol>
         </section>
       </div>
