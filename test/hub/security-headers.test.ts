@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
@@ -94,7 +93,7 @@ describe('security headers', () => {
   });
 
   it.skipIf(!chromium)(
-    'the docs page renders in a real browser under its CSP, with the product’s name, in under a second',
+    'the docs page renders in a real browser under its CSP, with the product’s name',
     async () => {
       const { httpUrl } = await t.listen();
       const browser = await launchChromium();
@@ -108,8 +107,6 @@ describe('security headers', () => {
         page.on('pageerror', (e) => problems.push(e.message));
         await page.goto(`${httpUrl}/api/v1/docs/`);
         await page.locator('[data-path="/api/v1/members"]').first().waitFor({ timeout: 30_000 });
-        // From the start of navigation to the operations on screen, measured inside Chromium.
-        const firstRender = await page.evaluate(() => performance.now());
         expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
 
         // The product's name as title and heading; no framework logo, top bar or favicon.
@@ -120,13 +117,7 @@ describe('security headers', () => {
         expect(await page.locator('.topbar, img[src*="logo"], svg[class*="logo"]').count()).toBe(0);
         expect(await page.locator('link[rel="icon"]').getAttribute('href')).toMatch(/theme\/favicon\.svg$/);
         expect(await page.locator('.opblock-summary-description').first().textContent()).toBeTruthy();
-
-        // A second on an idle machine; a machine busy with other work gets its load factor more.
-        const load = Math.max(1, os.loadavg()[0] / os.availableParallelism());
-        console.info(
-          `docs page: first render ${Math.round(firstRender)} ms (load factor ${load.toFixed(1)})`,
-        );
-        expect(firstRender).toBeLessThan(1000 * load);
+        // How fast it opens is measured in `npm run bench -- web` (docs/PERFORMANCE.md).
       } finally {
         await browser.close();
       }

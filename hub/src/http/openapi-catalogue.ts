@@ -895,6 +895,16 @@ const signIn: Record<string, CatalogueEntry> = {
     },
     body: { emailAddress: 'ada@example.org', password: 'correct horse battery staple' },
   },
+  'POST /user/accounts': {
+    summary: "The accounts of the caller's e-mail address that this password opens",
+    description:
+      "Lists the caller's member records in other accounts (same e-mail address) whose password is the one given; switching is then `POST /user/login` with `account`.",
+    errors: {
+      400: 'Wrong password (counts toward the failed-login throttle).',
+      429: 'Too many wrong passwords for this address or source; wait `Retry-After` seconds.',
+    },
+    body: { password: 'correct horse battery staple' },
+  },
   'POST /user/logout': {
     summary: 'Sign out',
     description: 'Ends the current browser session and clears the cookie.',

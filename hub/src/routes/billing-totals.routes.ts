@@ -32,6 +32,8 @@ export function billingTotalsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['charges'],
           summary: 'Count and sums of the charges that match the list filters',
+          description:
+            'Takes the filters of `GET /charges` and adds up every charge they select (not only one page): the count, the total, and what is invoiced and not yet invoiced.',
           querystring: ChargeFilters,
           response: { 200: ChargeTotals },
         },
@@ -57,6 +59,8 @@ export function billingTotalsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['invoices'],
           summary: 'Count and sums of the invoices that match the list filters',
+          description:
+            'Takes the filters of `GET /invoices` and adds up every invoice they select (not only one page): the count, the total, and what is paid and still open.',
           querystring: InvoiceFilters,
           response: { 200: InvoiceTotals },
         },
@@ -86,6 +90,8 @@ export function billingTotalsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['payments'],
           summary: 'Count and sums of the payments that match the list filters',
+          description:
+            'Takes the filters of `GET /payments` and adds up every payment they select (not only one page): the count, the total, and what is completed and pending.',
           querystring: PaymentFilters,
           response: { 200: PaymentTotals },
         },

@@ -1,11 +1,4 @@
-import {
-  BookingCreate,
-  BookingRecord,
-  BookingRefusal,
-  BookingState,
-  BookingUpdate,
-  Id,
-} from '@makerspace/shared';
+import { BookingCreate, BookingRecord, BookingState, BookingUpdate, Id } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
@@ -39,7 +32,7 @@ const ListQuery = z.object({
 });
 
 const refusals =
-  'A booking the rules refuse answers 409 (overlappingBooking) or 422 with `data.rule` naming the rule: overlappingBooking, outsideOpeningHours, holiday, outsideBookingWindow, notAlignedToSlots, dailyLimit, weeklyLimit, notBookable, invalidRange, unknownMember, unknownResource, bookingStarted, lockedIn (admins are exempt from the booking window and the per-member limits unless they send applyMemberRules: true).';
+  "A booking the rules refuse answers 409 (overlappingBooking) or 422, with the error body's data a BookingRefusal with `rule` naming the rule: overlappingBooking, outsideOpeningHours, holiday, outsideBookingWindow, notAlignedToSlots, dailyLimit, weeklyLimit, notBookable, invalidRange, unknownMember, unknownResource, bookingStarted, lockedIn (admins are exempt from the booking window and the per-member limits unless they send applyMemberRules: true).";
 
 /** spec 4.10: bookings of resources. */
 export function bookingsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -51,7 +44,7 @@ export function bookingsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           tags: ['bookings'],
           description: refusals,
           body: BookingCreate,
-          response: { 201: BookingRecord, 409: BookingRefusal, 422: BookingRefusal },
+          response: { 201: BookingRecord },
         },
       },
       async (request, reply) => {
@@ -101,7 +94,7 @@ export function bookingsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           params: IdParams,
           description: refusals,
           body: BookingUpdate,
-          response: { 200: BookingRecord, 409: BookingRefusal, 422: BookingRefusal },
+          response: { 200: BookingRecord },
         },
       },
       async (request) =>
