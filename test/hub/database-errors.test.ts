@@ -77,4 +77,29 @@ describe('database errors while running', () => {
       }
     },
   );
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'PostgreSQL drops a connection in the middle of a transaction: the transaction fails, the hub lives on',
+    async () => {
+      const t = await startTestHub('postgres');
+      try {
+        const failed = t.hub.ctx.db.transaction().execute(async (trx) => {
+          const r = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+          const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+          await admin.connect();
+          await admin.query('SELECT pg_terminate_backend($1)', [r.rows[0].pid]);
+          await admin.end();
+          // The server's goodbye arrives while the connection is still checked out.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await sql`SELECT 1`.execute(trx);
+        });
+        await expect(failed).rejects.toThrow();
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++)
+          statuses.push((await t.call(t.owner.token, { url: '/api/v1/resources' })).statusCode);
+        expect(statuses.at(-1), String(statuses)).toBe(200);
+      } finally {
+        await t.close();
+      }
+    },
+  );
 });

@@ -53,6 +53,9 @@ export function createStorage(options: StorageOptions): Storage {
     // An idle connection the server dropped (a restart) must not crash the process: the pool
     // discards it, and the next query opens a new one or fails with its own error.
     pool.on('error', () => {});
+    // The same for a connection in use when the server drops it: pg rejects its query and also
+    // emits 'error' on the client, which the pool listens to only while the client is idle.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,

@@ -7,6 +7,7 @@ import { deleteRow, findRow, updateRow } from '../db/collection-rows.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
+import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendPage } from './list.js';
 import type { HubServices } from './services.js';
@@ -116,6 +117,21 @@ export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Sc
   return (
     account === null ? query : query.where(`${table}.account` as string, '=', account as never)
   ) as Scope<T>;
+}
+
+/**
+ * The rows of a member's own sub-collection (`/members/:memberId/...`), once the caller sees the
+ * member (404 otherwise).
+ */
+export function ofMember<T extends 'member_trainings' | 'member_packages'>(table: T) {
+  return async (_ctx: HubServices, caller: Caller, params: Params, db: Db): Promise<Scope<T>> => {
+    const member = await findMember(db, caller, params.memberId);
+    return (db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>).where(
+      `${table}.member`,
+      '=',
+      member.id as never,
+    ) as Scope<T>;
+  };
 }
 
 /** Declares a collection (only for type inference). */

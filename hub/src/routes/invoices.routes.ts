@@ -17,7 +17,7 @@ import {
 } from '../billing/invoices.js';
 import type { HubServices } from '../http/services.js';
 import { emitInvoice } from '../billing/invoices.js';
-import { updateLocked, likePattern } from '../db/crud.js';
+import { updateLocked } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { checkRange, filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';

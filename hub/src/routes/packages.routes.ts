@@ -32,7 +32,7 @@ import {
 } from '../billing/packages.js';
 import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, findIn, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { findMember } from '../identity/members.js';
 
@@ -146,10 +146,7 @@ export const memberPackages = collection({
   tag: 'members',
   record: MemberPackageRecord,
   embeds: ['package'],
-  scope: async (ctx, caller, params, db) => {
-    const member = await findMember(db, caller, params.memberId);
-    return db.selectFrom('member_packages').where('member', '=', member.id);
-  },
+  scope: ofMember('member_packages'),
   records: async (ctx, rows, _caller, embed) => {
     if (!embed.includes('package')) return rows.map(memberPackageRecord);
     const ids = [...new Set(rows.map((r) => r.package))];

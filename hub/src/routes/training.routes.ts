@@ -7,7 +7,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, ofAccount, registerCollection } from '../http/collection.js';
+import { collection, ofAccount, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { findMember } from '../identity/members.js';
 import {
@@ -73,10 +73,7 @@ export const memberTrainings = collection({
   nouns: "a member's trainings",
   tag: 'training',
   record: MemberTrainingRecord,
-  scope: async (ctx, caller, params, db) => {
-    const member = await findMember(db, caller, params.memberId);
-    return db.selectFrom('member_trainings').where('member', '=', member.id);
-  },
+  scope: ofMember('member_trainings'),
   records: (_ctx, rows) => rows.map(memberTrainingRecord),
   list: {
     order: [
