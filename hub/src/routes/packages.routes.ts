@@ -31,7 +31,9 @@ import {
   visiblePackages,
 } from '../billing/packages.js';
 import { insertRow } from '../db/collection-rows.js';
+import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
+import type { Database } from '../db/schema.js';
 import { collection, findIn, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { findMember } from '../identity/members.js';
@@ -73,6 +75,23 @@ const packageOf = (
   db: Db,
 ) => findIn(packages, ctx, caller, {}, packageId, db);
 
+/** The rows of a package's credits or permissions, once the caller sees the package. */
+const ofPackage =
+  <T extends 'package_credits' | 'package_permissions'>(table: T) =>
+  async (
+    ctx: HubServices,
+    caller: Parameters<typeof visiblePackages>[1],
+    params: Record<string, number>,
+    db: Db,
+  ) => {
+    const pkg = await packageOf(ctx, caller, params.packageId, db);
+    return (db.selectFrom(table) as SelectQueryBuilder<any, any, object>).where(
+      `${table}.package`,
+      '=',
+      pkg.id as never,
+    ) as unknown as SelectQueryBuilder<Database, T, object>;
+  };
+
 /** spec 4.11: a package's credits (amounts members get each period). */
 export const packageCredits = collection({
   table: 'package_credits',
@@ -83,10 +102,7 @@ export const packageCredits = collection({
   nouns: "a package's credits",
   tag: 'packages',
   record: PackageCreditRecord,
-  scope: async (ctx, caller, params, db) => {
-    const pkg = await packageOf(ctx, caller, params.packageId, db);
-    return db.selectFrom('package_credits').where('package', '=', pkg.id);
-  },
+  scope: ofPackage('package_credits'),
   records: (_ctx, rows) => rows.map(creditRecord),
   list: {},
   // No body: a default credit (global, 0.00 a month, any resource) that the client then edits.
@@ -116,10 +132,7 @@ export const packagePermissions = collection({
   nouns: "a package's permissions",
   tag: 'packages',
   record: PackagePermissionRecord,
-  scope: async (ctx, caller, params, db) => {
-    const pkg = await packageOf(ctx, caller, params.packageId, db);
-    return db.selectFrom('package_permissions').where('package', '=', pkg.id);
-  },
+  scope: ofPackage('package_permissions'),
   records: (_ctx, rows) => rows.map(permissionRecord),
   list: {},
   create: {
