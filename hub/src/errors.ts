@@ -42,11 +42,45 @@ export const serviceUnavailable = (message: string, data?: Record<string, unknow
 export const gatewayTimeout = (message: string, data?: Record<string, unknown>) =>
   new HttpError(504, message, data);
 
+export interface ErrorEntry {
+  message: string;
+  /** The field the entry is about (dotted path in the body, query or path), for bad input. */
+  field?: string;
+  /** The machine-readable reason (`data.reason`), when the error has one. */
+  reason?: string;
+}
+
+/**
+ * The `errors` list that commercial clients read beside `message`: one entry per field for bad
+ * input (from `data.validation`, several problems of one field joined), else one entry for the
+ * error itself.
+ */
+export function errorEntries(message: string, data?: Record<string, unknown>): ErrorEntry[] {
+  const validation = data?.validation;
+  if (Array.isArray(validation) && validation.length > 0) {
+    const byField = new Map<string, string[]>();
+    for (const v of validation as { path?: unknown; message?: unknown }[]) {
+      const field = typeof v?.path === 'string' ? v.path : '';
+      const text = typeof v?.message === 'string' ? v.message : 'is not valid';
+      const list = byField.get(field) ?? [];
+      if (!list.includes(text)) list.push(text);
+      byField.set(field, list);
+    }
+    return [...byField].map(([field, texts]) => ({
+      message: texts.join('; '),
+      ...(field ? { field } : {}),
+    }));
+  }
+  const reason = typeof data?.reason === 'string' ? data.reason : undefined;
+  return [{ message, ...(reason ? { reason } : {}) }];
+}
+
 export function errorBody(statusCode: number, message: string, data?: Record<string, unknown>) {
   return {
     statusCode,
     error: STATUS_CODES[statusCode] ?? 'Error',
     message,
     ...(data ? { data } : {}),
+    errors: errorEntries(message, data),
   };
 }

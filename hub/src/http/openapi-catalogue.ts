@@ -249,8 +249,9 @@ const resources: Record<string, CatalogueEntry> = {
   'POST /resources/:resourceId/switch-on': {
     summary: 'Switch a resource on (a door opens for its pulse)',
     description:
-      'The member must pass the access policy and send the resource’s switch-on code (from its QR sticker). The hub relays the command to the bridge and waits for its reply.',
+      'The member must pass the access policy and send the resource’s switch-on code (from its QR sticker). Admins and owners may leave the code out (no body, or `{}`): the log names them as the member who switched. The hub relays the command to the bridge and waits for its reply.',
     errors: {
+      400: 'A member (not an admin or owner) sent no `code`.',
       403: 'The access policy or a wrong code refused: `data.reason` says why (noPackage, openingHours, wrongCode, ...).',
       429: 'Too many wrong codes for this member and resource (`data.reason: tooManyAttempts`); wait `Retry-After` seconds.',
       502: 'The bridge answered that it could not switch.',
@@ -352,29 +353,37 @@ const resources: Record<string, CatalogueEntry> = {
   },
 };
 
+const bridgeApi =
+  'Authenticated with the bridge API key; every request keeps the bridge online. Bodies as JSON or form-encoded (nested fields as `currentSession[id]`); fields the hub does not use (`previousSession`, firmware details) are ignored.';
 const bridge: Record<string, CatalogueEntry> = {
   'POST /bridge/heartbeat': {
     summary: 'A bridge is alive',
-    description:
-      'Authenticated with the bridge API key. Answers the bridge’s configuration when it holds an older `configVersion`.',
+    description: `${bridgeApi} Answers \`{config}\`: the bridge’s configuration (with \`offlineKeys\` as \`{type, token}\` cards of the members who may use its resource) when it holds an older \`configVersion\` or none (\`null\`, 0), else \`config: null\`.`,
     body: { configVersion: 12 },
   },
   'POST /bridge/access': {
     summary: 'May this key card or member use the bridge’s resource now?',
-    description:
-      'Authenticated with the bridge API key. Runs the access policy for the card (or member) at the bridge’s resource, writes the log, and answers Fabman’s access response (allowed, `maxDuration`, or the reason).',
-    body: { keys: [{ type: 'em4102', token: '0A1B2C3D4E' }], configVersion: 12 },
+    description: `${bridgeApi} Runs the access policy for the card (or member, by id or e-mail address) at the bridge’s resource, writes the log, and answers Fabman’s access response: \`type\` allowed (with a numeric \`sessionId\`, \`maxDuration\`, \`stopped\`, \`member\` and \`messages\` [first name, last name] for the display), denied (with \`reason\` and \`messages\`) or message; \`config\` as for the heartbeat. A \`currentSession.id\` of 0 means no session.`,
+    body: {
+      keys: [{ type: 'em4102', token: '0A1B2C3D4E' }],
+      currentSession: { id: 0 },
+      configVersion: 12,
+    },
+  },
+  'POST /bridge/update': {
+    summary: 'A bridge reports on a running session',
+    description: `${bridgeApi} \`session\` (or \`currentSession\`) with its \`id\`, \`idleDurationSeconds\`, \`metadata\` (merged into the log’s) and \`charge\` so far (price rounded to cents). Answers 204; a stopped session stays as it is; 404 when the session is unknown.`,
+    body: { session: { id: 4711, idleDurationSeconds: 30, metadata: { job: 'box.gcode' } } },
   },
   'POST /bridge/stop': {
     summary: 'A bridge ended a session',
-    description:
-      'With its idle time, metadata and an extra charge. Answers 204; 404 when the session is unknown.',
+    description: `${bridgeApi} With its idle time, metadata and an extra charge (a float price such as 0.0259245 is rounded to cents), billed to the session’s member once. Answers 204 (also for \`id: 0\`, no session, and for a session already stopped); 404 when the session is unknown.`,
     body: {
       stopType: 'normal',
       currentSession: {
-        id: '3f2c9a',
+        id: 4711,
         idleDurationSeconds: 120,
-        charge: { price: '2.50', description: 'Filament' },
+        charge: { price: 2.5, description: 'Filament' },
       },
     },
   },
@@ -999,6 +1008,7 @@ const aliases: Record<string, string> = {
   'DELETE /space/:spaceId/holidays/:holidayId': 'DELETE /spaces/:spaceId/holidays/:holidayId',
   'DELETE /space/:spaceId/billing-settings/stripe': 'DELETE /spaces/:spaceId/billing-settings/stripe',
   'POST /resources/:resourceId/bridge/switch-on': 'POST /resources/:resourceId/switch-on',
+  'POST /resources/:resourceId/switch-off': 'POST /resources/:resourceId/bridge/switch-off',
 };
 
 const byOperation: Record<string, CatalogueEntry> = {

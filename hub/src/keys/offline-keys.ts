@@ -100,6 +100,19 @@ export async function offlineKeysFor(
   secret: Buffer,
   facts: OfflineKeyFacts = new OfflineKeyFacts(db, resource.account),
 ): Promise<string[]> {
+  return (await offlineKeyCards(db, resource, at, facts)).map((k) => offlineKeyHash(k, secret));
+}
+
+/**
+ * The same keys as offlineKeysFor, as cards `{type, token}`: what HTTP bridges of the commercial
+ * bridge API get (they compare a card with the list as is). Only this resource's allowed members.
+ */
+export async function offlineKeyCards(
+  db: Db,
+  resource: Pick<ResourceRow, 'id' | 'account' | 'space' | 'type' | 'state' | 'requiresTraining'>,
+  at: Date,
+  facts: OfflineKeyFacts = new OfflineKeyFacts(db, resource.account),
+): Promise<{ type: string; token: string }[]> {
   if (resource.state !== 'active') return [];
   const keys = await facts.activeKeys();
   if (keys.length === 0) return [];
@@ -119,12 +132,12 @@ export async function offlineKeysFor(
     trained = new Set();
     for (const t of await facts.trainingsOn(today)) if (t.resource === resource.id) trained.add(t.member);
   }
-  const allowed: string[] = [];
+  const allowed: { type: string; token: string }[] = [];
   for (const k of keys) {
     if (allowed.length >= MAX_OFFLINE_KEYS) break;
     const privileged = k.privileges === 'admin' || k.privileges === 'owner' || k.superuser === 1;
     if (privileged || (withPackage.has(k.member) && (trained === null || trained.has(k.member)))) {
-      allowed.push(offlineKeyHash(k, secret));
+      allowed.push({ type: k.type, token: k.token });
     }
   }
   return allowed;

@@ -2,16 +2,17 @@ import type { AccessReply, BridgeConfig, KeyRead, StopType } from '@makerspace/s
 import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
 import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../billing/charges.js';
-import { formatMoney, parseMoney, roundToCents } from '../billing/money.js';
+import { formatMoney, parseMoney } from '../billing/money.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
-import { jsonText, now, parseJson } from '../db/crud.js';
+import { type Db, jsonText, parseJson } from '../db/crud.js';
 import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
-import { insertLog, sessionKey, stopLog } from './resource-logs.js';
+import { emitResourceLog, insertLog, sessionKey, stopLog } from './resource-logs.js';
+import { offlineKeyCards } from '../keys/offline-keys.js';
 
 /*
  * Fabman's HTTP bridge API (shared/reference/api-fields.md), for DIY bridges that poll over
@@ -47,25 +48,56 @@ export async function bridgeByKey(ctx: HubContext, apiKey: string | null): Promi
   return { resource, configVersion: bridge.configVersion, heartbeatInterval: bridge.heartbeatInterval };
 }
 
-/** The bridge's config when the version it holds is not the current one. */
+/**
+ * The config as HTTP bridges read it: the same settings as the MQTT config, but `offlineKeys` in
+ * the commercial bridge API's shape (`{type, token}`), only the keys of members who may use this
+ * bridge's resource (keys/offline-keys.ts). DIY bridges compare a card's token with them as is.
+ */
+export type HttpBridgeConfig = Omit<BridgeConfig, 'offlineKeys' | 'offlineKeyScheme'> & {
+  offlineKeys: { type: string; token: string }[];
+};
+
+async function httpBridgeConfig(ctx: HubContext, bridge: HttpBridge): Promise<HttpBridgeConfig | null> {
+  const config = await bridgeConfigFor(ctx, bridge.resource.id);
+  if (!config) return null;
+  const { offlineKeys: _hashes, offlineKeyScheme: _scheme, ...rest } = config;
+  const cards = await offlineKeyCards(ctx.db, bridge.resource, ctx.clock.now());
+  return { ...rest, offlineKeys: cards };
+}
+
+/**
+ * The bridge's config when the version it holds is not the current one, else null: `config` is
+ * always in the answer. A bridge without a config sends `configVersion` null, 0 or nothing.
+ */
 async function configUnlessCurrent(
   ctx: HubContext,
   bridge: HttpBridge,
-  held: number | undefined,
-): Promise<{ config?: BridgeConfig }> {
-  if (held === bridge.configVersion) return {};
-  const config = await bridgeConfigFor(ctx, bridge.resource.id);
-  return config ? { config } : {};
+  held: number | null | undefined,
+): Promise<{ config: HttpBridgeConfig | null }> {
+  if (held !== undefined && held !== null && held !== 0 && held === bridge.configVersion)
+    return { config: null };
+  return { config: await httpBridgeConfig(ctx, bridge) };
 }
 
-/** A heartbeat: the bridge is online (until it misses three), and gets its config when outdated. */
-export async function heartbeat(ctx: HubContext, bridge: HttpBridge, configVersion: number | undefined) {
+/**
+ * Any request of the bridge (heartbeat, access, update, stop) shows it is alive: it is online
+ * until it misses three heartbeat intervals.
+ */
+export async function bridgeSeen(ctx: HubContext, bridge: HttpBridge): Promise<void> {
   const at = ctx.clock.now().toISOString();
   await ctx.db
     .updateTable('bridges')
-    .set({ offline: 0, lastSeenAt: at, updatedAt: at })
+    .set({ offline: 0, lastSeenAt: at })
     .where('resource', '=', bridge.resource.id)
     .execute();
+}
+
+/** A heartbeat: the bridge is online (seen by the route), and gets its config when outdated. */
+export async function heartbeat(
+  ctx: HubContext,
+  bridge: HttpBridge,
+  configVersion: number | null | undefined,
+) {
   return configUnlessCurrent(ctx, bridge, configVersion);
 }
 
@@ -73,16 +105,24 @@ export interface HttpAccessRequest {
   keys?: KeyRead[];
   emailAddress?: string;
   member?: number;
-  configVersion?: number;
+  configVersion?: number | null;
+  /** The session the bridge runs; null when none (the bridges' `{id: 0}`). */
   currentSession?: { id: string } | null;
 }
+
+/** The access answer of the HTTP bridge API. */
+export type HttpAccessAnswer = Omit<AccessReply, 'id' | 'sessionId'> & {
+  /** A number, as the commercial bridges read it, for every session the hub opened. */
+  sessionId?: number | string;
+  config: HttpBridgeConfig | null;
+};
 
 /** An access request: by key card, or by a member named by id or e-mail address in the resource's account. */
 export async function httpAccess(
   ctx: PolicyContext,
   bridge: HttpBridge,
   request: HttpAccessRequest,
-): Promise<Omit<AccessReply, 'id'> & { config?: BridgeConfig }> {
+): Promise<HttpAccessAnswer> {
   const { resource } = bridge;
   const currentSession = request.currentSession ?? null;
   let reply: AccessReply | null;
@@ -108,8 +148,30 @@ export async function httpAccess(
     // The bridge runs the session now (a machine), or the tap ended it (or a door's pulse).
     await setInUse(ctx, resource.id, reply.stopped !== true);
   }
-  const { id: _id, ...answer } = reply;
-  return { ...answer, ...(await configUnlessCurrent(ctx, bridge, request.configVersion)) };
+  const { id: _id, sessionId, ...answer } = reply;
+  return {
+    ...answer,
+    ...(sessionId === undefined
+      ? {}
+      : { sessionId: /^[1-9][0-9]{0,15}$/.test(sessionId) ? Number(sessionId) : sessionId }),
+    ...(reply.type === 'allowed' && reply.member
+      ? { messages: await welcome(ctx, reply.member.id, reply.messages) }
+      : {}),
+    ...(await configUnlessCurrent(ctx, bridge, request.configVersion)),
+  };
+}
+
+/**
+ * The lines an allowed answer shows on the bridge's display, as the commercial service sends
+ * them: the member's first name, then the last name (bridges show `messages[0]` and
+ * `messages[1]`), then any lines of the answer itself.
+ */
+async function welcome(ctx: HubContext, memberId: number, lines: string[] | undefined): Promise<string[]> {
+  const member = await ctx.storage.reads.first<{ firstName: string; lastName: string | null }>(
+    'select "firstName", "lastName" from "members" where "id" = ?',
+    [memberId],
+  );
+  return [member?.firstName ?? '', member?.lastName ?? '', ...(lines ?? [])];
 }
 
 /** The bridge record's `inUse` follows the sessions an HTTP bridge runs. */
@@ -154,20 +216,100 @@ async function unknownMember(ctx: HubContext, resource: ResourceRow): Promise<Ac
   return { id: '', type: 'denied', reason: 'unknownMember', messages: ['Unknown member'], member: null };
 }
 
+/** What a bridge reports about a running session (`/stop` and `/update`). */
+export interface HttpSessionReport {
+  id: string;
+  idleDurationSeconds?: number | null;
+  metadata?: Record<string, unknown> | null;
+  /** The price as the bridge sends it (a float such as 0.0259245, or a decimal string). */
+  charge?: { price: number | string; description?: string | null } | null;
+}
+
 export interface HttpStopRequest {
   stopType: StopType;
-  currentSession: {
-    id: string;
-    idleDurationSeconds?: number;
-    metadata?: Record<string, unknown>;
-    charge?: { price: number | string; description: string };
+  currentSession: HttpSessionReport;
+}
+
+/**
+ * A bridge's price in cents, rounded half away from zero: bridges compute prices as floats
+ * (0.0259245 for a few grams of filament), money is stored exact.
+ */
+export function bridgePrice(price: number | string): bigint {
+  const text = typeof price === 'number' ? price.toFixed(8) : price.trim();
+  const m = /^(\d{1,12})(?:\.(\d*))?$/.exec(text);
+  if (!m) throw new RangeError(`Not an amount: ${text}`);
+  const digits = (m[2] ?? '').padEnd(3, '0');
+  let cents = BigInt(m[1]) * 100n + BigInt(digits.slice(0, 2));
+  if (Number(digits[2]) >= 5) cents += 1n;
+  return parseMoney(formatMoney(cents * 100n));
+}
+
+/** The columns a session report changes on the session's log. */
+function reportColumns(log: { metadata: string | null }, session: HttpSessionReport, at: string) {
+  const price = session.charge ? bridgePrice(session.charge.price) : null;
+  return {
+    ...(session.metadata
+      ? {
+          metadata:
+            jsonText({ ...(parseJson<Record<string, unknown>>(log.metadata) ?? {}), ...session.metadata }) ??
+            null,
+        }
+      : {}),
+    ...(session.charge && price !== null
+      ? {
+          extraChargeDescription: session.charge.description ?? null,
+          extraChargePrice: formatMoney(price),
+        }
+      : {}),
+    ...(session.idleDurationSeconds !== undefined && session.idleDurationSeconds !== null
+      ? { idleDurationSeconds: session.idleDurationSeconds }
+      : {}),
+    updatedAt: at,
   };
+}
+
+async function sessionLog(ctx: HubContext, resource: ResourceRow, sessionId: string) {
+  const { column, value } = sessionKey(sessionId);
+  return ctx.db
+    .selectFrom('resource_logs')
+    .selectAll()
+    .where('resource', '=', resource.id)
+    .where(column, '=', value)
+    .executeTakeFirst();
+}
+
+/**
+ * A status update during a session (`/update`): the log takes the idle time, metadata and the
+ * charge so far. A stopped session stays as it is; an unknown one is false (404).
+ */
+export async function httpUpdate(
+  ctx: HubContext,
+  bridge: HttpBridge,
+  session: HttpSessionReport,
+): Promise<boolean> {
+  const log = await sessionLog(ctx, bridge.resource, session.id);
+  if (!log) return false;
+  if (log.stoppedAt !== null) return true;
+  const at = ctx.clock.now().toISOString();
+  await ctx.events.transaction(async (trx) => {
+    const row = await trx
+      .updateTable('resource_logs')
+      .set({ ...reportColumns(log, session, at), lockVersion: (eb) => eb('lockVersion', '+', 1) })
+      .where('id', '=', log.id)
+      .where('stoppedAt', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) await emitResourceLog(trx, 'resourceLog_updated', row, { resource: bridge.resource });
+  });
+  return true;
 }
 
 /**
  * Ends a session the bridge ran: the log gets its stop, idle time and metadata, the usage is
  * billed, and the bridge's own charge (a 3D printer's material, say) becomes a charge of the
- * member. Stopping a stopped session changes nothing; an unknown session is null (404).
+ * member. Stopping a stopped session changes nothing; an unknown session is false (404). When
+ * the billing fails, the session is stopped all the same (never left running) and the error
+ * goes on.
  */
 export async function httpStop(
   ctx: HubContext,
@@ -175,82 +317,72 @@ export async function httpStop(
   request: HttpStopRequest,
 ): Promise<boolean> {
   const { resource } = bridge;
-  const { column, value } = sessionKey(request.currentSession.id);
-  const log = await ctx.db
-    .selectFrom('resource_logs')
-    .selectAll()
-    .where('resource', '=', resource.id)
-    .where(column, '=', value)
-    .executeTakeFirst();
+  const session = request.currentSession;
+  const log = await sessionLog(ctx, resource, session.id);
   if (!log) return false;
   if (log.stoppedAt !== null) return true;
-  const session = request.currentSession;
-  await ctx.events.transaction(async (trx) => {
-    if (session.metadata || session.charge) {
-      await trx
-        .updateTable('resource_logs')
-        .set({
-          ...(session.metadata
-            ? {
-                metadata:
-                  jsonText({
-                    ...(parseJson<Record<string, unknown>>(log.metadata) ?? {}),
-                    ...session.metadata,
-                  }) ?? null,
-              }
-            : {}),
-          ...(session.charge
-            ? {
-                extraChargeDescription: session.charge.description,
-                extraChargePrice: formatMoney(roundToCents(parseMoney(session.charge.price))),
-              }
-            : {}),
-          updatedAt: now(),
-        })
-        .where('id', '=', log.id)
-        .execute();
-    }
-    const stopped = await stopLog(
-      trx,
-      log.id,
-      {
-        stoppedAt: ctx.clock.now().toISOString(),
-        stopType: request.stopType,
-        idleDurationSeconds: session.idleDurationSeconds ?? null,
-      },
-      { resource },
-    );
-    if (!stopped) return;
-    await trx
-      .updateTable('bridges')
-      .set({ inUse: 0, relaySince: ctx.clock.now().toISOString() })
-      .where('resource', '=', resource.id)
-      .execute();
-    await chargeForStoppedSession(trx, ctx, log.id);
-    if (session.charge && log.member !== null && parseMoney(session.charge.price) > 0n) {
-      const member = await trx
-        .selectFrom('members')
-        .selectAll()
-        .where('id', '=', log.member)
-        .executeTakeFirst();
-      if (member) {
-        await insertCharge(trx, {
-          account: member.account,
-          member: member.id,
-          dateTime: ctx.clock.now().toISOString(),
-          description: `${resource.name}: ${session.charge.description}`,
-          price: parseMoney(session.charge.price),
-          taxPercent: await memberTaxPercent(trx, member),
-          resourceLog: log.id,
-          // One bridge charge per session, whatever the bridge resends.
-          feeKey: `bridgeCharge:${log.id}`,
-          calculated: false,
-          updatedBy: null,
-        });
+  const at = ctx.clock.now().toISOString();
+  const stop = {
+    stoppedAt: at,
+    stopType: request.stopType,
+    idleDurationSeconds: session.idleDurationSeconds ?? log.idleDurationSeconds ?? null,
+  };
+  const price = session.charge ? bridgePrice(session.charge.price) : 0n;
+  try {
+    await ctx.events.transaction(async (trx) => {
+      if (session.metadata || session.charge) {
+        await trx
+          .updateTable('resource_logs')
+          .set(reportColumns(log, session, at))
+          .where('id', '=', log.id)
+          .execute();
       }
-    }
-  });
+      if (!(await stopLog(trx, log.id, stop, { resource }))) return;
+      await clearInUse(trx, resource.id, at);
+      await chargeForStoppedSession(trx, ctx, log.id);
+      if (session.charge && log.member !== null && price > 0n) {
+        const member = await trx
+          .selectFrom('members')
+          .selectAll()
+          .where('id', '=', log.member)
+          .executeTakeFirst();
+        if (member) {
+          const what = session.charge.description ?? 'extra charge';
+          await insertCharge(trx, {
+            account: member.account,
+            member: member.id,
+            dateTime: at,
+            description: `${resource.name}: ${what}`,
+            price,
+            taxPercent: await memberTaxPercent(trx, member),
+            resourceLog: log.id,
+            // One bridge charge per session, whatever the bridge resends.
+            feeKey: `bridgeCharge:${log.id}`,
+            calculated: false,
+            updatedBy: null,
+          });
+        }
+      }
+    });
+  } catch (err) {
+    ctx.logger.error(
+      { err, resourceId: resource.id, logId: log.id },
+      'billing a stopped bridge session failed',
+    );
+    await ctx.events.transaction(async (trx) => {
+      if (await stopLog(trx, log.id, stop, { resource })) await clearInUse(trx, resource.id, at);
+    });
+    throw err;
+  }
   return true;
+}
+
+async function clearInUse(db: Db, resourceId: number, at: string) {
+  await db
+    .updateTable('bridges')
+    .set({ inUse: 0, relaySince: at })
+    .where('resource', '=', resourceId)
+    .execute();
 }
 
 /**

@@ -150,7 +150,13 @@ export async function updateLog(
 export async function stopLog(
   db: Db,
   id: number,
-  values: { stoppedAt: string; stopType: StopType; idleDurationSeconds?: number | null },
+  values: {
+    stoppedAt: string;
+    stopType: StopType;
+    idleDurationSeconds?: number | null;
+    /** The member who stopped it (an admin's switch-off), when not the bridge. */
+    updatedBy?: number;
+  },
   known: KnownRows = {},
 ): Promise<boolean> {
   const row = await db
@@ -159,6 +165,7 @@ export async function stopLog(
       stoppedAt: values.stoppedAt,
       stopType: values.stopType,
       idleDurationSeconds: values.idleDurationSeconds ?? null,
+      ...(values.updatedBy === undefined ? {} : { updatedBy: values.updatedBy }),
       updatedAt: now(),
       lockVersion: (eb) => eb('lockVersion', '+', 1),
     })

@@ -3,8 +3,8 @@ import type { DenyReason } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
-import type { Caller } from '../identity/caller.js';
-import { forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../errors.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+import { badRequest, forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../errors.js';
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';
 import type { FastReads } from '../db/fast-reads.js';
@@ -101,9 +101,13 @@ export async function switchOn(
   ctx: PolicyContext,
   caller: Caller,
   resourceId: number,
-  code: string,
+  /** Admins and owners switch without a code; members must send it. */
+  code: string | undefined,
   timeoutMs = SWITCH_ON_TIMEOUT_MS,
 ): Promise<SwitchOnResult> {
+  if (code === undefined && !isAdmin(caller)) {
+    throw badRequest('body.code: Required', { validation: [{ path: 'code', message: 'Required' }] });
+  }
   const facts = await switchOnFacts(ctx, caller, resourceId);
   const { resource, member, at } = facts;
   // Each log is written with its resourceLog_created event in one transaction, shared with other
@@ -139,7 +143,8 @@ export async function switchOn(
     const { until, details, retryAfter } = decision;
     throw denied(decision.reason, entry.id, decision.message, { until, details, retryAfter });
   }
-  const codeCheck = await checkCode(ctx, facts, code);
+  // An admin without a code: the log names the admin as the one who switched.
+  const codeCheck = code === undefined ? 'right' : await checkCode(ctx, facts, code);
   if (codeCheck === 'stale') {
     // An old sticker: refused, but not counted as a guess.
     const entry = await log('denied', { reason: 'staleCode' });
@@ -219,7 +224,7 @@ export async function switchOff(
       const stopped = await stopLog(
         trx,
         running.id,
-        { stoppedAt: ctx.clock.now().toISOString(), stopType: 'normal' },
+        { stoppedAt: ctx.clock.now().toISOString(), stopType: 'normal', updatedBy: caller.memberId },
         { resource },
       );
       if (stopped) await chargeForStoppedSession(trx, ctx, running.id);

@@ -28,9 +28,10 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         tags: ['switch-on'],
         summary: 'Switch a resource on (a door opens for its pulse)',
         description:
-          'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker). 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
+          'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker); admins and owners may leave the code out. 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
         params: IdParams,
-        body: SwitchOnBody,
+        // No body at all (or `false`) is an admin's switch-on without a code.
+        body: SwitchOnBody.optional(),
         response: { 200: SwitchOnResult },
       },
     };
@@ -38,7 +39,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const started = performance.now();
       let outcome = 'switched';
       try {
-        return await switchOn(ctx, callerOf(request), request.params.resourceId, request.body.code);
+        return await switchOn(ctx, callerOf(request), request.params.resourceId, request.body?.code);
       } catch (err) {
         outcome = switchOnOutcome(err);
         throw err;
@@ -51,22 +52,22 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     // Fabman's spelling of the same operation.
     app.post('/resources/:resourceId/bridge/switch-on', switchOnRoute, switchOnHandler);
 
-    app.post(
-      '/resources/:resourceId/bridge/switch-off',
-      {
-        schema: {
-          tags: ['switch-on'],
-          summary: 'Switch a machine off and end its session',
-          description: 'Allowed to the member who runs the session and to admins.',
-          params: IdParams,
-        },
+    const switchOffRoute = {
+      schema: {
+        tags: ['switch-on'],
+        summary: 'Switch a machine off and end its session',
+        description: 'Allowed to the member who runs the session and to admins.',
+        params: IdParams,
       },
-      async (request) => {
-        const caller = callerOf(request);
-        const row = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
-        return switchOff(ctx, caller, row, isAdmin(caller));
-      },
-    );
+    };
+    const switchOffHandler = async (request: any) => {
+      const caller = callerOf(request);
+      const row = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
+      return switchOff(ctx, caller, row, isAdmin(caller));
+    };
+    app.post('/resources/:resourceId/bridge/switch-off', switchOffRoute, switchOffHandler);
+    // The spelling beside POST /resources/{id}/switch-on.
+    app.post('/resources/:resourceId/switch-off', switchOffRoute, switchOffHandler);
 
     app.get(
       '/resources/:resourceId/access-check',

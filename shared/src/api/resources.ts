@@ -151,7 +151,8 @@ export const BridgeRecord = z.object({
 });
 export const BridgeApiKey = z.object({ apiKey: z.string() });
 
-export const SwitchOnBody = z.object({ code: z.string().min(1).max(64) });
+/** The code from the QR sticker; admins and owners may leave it out (they switch without one). */
+export const SwitchOnBody = z.object({ code: z.string().min(1).max(64).optional() });
 export const SwitchOnResult = z.object({
   state: z.enum(['on', 'off']),
   since: Timestamp,
