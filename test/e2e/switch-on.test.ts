@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/fake-agent.js';
-import { type AgentProcess, type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
+import {
+  type AgentProcess,
+  type HubProcess,
+  startAgentProcess,
+  startHubProcess,
+  startOnlineDoorAgent,
+} from '../support/e2e.js';
 import { stopAll } from '../support/processes.js';
 
 /**
@@ -75,6 +81,72 @@ describe('switch-on end to end: hub process, agent process, simulated relay', ()
     const denied = (await hub.api('GET', `/resource-logs?resource=${door.id}&type=denied`)).body;
     expect(denied.length).toBe(6);
   });
+
+  it('lets an admin switch a machine on and off without a code; a member still needs the code', async () => {
+    const me = (await hub.api('GET', '/user/me')).body;
+    const laser = (
+      await hub.api('POST', '/resources', { space: me.space, name: 'Laser', controlType: 'machine' })
+    ).body;
+    expect((await hub.api('PUT', `/resources/${laser.id}/bridge`, {})).status).toBe(200);
+    const laserKey = (await hub.api('GET', `/resources/${laser.id}/bridge/api-key`)).body.apiKey;
+    const machine = await startAgentProcess({
+      hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
+      resourceId: laser.id,
+      apiKey: laserKey,
+      controlType: 'machine',
+    });
+    await eventually(
+      async () => (await hub.api('GET', `/resources/${laser.id}/bridge`)).body.offline === false,
+      10_000,
+      'machine bridge online',
+    );
+    // Decisions only: the agent logs its own start (a reboot log).
+    const decisions = async () =>
+      (await hub.api('GET', `/resource-logs?resource=${laser.id}`)).body.filter(
+        (l: any) => l.type !== 'reboot',
+      );
+
+    // A member without the code: 400 naming the field, nothing switched, nothing logged.
+    const noCode = await hub.api('POST', `/resources/${laser.id}/switch-on`, {}, member.token);
+    expect(noCode.status).toBe(400);
+    expect(noCode.body.errors).toEqual([expect.objectContaining({ field: 'code' })]);
+    expect(machine.relay()).not.toBe('on');
+    expect(await decisions()).toEqual([]);
+
+    // The admin sends no body at all: the relay switches and the log names the admin.
+    const on = await hub.api('POST', `/resources/${laser.id}/switch-on`);
+    expect(on.status).toBe(200);
+    expect(on.body.state).toBe('on');
+    expect(machine.relay()).toBe('on');
+    expect((await hub.api('GET', `/resource-logs/${on.body.resourceLog}`)).body).toMatchObject({
+      type: 'allowed',
+      member: me.id,
+      stoppedAt: null,
+    });
+
+    const off = await hub.api('POST', `/resources/${laser.id}/switch-off`);
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ state: 'off', resourceLog: on.body.resourceLog });
+    expect(machine.relay()).toBe('off');
+    const stopped = (await hub.api('GET', `/resource-logs/${on.body.resourceLog}`)).body;
+    expect(stopped.stoppedAt).not.toBeNull();
+    expect(stopped.updatedBy).toBe(me.id);
+
+    // The member with the right code still switches, and is the one logged.
+    const byMember = await hub.api(
+      'POST',
+      `/resources/${laser.id}/switch-on`,
+      { code: laser.switchOnCode },
+      member.token,
+    );
+    expect(byMember.status).toBe(200);
+    expect((await hub.api('GET', `/resource-logs/${byMember.body.resourceLog}`)).body.member).toBe(member.id);
+    expect((await hub.api('POST', `/resources/${laser.id}/switch-off`, undefined, member.token)).status).toBe(
+      200,
+    );
+    expect(machine.relay()).toBe('off');
+    await machine.proc.stop('SIGTERM');
+  }, 40_000);
 
   it('sees a killed agent go offline, answers 503, and works again after a restart', async () => {
     const admin = (code: string) => hub.api('POST', `/resources/${door.id}/switch-on`, { code });

@@ -123,3 +123,54 @@ describe('proxies and absolute URLs', () => {
     expect(settingsFromEnv({}).trustProxy).toEqual([]);
   });
 });
+
+describe('the errors list on error bodies', () => {
+  const call = (t: TestHub, method: string, url: string, payload?: object) =>
+    t.call(t.owner.token, { method: method as 'GET', url: `/api/v1${url}`, ...(payload ? { payload } : {}) });
+
+  it('names each bad field once on a 400, keeps the other fields, and stores nothing', async () => {
+    const t = await hubWith();
+    const before = (await call(t, 'GET', '/members')).headers['x-total-count'];
+    const res = await call(t, 'POST', '/members', {
+      firstName: 5,
+      emailAddress: 'not an address',
+      lastName: 'X',
+    });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body).toMatchObject({
+      statusCode: 400,
+      error: 'Bad Request',
+      data: { validation: expect.any(Array) },
+    });
+    expect(body.message).toMatch(/firstName/);
+    expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['emailAddress', 'firstName']);
+    for (const e of body.errors) expect(typeof e.message).toBe('string');
+    expect((await call(t, 'GET', '/members')).headers['x-total-count']).toBe(before);
+
+    // A bad query value: the same list.
+    const form = await t.call(t.owner.token, {
+      method: 'GET',
+      url: '/api/v1/members?limit=many',
+    });
+    expect(form.statusCode).toBe(400);
+    expect(form.json().errors).toEqual([{ field: 'limit', message: expect.any(String) }]);
+  });
+
+  it('carries one entry for a 404 and a 409', async () => {
+    const t = await hubWith();
+    const missing = await call(t, 'GET', '/members/987654');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ statusCode: 404, error: 'Not Found' });
+    expect(missing.json().errors).toEqual([{ message: missing.json().message }]);
+
+    const course = (await call(t, 'POST', '/training-courses', { title: 'Laser safety' })).json();
+    expect(
+      (await call(t, 'PUT', `/training-courses/${course.id}`, { title: 'A', lockVersion: 1 })).statusCode,
+    ).toBe(200);
+    const stale = await call(t, 'PUT', `/training-courses/${course.id}`, { title: 'B', lockVersion: 1 });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()).toMatchObject({ data: { staleLockVersion: true } });
+    expect(stale.json().errors).toEqual([{ message: stale.json().message }]);
+  });
+});

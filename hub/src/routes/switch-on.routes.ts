@@ -31,7 +31,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker); admins and owners may leave the code out. 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
         params: IdParams,
         // No body at all (or `false`) is an admin's switch-on without a code.
-        body: SwitchOnBody.optional(),
+        body: SwitchOnBody.nullable().optional(),
         response: { 200: SwitchOnResult },
       },
     };
