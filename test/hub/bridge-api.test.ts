@@ -102,6 +102,27 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
     });
   });
 
+  describe('heartbeatInterval: null', () => {
+    it('turns offline detection off for the bridge, and a number turns it on again', async () => {
+      const door = await resource({ name: 'Garden door', controlType: 'door' });
+      const put = await api(owner, 'PUT', `/resources/${door.id}/bridge`, { heartbeatInterval: null });
+      expect(put.statusCode).toBe(200);
+      expect(put.json().heartbeatInterval).toBeNull();
+      const beat = await api(door.apiKey, 'POST', '/bridge/heartbeat', { configVersion: null });
+      expect(beat.json().config.heartbeatInterval).toBeNull();
+      shift = 10 * 3_600_000;
+      await t.hub.heartbeats.check();
+      expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(false);
+      expect(
+        (await api(owner, 'PUT', `/resources/${door.id}/bridge`, { heartbeatInterval: 20 })).json()
+          .heartbeatInterval,
+      ).toBe(20);
+      await t.hub.heartbeats.check();
+      expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().offline).toBe(true);
+      shift = 0;
+    });
+  });
+
   describe('access', () => {
     it('decides by key card (any hex case), e-mail address or member id, and writes the logs', async () => {
       const door = await resource({ name: 'Side door', controlType: 'door' });

@@ -63,7 +63,7 @@ interface Reason {
 
 const derived = {
   schema: {
-    text: 'The request does not match its schema: `data.validation` names each field and what is wrong.',
+    text: 'The request does not match its schema: `data.validation` and `errors` name each field and what is wrong.',
     example: {
       message: 'body.firstName: Required',
       data: { validation: [{ path: 'firstName', message: 'Required' }] },

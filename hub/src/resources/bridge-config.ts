@@ -52,7 +52,8 @@ export async function bridgeConfigFor(
     offlineKeys,
     offlineKeyScheme: 'hmac-sha256',
     codeMode: row.codeMode === 'totp' ? 'totp' : 'static',
-    heartbeatInterval: row.heartbeatInterval,
+    // 0: no offline detection, so no interval to keep.
+    ...(row.heartbeatInterval > 0 ? { heartbeatInterval: row.heartbeatInterval } : {}),
     // A TOTP resource's agent shows the current code on its display, so it needs the secret;
     // the config topic is readable by this bridge alone.
     ...(row.codeMode === 'totp' ? { totpSecret: ctx.tokens.open(row.switchOnCodeEncrypted) } : {}),

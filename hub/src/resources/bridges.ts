@@ -13,7 +13,8 @@ export function bridgeRecord(row: BridgeRow) {
   return {
     resource: row.resource,
     serialNumber: row.serialNumber,
-    heartbeatInterval: row.heartbeatInterval,
+    // 0 stores "no offline detection" (PUT with heartbeatInterval: null).
+    heartbeatInterval: row.heartbeatInterval > 0 ? row.heartbeatInterval : null,
     inUse: bool(row.inUse),
     offline: bool(row.offline),
     hasAPIKey: true,
@@ -28,6 +29,9 @@ export function bridgeRecord(row: BridgeRow) {
     updatedAt: row.updatedAt,
   };
 }
+
+/** A bridge's heartbeat interval as stored: null (no offline detection) is 0. */
+export const heartbeatColumn = (seconds: number | null): number => seconds ?? 0;
 
 export function newBridgeKey(): string {
   return randomBytes(24).toString('base64url');
@@ -45,7 +49,7 @@ export async function createBridge(
     account: number;
     createdBy: number;
     serialNumber?: string | null;
-    heartbeatInterval?: number;
+    heartbeatInterval?: number | null;
   },
 ): Promise<{ row: BridgeRow; apiKey: string }> {
   const apiKey = newBridgeKey();
@@ -56,7 +60,9 @@ export async function createBridge(
       resource: values.resource,
       account: values.account,
       serialNumber: values.serialNumber ?? null,
-      ...(values.heartbeatInterval ? { heartbeatInterval: values.heartbeatInterval } : {}),
+      ...(values.heartbeatInterval !== undefined
+        ? { heartbeatInterval: heartbeatColumn(values.heartbeatInterval) }
+        : {}),
       apiKeyHash: hashToken(apiKey),
       apiKeyEncrypted: box.seal(apiKey),
       createdBy: values.createdBy,

@@ -53,7 +53,12 @@ export async function bridgeByKey(ctx: HubContext, apiKey: string | null): Promi
  * the commercial bridge API's shape (`{type, token}`), only the keys of members who may use this
  * bridge's resource (keys/offline-keys.ts). DIY bridges compare a card's token with them as is.
  */
-export type HttpBridgeConfig = Omit<BridgeConfig, 'offlineKeys' | 'offlineKeyScheme'> & {
+export type HttpBridgeConfig = Omit<
+  BridgeConfig,
+  'offlineKeys' | 'offlineKeyScheme' | 'heartbeatInterval'
+> & {
+  /** null: offline detection is off. */
+  heartbeatInterval: number | null;
   offlineKeys: { type: string; token: string }[];
 };
 
@@ -62,7 +67,7 @@ async function httpBridgeConfig(ctx: HubContext, bridge: HttpBridge): Promise<Ht
   if (!config) return null;
   const { offlineKeys: _hashes, offlineKeyScheme: _scheme, ...rest } = config;
   const cards = await offlineKeyCards(ctx.db, bridge.resource, ctx.clock.now());
-  return { ...rest, offlineKeys: cards };
+  return { ...rest, heartbeatInterval: config.heartbeatInterval ?? null, offlineKeys: cards };
 }
 
 /**
@@ -396,6 +401,8 @@ export function watchHeartbeats(ctx: HubContext, intervalMs = 5_000): PeriodicCh
       .selectFrom('bridges')
       .select(['resource', 'heartbeatInterval', 'lastSeenAt'])
       .where('offline', '=', 0)
+      // 0: offline detection is off for this bridge.
+      .where('heartbeatInterval', '>', 0)
       .execute();
     const silent = rows
       .filter((b) => !ctx.bridges.isOnline(b.resource))

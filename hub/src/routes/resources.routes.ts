@@ -16,7 +16,13 @@ import { callerOf, requireAdmin } from '../http/auth.js';
 import { isAdmin } from '../identity/caller.js';
 import { orderParam, pageParams, embedParam, queryPage, sendPage } from '../http/list.js';
 import { retiredCodeHash } from '../resources/codes.js';
-import { bridgeRecord, createBridge, findBridge, rotateBridgeKey } from '../resources/bridges.js';
+import {
+  bridgeRecord,
+  createBridge,
+  findBridge,
+  heartbeatColumn,
+  rotateBridgeKey,
+} from '../resources/bridges.js';
 import {
   findResource,
   insertResource,
@@ -235,7 +241,8 @@ export function resourcesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         } else {
           const changes: Record<string, unknown> = {};
           if (body.serialNumber !== undefined) changes.serialNumber = body.serialNumber;
-          if (body.heartbeatInterval !== undefined) changes.heartbeatInterval = body.heartbeatInterval;
+          if (body.heartbeatInterval !== undefined)
+            changes.heartbeatInterval = heartbeatColumn(body.heartbeatInterval);
           if (Object.keys(changes).length) {
             await ctx.db
               .updateTable('bridges')

@@ -124,7 +124,14 @@ export type ResourceTypeRecord = z.infer<typeof ResourceTypeRecord>;
 
 export const BridgeUpdate = z.object({
   serialNumber: z.string().max(100).nullable().optional(),
-  heartbeatInterval: z.number().int().min(5).max(3600).optional(),
+  heartbeatInterval: z
+    .number()
+    .int()
+    .min(5)
+    .max(3600)
+    .nullable()
+    .optional()
+    .describe('Seconds between heartbeats; null: the bridge is never marked offline for silence'),
   rotateApiKey: z
     .boolean()
     .optional()
@@ -133,7 +140,8 @@ export const BridgeUpdate = z.object({
 export const BridgeRecord = z.object({
   resource: Id,
   serialNumber: z.string().nullable(),
-  heartbeatInterval: z.number(),
+  /** null: offline detection is off for this bridge. */
+  heartbeatInterval: z.number().nullable(),
   inUse: z.boolean(),
   offline: z.boolean(),
   hasAPIKey: z.boolean(),
