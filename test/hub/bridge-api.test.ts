@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshBridgeConfigs } from '../../hub/src/resources/bridge-config.js';
 import { describeEachDialect } from '../support/dialects.js';
@@ -272,6 +273,35 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
     encoding: 'json' | 'form',
     body: Record<string, unknown>,
   ) => t.call(apiKey, { method: 'POST', url: `/api/v1/bridge/${path}`, ...encode(encoding, body) });
+
+  describe('a stop whose billing fails', () => {
+    it('still closes the session and frees the bridge; the bridge gets the error, its retry 204', async () => {
+      const printer = await resource({ name: 'Resin printer', controlType: 'machine' });
+      await member({ token: '7C7C000001' });
+      const access = await api(printer.apiKey, 'POST', '/bridge/access', {
+        keys: [{ type: 'em4102', token: '7C7C000001' }],
+      });
+      const sessionId = access.json().sessionId;
+      const stop = {
+        stopType: 'normal',
+        currentSession: { id: sessionId, charge: { price: 1.5, description: 'Resin' } },
+      };
+      // Billing cannot write its charges (as with a full disk for that one table).
+      await sql`alter table "charges" rename to "charges_away"`.execute(t.hub.ctx.db);
+      let failed: Awaited<ReturnType<typeof api>>;
+      try {
+        failed = await api(printer.apiKey, 'POST', '/bridge/stop', stop);
+      } finally {
+        await sql`alter table "charges_away" rename to "charges"`.execute(t.hub.ctx.db);
+      }
+      expect(failed.statusCode).toBe(500);
+      const log = (await api(owner, 'GET', `/resource-logs/${sessionId}`)).json();
+      expect(log.stoppedAt).not.toBeNull();
+      expect(log.stopType).toBe('normal');
+      expect((await api(owner, 'GET', `/resources/${printer.id}/bridge`)).json().inUse).toBe(false);
+      expect((await api(printer.apiKey, 'POST', '/bridge/stop', stop)).statusCode).toBe(204);
+    });
+  });
 
   describe.each(['json', 'form'] as const)('the DIY bridges\u2019 requests, sent as %s', (encoding) => {
     it('heartbeat: config always present (null when current), offline keys as cards of this resource\u2019s members only', async () => {
