@@ -12,7 +12,7 @@ import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
 import { emitResourceLog, insertLog, sessionKey, stopLog } from './resource-logs.js';
-import { offlineKeyCards } from '../keys/offline-keys.js';
+import { OfflineKeyFacts, offlineKeyCards } from '../keys/offline-keys.js';
 
 /*
  * Fabman's HTTP bridge API (shared/reference/api-fields.md), for DIY bridges that poll over
@@ -63,10 +63,12 @@ export type HttpBridgeConfig = Omit<
 };
 
 async function httpBridgeConfig(ctx: HubContext, bridge: HttpBridge): Promise<HttpBridgeConfig | null> {
-  const config = await bridgeConfigFor(ctx, bridge.resource.id);
+  // One read of the account's keys, packages and trainings serves both lists.
+  const facts = new OfflineKeyFacts(ctx.db, bridge.resource.account);
+  const config = await bridgeConfigFor(ctx, bridge.resource.id, facts);
   if (!config) return null;
   const { offlineKeys: _hashes, offlineKeyScheme: _scheme, ...rest } = config;
-  const cards = await offlineKeyCards(ctx.db, bridge.resource, ctx.clock.now());
+  const cards = await offlineKeyCards(ctx.db, bridge.resource, ctx.clock.now(), facts);
   return { ...rest, heartbeatInterval: config.heartbeatInterval ?? null, offlineKeys: cards };
 }
 
