@@ -15,7 +15,7 @@ import { bridgeDuplicates } from './migrations/0011-bridge-duplicates.js';
 import { memberSubresources } from './migrations/0013-member-subresources.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
-function migrations(dialect: DialectName): Record<string, Migration> {
+export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-resources': resources(dialect),
