@@ -148,11 +148,11 @@ describeEachDialect('member sub-resources', (dialect) => {
       expect(await count(url)).toBe(before);
     });
 
-    it('current=true keeps only credits of today with something left', async () => {
+    it('current=true keeps only credits of today’s period', async () => {
       const url = `/members/${leo.memberId}/credits`;
       const now = (await call(owner, 'POST', url, { amount: '5' })).json();
       await call(owner, 'POST', url, { amount: '5', fromDate: '2026-01-01', untilDate: '2026-02-01' });
-      await call(owner, 'POST', url, { amount: '0' });
+      await call(owner, 'POST', url, { amount: '5', fromDate: '2026-04-01' });
       const current = await call(leo.token, 'GET', `${url}?current=true`);
       expect(current.json().map((c: { id: number }) => c.id)).toEqual([now.id]);
       expect((await call(leo.token, 'GET', url)).json()).toHaveLength(3);

@@ -80,12 +80,11 @@ export function creditsOfMember(db: Db, memberId: number) {
   return db.selectFrom('member_credits').where('member_credits.member', '=', memberId);
 }
 
-/** Credits whose period includes `today` and that have something left. */
+/** Credits whose period includes `today` (used-up ones too: the member sees what they had). */
 export function currentCredits<Q extends ReturnType<typeof creditsOfMember>>(base: Q, today: string): Q {
   return base
     .where('fromDate', '<=', today)
-    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>', today)]))
-    .where('remaining', 'not in', ['0', '0.00', '0.0000']) as Q;
+    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>', today)])) as Q;
 }
 
 /** A credit an admin gives a member by hand: all of it remains; memberCredit_created. */

@@ -94,7 +94,7 @@ const members: Record<string, CatalogueEntry> = {
   },
   'GET /members/:memberId/credits': {
     summary: 'List a member’s credits',
-    description: `What the member’s packages granted for each period and what is left. \`current=true\` keeps only credits of today’s period with something left. ${list}`,
+    description: `What the member’s packages granted for each period, and credits given by hand, with what is left. \`current=true\` keeps only credits of today’s period (used-up ones too). ${list}`,
   },
   'GET /members/:memberId/key': {
     summary: 'Get a member’s key card',

@@ -42,10 +42,7 @@ export const memberCredits = collection({
   records: (_ctx, rows) => rows.map(memberCreditRecord),
   list: {
     query: {
-      current: z
-        .enum(['true', 'false'])
-        .optional()
-        .describe('true: only credits whose period includes today and that have something left'),
+      current: z.enum(['true', 'false']).optional().describe("true: only credits of today's period"),
     },
     where: (base, query, ctx) => (query.current === 'true' ? currentCredits(base, today(ctx)) : base),
     order: [
