@@ -17,6 +17,8 @@ import { HomeAssistantLink } from './home-assistant/home-assistant.js';
 import { Authenticator } from './identity/authenticator.js';
 import { type AccessFollower, followAccessChanges, watchLocalDates } from './resources/bridge-config.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
+import { watchMemberChanges } from './identity/member-changes.js';
+import { memberChangeApplied } from './routes/member-changes.routes.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { hashToken, loadSecret, TokenBox } from './secrets.js';
 import type { HubSettings } from './settings.js';
@@ -43,6 +45,8 @@ export interface Hub {
   accessChanges: AccessFollower;
   /** SQLite: folds the WAL into the database and truncates it, every few minutes. */
   walCheckpoint: PeriodicCheck;
+  /** Applies scheduled member changes (/members/{id}/changes) on their date, every minute. */
+  memberChanges: PeriodicCheck;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   /** True when the database and the broker work (the watchdog's check), else what fails. */
@@ -182,6 +186,9 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     );
     signInPurge.start();
     started.push(() => signInPurge.stop());
+    const memberChanges = watchMemberChanges(ctx, memberChangeApplied(ctx));
+    memberChanges.start();
+    started.push(() => memberChanges.stop());
     let closed = false;
     return {
       ctx,
@@ -192,6 +199,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       heartbeats,
       walCheckpoint,
       signInPurge,
+      memberChanges,
       accessChanges,
       async healthy() {
         const { ok, checks } = await checkReadiness(ctx);
@@ -237,6 +245,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         await heartbeats.stop();
         await walCheckpoint.stop();
         await signInPurge.stop();
+        await memberChanges.stop();
         await homeAssistant?.stop();
         // In-flight requests finish first (a switch-on may still wait for its agent's reply).
         await app.close();

@@ -1,5 +1,5 @@
 import type { Db } from '../db/crud.js';
-import { type Amount, parseMoney, sum } from './money.js';
+import { type Amount, formatMoney, parseMoney, sum } from './money.js';
 
 /**
  * A member's prepaid balance: everything they have paid (completed payments) minus everything
@@ -15,4 +15,71 @@ export async function memberBalance(db: Db, memberId: number): Promise<Amount> {
     .execute();
   const charges = await db.selectFrom('charges').select('price').where('member', '=', memberId).execute();
   return sum(payments.map((p) => parseMoney(p.total))) - sum(charges.map((c) => parseMoney(c.price)));
+}
+
+/**
+ * A member's balance items as the commercial interface shows them: the sums of invoices (not
+ * cancelled), completed payments, uninvoiced charges and uninvoiced booking charges, the balance,
+ * and the open items behind them (uninvoiced charges, unpaid invoices, completed payments), newest
+ * first. `amount` is what an item adds to the balance.
+ */
+export async function memberBalanceItems(db: Db, memberId: number) {
+  const [charges, invoices, payments, balance] = await Promise.all([
+    db
+      .selectFrom('charges')
+      .select(['id', 'dateTime', 'description', 'price', 'booking'])
+      .where('member', '=', memberId)
+      .where('invoice', 'is', null)
+      .execute(),
+    db
+      .selectFrom('invoices')
+      .select(['id', 'date', 'number', 'total', 'paid', 'state'])
+      .where('member', '=', memberId)
+      .where('state', '!=', 'cancelled')
+      .where('cancelledInvoice', 'is', null)
+      .execute(),
+    db
+      .selectFrom('payments')
+      .select(['id', 'date', 'total', 'notes'])
+      .where('member', '=', memberId)
+      .where('state', '=', 'completed')
+      .execute(),
+    memberBalance(db, memberId),
+  ]);
+  const negative = (v: Amount) => formatMoney(-v);
+  const items = [
+    ...charges.map((c) => ({
+      type: 'charge' as const,
+      id: c.id,
+      date: c.dateTime,
+      description: c.description,
+      amount: negative(parseMoney(c.price)),
+    })),
+    ...invoices
+      .filter((i) => i.state !== 'paid')
+      .map((i) => ({
+        type: 'invoice' as const,
+        id: i.id,
+        date: i.date,
+        description: `Invoice ${i.number}`,
+        amount: negative(parseMoney(i.total) - parseMoney(i.paid)),
+      })),
+    ...payments.map((p) => ({
+      type: 'payment' as const,
+      id: p.id,
+      date: p.date,
+      description: p.notes ?? 'Payment',
+      amount: formatMoney(parseMoney(p.total)),
+    })),
+  ].sort((a, b) => b.date.localeCompare(a.date) || b.id - a.id);
+  const total = (values: string[]) => formatMoney(sum(values.map((v) => parseMoney(v))));
+  return {
+    member: memberId,
+    balance: formatMoney(balance),
+    sumInvoices: total(invoices.map((i) => i.total)),
+    sumPayments: total(payments.map((p) => p.total)),
+    sumCharges: total(charges.filter((c) => c.booking === null).map((c) => c.price)),
+    sumUnpaidBookings: total(charges.filter((c) => c.booking !== null).map((c) => c.price)),
+    items,
+  };
 }

@@ -12,9 +12,10 @@ import { retiredCodes } from './migrations/0008-retired-codes.js';
 import { bridgeTrust } from './migrations/0009-bridge-trust.js';
 import { bridgePairings } from './migrations/0010-bridge-pairings.js';
 import { bridgeDuplicates } from './migrations/0011-bridge-duplicates.js';
+import { memberSubresources } from './migrations/0013-member-subresources.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
-function migrations(dialect: DialectName): Record<string, Migration> {
+export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-resources': resources(dialect),
@@ -27,6 +28,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0009-bridge-trust': bridgeTrust(dialect),
     '0010-bridge-pairings': bridgePairings(dialect),
     '0011-bridge-duplicates': bridgeDuplicates(dialect),
+    '0013-member-subresources': memberSubresources(dialect),
   };
 }
 

@@ -347,14 +347,16 @@ export interface MemberCreditsTable extends Stamps {
   id: Generated<number>;
   account: number;
   member: number;
-  memberPackage: number;
-  packageCredit: number;
+  /** Null for a credit given by hand (migration 0013). */
+  memberPackage: number | null;
+  packageCredit: number | null;
   scope: string;
   resources: Generated<string>;
   amount: string;
   remaining: string;
   fromDate: string;
   untilDate: string | null;
+  notes: Generated<string | null>;
 }
 
 export interface ChargesTable extends Stamps {
@@ -679,4 +681,43 @@ export interface BridgePairingsTable {
 
 export interface Database {
   bridge_pairings: BridgePairingsTable;
+}
+
+// Member sub-resources (migration 0013): scheduled changes, device, payment details.
+export interface MemberChangesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  /** The day (in the member's space) the change applies on. */
+  date: string;
+  /** The member fields to write, as JSON. */
+  fields: Generated<string>;
+  /** {field: [old, new]} as JSON, once applied. */
+  changes: string | null;
+  appliedAt: string | null;
+}
+
+export interface MemberDevicesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  name: string | null;
+  details: string | null;
+  userAgent: string | null;
+}
+
+export interface MemberPaymentDetailsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  /** JSON objects as written; null: none. */
+  paymentAccount: string | null;
+  paymentMethod: string | null;
+}
+
+export interface Database {
+  member_changes: MemberChangesTable;
+  member_devices: MemberDevicesTable;
+  member_device_changes: MemberDevicesTable;
+  member_payment_details: MemberPaymentDetailsTable;
 }

@@ -123,7 +123,14 @@ export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Sc
  * The rows of a member's own sub-collection (`/members/:memberId/...`), once the caller sees the
  * member (404 otherwise).
  */
-export function ofMember<T extends 'member_trainings' | 'member_packages'>(table: T) {
+export function ofMember<
+  T extends
+    | 'member_trainings'
+    | 'member_packages'
+    | 'member_credits'
+    | 'member_changes'
+    | 'member_device_changes',
+>(table: T) {
   return async (_ctx: HubServices, caller: Caller, params: Params, db: Db): Promise<Scope<T>> => {
     const member = await findMember(db, caller, params.memberId);
     return (db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>).where(

@@ -94,7 +94,7 @@ const members: Record<string, CatalogueEntry> = {
   },
   'GET /members/:memberId/credits': {
     summary: 'List a member’s credits',
-    description: `What the member’s packages granted for each period and what is left. \`current=true\` keeps only credits of today’s period with something left. ${list}`,
+    description: `What the member’s packages granted for each period, and credits given by hand, with what is left. \`current=true\` keeps only credits of today’s period (used-up ones too). ${list}`,
   },
   'GET /members/:memberId/key': {
     summary: 'Get a member’s key card',
@@ -1002,6 +1002,127 @@ const operations: Record<string, CatalogueEntry> = {
   },
 };
 
+/** The member sub-resources of the commercial interface (docs/DECISIONS.md, "Member sub-resources"). */
+const memberSubresources: Record<string, CatalogueEntry> = {
+  'POST /members/:memberId/credits': {
+    summary: 'Give a member a credit',
+    description:
+      'A credit given by hand (no package behind it): `amount` remains in full, for `scope` (default global) from `fromDate` (default today) until `untilDate` (exclusive; null: never). Emits memberCredit_created. Answers 201.',
+    admins: true,
+    errors: { 422: '`untilDate` is not after `fromDate`.' },
+    body: {
+      amount: '20.00',
+      scope: 'usage',
+      fromDate: '2026-12-01',
+      untilDate: '2027-01-01',
+      notes: 'Helped at the open day',
+    },
+  },
+  'PUT /members/:memberId/credits/:creditId': {
+    summary: 'Change a member’s credit',
+    description: `A new \`amount\` moves \`remaining\` by the difference (what was spent stays spent; never below zero). Emits memberCredit_updated. ${locked}`,
+    admins: true,
+    errors: { 422: '`untilDate` is not after `fromDate`.' },
+    body: { amount: '25.00', notes: 'Topped up', lockVersion: 1 },
+  },
+  'DELETE /members/:memberId/credits/:creditId': {
+    summary: 'Delete a member’s credit',
+    description: 'Its uses go with it; emits memberCredit_deleted. Answers 204.',
+    admins: true,
+  },
+  'GET /members/:memberId/credits/:creditId/uses': {
+    summary: 'List the uses of a member’s credit',
+    description: `What consumed the credit: each use names the session (\`resourceLog\`) or \`booking\` it paid and its \`charge\`, newest first. ${list}`,
+  },
+  'GET /members/:memberId/balance-items': {
+    summary: 'A member’s balance items',
+    description:
+      'The sums of the member’s invoices (not cancelled), completed payments, uninvoiced charges (`sumCharges`) and uninvoiced booking charges (`sumUnpaidBookings`), the prepaid `balance`, and the open `items` behind them (uninvoiced charges, unpaid invoices, payments), newest first; an item’s `amount` is what it adds to the balance.',
+  },
+  'POST /members/:memberId/changes': {
+    summary: 'Schedule a change of a member',
+    description:
+      'Member fields (those of PUT /members/{memberId}, except `space`) to write on `date` (in the member’s space). The hub applies it on that date as a PUT would (member_updated) and marks it `applied`. Answers 201.',
+    admins: true,
+    body: { date: '2027-01-01', state: 'locked', notes: 'Membership ends with the year' },
+  },
+  'PUT /members/:memberId/changes/:changeId': {
+    summary: 'Change a scheduled change',
+    description: `Its \`date\`, and the member fields sent replace the change’s. An applied change answers 409. ${locked}`,
+    admins: true,
+    errors: { 409: 'The change was applied already (`data.applied`), or the lockVersion is stale.' },
+    body: { date: '2027-02-01', lockVersion: 1 },
+  },
+  'GET /members/:memberId/device': {
+    summary: 'Get a member’s device',
+    description: 'The device the member uses the app on; 204 while none is known.',
+  },
+  'PUT /members/:memberId/device': {
+    summary: 'Set a member’s device',
+    description:
+      'The member (or an admin) sets it; fields left out keep their value. Each write adds a device change.',
+    body: { name: 'Ada’s phone', details: 'Android 15', userAgent: 'MakerspaceApp/2.1' },
+  },
+  'POST /members/:memberId/device/changes': {
+    summary: 'Add a device change',
+    description: 'An entry in the history of the member’s device. Answers 201.',
+    admins: true,
+    body: { name: 'Old phone', userAgent: 'MakerspaceApp/1.9' },
+  },
+  'PUT /members/:memberId/device/changes/:changeId': {
+    summary: 'Change a device change',
+    description: locked,
+    admins: true,
+    body: { name: 'Ada’s old phone', lockVersion: 1 },
+  },
+  'GET /members/:memberId/payment-account': {
+    summary: 'Get a member’s payment account',
+    description: 'Who pays and at which provider; 204 while none was written.',
+  },
+  'PUT /members/:memberId/payment-account': {
+    summary: 'Set a member’s payment account',
+    description: 'Fields left out keep their value.',
+    admins: true,
+    body: { provider: 'sepa', customerReference: 'C-0042', emailAddress: 'ada@example.org' },
+  },
+  'GET /members/:memberId/payment-method': {
+    summary: 'Get a member’s payment method',
+    description: 'How the member pays (SEPA direct debit, card, ...); 204 while none was written.',
+  },
+  'PUT /members/:memberId/payment-method': {
+    summary: 'Set a member’s payment method',
+    description:
+      'The member (or an admin) sets it; it replaces the one before whole. IBANs are stored without spaces, upper case.',
+    body: {
+      type: 'sepa',
+      iban: 'AT61 1904 3002 3457 3201',
+      accountOwnerName: 'Ada Lovelace',
+      mandateDate: '2026-11-20',
+    },
+  },
+  'DELETE /members/:memberId/payment-method': {
+    summary: 'Remove a member’s payment method',
+    description: 'The member (or an admin) removes it; GET answers 204 after. Answers 204.',
+  },
+  'GET /members/:memberId/payment-method-mandate-preview': {
+    summary: 'Preview a member’s SEPA mandate',
+    description:
+      'The mandate the member would sign: the creditor id and mandate text of the space’s billing settings, with the member’s account holder, IBAN and mandate reference.',
+  },
+  'GET /members/:memberId/trained-resources': {
+    summary: 'The resources a member is trained for',
+    description:
+      'Ids of the resources requiring training for which the member holds a training of an active course, valid today in the member’s space.',
+  },
+  'PUT /members/:memberId/trainings/:trainingId': {
+    summary: 'Change a member’s training',
+    description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated. ${locked}`,
+    admins: true,
+    errors: { 422: '`untilDate` is before `fromDate`.' },
+    body: { untilDate: '2027-11-20', lockVersion: 1 },
+  },
+};
+
 /** Other spellings of the same operations: the spec’s singular /space paths and Fabman’s bridge path. */
 const aliases: Record<string, string> = {
   'PUT /space/:spaceId/holidays/:holidayId': 'PUT /spaces/:spaceId/holidays/:holidayId',
@@ -1022,6 +1143,7 @@ const byOperation: Record<string, CatalogueEntry> = {
   ...billing,
   ...signIn,
   ...operations,
+  ...memberSubresources,
 };
 for (const [alias, of] of Object.entries(aliases)) {
   const entry = byOperation[of];

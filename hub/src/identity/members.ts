@@ -18,6 +18,7 @@ import { type Caller, isAdmin } from './caller.js';
 import { notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
+import { updateRow } from '../db/collection-rows.js';
 
 export type MemberRow = Selectable<MembersTable>;
 
@@ -297,4 +298,32 @@ export async function memberEventRecord(db: Db, id: number | null) {
   if (id === null) return null;
   const row = await db.selectFrom('members').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? memberRecord(row) : null;
+}
+
+/**
+ * Writes member fields decided earlier (a scheduled change, identity/member-changes.ts) as
+ * PUT /members/{id} would: the same columns, lockVersion + 1, member_updated. Stamped `at`.
+ */
+export async function writeMemberFields(
+  db: Db,
+  current: MemberRow,
+  fields: MemberInput,
+  stamp: { at: string; by: number | null },
+): Promise<MemberRow> {
+  try {
+    await updateRow(db, 'members', current.id, current.lockVersion, columns(fields), stamp);
+  } catch (err) {
+    duplicateEmail(err);
+  }
+  const row = await db
+    .selectFrom('members')
+    .selectAll()
+    .where('id', '=', current.id)
+    .executeTakeFirstOrThrow();
+  await emitEvent(db, {
+    account: row.account,
+    type: 'member_updated',
+    details: { member: memberRecord(row) },
+  });
+  return row;
 }

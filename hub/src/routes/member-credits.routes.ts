@@ -1,50 +1,109 @@
+import {
+  CreditUseRecord,
+  MemberCreditCreate,
+  MemberCreditRecord,
+  MemberCreditUpdate,
+} from '@makerspace/shared';
+import type { SelectQueryBuilder } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import {
+  createMemberCredit,
+  creditUseRecords,
+  currentCredits,
+  emitMemberCredit,
+  memberCreditChanges,
+  memberCreditRecord,
+} from '../billing/member-credits.js';
+import type { Db } from '../db/crud.js';
+import type { Database } from '../db/schema.js';
+import { collection, findIn, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import { callerOf } from '../http/auth.js';
-import { pageParams, queryPage, sendPage } from '../http/list.js';
+import type { Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
-import { memberCreditRecord } from '../billing/member-credits.js';
 
-const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
-const ListQuery = z.object({
-  ...pageParams,
-  current: z
-    .enum(['true', 'false'])
-    .optional()
-    .describe('true: only credits whose period includes today and that have something left'),
+const id = z.coerce.number().int().positive();
+const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
+
+/**
+ * A member's credits: what their packages granted for each period, and credits an admin gives
+ * by hand; `remaining` is what is left. Members see their own, admins write.
+ */
+export const memberCredits = collection({
+  table: 'member_credits',
+  path: '/members/:memberId/credits',
+  id: 'creditId',
+  parent: { memberId: id },
+  noun: 'Member credit',
+  nouns: "a member's credits",
+  tag: 'members',
+  record: MemberCreditRecord,
+  scope: ofMember('member_credits'),
+  records: (_ctx, rows) => rows.map(memberCreditRecord),
+  list: {
+    query: {
+      current: z.enum(['true', 'false']).optional().describe("true: only credits of today's period"),
+    },
+    where: (base, query, ctx) => (query.current === 'true' ? currentCredits(base, today(ctx)) : base),
+    order: [
+      ['fromDate', 'desc'],
+      ['id', 'desc'],
+    ],
+  },
+  create: {
+    body: MemberCreditCreate,
+    insert: async (trx, { ctx, caller, body, params, at }) =>
+      createMemberCredit(trx, {
+        member: await findMember(trx, caller, params.memberId),
+        body,
+        today: today(ctx),
+        stamp: { at, by: caller.memberId },
+      }),
+  },
+  update: {
+    body: MemberCreditUpdate,
+    columns: (body, row) => memberCreditChanges(row, body),
+    written: (trx, _before, after) => emitMemberCredit(trx, 'memberCredit_updated', after),
+  },
+  remove: { before: (trx, row) => emitMemberCredit(trx, 'memberCredit_deleted', row) },
+  committed: (ctx) => ctx.events.committed(),
 });
 
-/** A member's credits (what their packages granted and what is left); members see their own. */
+/** The uses of a credit the caller sees (404 otherwise). */
+async function usesOf(ctx: HubServices, caller: Caller, params: Record<string, number>, db: Db) {
+  const credit = await findIn(memberCredits, ctx, caller, params, params.creditId, db);
+  return db
+    .selectFrom('credit_uses')
+    .where('credit_uses.memberCredit', '=', credit.id) as unknown as SelectQueryBuilder<
+    Database,
+    'credit_uses',
+    object
+  >;
+}
+
+/** What consumed a member's credit: sessions and bookings paid from it (read only). */
+export const creditUses = collection({
+  table: 'credit_uses',
+  path: '/members/:memberId/credits/:creditId/uses',
+  id: 'useId',
+  parent: { memberId: id, creditId: id },
+  noun: 'Credit use',
+  nouns: "a member credit's uses",
+  tag: 'members',
+  record: CreditUseRecord,
+  scope: usesOf,
+  records: (ctx, rows) => creditUseRecords(ctx.db, rows),
+  list: {
+    order: [
+      ['createdAt', 'desc'],
+      ['id', 'desc'],
+    ],
+  },
+});
+
 export function memberCreditsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
-      '/members/:memberId/credits',
-      {
-        schema: {
-          tags: ['members'],
-          summary: "A member's credits",
-          description:
-            'Credits granted by the member’s packages for each period: `amount` given, `remaining`, and the period (`fromDate` inclusive, `untilDate` exclusive). Members see their own, admins any of their account.',
-          params: MemberParams,
-          querystring: ListQuery,
-        },
-      },
-      async (request, reply) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        const { limit, offset, current } = request.query;
-        let base = ctx.db.selectFrom('member_credits').where('member', '=', member.id);
-        if (current === 'true') {
-          const today = ctx.clock.now().toISOString().slice(0, 10);
-          base = base
-            .where('fromDate', '<=', today)
-            .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>', today)]));
-        }
-        const page = await queryPage(base, { limit, offset }, (b) =>
-          b.selectAll().orderBy('fromDate', 'desc').orderBy('id', 'desc'),
-        );
-        return sendPage(request, reply, page, page.rows.map(memberCreditRecord), ctx.publicUrl);
-      },
-    );
+    registerCollection(app, ctx, memberCredits);
+    registerCollection(app, ctx, creditUses as never);
   };
 }

@@ -1,6 +1,7 @@
 import {
   MemberTrainingCreate,
   MemberTrainingRecord,
+  MemberTrainingUpdate,
   TrainingCourseCreate,
   TrainingCourseRecord,
   TrainingCourseUpdate,
@@ -9,7 +10,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { collection, ofAccount, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { callerOf } from '../http/auth.js';
 import { findMember } from '../identity/members.js';
+import { trainedResources } from '../spaces/trained-resources.js';
 import {
   courseChanges,
   courseResources,
@@ -17,6 +20,7 @@ import {
   createCourse,
   createMemberTraining,
   emitMemberTraining,
+  memberTrainingChanges,
   memberTrainingRecord,
   refuseDeleteOfTakenCourse,
   trainingCourseRecord,
@@ -91,12 +95,38 @@ export const memberTrainings = collection({
         at: ctx.clock.now(),
       }),
   },
+  update: {
+    body: MemberTrainingUpdate,
+    columns: (body, row) => memberTrainingChanges(row, body),
+    written: (trx, _before, after) => emitMemberTraining(trx, 'memberTraining_updated', after),
+  },
   remove: { after: (trx, row) => emitMemberTraining(trx, 'memberTraining_deleted', row) },
+  // A training's dates decide who counts as trained.
+  committed: (ctx, row, write) => write === 'update' && ctx.events.accessChanged(row.account),
 });
 
 export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     registerCollection(app, ctx, trainingCourses);
     registerCollection(app, ctx, memberTrainings);
+    // The resources requiring training that the member is trained for today.
+    app.get(
+      '/members/:memberId/trained-resources',
+      {
+        schema: {
+          tags: ['training'],
+          params: z.object({ memberId: id }),
+          response: { 200: z.array(z.number()) },
+        },
+      },
+      async (request) => {
+        const member = await findMember(
+          ctx.db,
+          callerOf(request),
+          (request.params as { memberId: number }).memberId,
+        );
+        return trainedResources(ctx.db, member, ctx.clock.now());
+      },
+    );
   };
 }

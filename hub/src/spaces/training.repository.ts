@@ -233,3 +233,16 @@ export function emitMemberTraining(
     }),
   });
 }
+
+/** The columns of a change to a member training: the dates and notes sent, in a valid range. */
+export function memberTrainingChanges(
+  row: MemberTrainingRow,
+  body: { date?: string; fromDate?: string | null; untilDate?: string | null; notes?: string | null },
+) {
+  const fromDate = body.fromDate === undefined ? row.fromDate : body.fromDate;
+  const untilDate = body.untilDate === undefined ? row.untilDate : body.untilDate;
+  if (fromDate && untilDate && untilDate < fromDate) {
+    throw unprocessable('untilDate must not be before fromDate', { invalidRange: true });
+  }
+  return defined({ date: body.date, fromDate: body.fromDate, untilDate: body.untilDate, notes: body.notes });
+}

@@ -10,3 +10,4 @@ export * from './sign-in.js';
 export * from './admin.js';
 export * from './billing-totals.js';
 export * from './user-accounts.js';
+export * from './member-subresources.js';

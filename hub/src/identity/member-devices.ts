@@ -1,0 +1,88 @@
+import type { Selectable } from 'kysely';
+import { insertRow } from '../db/collection-rows.js';
+import type { Db } from '../db/crud.js';
+import type { MemberDevicesTable } from '../db/schema.js';
+
+/**
+ * The device a member uses the hub's app on (/members/{id}/device), and its history
+ * (/members/{id}/device/changes): each write of the device adds a device change.
+ */
+
+export type MemberDeviceRow = Selectable<MemberDevicesTable>;
+interface DeviceInput {
+  name?: string | null;
+  details?: string | null;
+  userAgent?: string | null;
+}
+
+export function memberDeviceRecord(row: MemberDeviceRow) {
+  return {
+    member: row.member,
+    name: row.name,
+    details: row.details,
+    userAgent: row.userAgent,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function deviceChangeRecord(row: MemberDeviceRow) {
+  return {
+    id: row.id,
+    account: row.account,
+    member: row.member,
+    name: row.name,
+    details: row.details,
+    userAgent: row.userAgent,
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    updatedBy: row.updatedBy,
+  };
+}
+
+export function findMemberDevice(db: Db, memberId: number) {
+  return db.selectFrom('member_devices').selectAll().where('member', '=', memberId).executeTakeFirst();
+}
+
+const deviceColumns = (body: DeviceInput) => ({
+  name: body.name ?? null,
+  details: body.details ?? null,
+  userAgent: body.userAgent ?? null,
+});
+
+export function insertDeviceChange(
+  db: Db,
+  member: { id: number; account: number },
+  body: DeviceInput,
+  stamp: { at: string; by: number | null },
+) {
+  return insertRow(
+    db,
+    'member_device_changes',
+    { account: member.account, member: member.id, ...deviceColumns(body) },
+    stamp,
+  );
+}
+
+/** Sets the member's device (fields left out keep their value) and records the change. */
+export async function putMemberDevice(
+  db: Db,
+  member: { id: number; account: number },
+  body: DeviceInput,
+  stamp: { at: string; by: number | null },
+): Promise<MemberDeviceRow> {
+  const current = await findMemberDevice(db, member.id);
+  const next = deviceColumns({ ...(current ?? {}), ...body });
+  if (current) {
+    await db
+      .updateTable('member_devices')
+      .set({ ...next, lockVersion: current.lockVersion + 1, updatedAt: stamp.at, updatedBy: stamp.by })
+      .where('id', '=', current.id)
+      .execute();
+  } else {
+    await insertRow(db, 'member_devices', { account: member.account, member: member.id, ...next }, stamp);
+  }
+  await insertDeviceChange(db, member, next, stamp);
+  return (await findMemberDevice(db, member.id)) as MemberDeviceRow;
+}

@@ -1,0 +1,63 @@
+import { MemberChangeCreate, MemberChangeRecord, MemberChangeUpdate } from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { collection, ofMember, registerCollection } from '../http/collection.js';
+import type { HubServices } from '../http/services.js';
+import { createMemberChange, memberChangeColumns, memberChangeRecords } from '../identity/member-changes.js';
+import type { MemberRow } from '../identity/members.js';
+import { findMember } from '../identity/members.js';
+
+const id = z.coerce.number().int().positive();
+
+/**
+ * Scheduled changes of a member's data: member fields with the `date` they apply on. The hub's
+ * periodic worker applies them (identity/member-changes.ts). Members see their own, admins write.
+ */
+export const memberChanges = collection({
+  table: 'member_changes',
+  path: '/members/:memberId/changes',
+  id: 'changeId',
+  parent: { memberId: id },
+  noun: 'Member change',
+  nouns: "a member's scheduled changes",
+  tag: 'members',
+  record: MemberChangeRecord,
+  scope: ofMember('member_changes'),
+  records: (ctx, rows) => memberChangeRecords(ctx.db, rows),
+  list: {
+    query: { state: z.enum(['scheduled', 'applied']).optional() },
+    where: (base, query) =>
+      query.state === undefined
+        ? base
+        : base.where('appliedAt', query.state === 'applied' ? 'is not' : 'is', null),
+    order: [
+      ['date', 'desc'],
+      ['id', 'desc'],
+    ],
+  },
+  create: {
+    body: MemberChangeCreate,
+    insert: async (trx, { caller, body, params, at }) =>
+      createMemberChange(trx, await findMember(trx, caller, params.memberId), body, {
+        at,
+        by: caller.memberId,
+      }),
+  },
+  update: { body: MemberChangeUpdate, columns: (body, row) => memberChangeColumns(row, body) },
+  remove: {},
+});
+
+/** What a PUT /members/{id} does after its write, for a change the worker applied. */
+export function memberChangeApplied(ctx: HubServices) {
+  return async (row: MemberRow) => {
+    ctx.auth.invalidate();
+    // A locked member, or one no longer allowed to log in, is signed out everywhere.
+    if (row.state !== 'active' || !row.allowLogin) await ctx.sessions.revokeOfMember(row.id);
+    ctx.caches.counts.touch('members');
+    ctx.events.committed();
+  };
+}
+
+export function memberChangesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
+  return async (app) => registerCollection(app, ctx, memberChanges);
+}

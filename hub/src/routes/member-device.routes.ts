@@ -1,0 +1,97 @@
+import {
+  DeviceChangeCreate,
+  DeviceChangeRecord,
+  DeviceChangeUpdate,
+  MemberDeviceRecord,
+  MemberDeviceUpdate,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../http/auth.js';
+import { collection, ofMember, registerCollection } from '../http/collection.js';
+import type { HubServices } from '../http/services.js';
+import {
+  deviceChangeRecord,
+  findMemberDevice,
+  insertDeviceChange,
+  memberDeviceRecord,
+  putMemberDevice,
+} from '../identity/member-devices.js';
+import { findMember } from '../identity/members.js';
+
+const id = z.coerce.number().int().positive();
+const MemberParams = z.object({ memberId: id });
+
+/** The history of a member's device (each PUT of the device adds one); admins may edit it. */
+export const deviceChanges = collection({
+  table: 'member_device_changes',
+  path: '/members/:memberId/device/changes',
+  id: 'changeId',
+  parent: { memberId: id },
+  noun: 'Device change',
+  nouns: "a member's device changes",
+  tag: 'members',
+  record: DeviceChangeRecord,
+  scope: ofMember('member_device_changes'),
+  records: (_ctx, rows) => rows.map(deviceChangeRecord),
+  list: {
+    order: [
+      ['createdAt', 'desc'],
+      ['id', 'desc'],
+    ],
+  },
+  create: {
+    body: DeviceChangeCreate,
+    insert: async (trx, { caller, body, params, at }) =>
+      insertDeviceChange(trx, await findMember(trx, caller, params.memberId), body, {
+        at,
+        by: caller.memberId,
+      }),
+  },
+  update: { body: DeviceChangeUpdate },
+  remove: {},
+});
+
+/** The member's device: 204 while none is known; the member (or an admin) sets it. */
+export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/members/:memberId/device',
+      {
+        schema: {
+          tags: ['members'],
+          params: MemberParams,
+          response: { 200: MemberDeviceRecord, 204: z.undefined().describe('No device known') },
+        },
+      },
+      async (request, reply) => {
+        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
+        const row = await findMemberDevice(ctx.db, member.id);
+        return row ? memberDeviceRecord(row) : reply.code(204).send();
+      },
+    );
+
+    app.put(
+      '/members/:memberId/device',
+      {
+        schema: {
+          tags: ['members'],
+          params: MemberParams,
+          body: MemberDeviceUpdate,
+          response: { 200: MemberDeviceRecord },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const member = await findMember(ctx.db, caller, request.params.memberId);
+        const at = ctx.clock.now().toISOString();
+        const row = await ctx.events.transaction((trx) =>
+          putMemberDevice(trx, member, request.body, { at, by: caller.memberId }),
+        );
+        return memberDeviceRecord(row);
+      },
+    );
+
+    registerCollection(app, ctx, deviceChanges);
+  };
+}
