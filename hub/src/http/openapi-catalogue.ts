@@ -104,10 +104,18 @@ const members: Record<string, CatalogueEntry> = {
   'PUT /members/:memberId/key': {
     summary: 'Give a member a key card',
     description:
-      'Sets the member’s one key card (type and token as the reader sends it, hex) or changes its state. The account’s bridges update their offline key lists at once.',
+      'Sets the member’s one key card (type and token as the reader sends it, hex) or changes its state; without `type` the card keeps its type. The account’s bridges update their offline key lists at once.',
     admins: true,
     errors: { 422: 'The card belongs to another member of the account (`data.duplicateKey`).' },
     body: { type: 'em4102', token: '0A1B2C3D4E', state: 'active' },
+  },
+  'POST /members/:memberId/key': {
+    summary: 'Give a member a key card (as PUT)',
+    description:
+      'The same as PUT /members/{memberId}/key (the commercial interface creates keys with POST). Without `type` the card keeps its type; a member without a card needs one (400).',
+    admins: true,
+    errors: { 422: 'The card belongs to another member of the account (`data.duplicateKey`).' },
+    body: { type: 'em4102', token: '0A1B2C3D4E' },
   },
   'DELETE /members/:memberId/key': {
     summary: 'Take a member’s key card away',
