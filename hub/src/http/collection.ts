@@ -188,6 +188,10 @@ export async function findIn<T extends Table>(
   return row as RowOf<T>;
 }
 
+/** " Filters: `a`, `b`." for the docs (nothing for none). */
+const named = (what: string, names: readonly string[]) =>
+  names.length === 0 ? '' : ` ${what}: ${names.map((n) => `\`${n}\``).join(', ')}.`;
+
 function refused<T extends Table>(c: Collection<T>, err: unknown): never {
   c.refuse?.(err);
   throw err;
@@ -234,7 +238,7 @@ export function registerCollection<T extends Table>(
         schema: {
           tags,
           summary: `List ${c.nouns}`,
-          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").`,
+          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}`,
           ...(c.parent ? { params: parent } : {}),
           querystring: z.object({
             ...pageParams,

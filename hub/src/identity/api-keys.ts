@@ -3,7 +3,7 @@ import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { notFound } from '../errors.js';
+import { foundOr404, stamps } from './records.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -14,10 +14,7 @@ export function apiKeyRecord(row: ApiKeyRow) {
     account: row.account,
     member: row.member,
     label: row.label,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
@@ -30,9 +27,10 @@ export function visibleApiKeys(db: Db, caller: Caller) {
 }
 
 export async function findApiKey(db: Db, caller: Caller, id: number): Promise<ApiKeyRow> {
-  const row = await visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('API key');
-  return row;
+  return foundOr404(
+    visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
+    'API key',
+  );
 }
 
 /** Creates a key for a member; the token is stored only hashed (look-up) and sealed (read-back). */
@@ -40,9 +38,9 @@ export async function insertApiKey(
   db: Db,
   box: TokenBox,
   values: { account: number; member: number; label: string | null; createdBy: number | null },
+  at: string = now(),
 ): Promise<{ row: ApiKeyRow; token: string }> {
   const token = newToken();
-  const at = now();
   const row = await db
     .insertInto('api_keys')
     .values({

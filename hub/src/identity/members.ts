@@ -6,7 +6,8 @@ import { bool, defined, flag, isUniqueViolation, jsonText, likePattern, parseJso
 import { insertRow } from '../db/collection-rows.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
+import { conflict, forbidden, unprocessable } from '../errors.js';
+import { foundOr404, stamps } from './records.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 
@@ -51,10 +52,7 @@ export function memberRecord(row: MemberRow): MemberRecord {
     allowLogin: bool(row.allowLogin),
     language: row.language,
     superuser: bool(row.superuser),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
@@ -108,9 +106,10 @@ export function canSeeMember(caller: Caller, row: Pick<MemberRow, 'id' | 'accoun
 }
 
 export async function findMember(db: Db, caller: Caller, id: number): Promise<MemberRow> {
-  const row = await visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Member');
-  return row;
+  return foundOr404(
+    visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst(),
+    'Member',
+  );
 }
 
 export interface MemberListQuery {

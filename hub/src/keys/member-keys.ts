@@ -4,6 +4,7 @@ import { type Db, isUniqueViolation } from '../db/crud.js';
 import type { MemberKeysTable } from '../db/schema.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
+import { stamps } from '../identity/records.js';
 import { emitEvent } from '../db/outbox.js';
 
 export type MemberKeyRow = Selectable<MemberKeysTable>;
@@ -14,10 +15,7 @@ export function memberKeyRecord(row: MemberKeyRow): MemberKeyRecord {
     type: row.type as KeyType,
     token: row.token,
     state: row.state as MemberKeyRecord['state'],
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 

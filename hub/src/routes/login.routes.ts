@@ -8,9 +8,8 @@ import { verifyPassword } from '../sign-in/passwords.js';
 import { loginCandidates } from '../sign-in/sign-in.repository.js';
 import {
   createSession,
-  noAuth,
-  open,
   refuseCrossSite,
+  signInRoute,
   startSession,
   tags,
   throttled,
@@ -23,18 +22,12 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     const t = ctx.throttles;
     app.post(
       '/user/login',
-      {
-        config: open,
-        schema: {
-          tags,
-          summary: 'Sign in with e-mail address and password (sets the session cookie)',
-          description:
-            'An e-mail address may belong to members of several accounts: the first active member (by id) whose password matches is signed in, or with `account` the member of that account.',
-          security: noAuth,
-          body: LoginBody,
-          response: { 200: SignInResult },
-        },
-      },
+      signInRoute(
+        'Sign in with e-mail address and password (sets the session cookie)',
+        'An e-mail address may belong to members of several accounts: the first active member (by id) whose password matches is signed in, or with `account` the member of that account.',
+        LoginBody,
+        SignInResult,
+      ),
       async (request, reply) => {
         refuseCrossSite(ctx, request);
         const email = request.body.emailAddress.trim().toLowerCase();

@@ -26,7 +26,16 @@ import {
   verifyPassword,
 } from '../sign-in/passwords.js';
 import { canSignIn, loginCandidates, memberById } from '../sign-in/sign-in.repository.js';
-import { client, noAuth, open, refuseCrossSite, startSession, tags, throttled } from './sign-in.support.js';
+import {
+  client,
+  noAuth,
+  open,
+  refuseCrossSite,
+  signInRoute,
+  startSession,
+  tags,
+  throttled,
+} from './sign-in.support.js';
 
 /** docs/SIGN-IN.md: mailed sign-in links (and password resets), and setting a password. */
 export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -81,18 +90,12 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.post(
       '/user/sign-in-links/redeem',
-      {
-        config: open,
-        schema: {
-          tags,
-          summary: 'Redeem a mailed link: signs in (sets the session cookie)',
-          description:
-            'Expired or used links answer 410, unknown ones 400; none of them changes anything. A redeemed invitation marks the invitation accepted.',
-          security: noAuth,
-          body: SignInLinkRedeem,
-          response: { 200: SignInLinkRedeemed },
-        },
-      },
+      signInRoute(
+        'Redeem a mailed link: signs in (sets the session cookie)',
+        'Expired or used links answer 410, unknown ones 400; none of them changes anything. A redeemed invitation marks the invitation accepted.',
+        SignInLinkRedeem,
+        SignInLinkRedeemed,
+      ),
       async (request, reply) => {
         refuseCrossSite(ctx, request);
         const link = await findUsableLink(ctx, request.body.token);

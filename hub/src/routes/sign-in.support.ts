@@ -13,6 +13,12 @@ export const tags = ['sign-in'];
 export const open = { public: true };
 export const noAuth: Record<string, string[]>[] = [];
 
+/** The options of a public route that signs a browser in (answers 200 with the session cookie). */
+export const signInRoute = <B, R>(summary: string, description: string, body: B, response: R) => ({
+  config: open,
+  schema: { tags, summary, description, security: noAuth, body, response: { 200: response } },
+});
+
 export const wrongCredentials = () => new HttpError(401, 'Wrong email address or password');
 
 const tooManyAttempts = (seconds: number) =>

@@ -5,6 +5,7 @@ import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
+import { foundOr404, stamps } from '../identity/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import { insertRow } from '../db/collection-rows.js';
@@ -22,10 +23,7 @@ export function webhookRecord(row: WebhookRow): WebhookRecord {
     notes: row.notes,
     categories: parseJson<WebhookCategory[]>(row.categories) ?? [],
     failingSince: row.failingSince,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
@@ -55,9 +53,10 @@ export function visibleWebhooks(db: Db, caller: Caller) {
 }
 
 export async function findWebhook(db: Db, caller: Caller, id: number): Promise<WebhookRow> {
-  const row = await visibleWebhooks(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Webhook');
-  return row;
+  return foundOr404(
+    visibleWebhooks(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
+    'Webhook',
+  );
 }
 
 export interface WebhookListQuery {
