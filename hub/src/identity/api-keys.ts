@@ -3,7 +3,7 @@ import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { foundOr404, stamps } from './records.js';
+import { foundOr404, ofCallersAccount, stamps } from './records.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -20,10 +20,8 @@ export function apiKeyRecord(row: ApiKeyRow) {
 
 /** Keys the caller sees: admins those of their account, members their own. */
 export function visibleApiKeys(db: Db, caller: Caller) {
-  let query = db.selectFrom('api_keys');
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
-  return query;
+  const query = ofCallersAccount(db, 'api_keys', caller);
+  return isAdmin(caller) ? query : query.where('member', '=', caller.memberId);
 }
 
 export async function findApiKey(db: Db, caller: Caller, id: number): Promise<ApiKeyRow> {

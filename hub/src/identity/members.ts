@@ -7,7 +7,7 @@ import { insertRow } from '../db/collection-rows.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
-import { foundOr404, stamps } from './records.js';
+import { foundOr404, ofCallersAccount, stamps } from './records.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 
@@ -77,10 +77,8 @@ const adminOnlyFields = [
 
 /** Which members the caller sees: superusers all, admins their account, members themselves. */
 export function visibleMembers(db: Db, caller: Caller) {
-  let query = db.selectFrom('members');
-  if (!caller.superuser) query = query.where('members.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('members.id', '=', caller.memberId);
-  return query;
+  const query = ofCallersAccount(db, 'members', caller);
+  return isAdmin(caller) ? query : query.where('members.id', '=', caller.memberId);
 }
 
 /** visibleMembers as SQL text for the fast reads (db/fast-reads.ts): a where clause and its values. */

@@ -5,7 +5,7 @@ import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
-import { foundOr404, stamps } from '../identity/records.js';
+import { foundOr404, ofCallersAccount, stamps } from '../identity/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import { insertRow } from '../db/collection-rows.js';
@@ -47,9 +47,7 @@ export async function assertSafeUrl(url: string, policy: UrlPolicy): Promise<voi
 
 /** Webhooks are for admins (the routes check); superusers see every account's. */
 export function visibleWebhooks(db: Db, caller: Caller) {
-  let query = db.selectFrom('webhooks');
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  return query;
+  return ofCallersAccount(db, 'webhooks', caller);
 }
 
 export async function findWebhook(db: Db, caller: Caller, id: number): Promise<WebhookRow> {
