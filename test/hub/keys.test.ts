@@ -169,6 +169,42 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
       ).toBe(200);
     });
 
+    it('POST sets the key like PUT; a PUT without type keeps the type, and a first key needs one', async () => {
+      const a = await member();
+      const plain = await member();
+      const posted = await api(owner, 'POST', `/members/${a.id}/key`, { type: 'hid', token: 'abc123' });
+      expect(posted.statusCode).toBe(200);
+      expect(posted.json()).toMatchObject({ member: a.id, type: 'hid', token: 'ABC123', state: 'active' });
+      expect((await api(owner, 'GET', `/members/${a.id}/key`)).json()).toMatchObject({ type: 'hid' });
+
+      const kept = await api(owner, 'PUT', `/members/${a.id}/key`, { token: 'ABC123', state: 'inactive' });
+      expect(kept.statusCode).toBe(200);
+      expect(kept.json()).toMatchObject({ type: 'hid', token: 'ABC123', state: 'inactive' });
+      const newCard = await api(owner, 'PUT', `/members/${a.id}/key`, { token: 'DEF456' });
+      expect(newCard.json()).toMatchObject({ type: 'hid', token: 'DEF456', state: 'active' });
+
+      // No key yet: the type is needed, and nothing is stored.
+      const b = await member();
+      const untyped = await api(owner, 'POST', `/members/${b.id}/key`, { token: 'FEED01' });
+      expect(untyped.statusCode).toBe(400);
+      expect(untyped.json().message).toContain('type');
+      expect((await api(owner, 'GET', `/members/${b.id}/key`)).statusCode).toBe(404);
+      expect(
+        (await api(owner, 'POST', `/members/${b.id}/key`, { type: 'nfcz', token: 'FEED01' })).statusCode,
+      ).toBe(400);
+      // Members may not set keys, not even their own; other accounts do not see the member.
+      const key = (await api(owner, 'POST', '/api-keys', { member: plain.id })).json();
+      const mine = (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token;
+      expect(
+        (await api(mine, 'POST', `/members/${plain.id}/key`, { type: 'hid', token: 'FEED02' })).statusCode,
+      ).toBe(403);
+      const other = await t.newAccount('Other keys', `other${randomUUID()}@test.example`);
+      expect(
+        (await api(other.token, 'POST', `/members/${b.id}/key`, { type: 'hid', token: 'FEED03' })).statusCode,
+      ).toBe(404);
+      expect((await api(owner, 'GET', `/members/${b.id}/key`)).statusCode).toBe(404);
+    });
+
     it('emits memberKey_created, _updated and _deleted with {key, member}', async () => {
       // A paused webhook queues events without delivering them (tests talk to loopback only);
       // written directly because the API refuses non-public URLs.

@@ -300,6 +300,28 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     expect(viaOwnerToken.json().token).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('a form-encoded login answers with the session cookie, and logout through that cookie ends it', async () => {
+    const m = await withPassword(t);
+    const res = await anon('POST', '/user/login', {
+      payload: `emailAddress=${encodeURIComponent(m.emailAddress)}&password=${encodeURIComponent(m.password)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.statusCode).toBe(200);
+    const cookie = cookieOf(res);
+    const csrf = res.json().csrfToken as string;
+    const sessions = await anon('GET', '/user/sessions', { cookie });
+    expect(sessions.json().map((s: { id: number }) => s.id)).toContain(res.json().session.id);
+    // Without the CSRF proof a cookie logout is refused and the session lives on.
+    expect((await anon('POST', '/user/logout', { cookie })).statusCode).toBe(403);
+    expect((await anon('GET', '/user/me', { cookie })).statusCode).toBe(200);
+    const out = await anon('POST', '/user/logout', { cookie, headers: sameSite(csrf) });
+    expect(out.statusCode).toBe(204);
+    expect(String(out.headers['set-cookie'])).toMatch(/^makerspace_session=; /);
+    expect((await anon('GET', '/user/sessions', { cookie })).statusCode).toBe(401);
+    // The member's API access is untouched by a browser logout.
+    expect((await api(t, owner, 'GET', `/members/${m.id}`)).statusCode).toBe(200);
+  });
+
   it('signs out: the cookie is cleared and no longer works', async () => {
     const m = await withPassword(t);
     const s = await login(m.emailAddress, m.password);

@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import { type Db, likePattern } from '../db/crud.js';
+import { type Db, likePattern, retryOnConflict } from '../db/crud.js';
 import { deleteRow, findRow, updateRow } from '../db/collection-rows.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
-import { embedParam, pageParams, queryPage, sendPage } from './list.js';
+import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';
 import type { HubServices } from './services.js';
 
 type Table = keyof Database & string;
@@ -61,12 +61,15 @@ export interface Collection<T extends Table, Rec = unknown> {
     query?: z.ZodRawShape;
     /** Query parameters that select rows whose column of the same name equals them. */
     equals?: z.ZodRawShape;
-    /** Applies the other filters of `query` to the scoped rows. */
-    where?(base: Scope<T>, query: Query, ctx: HubServices): Scope<T>;
+    /** Applies the other filters of `query` (and `q`, when no `search` column is named) to the scoped rows. */
+    where?(base: Scope<T>, query: Query, ctx: HubServices, caller: Caller): Scope<T>;
     /** The column `q` searches (contains, case-insensitive); none: `q` is ignored. */
     search?: string;
-    /** Sort order (may follow the query, e.g. its `order`); `[['id', 'asc']]` by default. */
-    order?: [string, 'asc' | 'desc'][] | ((query: Query) => [string, 'asc' | 'desc'][]);
+    /**
+     * Sort order (may follow the query, e.g. its `order`); `[['id', 'asc']]` by default. A third
+     * entry `'nullsLast'` puts the column's nulls last in both dialects.
+     */
+    order?: Order | ((query: Query) => Order);
     /** Who may list: the default `member` shows each caller their own view. */
     rule?: WriteRule;
   };
@@ -79,6 +82,8 @@ export interface Collection<T extends Table, Rec = unknown> {
       trx: Db,
       input: { ctx: HubServices; caller: Caller; body: any; params: Params; at: string },
     ): Promise<RowOf<T>>;
+    /** Shapes the answer from the record and its row (e.g. a secret shown once). */
+    answer?(record: any, row: RowOf<T>, ctx: HubServices): unknown;
   };
   update?: {
     body: z.ZodType;
@@ -92,8 +97,10 @@ export interface Collection<T extends Table, Rec = unknown> {
       row: RowOf<T>,
       input: { ctx: HubServices; caller: Caller; trx: Db },
     ): Record<string, unknown> | Promise<Record<string, unknown>>;
-    /** Writes the change itself instead of `columns` (e.g. an area function with rules of its own). */
+    /** Writes the change itself instead of `columns` (e.g. a record without lockVersion, or an area function with rules of its own). */
     write?(trx: Db, row: RowOf<T>, body: any, input: { ctx: HubServices; caller: Caller }): Promise<unknown>;
+    /** Shapes the answer from the record and the row before and after (e.g. a new secret shown once). */
+    answer?(record: any, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): unknown;
     /** Runs after the write, in its transaction (events). */
     written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): Promise<unknown>;
   };
@@ -101,14 +108,36 @@ export interface Collection<T extends Table, Rec = unknown> {
     rule?: WriteRule;
     /** Runs before the delete, in its transaction: refuses (409) or takes dependent rows along. */
     before?(trx: Db, row: RowOf<T>, ctx: HubServices, caller: Caller): Promise<unknown>;
+    /** Try again when PostgreSQL broke a deadlock with it (e.g. with a worker holding dependent rows). */
+    retry?: boolean;
     /** Runs after the delete, in its transaction (events). */
     after?(trx: Db, row: RowOf<T>, ctx: HubServices): Promise<unknown>;
   };
-  /** Runs after every committed write: e.g. `ctx.events.accessChanged(row.account)`. */
-  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove'): void;
+  /** Runs (and is awaited) after every committed write: e.g. `ctx.events.accessChanged(row.account)`. */
+  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove'): unknown;
   /** Related records a client may ask for with `embed=` (list and get); `records` gets the names. */
   embeds?: readonly [string, ...string[]];
+  /**
+   * Turns a storage error of a create or update (e.g. a unique index) into the API's answer by
+   * throwing it; errors it returns from are thrown as they are.
+   */
+  refuse?(err: unknown): void;
+  /**
+   * Hot paths (prepared reads, cached record texts) tried before the general ones: `list` answers
+   * a page (or undefined to leave it to the general list, e.g. for embeds), `get` the record's
+   * JSON text when no embed is asked for (or undefined).
+   */
+  hot?: {
+    list?(
+      ctx: HubServices,
+      caller: Caller,
+      query: Query & { limit: number; offset: number },
+    ): Promise<{ total: number; json: string; count: number } | undefined>;
+    get?(ctx: HubServices, caller: Caller, id: number): Promise<string | undefined>;
+  };
 }
+
+type Order = ([string, 'asc' | 'desc'] | [string, 'asc' | 'desc', 'nullsLast'])[];
 
 /** The rows of the caller's account (every account's for a superuser): the usual tenant scope. */
 export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Scope<T> {
@@ -166,6 +195,15 @@ export async function findIn<T extends Table>(
   return row as RowOf<T>;
 }
 
+/** " Filters: `a`, `b`." for the docs (nothing for none). */
+const named = (what: string, names: readonly string[]) =>
+  names.length === 0 ? '' : ` ${what}: ${names.map((n) => `\`${n}\``).join(', ')}.`;
+
+function refused<T extends Table>(c: Collection<T>, err: unknown): never {
+  c.refuse?.(err);
+  throw err;
+}
+
 async function one<T extends Table>(
   c: Collection<T>,
   ctx: HubServices,
@@ -200,14 +238,14 @@ export function registerCollection<T extends Table>(
     const orderOf =
       typeof list.order === 'function'
         ? list.order
-        : () => (list.order as [string, 'asc' | 'desc'][] | undefined) ?? [['id', 'asc']];
+        : () => (list.order as Order | undefined) ?? [['id', 'asc']];
     app.get(
       c.path,
       {
         schema: {
           tags,
           summary: `List ${c.nouns}`,
-          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").`,
+          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}`,
           ...(c.parent ? { params: parent } : {}),
           querystring: z.object({
             ...pageParams,
@@ -221,12 +259,15 @@ export function registerCollection<T extends Table>(
       async (request: FastifyRequest, reply: FastifyReply) => {
         const caller = allowed(callerOf(request), list.rule ?? 'member');
         const query = request.query as Query & { limit: number; offset: number; q?: string };
+        const hot = await c.hot?.list?.(ctx, caller, query);
+        if (hot)
+          return sendPage(request, reply, { ...query, total: hot.total }, hot.json, ctx.publicUrl, hot.count);
         let base = await c.scope(ctx, caller, paramsOf(request), ctx.db);
         for (const column of Object.keys(list.equals ?? {})) {
           if (query[column] !== undefined)
             base = base.where(column as any, '=', query[column] as never) as Scope<T>;
         }
-        if (list.where) base = list.where(base, query, ctx);
+        if (list.where) base = list.where(base, query, ctx, caller);
         if (list.search && query.q) {
           const column = list.search;
           base = base.where((eb) =>
@@ -235,7 +276,13 @@ export function registerCollection<T extends Table>(
         }
         const page = await queryPage(base, query, (b) => {
           let ordered = b.selectAll() as any;
-          for (const [column, direction] of orderOf(query)) ordered = ordered.orderBy(column, direction);
+          for (const [column, direction, nulls] of orderOf(query)) {
+            ordered = nulls
+              ? ordered.orderBy(column, (ob: any) =>
+                  (direction === 'desc' ? ob.desc() : ob.asc()).nullsLast(),
+                )
+              : ordered.orderBy(column, direction);
+          }
           return ordered;
         });
         const records = await c.records(
@@ -261,10 +308,15 @@ export function registerCollection<T extends Table>(
         response: { 200: c.record },
       },
     },
-    async (request: FastifyRequest) => {
+    async (request: FastifyRequest, reply: FastifyReply) => {
       const caller = callerOf(request);
+      const embed = (request.query as { embed?: string[] } | undefined)?.embed ?? [];
+      if (c.hot?.get && embed.length === 0) {
+        const json = await c.hot.get(ctx, caller, idOf(request));
+        if (json !== undefined) return sendJson(reply, json);
+      }
       const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
-      return one(c, ctx, caller, row, (request.query as { embed?: string[] } | undefined)?.embed);
+      return one(c, ctx, caller, row, embed);
     },
   );
 
@@ -289,11 +341,12 @@ export function registerCollection<T extends Table>(
         if (c.parent) await c.scope(ctx, caller, params, ctx.db);
         allowed(caller, create.rule);
         const at = ctx.clock.now().toISOString();
-        const row = await ctx.events.transaction((trx) =>
-          create.insert(trx, { ctx, caller, body: request.body, params, at }),
-        );
-        c.committed?.(ctx, row, 'create');
-        return reply.code(201).send(await one(c, ctx, caller, row));
+        const row = await ctx.events
+          .transaction((trx) => create.insert(trx, { ctx, caller, body: request.body, params, at }))
+          .catch((err) => refused(c, err));
+        await c.committed?.(ctx, row, 'create');
+        const record = await one(c, ctx, caller, row);
+        return reply.code(201).send(create.answer ? create.answer(record, row, ctx) : record);
       },
     );
   }
@@ -306,7 +359,7 @@ export function registerCollection<T extends Table>(
         schema: {
           tags,
           summary: `Update ${a} ${noun}`,
-          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}. \`lockVersion\` must be the one read: a stale one answers 409 and changes nothing.`,
+          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}`,
           params: withId,
           body: update.body,
           response: { 200: c.record },
@@ -319,13 +372,16 @@ export function registerCollection<T extends Table>(
         allowed(caller, update.rule);
         const { lockVersion, ...fields } = request.body as { lockVersion: number } & Record<string, unknown>;
         const after = await ctx.events.transaction(async (trx) => {
-          const columns = update.columns
-            ? await update.columns(request.body, before, { ctx, caller, trx })
-            : fields;
-          await updateRow(trx, c.table, (before as { id: number }).id, lockVersion, columns, {
-            at: ctx.clock.now().toISOString(),
-            by: caller.memberId,
-          });
+          if (update.write) await update.write(trx, before, request.body, { ctx, caller });
+          else {
+            const columns = update.columns
+              ? await update.columns(request.body, before, { ctx, caller, trx })
+              : fields;
+            await updateRow(trx, c.table, (before as { id: number }).id, lockVersion, columns, {
+              at: ctx.clock.now().toISOString(),
+              by: caller.memberId,
+            }).catch((err) => refused(c, err));
+          }
           const row = (await findRow(
             trx.selectFrom(c.table) as Scope<T>,
             c.table,
@@ -334,8 +390,9 @@ export function registerCollection<T extends Table>(
           await update.written?.(trx, before, row, ctx);
           return row;
         });
-        c.committed?.(ctx, after, 'update');
-        return one(c, ctx, caller, after);
+        await c.committed?.(ctx, after, 'update');
+        const record = await one(c, ctx, caller, after);
+        return update.answer ? update.answer(record, before, after, ctx) : record;
       },
     );
   }
@@ -356,12 +413,14 @@ export function registerCollection<T extends Table>(
         const caller = callerOf(request);
         const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
         allowed(caller, remove.rule);
-        await ctx.events.transaction(async (trx) => {
-          await remove.before?.(trx, row, ctx, caller);
-          await deleteRow(trx, c.table, (row as { id: number }).id);
-          await remove.after?.(trx, row, ctx);
-        });
-        c.committed?.(ctx, row, 'remove');
+        const write = () =>
+          ctx.events.transaction(async (trx) => {
+            await remove.before?.(trx, row, ctx, caller);
+            await deleteRow(trx, c.table, (row as { id: number }).id);
+            await remove.after?.(trx, row, ctx);
+          });
+        await (remove.retry ? retryOnConflict(write) : write());
+        await c.committed?.(ctx, row, 'remove');
         return reply.code(204).send();
       },
     );

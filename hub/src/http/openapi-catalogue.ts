@@ -39,7 +39,7 @@ const members: Record<string, CatalogueEntry> = {
   },
   'GET /members': {
     summary: 'List members',
-    description: `Admins see every member of their account, other members only themselves. Filters: \`state\`, \`privileges\`, \`space\`, \`emailAddress\`, \`memberNumber\`, and \`keyType\` with \`keyToken\` to find the holder of a key card; \`q\` searches names, e-mail address, member number and company, and finds a key card’s holder by the card id. \`embed=privileges\` adds each member’s privileges. ${list}`,
+    description: `Admins see every member of their account, other members only themselves. Filters: \`state\`, \`privileges\`, \`space\`, \`emailAddress\`, \`memberNumber\`, and \`keyType\` with \`keyToken\` to find the holder of a key card; \`q\` searches names, e-mail address, member number and company, and finds a key card’s holder by the card id. \`embed=\` adds \`memberPackages\`, \`activePackages\`, \`trainings\`, \`key\` or \`privileges\` (\`device\` is accepted and left out). ${list}`,
   },
   'POST /members': {
     summary: 'Add a member',
@@ -60,7 +60,7 @@ const members: Record<string, CatalogueEntry> = {
   'GET /members/:memberId': {
     summary: 'Get a member',
     description:
-      'Admins read any member of their account, other members only themselves. `embed=privileges` adds the privileges.',
+      'Admins read any member of their account, other members only themselves. `embed=` adds `memberPackages`, `activePackages`, `trainings`, `key` or `privileges` (`device` is accepted and left out).',
   },
   'PUT /members/:memberId': {
     summary: 'Change a member',
@@ -104,10 +104,18 @@ const members: Record<string, CatalogueEntry> = {
   'PUT /members/:memberId/key': {
     summary: 'Give a member a key card',
     description:
-      'Sets the member’s one key card (type and token as the reader sends it, hex) or changes its state. The account’s bridges update their offline key lists at once.',
+      'Sets the member’s one key card (type and token as the reader sends it, hex) or changes its state; without `type` the card keeps its type. The account’s bridges update their offline key lists at once.',
     admins: true,
     errors: { 422: 'The card belongs to another member of the account (`data.duplicateKey`).' },
     body: { type: 'em4102', token: '0A1B2C3D4E', state: 'active' },
+  },
+  'POST /members/:memberId/key': {
+    summary: 'Give a member a key card (as PUT)',
+    description:
+      'The same as PUT /members/{memberId}/key (the commercial interface creates keys with POST). Without `type` the card keeps its type; a member without a card needs one (400).',
+    admins: true,
+    errors: { 422: 'The card belongs to another member of the account (`data.duplicateKey`).' },
+    body: { type: 'em4102', token: '0A1B2C3D4E' },
   },
   'DELETE /members/:memberId/key': {
     summary: 'Take a member’s key card away',

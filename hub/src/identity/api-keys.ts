@@ -3,7 +3,7 @@ import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { notFound } from '../errors.js';
+import { foundOr404, ofCallersAccount, stamps } from './records.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -14,25 +14,21 @@ export function apiKeyRecord(row: ApiKeyRow) {
     account: row.account,
     member: row.member,
     label: row.label,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
 /** Keys the caller sees: admins those of their account, members their own. */
 export function visibleApiKeys(db: Db, caller: Caller) {
-  let query = db.selectFrom('api_keys');
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
-  return query;
+  const query = ofCallersAccount(db, 'api_keys', caller);
+  return isAdmin(caller) ? query : query.where('member', '=', caller.memberId);
 }
 
 export async function findApiKey(db: Db, caller: Caller, id: number): Promise<ApiKeyRow> {
-  const row = await visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('API key');
-  return row;
+  return foundOr404(
+    visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
+    'API key',
+  );
 }
 
 /** Creates a key for a member; the token is stored only hashed (look-up) and sealed (read-back). */
@@ -40,9 +36,9 @@ export async function insertApiKey(
   db: Db,
   box: TokenBox,
   values: { account: number; member: number; label: string | null; createdBy: number | null },
+  at: string = now(),
 ): Promise<{ row: ApiKeyRow; token: string }> {
   const token = newToken();
-  const at = now();
   const row = await db
     .insertInto('api_keys')
     .values({

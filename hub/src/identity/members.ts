@@ -2,20 +2,12 @@ import { isPostgres } from '../db/fast-reads.js';
 import type { MemberRecord } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import {
-  bool,
-  defined,
-  flag,
-  isUniqueViolation,
-  jsonText,
-  now,
-  parseJson,
-  updateLocked,
-  likePattern,
-} from '../db/crud.js';
+import { bool, defined, flag, isUniqueViolation, jsonText, likePattern, parseJson } from '../db/crud.js';
+import { insertRow } from '../db/collection-rows.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { notFound, unprocessable } from '../errors.js';
+import { conflict, forbidden, unprocessable } from '../errors.js';
+import { foundOr404, ofCallersAccount, stamps } from './records.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 import { updateRow } from '../db/collection-rows.js';
@@ -61,10 +53,7 @@ export function memberRecord(row: MemberRow): MemberRecord {
     allowLogin: bool(row.allowLogin),
     language: row.language,
     superuser: bool(row.superuser),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
@@ -89,10 +78,8 @@ const adminOnlyFields = [
 
 /** Which members the caller sees: superusers all, admins their account, members themselves. */
 export function visibleMembers(db: Db, caller: Caller) {
-  let query = db.selectFrom('members');
-  if (!caller.superuser) query = query.where('members.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('members.id', '=', caller.memberId);
-  return query;
+  const query = ofCallersAccount(db, 'members', caller);
+  return isAdmin(caller) ? query : query.where('members.id', '=', caller.memberId);
 }
 
 /** visibleMembers as SQL text for the fast reads (db/fast-reads.ts): a where clause and its values. */
@@ -118,14 +105,13 @@ export function canSeeMember(caller: Caller, row: Pick<MemberRow, 'id' | 'accoun
 }
 
 export async function findMember(db: Db, caller: Caller, id: number): Promise<MemberRow> {
-  const row = await visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Member');
-  return row;
+  return foundOr404(
+    visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst(),
+    'Member',
+  );
 }
 
 export interface MemberListQuery {
-  limit: number;
-  offset: number;
   q?: string;
   state?: string;
   privileges?: string;
@@ -135,13 +121,19 @@ export interface MemberListQuery {
   /** Find a member by key card (Fabman's filter); the token is upper-case hex. */
   keyType?: string;
   keyToken?: string;
-  orderBy: string;
-  order: 'asc' | 'desc';
+  orderBy?: string;
+  order?: 'asc' | 'desc';
 }
 
-/** The members a list query selects (filters and search), before ordering and paging. */
-export function filteredMembers(db: Db, caller: Caller, query: MemberListQuery) {
-  let base = visibleMembers(db, caller);
+type MemberQuery = ReturnType<typeof visibleMembers>;
+
+/** The members a list query selects (filters and search) from `base`, before ordering and paging. */
+export function filterMembers(
+  base: MemberQuery,
+  db: Db,
+  caller: Caller,
+  query: MemberListQuery,
+): MemberQuery {
   if (query.state) base = base.where('state', '=', query.state);
   if (query.privileges) base = base.where('privileges', '=', query.privileges);
   if (query.space) base = base.where('space', '=', query.space);
@@ -175,20 +167,33 @@ export function filteredMembers(db: Db, caller: Caller, query: MemberListQuery) 
   return base;
 }
 
+/** Does the query filter or search at all (else the whole visible list is asked for)? */
+export const filtersMembers = (query: MemberListQuery): boolean =>
+  (
+    ['q', 'state', 'privileges', 'space', 'emailAddress', 'memberNumber', 'keyType', 'keyToken'] as const
+  ).some((f) => query[f] !== undefined);
+
 const nullableOrderColumns = new Set(['memberNumber', 'emailAddress']);
 
-/** Orders a member query; nullable columns put their nulls last in both dialects. */
-export function orderedMembers<Q extends ReturnType<typeof filteredMembers>>(
-  query: Q,
+/** The order of a member list: `orderBy` (nullable columns with their nulls last), then id. */
+export function memberOrder(
   list: MemberListQuery,
-): Q {
-  const direction = list.order;
-  let ordered = query as ReturnType<typeof filteredMembers>;
-  if (list.orderBy === 'id') return ordered.orderBy('id', direction) as Q;
-  ordered = nullableOrderColumns.has(list.orderBy)
-    ? ordered.orderBy(list.orderBy as 'id', (ob) => (direction === 'desc' ? ob.desc() : ob.asc()).nullsLast())
-    : ordered.orderBy(list.orderBy as 'id', direction);
-  return ordered.orderBy('id', direction) as Q;
+): ([string, 'asc' | 'desc'] | [string, 'asc' | 'desc', 'nullsLast'])[] {
+  const direction = list.order ?? 'asc';
+  const by = list.orderBy ?? 'id';
+  if (by === 'id') return [['id', direction]];
+  return [nullableOrderColumns.has(by) ? [by, direction, 'nullsLast'] : [by, direction], ['id', direction]];
+}
+
+/** Orders a member query by memberOrder. */
+export function orderedMembers<Q extends MemberQuery>(query: Q, list: MemberListQuery): Q {
+  let ordered = query as MemberQuery;
+  for (const [column, direction, nulls] of memberOrder(list)) {
+    ordered = nulls
+      ? ordered.orderBy(column as 'id', (ob) => (direction === 'desc' ? ob.desc() : ob.asc()).nullsLast())
+      : ordered.orderBy(column as 'id', direction);
+  }
+  return ordered as Q;
 }
 
 /** The space a member goes to: the one named (in the caller's view), else the caller's own. */
@@ -202,13 +207,13 @@ async function resolveSpace(db: Db, caller: Caller, space: number | undefined, a
   return { space: row.id, account: row.account };
 }
 
-function duplicateEmail(err: unknown): never {
+/** A unique-index violation of a member write: the e-mail address is another member's (422). */
+export function refuseDuplicateEmail(err: unknown): void {
   if (isUniqueViolation(err)) {
     throw unprocessable('Another member of this account has this e-mail address', {
       duplicateEmailAddress: true,
     });
   }
-  throw err;
 }
 
 type MemberInput = Record<string, unknown> & { emailAddress?: string | null; notes?: string | null };
@@ -227,70 +232,74 @@ function columns(input: MemberInput) {
 }
 
 /**
- * Creates, updates and deletes emit member_created/updated/deleted: pass the transaction of the
- * change as `db` (ctx.events.transaction) so the webhook event commits or rolls back with it.
+ * Creates a member stamped `at`; emits member_created in `db`, the transaction of the change
+ * (ctx.events.transaction), so the webhook event commits or rolls back with it.
  */
-export async function createMember(db: Db, caller: Caller, input: MemberInput): Promise<MemberRow> {
-  const { space, account } = await resolveSpace(db, caller, input.space as number | undefined);
-  const at = now();
-  let row: MemberRow;
-  try {
-    row = await db
-      .insertInto('members')
-      .values({
-        lastName: '',
-        ...(columns(input) as any),
-        space,
-        account,
-        createdAt: at,
-        updatedAt: at,
-        updatedBy: caller.memberId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    duplicateEmail(err);
-  }
-  await emitEvent(db, {
-    account: row.account,
-    type: 'member_created',
-    details: { member: memberRecord(row) },
-  });
-  return row;
-}
-
-export async function updateMember(
+export async function createMember(
   db: Db,
   caller: Caller,
-  id: number,
-  input: MemberInput & { lockVersion: number },
-) {
-  const current = await findMember(db, caller, id);
-  const { lockVersion, ...fields } = input;
-  if (!isAdmin(caller)) for (const f of adminOnlyFields) delete fields[f];
-  if (fields.space !== undefined) await resolveSpace(db, caller, fields.space as number, current.account);
-  try {
-    await updateLocked(db, 'members', id, lockVersion, columns(fields), caller.memberId);
-  } catch (err) {
-    duplicateEmail(err);
-  }
-  const row = await findMember(db, caller, id);
-  await emitEvent(db, {
-    account: row.account,
-    type: 'member_updated',
-    details: { member: memberRecord(row) },
-  });
+  input: MemberInput,
+  at: string,
+): Promise<MemberRow> {
+  const { space, account } = await resolveSpace(db, caller, input.space as number | undefined);
+  const row = await insertRow(
+    db,
+    'members',
+    { lastName: '', ...(columns(input) as Record<string, unknown>), space, account },
+    { at, by: caller.memberId },
+  );
+  await emitMember(db, 'member_created', row);
   return row;
 }
 
-/** Deletes a member (the route checks who may); emits member_deleted with the last record. */
-export async function deleteMember(db: Db, row: MemberRow): Promise<void> {
-  await db.deleteFrom('members').where('id', '=', row.id).execute();
-  await emitEvent(db, {
-    account: row.account,
-    type: 'member_deleted',
-    details: { member: memberRecord(row) },
-  });
+/**
+ * The columns a member update changes: fields only admins may change are ignored for others
+ * (like read-only fields), a new space must be one of the member's account.
+ */
+export async function memberChanges(db: Db, caller: Caller, current: MemberRow, input: MemberInput) {
+  const { lockVersion: _lockVersion, ...fields } = input;
+  if (!isAdmin(caller)) for (const f of adminOnlyFields) delete fields[f];
+  if (fields.space !== undefined) await resolveSpace(db, caller, fields.space as number, current.account);
+  return columns(fields);
+}
+
+/** A member may not delete themself; only owners delete owners. */
+export function refuseMemberDelete(caller: Caller, row: MemberRow): void {
+  if (row.id === caller.memberId) throw conflict('You cannot delete your own member record');
+  if (row.privileges === 'owner' && caller.privileges !== 'owner' && !caller.superuser) {
+    throw forbidden('Only owners may delete an owner');
+  }
+}
+
+/**
+ * Sets a member's privileges. Only owners grant or take away owner privileges, and an account
+ * keeps at least one owner.
+ */
+export async function setPrivileges(db: Db, caller: Caller, row: MemberRow, wanted: string): Promise<void> {
+  const isOwner = caller.privileges === 'owner' || caller.superuser;
+  if ((wanted === 'owner' || row.privileges === 'owner') && !isOwner) {
+    throw forbidden('Only owners may grant or take away owner privileges');
+  }
+  if (row.id === caller.memberId && row.privileges === 'owner' && wanted !== 'owner') {
+    const owners = await db
+      .selectFrom('members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account', '=', row.account)
+      .where('privileges', '=', 'owner')
+      .executeTakeFirstOrThrow();
+    if (Number(owners.n) <= 1)
+      throw unprocessable('An account needs at least one owner', { lastOwner: true });
+  }
+  await db.updateTable('members').set({ privileges: wanted }).where('id', '=', row.id).execute();
+}
+
+/** member_created/updated/deleted `{member}`, in the change's transaction. */
+export async function emitMember(
+  db: Db,
+  type: 'member_created' | 'member_updated' | 'member_deleted',
+  row: MemberRow,
+): Promise<void> {
+  await emitEvent(db, { account: row.account, type, details: { member: memberRecord(row) } });
 }
 
 /** A member as webhook payloads carry it (null for none). */

@@ -253,6 +253,7 @@ async function unknownCard(
         member,
         { type: card.type, token: card.token, state: 'active' },
         assignment.createdBy,
+        at.toISOString(),
       );
       await insertLog(trx, { ...base, type: 'keyAssigned', member: member.id, stoppedAt: base.createdAt });
       return member;

@@ -3,7 +3,8 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { KeyAssignmentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
-import { notFound, unprocessable } from '../errors.js';
+import { unprocessable } from '../errors.js';
+import { findMember } from '../identity/members.js';
 
 export type KeyAssignmentRow = Selectable<KeyAssignmentsTable>;
 
@@ -26,15 +27,6 @@ export function keyAssignmentRecord(row: KeyAssignmentRow, at: Date): KeyAssignm
   };
 }
 
-/** Assignments are admin business: the caller's account (superusers: any). */
-export async function findKeyAssignment(db: Db, caller: Caller, id: number): Promise<KeyAssignmentRow> {
-  let query = db.selectFrom('key_assignments').selectAll().where('id', '=', id);
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  const row = await query.executeTakeFirst();
-  if (!row) throw notFound('Key assignment');
-  return row;
-}
-
 /** The resource must be one of the member's account; a missing one is 422, like other references. */
 export async function checkResource(db: Db, account: number, resource: number | null | undefined) {
   if (resource === null || resource === undefined) return;
@@ -47,17 +39,27 @@ export async function checkResource(db: Db, account: number, resource: number | 
   if (!row) throw unprocessable('No such resource in this account', { unknownResource: true });
 }
 
-export async function createKeyAssignment(
+const windowEnd = (at: Date) => new Date(at.getTime() + ASSIGNMENT_WINDOW_MS).toISOString();
+
+/** Starts an assignment for a member the caller sees (404 otherwise) at a resource of their account. */
+export async function startKeyAssignment(
   db: Db,
-  input: { account: number; member: number; resource: number | null; createdBy: number },
+  caller: Caller,
+  body: { member: number; resource?: number | null },
   at: Date,
 ): Promise<KeyAssignmentRow> {
+  const member = await findMember(db, caller, body.member);
+  const resource = body.resource ?? null;
+  await checkResource(db, member.account, resource);
   return db
     .insertInto('key_assignments')
     .values({
-      ...input,
+      account: member.account,
+      member: member.id,
+      resource,
+      createdBy: caller.memberId,
       state: 'pending',
-      expiresAt: new Date(at.getTime() + ASSIGNMENT_WINDOW_MS).toISOString(),
+      expiresAt: windowEnd(at),
       createdAt: at.toISOString(),
     })
     .returningAll()
@@ -70,20 +72,16 @@ export async function setAssignmentResource(
   row: KeyAssignmentRow,
   resource: number,
   at: Date,
-): Promise<KeyAssignmentRow> {
+): Promise<void> {
+  await checkResource(db, row.account, resource);
   if (row.state === 'assigned') {
     throw unprocessable('This key assignment is finished already', { assignmentFinished: true });
   }
-  return db
+  await db
     .updateTable('key_assignments')
-    .set({
-      resource,
-      state: 'pending',
-      expiresAt: new Date(at.getTime() + ASSIGNMENT_WINDOW_MS).toISOString(),
-    })
+    .set({ resource, state: 'pending', expiresAt: windowEnd(at) })
     .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .execute();
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { KeyType, MemberKeyPut, MemberKeyRecord, WebhookEventType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
-import { type Db, isUniqueViolation, now } from '../db/crud.js';
+import { type Db, isUniqueViolation } from '../db/crud.js';
 import type { MemberKeysTable } from '../db/schema.js';
-import { unprocessable } from '../errors.js';
+import { badRequest, unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
+import { stamps } from '../identity/records.js';
 import { emitEvent } from '../db/outbox.js';
 
 export type MemberKeyRow = Selectable<MemberKeysTable>;
@@ -14,10 +15,7 @@ export function memberKeyRecord(row: MemberKeyRow): MemberKeyRecord {
     type: row.type as KeyType,
     token: row.token,
     state: row.state as MemberKeyRecord['state'],
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
@@ -29,15 +27,25 @@ const duplicateKey = () =>
   unprocessable('This key card belongs to another member of the account', { duplicateKey: true });
 
 /**
- * Creates or replaces the member's key (one per member). A token another member of the account
+ * Creates or replaces the member's key (one per member), stamped `at`. Without `type` the key
+ * keeps its type (400 when the member has no key yet). A token another member of the account
  * holds is 422 `duplicateKey`, checked first and again by the unique index under races.
  */
 export async function putMemberKey(
   db: Db,
   member: Pick<MemberRow, 'id' | 'account'>,
-  key: MemberKeyPut,
+  change: Omit<MemberKeyPut, 'type'> & { type?: KeyType },
   updatedBy: number | null,
+  at: string,
 ): Promise<{ row: MemberKeyRow; created: boolean }> {
+  const current = await keyOfMember(db, member.id);
+  const type = change.type ?? (current?.type as KeyType | undefined);
+  if (type === undefined) {
+    throw badRequest('body.type: required for a member without a key', {
+      validation: [{ path: 'type', message: 'Required for a member without a key' }],
+    });
+  }
+  const key = { ...change, type };
   const holder = await db
     .selectFrom('member_keys')
     .select('member')
@@ -45,9 +53,8 @@ export async function putMemberKey(
     .where('token', '=', key.token)
     .executeTakeFirst();
   if (holder && holder.member !== member.id) throw duplicateKey();
-  const at = now();
   try {
-    const existing = await keyOfMember(db, member.id);
+    const existing = current;
     if (existing) {
       const row = await db
         .updateTable('member_keys')

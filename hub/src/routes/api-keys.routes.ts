@@ -24,18 +24,23 @@ export const apiKeys = collection({
   create: {
     body: ApiKeyCreate,
     rule: 'member',
-    insert: async (trx, { ctx, caller, body }) => {
+    insert: async (trx, { ctx, caller, body, at }) => {
       const memberId = body.member ?? caller.memberId;
       if (memberId !== caller.memberId && !isAdmin(caller)) {
         throw forbidden('Members may create API keys only for themselves');
       }
       const member = await findMember(trx, caller, memberId);
-      const { row } = await insertApiKey(trx, ctx.tokens, {
-        account: member.account,
-        member: member.id,
-        label: body.label ?? null,
-        createdBy: caller.memberId,
-      });
+      const { row } = await insertApiKey(
+        trx,
+        ctx.tokens,
+        {
+          account: member.account,
+          member: member.id,
+          label: body.label ?? null,
+          createdBy: caller.memberId,
+        },
+        at,
+      );
       return row;
     },
   },

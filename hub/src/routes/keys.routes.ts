@@ -1,67 +1,101 @@
 import {
-  type KeyType,
   KeyAssignmentCreate,
   KeyAssignmentRecord,
   KeyAssignmentUpdate,
   MemberKeyPut,
   MemberKeyRecord,
+  KeyType,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
+import { collection, ofAccount, registerCollection } from '../http/collection.js';
 import { notFound } from '../errors.js';
-import { findMember } from '../identity/members.js';
+import { adminOnly, type Caller } from '../identity/caller.js';
+import { findMember, type MemberRow } from '../identity/members.js';
+import { keyAssignmentRecord, setAssignmentResource, startKeyAssignment } from '../keys/key-assignments.js';
 import {
-  checkResource,
-  createKeyAssignment,
-  findKeyAssignment,
-  keyAssignmentRecord,
-  setAssignmentResource,
-} from '../keys/key-assignments.js';
-import { deleteMemberKey, keyOfMember, memberKeyRecord, putMemberKey } from '../keys/member-keys.js';
+  deleteMemberKey,
+  keyOfMember,
+  type MemberKeyRow,
+  memberKeyRecord,
+  putMemberKey,
+} from '../keys/member-keys.js';
 
 const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
-const AssignmentParams = z.object({ assignmentId: z.coerce.number().int().positive() });
+/** PUT and POST of a member's key: without `type` the key keeps its type. */
+const MemberKeyChange = MemberKeyPut.extend({ type: KeyType.optional() });
+
+/** spec 4.3: key assignments (the next card tapped at a reader becomes a member's key). */
+export const keyAssignments = collection({
+  table: 'key_assignments',
+  path: '/key-assignments',
+  id: 'assignmentId',
+  noun: 'Key assignment',
+  nouns: 'key assignments',
+  tag: 'members',
+  record: KeyAssignmentRecord,
+  // Assignments are admin business: members get 403 before anything is looked up.
+  scope: (_ctx, caller, _params, db) => ofAccount(db, 'key_assignments', adminOnly(caller)),
+  records: (ctx, rows) => rows.map((row) => keyAssignmentRecord(row, ctx.clock.now())),
+  create: {
+    body: KeyAssignmentCreate,
+    insert: (trx, { ctx, caller, body }) => startKeyAssignment(trx, caller, body, ctx.clock.now()),
+  },
+  update: {
+    body: KeyAssignmentUpdate,
+    write: (trx, row, body, { ctx }) => setAssignmentResource(trx, row, body.resource, ctx.clock.now()),
+  },
+  remove: {},
+});
 
 /**
  * Member keys (Fabman's /members/{id}/key) and key assignments (spec 4.3). Offline keys of the
  * account's bridges follow key changes through their memberKey events (followAccessChanges in keys/offline-keys.ts).
  */
 export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
+  /** A key change in its own transaction, stamped by the hub's clock. */
+  const changeKey = async <R>(write: (trx: HubServices['db'], at: string) => Promise<R>): Promise<R> => {
+    const result = await ctx.events.transaction((trx) => write(trx, ctx.clock.now().toISOString()));
+    ctx.caches.counts.touch('members');
+    return result;
+  };
+  /** The member of the path as the caller sees them, and their key (404 when either is missing). */
+  const keyOf = async (caller: Caller, memberId: number) => {
+    const member = await findMember(ctx.db, caller, memberId);
+    const key = await keyOfMember(ctx.db, member.id);
+    if (!key) throw notFound('Key');
+    return { member, key } as { member: MemberRow; key: MemberKeyRow };
+  };
+
   return async (app) => {
+    registerCollection(app, ctx, keyAssignments);
+
+    // A member reads their own key; admins any of their account.
     app.get(
       '/members/:memberId/key',
       { schema: { tags: ['members'], params: MemberParams, response: { 200: MemberKeyRecord } } },
-      async (request) => {
-        // A member reads their own key; admins any of their account.
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        const key = await keyOfMember(ctx.db, member.id);
-        if (!key) throw notFound('Key');
-        return memberKeyRecord(key);
-      },
+      async (request) => memberKeyRecord((await keyOf(callerOf(request), request.params.memberId)).key),
     );
 
-    app.put(
-      '/members/:memberId/key',
-      {
-        schema: {
-          tags: ['members'],
-          params: MemberParams,
-          body: MemberKeyPut,
-          response: { 200: MemberKeyRecord },
-        },
-      },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        const { row } = await ctx.events.transaction((trx) =>
-          putMemberKey(trx, member, request.body, caller.memberId),
-        );
-        ctx.caches.counts.touch('members');
-        return memberKeyRecord(row);
-      },
-    );
+    const setKeySchema = {
+      tags: ['members'],
+      params: MemberParams,
+      body: MemberKeyChange,
+      response: { 200: MemberKeyRecord },
+    };
+    const setKey = async (request: FastifyRequest) => {
+      const caller = requireAdmin(request);
+      const { memberId } = request.params as { memberId: number };
+      const member = await findMember(ctx.db, caller, memberId);
+      const body = request.body as z.infer<typeof MemberKeyChange>;
+      const { row } = await changeKey((trx, at) => putMemberKey(trx, member, body, caller.memberId, at));
+      return memberKeyRecord(row);
+    };
+    app.put('/members/:memberId/key', { schema: setKeySchema }, setKey);
+    app.post('/members/:memberId/key', { schema: setKeySchema }, setKey);
 
     app.post(
       '/members/:memberId/key/lost',
@@ -76,20 +110,12 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const caller = callerOf(request);
         // A member may disable their own card, never enable one: that stays with the admins.
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        const key = await keyOfMember(ctx.db, member.id);
-        if (!key) throw notFound('Key');
-        const { row } = await ctx.events.transaction((trx) =>
-          putMemberKey(
-            trx,
-            member,
-            { type: key.type as KeyType, token: key.token, state: 'inactive' },
-            caller.memberId,
-          ),
+        const caller = callerOf(request);
+        const { member, key } = await keyOf(caller, request.params.memberId);
+        const { row } = await changeKey((trx, at) =>
+          putMemberKey(trx, member, { token: key.token, state: 'inactive' }, caller.memberId, at),
         );
-        ctx.caches.counts.touch('members');
         return memberKeyRecord(row);
       },
     );
@@ -100,68 +126,7 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const caller = requireAdmin(request);
         const member = await findMember(ctx.db, caller, request.params.memberId);
-        if (!(await ctx.events.transaction((trx) => deleteMemberKey(trx, member.id)))) throw notFound('Key');
-        ctx.caches.counts.touch('members');
-        return reply.code(204).send();
-      },
-    );
-
-    app.post(
-      '/key-assignments',
-      {
-        schema: { tags: ['members'], body: KeyAssignmentCreate, response: { 201: KeyAssignmentRecord } },
-      },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const member = await findMember(ctx.db, caller, request.body.member);
-        const resource = request.body.resource ?? null;
-        await checkResource(ctx.db, member.account, resource);
-        const at = ctx.clock.now();
-        const row = await createKeyAssignment(
-          ctx.db,
-          { account: member.account, member: member.id, resource, createdBy: caller.memberId },
-          at,
-        );
-        return reply.code(201).send(keyAssignmentRecord(row, at));
-      },
-    );
-
-    app.get(
-      '/key-assignments/:assignmentId',
-      { schema: { tags: ['members'], params: AssignmentParams, response: { 200: KeyAssignmentRecord } } },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const row = await findKeyAssignment(ctx.db, caller, request.params.assignmentId);
-        return keyAssignmentRecord(row, ctx.clock.now());
-      },
-    );
-
-    app.put(
-      '/key-assignments/:assignmentId',
-      {
-        schema: {
-          tags: ['members'],
-          params: AssignmentParams,
-          body: KeyAssignmentUpdate,
-          response: { 200: KeyAssignmentRecord },
-        },
-      },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const row = await findKeyAssignment(ctx.db, caller, request.params.assignmentId);
-        await checkResource(ctx.db, row.account, request.body.resource);
-        const at = ctx.clock.now();
-        return keyAssignmentRecord(await setAssignmentResource(ctx.db, row, request.body.resource, at), at);
-      },
-    );
-
-    app.delete(
-      '/key-assignments/:assignmentId',
-      { schema: { tags: ['members'], params: AssignmentParams } },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const row = await findKeyAssignment(ctx.db, caller, request.params.assignmentId);
-        await ctx.db.deleteFrom('key_assignments').where('id', '=', row.id).execute();
+        if (!(await changeKey((trx) => deleteMemberKey(trx, member.id)))) throw notFound('Key');
         return reply.code(204).send();
       },
     );

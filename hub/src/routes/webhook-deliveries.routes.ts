@@ -37,7 +37,7 @@ export function webhookDeliveriesRoutes(ctx: HubServices): FastifyPluginAsyncZod
         const webhook = await findWebhook(ctx.db, requireAdmin(request), request.params.webhookId);
         const outcome = await retryDelivery(
           ctx.db,
-          { tokens: ctx.tokens, settings: ctx.webhooks },
+          { tokens: ctx.tokens, settings: ctx.webhooks, clock: ctx.clock },
           webhook,
           request.params.deliveryId,
         );

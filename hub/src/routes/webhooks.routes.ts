@@ -4,7 +4,6 @@ import {
   WebhookDeliveryState,
   WebhookEventRecord,
   WebhookEventType,
-  WebhookRecord,
   WebhookState,
   WebhookTestBody,
   WebhookUpdate,
@@ -13,30 +12,25 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
-import { now, updateLocked, retryOnConflict } from '../db/crud.js';
 import { requireAdmin } from '../http/auth.js';
+import { collection, registerCollection } from '../http/collection.js';
 import { orderParam, pageParams, sendPage } from '../http/list.js';
-import { sanitizeRichText } from '../rich-text.js';
+import { adminOnly } from '../identity/caller.js';
 import {
-  assertSafeUrl,
+  createWebhook,
+  filterWebhooks,
   findWebhook,
   findWebhookEvent,
   listWebhookEvents,
-  listWebhooks,
-  newWebhookSecret,
+  resumeDeliveries,
+  visibleWebhooks,
+  webhookChanges,
+  webhookOrder,
   webhookRecord,
 } from '../webhooks/webhooks.js';
 import { sendTestEvent } from '../webhooks/worker.js';
 
 const IdParams = z.object({ webhookId: z.coerce.number().int().positive() });
-
-const ListQuery = z.object({
-  ...pageParams,
-  state: WebhookState.optional(),
-  category: WebhookCategory.optional().describe('Only webhooks that receive this category'),
-  orderBy: z.enum(['id', 'label', 'url', 'createdAt', 'updatedAt']).default('id'),
-  order: orderParam,
-});
 
 const EventsQuery = z.object({
   limit: pageParams.limit,
@@ -45,111 +39,57 @@ const EventsQuery = z.object({
   state: WebhookDeliveryState.optional(),
 });
 
-const uniq = <T>(values: T[]) => [...new Set(values)];
+const urlRules = (ctx: HubServices) => ({
+  policy: { allowInsecure: ctx.webhooks.allowInsecure },
+  seal: (plain: string) => ctx.tokens.seal(plain),
+});
 
-/** spec 4: webhooks (admins only), their recent events with every attempt, and test events. */
+/** spec 4: webhooks (admins only; superusers see every account's). */
+export const webhooks = collection({
+  table: 'webhooks',
+  path: '/webhooks',
+  id: 'webhookId',
+  noun: 'Webhook',
+  nouns: 'webhooks',
+  tag: 'webhooks',
+  // Create and rotate answers carry the signing secret, shown only then.
+  record: WebhookWithSecret,
+  scope: (_ctx, caller, _params, db) => visibleWebhooks(db, adminOnly(caller)),
+  records: (_ctx, rows) => rows.map(webhookRecord),
+  list: {
+    rule: 'admin',
+    query: {
+      state: WebhookState.optional(),
+      category: WebhookCategory.optional().describe('Only webhooks that receive this category'),
+      orderBy: z.enum(['id', 'label', 'url', 'createdAt', 'updatedAt']).default('id'),
+      order: orderParam,
+    },
+    where: (base, query) => filterWebhooks(base, query),
+    order: (query) => webhookOrder(query),
+  },
+  create: {
+    body: WebhookCreate,
+    insert: (trx, { ctx, caller, body, at }) => createWebhook(trx, caller, body, { ...urlRules(ctx), at }),
+    answer: (record, row, ctx) => ({ ...record, secret: ctx.tokens.open(row.secretEncrypted) }),
+  },
+  update: {
+    body: WebhookUpdate,
+    columns: (body, row, { ctx }) => webhookChanges(row, body, urlRules(ctx)),
+    // Setting `active` also resumes a failing or deactivated webhook: its queue goes out now.
+    written: (trx, before, after, ctx) => resumeDeliveries(trx, before, after, ctx.clock.now().toISOString()),
+    answer: (record, before, after, ctx) =>
+      after.secretEncrypted === before.secretEncrypted
+        ? record
+        : { ...record, secret: ctx.tokens.open(after.secretEncrypted) },
+  },
+  // The delivery worker may hold the webhook's deliveries at this moment (PostgreSQL).
+  remove: { retry: true },
+});
+
+/** spec 4: webhooks, their recent events with every attempt, and test events. */
 export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  const policy = { allowInsecure: ctx.webhooks.allowInsecure };
   return async (app) => {
-    app.get(
-      '/webhooks',
-      { schema: { tags: ['webhooks'], querystring: ListQuery, response: { 200: z.array(WebhookRecord) } } },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const { total, rows } = await listWebhooks(ctx.db, caller, request.query);
-        return sendPage(request, reply, { ...request.query, total }, rows.map(webhookRecord), ctx.publicUrl);
-      },
-    );
-
-    app.post(
-      '/webhooks',
-      { schema: { tags: ['webhooks'], body: WebhookCreate, response: { 201: WebhookWithSecret } } },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const body = request.body;
-        await assertSafeUrl(body.url, policy);
-        const secret = newWebhookSecret();
-        const at = now();
-        const row = await ctx.db
-          .insertInto('webhooks')
-          .values({
-            account: caller.accountId,
-            url: body.url,
-            label: body.label ?? null,
-            state: body.state ?? 'active',
-            notes: sanitizeRichText(body.notes) ?? null,
-            categories: JSON.stringify(uniq(body.categories)),
-            secretEncrypted: ctx.tokens.seal(secret),
-            failingSince: null,
-            createdAt: at,
-            updatedAt: at,
-            updatedBy: caller.memberId,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        return reply.code(201).send({ ...webhookRecord(row), secret });
-      },
-    );
-
-    app.get(
-      '/webhooks/:webhookId',
-      { schema: { tags: ['webhooks'], params: IdParams, response: { 200: WebhookRecord } } },
-      async (request) =>
-        webhookRecord(await findWebhook(ctx.db, requireAdmin(request), request.params.webhookId)),
-    );
-
-    app.put(
-      '/webhooks/:webhookId',
-      {
-        schema: {
-          tags: ['webhooks'],
-          params: IdParams,
-          body: WebhookUpdate,
-          response: { 200: WebhookWithSecret },
-        },
-      },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const current = await findWebhook(ctx.db, caller, request.params.webhookId);
-        const { lockVersion, rotateSecret, url, label, state, notes, categories } = request.body;
-        if (url !== undefined && url !== current.url) await assertSafeUrl(url, policy);
-        const secret = rotateSecret ? newWebhookSecret() : undefined;
-        // Setting `active` also resumes a failing or deactivated webhook: its queue goes out now.
-        const resume = state === 'active' && current.state !== 'active';
-        const values: Record<string, unknown> = {};
-        if (url !== undefined) values.url = url;
-        if (label !== undefined) values.label = label;
-        if (notes !== undefined) values.notes = sanitizeRichText(notes);
-        if (categories !== undefined) values.categories = JSON.stringify(uniq(categories));
-        if (state !== undefined) values.state = state;
-        if (secret) values.secretEncrypted = ctx.tokens.seal(secret);
-        if (resume) Object.assign(values, { failingSince: null, consecutiveFailures: 0 });
-        await ctx.events.transaction(async (trx) => {
-          await updateLocked(trx, 'webhooks', current.id, lockVersion, values, caller.memberId);
-          if (resume) {
-            await trx
-              .updateTable('webhook_deliveries')
-              .set({ nextAttemptAt: now() })
-              .where('webhook', '=', current.id)
-              .where('state', '=', 'pending')
-              .execute();
-          }
-        });
-        const record = webhookRecord(await findWebhook(ctx.db, caller, current.id));
-        return secret ? { ...record, secret } : record;
-      },
-    );
-
-    app.delete(
-      '/webhooks/:webhookId',
-      { schema: { tags: ['webhooks'], params: IdParams } },
-      async (request, reply) => {
-        const row = await findWebhook(ctx.db, requireAdmin(request), request.params.webhookId);
-        // The delivery worker may hold the webhook's deliveries at this moment (PostgreSQL).
-        await retryOnConflict(() => ctx.db.deleteFrom('webhooks').where('id', '=', row.id).execute());
-        return reply.code(204).send();
-      },
-    );
+    registerCollection(app, ctx, webhooks);
 
     app.get(
       '/webhooks/:webhookId/events',

@@ -6,6 +6,7 @@ import type { SignInLinksTable } from '../db/schema.js';
 import { HttpError, serviceUnavailable } from '../errors.js';
 import type { MemberRow } from '../identity/members.js';
 import { hashToken, newSecretToken, safeEqual } from '../secrets.js';
+import { markAccepted } from './sign-in.repository.js';
 
 export type SignInLinkRow = Selectable<SignInLinksTable>;
 
@@ -149,4 +150,22 @@ export async function supersedeInvitations(db: Db, memberId: number, keepId: num
     .where('id', '<>', keepId)
     .where('expiresAt', '>', at)
     .execute();
+}
+
+/**
+ * Redeems a usable link: uses it and starts the member's session in one transaction (a second
+ * redeem of the same link is 410); a redeemed invitation marks the invitation accepted.
+ */
+export async function redeemLink(
+  ctx: SignInContext,
+  link: SignInLinkRow,
+  member: MemberRow,
+  client: { userAgent: string | null; ipAddress: string | null },
+) {
+  const at = ctx.clock.now().toISOString();
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!(await useLink(trx, link.id, at))) throw linkUsed();
+    if (link.purpose === 'invitation') await markAccepted(trx, member.id, at);
+    return ctx.sessions.create(member, 'link', client, trx);
+  });
 }

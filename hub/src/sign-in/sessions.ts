@@ -150,8 +150,8 @@ export class SessionStore {
   }
 
   /** Ids of the member's unrevoked sessions (read before the member is deleted with them). */
-  async idsOfMember(memberId: number): Promise<number[]> {
-    const rows = await this.db
+  async idsOfMember(memberId: number, db: Db = this.db): Promise<number[]> {
+    const rows = await db
       .selectFrom('browser_sessions')
       .select('id')
       .where('member', '=', memberId)

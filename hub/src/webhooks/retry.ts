@@ -1,10 +1,11 @@
+import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { TokenBox } from '../secrets.js';
 import type { WebhookRow } from './webhooks.js';
 import { attemptDelivery, recordAttempt, type WebhookSettings } from './worker.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = (clock: Clock) => clock.now().toISOString();
 
 export type RetryOutcome = 'scheduled' | 'sent';
 
@@ -20,7 +21,7 @@ export type RetryOutcome = 'scheduled' | 'sent';
  */
 export async function retryDelivery(
   db: Db,
-  deps: { tokens: TokenBox; settings: WebhookSettings },
+  deps: { tokens: TokenBox; settings: WebhookSettings; clock: Clock },
   webhook: WebhookRow,
   deliveryId: number,
 ): Promise<RetryOutcome> {
@@ -43,7 +44,7 @@ export async function retryDelivery(
     }
     await db
       .updateTable('webhook_deliveries')
-      .set({ nextAttemptAt: iso(Date.now()) })
+      .set({ nextAttemptAt: iso(deps.clock) })
       .where('webhook', '=', webhook.id)
       .where('state', '=', 'pending')
       .where('id', '<=', delivery.id)
@@ -56,7 +57,7 @@ export async function retryDelivery(
     .selectAll()
     .where('id', '=', delivery.event)
     .executeTakeFirstOrThrow();
-  const at = iso(Date.now());
+  const at = iso(deps.clock);
   const result = await attemptDelivery(
     {
       deliveryId: delivery.id,
@@ -73,7 +74,7 @@ export async function retryDelivery(
       .set({
         state: result.ok ? 'delivered' : 'failed',
         attempts: delivery.attempts + 1,
-        deliveredAt: result.ok ? iso(Date.now()) : null,
+        deliveredAt: result.ok ? iso(deps.clock) : null,
       })
       .where('id', '=', delivery.id)
       .execute();

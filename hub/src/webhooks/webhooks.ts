@@ -5,8 +5,11 @@ import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
+import { foundOr404, ofCallersAccount, stamps } from '../identity/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
+import { insertRow } from '../db/collection-rows.js';
+import { sanitizeRichText } from '../rich-text.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 
@@ -20,10 +23,7 @@ export function webhookRecord(row: WebhookRow): WebhookRecord {
     notes: row.notes,
     categories: parseJson<WebhookCategory[]>(row.categories) ?? [],
     failingSince: row.failingSince,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stamps(row),
   };
 }
 
@@ -47,29 +47,28 @@ export async function assertSafeUrl(url: string, policy: UrlPolicy): Promise<voi
 
 /** Webhooks are for admins (the routes check); superusers see every account's. */
 export function visibleWebhooks(db: Db, caller: Caller) {
-  let query = db.selectFrom('webhooks');
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  return query;
+  return ofCallersAccount(db, 'webhooks', caller);
 }
 
 export async function findWebhook(db: Db, caller: Caller, id: number): Promise<WebhookRow> {
-  const row = await visibleWebhooks(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Webhook');
-  return row;
+  return foundOr404(
+    visibleWebhooks(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
+    'Webhook',
+  );
 }
 
 export interface WebhookListQuery {
-  limit: number;
-  offset: number;
   q?: string;
   state?: string;
   category?: string;
-  orderBy: 'id' | 'label' | 'url' | 'createdAt' | 'updatedAt';
-  order: 'asc' | 'desc';
+  orderBy?: 'id' | 'label' | 'url' | 'createdAt' | 'updatedAt';
+  order?: 'asc' | 'desc';
 }
 
-export async function listWebhooks(db: Db, caller: Caller, query: WebhookListQuery) {
-  let base = visibleWebhooks(db, caller);
+type WebhookQuery = ReturnType<typeof visibleWebhooks>;
+
+/** The webhooks a list query selects: `state`, `category`, and `q` in label, URL and notes. */
+export function filterWebhooks(base: WebhookQuery, query: WebhookListQuery): WebhookQuery {
   if (query.state) base = base.where('state', '=', query.state);
   // Categories are a JSON array; the quotes keep "member" from matching "memberKey".
   if (query.category) base = base.where('categories', 'like', `%"${query.category}"%`);
@@ -81,15 +80,87 @@ export async function listWebhooks(db: Db, caller: Caller, query: WebhookListQue
       ),
     );
   }
-  const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-  const rows = await base
-    .selectAll()
-    .orderBy(query.orderBy, (ob) => (query.order === 'desc' ? ob.desc() : ob.asc()).nullsLast())
-    .orderBy('id', query.order)
-    .limit(query.limit)
-    .offset(query.offset)
+  return base;
+}
+
+/** A webhook list's order: `orderBy` with nulls last, then id. */
+export const webhookOrder = (query: WebhookListQuery): [string, 'asc' | 'desc', 'nullsLast'][] => [
+  [query.orderBy ?? 'id', query.order ?? 'asc', 'nullsLast'],
+  ['id', query.order ?? 'asc', 'nullsLast'],
+];
+
+const uniq = <T>(values: T[]) => [...new Set(values)];
+
+interface WebhookInput {
+  url?: string;
+  label?: string | null;
+  state?: string;
+  notes?: string | null;
+  categories?: string[];
+}
+
+/** Creates a webhook with a new signing secret (sealed); its URL must be safe to call. */
+export async function createWebhook(
+  db: Db,
+  caller: Caller,
+  body: WebhookInput & { url: string; categories: string[] },
+  options: { policy: UrlPolicy; seal: (plain: string) => string; at: string },
+): Promise<WebhookRow> {
+  await assertSafeUrl(body.url, options.policy);
+  return insertRow(
+    db,
+    'webhooks',
+    {
+      account: caller.accountId,
+      url: body.url,
+      label: body.label ?? null,
+      state: body.state ?? 'active',
+      notes: sanitizeRichText(body.notes) ?? null,
+      categories: JSON.stringify(uniq(body.categories)),
+      secretEncrypted: options.seal(newWebhookSecret()),
+      failingSince: null,
+    },
+    { at: options.at, by: caller.memberId },
+  );
+}
+
+/**
+ * The columns a webhook update changes. A new URL must be safe; `rotateSecret` seals a new
+ * secret; setting `active` resumes a failing or deactivated webhook (see resumeDeliveries).
+ */
+export async function webhookChanges(
+  current: WebhookRow,
+  body: WebhookInput & { rotateSecret?: boolean },
+  options: { policy: UrlPolicy; seal: (plain: string) => string },
+): Promise<Record<string, unknown>> {
+  const { url, label, state, notes, categories, rotateSecret } = body;
+  if (url !== undefined && url !== current.url) await assertSafeUrl(url, options.policy);
+  const values: Record<string, unknown> = {};
+  if (url !== undefined) values.url = url;
+  if (label !== undefined) values.label = label;
+  if (notes !== undefined) values.notes = sanitizeRichText(notes);
+  if (categories !== undefined) values.categories = JSON.stringify(uniq(categories));
+  if (state !== undefined) values.state = state;
+  if (rotateSecret) values.secretEncrypted = options.seal(newWebhookSecret());
+  if (state === 'active' && current.state !== 'active')
+    Object.assign(values, { failingSince: null, consecutiveFailures: 0 });
+  return values;
+}
+
+/** A webhook set active again: its queued deliveries go out now. */
+export async function resumeDeliveries(
+  db: Db,
+  before: WebhookRow,
+  after: WebhookRow,
+  at: string,
+): Promise<void> {
+  if (after.state !== 'active' || before.state === 'active') return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ nextAttemptAt: at })
+    .where('webhook', '=', after.id)
+    .where('state', '=', 'pending')
     .execute();
-  return { total: Number(total), rows };
 }
 
 export interface EventListQuery {

@@ -1,0 +1,102 @@
+import { isActiveOn, memberPackageRecord, packageRecord } from '../billing/packages.js';
+import type { Db } from '../db/crud.js';
+import { memberKeyRecord } from '../keys/member-keys.js';
+import { memberTrainingRecord } from '../spaces/training.repository.js';
+import { localDate } from '../spaces/zoned-time.js';
+import { type MemberRow, memberRecord } from './members.js';
+
+/**
+ * What a member list or record may embed (`embed=`). The commercial interface also offers
+ * `device`: accepted and left out (the hub keeps no devices), never a 400.
+ */
+export const memberEmbeds = [
+  'memberPackages',
+  'activePackages',
+  'trainings',
+  'key',
+  'privileges',
+  'device',
+] as const;
+
+const groupBy = <R extends { member: number }>(rows: R[]) => {
+  const by = new Map<number, R[]>();
+  for (const row of rows) by.set(row.member, [...(by.get(row.member) ?? []), row]);
+  return by;
+};
+
+/** Member records of a page of rows with the embeds asked for, read once per page. */
+export async function membersWithEmbeds(db: Db, rows: MemberRow[], embed: readonly string[], at: Date) {
+  const records = rows.map(memberRecord);
+  const wanted = embed.filter((e) => e !== 'device');
+  if (wanted.length === 0 || rows.length === 0) return records;
+  const ids = rows.map((r) => r.id);
+  const has = (e: string) => wanted.includes(e);
+  const packages =
+    has('memberPackages') || has('activePackages')
+      ? groupBy(
+          await db
+            .selectFrom('member_packages')
+            .selectAll()
+            .where('member', 'in', ids)
+            .orderBy('fromDate')
+            .orderBy('id')
+            .execute(),
+        )
+      : new Map();
+  const trainings = has('trainings')
+    ? groupBy(
+        await db
+          .selectFrom('member_trainings')
+          .selectAll()
+          .where('member', 'in', ids)
+          .orderBy('date', 'desc')
+          .orderBy('id', 'desc')
+          .execute(),
+      )
+    : new Map();
+  const keys = has('key')
+    ? new Map(
+        (await db.selectFrom('member_keys').selectAll().where('member', 'in', ids).execute()).map((k) => [
+          k.member,
+          k,
+        ]),
+      )
+    : new Map();
+  // Active packages: those whose period includes today in the member's space, with the package.
+  const todays = new Map<number, string>();
+  const packageRecords = new Map<number, ReturnType<typeof packageRecord>>();
+  if (has('activePackages')) {
+    const spaceIds = [...new Set(rows.map((r) => r.space))];
+    for (const s of await db
+      .selectFrom('spaces')
+      .select(['id', 'timezone'])
+      .where('id', 'in', spaceIds)
+      .execute())
+      todays.set(s.id, localDate(at, s.timezone ?? 'UTC'));
+    const packageIds = [...new Set([...packages.values()].flat().map((mp) => mp.package as number))];
+    if (packageIds.length > 0)
+      for (const p of await db.selectFrom('packages').selectAll().where('id', 'in', packageIds).execute())
+        packageRecords.set(p.id, packageRecord(p));
+  }
+  return rows.map((row, i) => {
+    const embedded: Record<string, unknown> = {};
+    const held = (packages.get(row.id) ?? []) as Parameters<typeof memberPackageRecord>[0][];
+    if (has('memberPackages')) embedded.memberPackages = held.map(memberPackageRecord);
+    if (has('activePackages')) {
+      const today = todays.get(row.space) ?? localDate(at, 'UTC');
+      embedded.activePackages = held
+        .filter((mp) => isActiveOn(mp, today))
+        .map((mp) => ({
+          ...memberPackageRecord(mp),
+          _embedded: { package: packageRecords.get(mp.package) ?? null },
+        }));
+    }
+    if (has('trainings')) embedded.trainings = (trainings.get(row.id) ?? []).map(memberTrainingRecord);
+    if (has('key')) {
+      const key = keys.get(row.id);
+      embedded.key = key ? memberKeyRecord(key) : null;
+    }
+    if (has('privileges')) embedded.privileges = { privileges: row.privileges };
+    return { ...records[i], _embedded: embedded };
+  });
+}

@@ -1,0 +1,81 @@
+import type { Db } from '../db/crud.js';
+import type { FastReads } from '../db/fast-reads.js';
+import type { Caller } from './caller.js';
+import {
+  filterMembers,
+  type MemberListQuery,
+  type MemberRow,
+  orderedMembers,
+  visibleMembers,
+  visibleMembersSql,
+} from './members.js';
+
+/**
+ * The reads of the members' hot paths (list and get, benchmarked): prepared statements on the
+ * fast reads where the shape allows, ids and versions only, so record texts can come from the
+ * record cache (routes/members.hot.ts).
+ */
+
+/** How many members the caller sees (the unfiltered list's total). */
+export async function countVisibleMembers(reads: FastReads, caller: Caller): Promise<number> {
+  const { where, params } = visibleMembersSql(caller);
+  const row = await reads.first<{ n: number | string }>(
+    `select count(*) as "n" from "members" ${where}`,
+    params,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Ids and versions of a page of the members the caller sees, by id. */
+export async function visibleMemberKeys(
+  reads: FastReads,
+  caller: Caller,
+  page: { limit: number; offset: number; order: 'asc' | 'desc' },
+): Promise<{ id: number; lockVersion: number }[]> {
+  const { where, params } = visibleMembersSql(caller);
+  const pairs = await reads.tuples<[number, number]>(
+    `select "id", "lockVersion" from "members" ${where} order by "id" ${page.order === 'desc' ? 'desc' : 'asc'} limit ? offset ?`,
+    [...params, page.limit, page.offset],
+  );
+  return pairs.map(([id, lockVersion]) => ({ id, lockVersion }));
+}
+
+/** How many members a filtered list selects. */
+export async function countFilteredMembers(db: Db, caller: Caller, query: MemberListQuery): Promise<number> {
+  const [{ n }] = await filterMembers(visibleMembers(db, caller), db, caller, query)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .execute();
+  return Number(n);
+}
+
+/** Ids and versions of a page of a filtered list, in its order. */
+export function filteredMemberKeys(
+  db: Db,
+  caller: Caller,
+  query: MemberListQuery & { limit: number; offset: number },
+): Promise<{ id: number; lockVersion: number }[]> {
+  const base = filterMembers(visibleMembers(db, caller), db, caller, query).select(['id', 'lockVersion']);
+  return orderedMembers(base, query).limit(query.limit).offset(query.offset).execute();
+}
+
+/** Whole rows of these members (record texts missing from the cache). */
+export function membersByIds(db: Db, ids: number[]): Promise<MemberRow[]> {
+  return db.selectFrom('members').selectAll().where('id', 'in', ids).execute();
+}
+
+/** A member's id, account and version (a prepared read), or undefined. */
+export async function memberVersion(
+  reads: FastReads,
+  id: number,
+): Promise<{ id: number; account: number; lockVersion: number } | undefined> {
+  const [key] = await reads.tuples<[number, number, number]>(
+    'select "id", "account", "lockVersion" from "members" where "id" = ?',
+    [id],
+  );
+  return key ? { id: key[0], account: key[1], lockVersion: key[2] } : undefined;
+}
+
+/** A member's whole row (a prepared read), or undefined. */
+export function memberRow(reads: FastReads, id: number): Promise<MemberRow | undefined> {
+  return reads.first<MemberRow>('select * from "members" where "id" = ?', [id]);
+}

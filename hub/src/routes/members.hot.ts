@@ -1,0 +1,65 @@
+import { notFound } from '../errors.js';
+import { recordsJson } from '../http/caches.js';
+import type { HubServices } from '../http/services.js';
+import type { Caller } from '../identity/caller.js';
+import { isAdmin } from '../identity/caller.js';
+import {
+  countFilteredMembers,
+  countVisibleMembers,
+  filteredMemberKeys,
+  memberRow,
+  membersByIds,
+  memberVersion,
+  visibleMemberKeys,
+} from '../identity/member-reads.js';
+import {
+  canSeeMember,
+  filtersMembers,
+  type MemberListQuery,
+  type MemberRow,
+  memberRecord,
+} from '../identity/members.js';
+
+/**
+ * Hot paths of the members collection (benchmarked): lists read ids and versions only and take
+ * record texts from the record cache (keyed by lockVersion, so never stale); totals come from
+ * the count cache. Lists with embeds take the machinery's general path.
+ */
+
+const toJson = (row: MemberRow) => JSON.stringify(memberRecord(row));
+
+type ListQuery = MemberListQuery & { limit: number; offset: number; embed?: string[] };
+
+export async function hotMemberList(ctx: HubServices, caller: Caller, query: ListQuery) {
+  const { limit, offset, embed, orderBy = 'id', order = 'asc', ...filters } = query;
+  if (embed && embed.length > 0) return undefined;
+  const scope = [caller.superuser ? '*' : caller.accountId, isAdmin(caller) ? '' : caller.memberId];
+  const countKey = JSON.stringify([scope, filters]);
+  const fetch = (ids: number[]) => membersByIds(ctx.db, ids);
+  // Hottest shape (the whole list by id): plain SQL on the fast reads.
+  const whole = orderBy === 'id' && !filtersMembers(filters);
+  const total = await ctx.caches.counts.count('members', countKey, () =>
+    whole ? countVisibleMembers(ctx.storage.reads, caller) : countFilteredMembers(ctx.db, caller, filters),
+  );
+  const keys = whole
+    ? await visibleMemberKeys(ctx.storage.reads, caller, { limit, offset, order })
+    : await filteredMemberKeys(ctx.db, caller, { ...filters, orderBy, order, limit, offset });
+  const json = await recordsJson(ctx.caches.records, 'members', keys, fetch, toJson);
+  return { total, json, count: keys.length };
+}
+
+/**
+ * A prepared read of the id, account and version; the record text comes from the cache, so the
+ * whole row is read only when the text is not there.
+ */
+export async function hotMember(ctx: HubServices, caller: Caller, id: number): Promise<string> {
+  const key = await memberVersion(ctx.storage.reads, id);
+  if (!key || !canSeeMember(caller, key)) throw notFound('Member');
+  const cached = ctx.caches.records.get('members', id, key.lockVersion);
+  if (cached !== undefined) return cached;
+  const row = await memberRow(ctx.storage.reads, id);
+  if (!row) throw notFound('Member'); // deleted between the two reads
+  const json = toJson(row);
+  ctx.caches.records.set('members', row.id, row.lockVersion, json);
+  return json;
+}

@@ -1,0 +1,80 @@
+import { BrowserSession } from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../http/auth.js';
+import type { HubServices } from '../http/services.js';
+import { notFound } from '../errors.js';
+import { clearSessionCookie } from '../sign-in/cookie.js';
+import { sessionRecord } from '../sign-in/sessions.js';
+import { tags } from './sign-in.support.js';
+
+const SessionParams = z.object({ sessionId: z.coerce.number().int().positive() });
+
+/** docs/SIGN-IN.md: the caller's browser sessions (list, the current one, ending them). */
+export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/user/sessions',
+      {
+        schema: {
+          tags,
+          summary: "The caller's active browser sessions",
+          response: { 200: z.array(BrowserSession) },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const rows = await ctx.sessions.list(caller.memberId);
+        return rows.map((row) => sessionRecord(row, caller.sessionId));
+      },
+    );
+
+    app.get(
+      '/user/sessions/current',
+      {
+        schema: {
+          tags,
+          summary: 'The browser session of this call and its CSRF token',
+          description:
+            'For a page that was reloaded: the CSRF token to send as `X-CSRF-Token` with every change made with the session cookie. Calls with an API token have no session (404).',
+          response: { 200: z.object({ session: BrowserSession, csrfToken: z.string() }) },
+        },
+      },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const session = request.browserSession;
+        if (caller.sessionId === null || !session) throw notFound('Session');
+        reply.header('cache-control', 'no-store');
+        return {
+          session: sessionRecord(session, caller.sessionId),
+          csrfToken: ctx.sessions.csrfToken(session),
+        };
+      },
+    );
+
+    app.delete(
+      '/user/sessions/:sessionId',
+      { schema: { tags, summary: "End one of the caller's sessions", params: SessionParams } },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const id = request.params.sessionId;
+        const live = await ctx.sessions.list(caller.memberId);
+        if (!live.some((s) => s.id === id)) throw notFound('Session');
+        await ctx.sessions.revokeOfMember(caller.memberId, { only: [id] });
+        if (id === caller.sessionId) clearSessionCookie(request, reply);
+        return reply.code(204).send();
+      },
+    );
+
+    app.delete(
+      '/user/sessions',
+      { schema: { tags, summary: 'Sign out everywhere: ends every session of the caller' } },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        await ctx.sessions.revokeOfMember(caller.memberId);
+        if (caller.sessionId !== null) clearSessionCookie(request, reply);
+        return reply.code(204).send();
+      },
+    );
+  };
+}

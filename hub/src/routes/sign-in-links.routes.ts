@@ -1,0 +1,156 @@
+import {
+  PasswordChange,
+  SignInLinkRedeem,
+  SignInLinkRedeemed,
+  SignInLinkRequest,
+  type SignInLinkPurpose,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../http/auth.js';
+import type { HubServices } from '../http/services.js';
+import { badRequest, notFound } from '../errors.js';
+import {
+  createLink,
+  findUsableLink,
+  linkInvalid,
+  linkLifetimeMs,
+  mailLink,
+  redeemLink,
+} from '../sign-in/links.js';
+import {
+  checkNewPassword,
+  hashPassword,
+  passwordHashOf,
+  storePassword,
+  verifyPassword,
+} from '../sign-in/passwords.js';
+import { canSignIn, loginCandidates, memberById } from '../sign-in/sign-in.repository.js';
+import {
+  client,
+  noAuth,
+  open,
+  refuseCrossSite,
+  signInRoute,
+  startSession,
+  tags,
+  throttled,
+} from './sign-in.support.js';
+
+/** docs/SIGN-IN.md: mailed sign-in links (and password resets), and setting a password. */
+export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    const t = ctx.throttles;
+    // Link mails to public requests go out after the answer (it must not tell by its timing
+    // whether the address is known); the hub waits for them when it closes.
+    const pending = new Set<Promise<void>>();
+    app.addHook('onClose', async () => {
+      await Promise.allSettled([...pending]);
+    });
+
+    app.post(
+      '/user/sign-in-links',
+      {
+        config: open,
+        schema: {
+          tags,
+          summary: 'Mail a sign-in (or password reset) link to an e-mail address',
+          description:
+            'Answers 202 whether or not the address is known. When it belongs to an active member allowed to sign in (the first by id), a link valid for 15 minutes is mailed.',
+          security: noAuth,
+          body: SignInLinkRequest,
+          response: { 202: z.object({}) },
+        },
+      },
+      async (request, reply) => {
+        const email = request.body.emailAddress.trim().toLowerCase();
+        await throttled([
+          [t.linksPerEmail, email],
+          [t.linksPerAddress, request.ip],
+        ]);
+        await t.linksPerEmail.hit(email);
+        await t.linksPerAddress.hit(request.ip);
+        const { purpose, next } = request.body;
+        if (ctx.mailer) {
+          const work = (async () => {
+            const [member] = await loginCandidates(ctx.db, email);
+            if (!member) return;
+            const link = await createLink(ctx, member, purpose, next ?? null, null);
+            await mailLink(ctx, member, link);
+          })()
+            .catch(() => {
+              // mailLink logged the failure (without the link); the answer was 202 already.
+            })
+            .finally(() => pending.delete(work));
+          pending.add(work);
+        }
+        return reply.code(202).send({});
+      },
+    );
+
+    app.post(
+      '/user/sign-in-links/redeem',
+      signInRoute(
+        'Redeem a mailed link: signs in (sets the session cookie)',
+        'Expired or used links answer 410, unknown ones 400; none of them changes anything. A redeemed invitation marks the invitation accepted.',
+        SignInLinkRedeem,
+        SignInLinkRedeemed,
+      ),
+      async (request, reply) => {
+        refuseCrossSite(ctx, request);
+        const link = await findUsableLink(ctx, request.body.token);
+        const member = await memberById(ctx.db, link.member);
+        if (!canSignIn(member)) throw linkInvalid();
+        const session = await redeemLink(ctx, link, member, client(request));
+        return {
+          ...(await startSession(ctx, request, reply, member, session)),
+          purpose: link.purpose as SignInLinkPurpose,
+          next: link.next,
+        };
+      },
+    );
+
+    app.put(
+      '/user/password',
+      {
+        schema: {
+          tags,
+          summary: "Set or change the caller's password",
+          description:
+            'At least 10 and at most 200 characters, not one of the 10,000 most common passwords, not the e-mail address. When the member has a password, currentPassword is required unless the session was created by a link within the last 15 minutes. Other sessions of the member end.',
+          body: PasswordChange,
+        },
+      },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const member = await memberById(ctx.db, caller.memberId);
+        if (!member) throw notFound('Member');
+        const { password, currentPassword } = request.body;
+        checkNewPassword(password, member.emailAddress);
+        const existing = await passwordHashOf(ctx.db, member.id);
+        const session = request.browserSession;
+        const fromFreshLink =
+          session?.method === 'link' &&
+          ctx.clock.now().getTime() - Date.parse(session.createdAt) < linkLifetimeMs;
+        if (existing && !fromFreshLink) {
+          if (currentPassword === undefined) {
+            throw badRequest('Give your current password to change it', {
+              field: 'currentPassword',
+              reason: 'required',
+            });
+          }
+          // Guessing the current password through a session counts like failed logins.
+          const key = member.emailKey ?? `member:${member.id}`;
+          await throttled([[t.loginPerEmail, key]]);
+          if (!(await verifyPassword(existing, currentPassword))) {
+            await t.loginPerEmail.hit(key);
+            throw badRequest('The current password is wrong', { field: 'currentPassword', reason: 'wrong' });
+          }
+        }
+        await storePassword(ctx.db, member.id, await hashPassword(password), ctx.clock.now().toISOString());
+        await ctx.sessions.revokeOfMember(member.id, { except: caller.sessionId ?? undefined });
+        return reply.code(204).send();
+      },
+    );
+  };
+}

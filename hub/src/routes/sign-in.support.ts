@@ -1,0 +1,75 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { csrfRefused, fromOwnOrigin } from '../http/auth.js';
+import type { HubServices } from '../http/services.js';
+import { HttpError } from '../errors.js';
+import { type MemberRow, userMeRecord } from '../identity/members.js';
+import { setSessionCookie } from '../sign-in/cookie.js';
+import { type SessionRow, type SignInMethod, sessionRecord } from '../sign-in/sessions.js';
+import type { Throttle } from '../sign-in/throttle.js';
+
+/** What the sign-in route files (login, links and password, sessions) share. */
+
+export const tags = ['sign-in'];
+export const open = { public: true };
+export const noAuth: Record<string, string[]>[] = [];
+
+/** The options of a public route that signs a browser in (answers 200 with the session cookie). */
+export const signInRoute = <B, R>(summary: string, description: string, body: B, response: R) => ({
+  config: open,
+  schema: { tags, summary, description, security: noAuth, body, response: { 200: response } },
+});
+
+export const wrongCredentials = () => new HttpError(401, 'Wrong email address or password');
+
+const tooManyAttempts = (seconds: number) =>
+  new HttpError(
+    429,
+    `Too many attempts; try again in ${seconds} seconds`,
+    { retryAfter: seconds },
+    { 'retry-after': String(seconds) },
+  );
+
+/** 429 with the real wait when any of the throttles is at its limit for its key. */
+export async function throttled(checks: [Throttle, string][]): Promise<void> {
+  let wait = 0;
+  for (const [throttle, key] of checks) wait = Math.max(wait, await throttle.retryAfter(key));
+  if (wait > 0) throw tooManyAttempts(wait);
+}
+
+/**
+ * The routes that set the session cookie are public, so the auth hook's CSRF rule does not
+ * cover them: a page of another site must not sign a browser in (to an account of its choice).
+ */
+export function refuseCrossSite(ctx: HubServices, request: FastifyRequest): void {
+  if (request.headers.origin !== undefined && !fromOwnOrigin(request, ctx.publicUrl)) throw csrfRefused();
+}
+
+/** The browser a session is created for. */
+export const client = (request: FastifyRequest) => ({
+  userAgent: request.headers['user-agent'] ?? null,
+  ipAddress: request.ip ?? null,
+});
+
+export const createSession = (
+  ctx: HubServices,
+  member: MemberRow,
+  method: SignInMethod,
+  request: FastifyRequest,
+) => ctx.sessions.create(member, method, client(request));
+
+/** Answers a sign-in: sets the session cookie; the body carries the member, session and CSRF token. */
+export function startSession(
+  ctx: HubServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  member: MemberRow,
+  session: { token: string; row: SessionRow },
+) {
+  setSessionCookie(request, reply, session.token);
+  reply.header('cache-control', 'no-store');
+  return {
+    member: userMeRecord(member),
+    csrfToken: ctx.sessions.csrfToken(session.row),
+    session: sessionRecord(session.row, session.row.id),
+  };
+}
