@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
@@ -46,6 +47,48 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
     await stopAll();
     await cluster?.dispose();
   });
+
+  it('runs the periodic jobs on exactly one hub', () => {
+    const leaders = [a, b].filter((h) => /runs the periodic jobs of the cluster/.test(h.proc.output()));
+    expect(leaders).toHaveLength(1);
+  });
+
+  it('delivers each webhook event once, whichever hub made it', async () => {
+    const received: string[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        received.push(JSON.parse(body).id);
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const hook = await a.api('POST', '/webhooks', {
+        url: `http://127.0.0.1:${port}/hook`,
+        categories: ['member'],
+      });
+      expect(hook.status).toBe(201);
+      for (let i = 0; i < 12; i++) {
+        const hub = i % 2 === 0 ? a : b;
+        const res = await hub.api('POST', '/members', {
+          firstName: `Hook ${i}`,
+          emailAddress: `hook${i}@cluster.example`,
+        });
+        expect(res.status).toBe(201);
+      }
+      await eventually(() => received.length >= 12, 15_000, 'twelve deliveries');
+      await new Promise((r) => setTimeout(r, 2_000)); // room for a second delivery, were there one
+      expect(received).toHaveLength(12);
+      expect(new Set(received).size).toBe(12);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 30_000);
 
   it('switches every door on through every hub, whichever hub holds its bridge', async () => {
     for (const hub of [a, b]) {

@@ -120,6 +120,7 @@ export async function startCluster(count: number, env: NodeJS.ProcessEnv = {}): 
           HUB_REDIS_URL: redis.url,
           HUB_NODE_ID: `hub-${i}`,
           HUB_SECRET_FILE: secretFile,
+          HUB_WEBHOOK_ALLOW_INSECURE: '1',
           ...env,
         },
       });

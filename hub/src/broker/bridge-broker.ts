@@ -446,9 +446,10 @@ export class BridgeBroker implements BridgeLink {
         .execute();
       for (const r of orphans) this.ctx.signals.changed(r);
     }
+    // This hub's own bridges: flagged online and held in Redis (again, after Redis lost its data).
     const onlineSet = new Set(online.map((b) => b.resource));
     for (const [resourceId, client] of this.clients) {
-      if (onlineSet.has(resourceId) || !(await client.verified)) continue;
+      if ((onlineSet.has(resourceId) && held.has(resourceId)) || !(await client.verified)) continue;
       if (this.clients.get(resourceId) === client)
         this.handlers?.markOnline(resourceId, () => cluster.claim(resourceId, client.clockOffsetMs ?? 0));
     }
