@@ -154,6 +154,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       limits: settings.httpLimits,
       trustProxy: settings.trustProxy,
       authThrottle: settings.authThrottle,
+      failureWindows: cluster?.failureWindows(),
     });
     started.push(() => app.close());
     const homeAssistant = settings.homeAssistant

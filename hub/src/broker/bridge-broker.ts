@@ -89,9 +89,9 @@ export class BridgeBroker implements BridgeLink {
     options: BridgeBrokerOptions = {},
   ) {
     this.trusted = trustedProxies(options.trustProxy ?? []);
-    this.throttle = new ConnectThrottle(ctx.clock);
-    this.takeovers = new TakeoverGuard(ctx.clock);
     this.cluster = options.cluster ?? null;
+    this.throttle = new ConnectThrottle(ctx.clock, undefined, this.cluster?.failureWindows());
+    this.takeovers = new TakeoverGuard(ctx.clock);
   }
 
   async start(): Promise<void> {
@@ -534,7 +534,7 @@ export class BridgeBroker implements BridgeLink {
     client.address = address;
     const claimed = username && /^[1-9][0-9]{0,15}$/.test(username) ? Number(username) : null;
     // Refused before the key is looked at, so a guess made now teaches nothing.
-    const lockout = this.throttle.check(address, claimed);
+    const lockout = await this.throttle.check(address, claimed);
     if (lockout) {
       this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'throttled' });
       this.ctx.logger.debug(
@@ -549,7 +549,7 @@ export class BridgeBroker implements BridgeLink {
         : null;
     if (!bridge || claimed === null) {
       this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'badKey' });
-      const begins = this.throttle.failed(address, claimed);
+      const begins = await this.throttle.failed(address, claimed);
       if (begins) {
         this.ctx.logger.warn(
           { address, resourceId: claimed, scope: begins.scope, retryAfterSeconds: begins.retryAfterSeconds },

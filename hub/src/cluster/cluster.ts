@@ -2,6 +2,7 @@ import type { Logger } from '@makerspace/shared';
 import aedesPersistenceRedis from 'aedes-persistence-redis';
 import { Redis } from 'ioredis';
 import mqemitterRedis from 'mqemitter-redis';
+import { type FailureWindowsFactory, redisFailureWindows } from '../throttling/failure-windows.js';
 
 /**
  * Cluster mode (docs/SCALING.md): several identical hubs on one PostgreSQL and one Redis. This
@@ -98,6 +99,11 @@ export class Cluster {
   /** The broker's retained messages, wills and subscriptions in Redis. */
   createPersistence(): unknown {
     return aedesPersistenceRedis({ conn: new Redis(this.settings.redisUrl, { lazyConnect: false }) });
+  }
+
+  /** Failure counters (lock-outs) that every hub shares. */
+  failureWindows(): FailureWindowsFactory {
+    return redisFailureWindows(this.redis, this.prefix, this.nodeId);
   }
 
   /** True while Redis answers (GET /ready). */
