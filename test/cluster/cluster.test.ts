@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
@@ -133,7 +134,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
     );
   });
 
-  it('follows a bridge that moves to the other hub (its old connection closes)', async () => {
+  it('follows a bridge whose agent moves to the other hub', async () => {
     const door = doors[0]; // on a
     const old = door.agent as AgentProcess;
     await old.proc.stop('SIGKILL');
@@ -153,4 +154,41 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(door.agent?.relay()).toBe('on');
   }, 30_000);
+
+  it('closes the old connection of a bridge on one hub when it connects to the other', async () => {
+    const me = (await a.api('GET', '/user/me')).body;
+    const r = (await a.api('POST', '/resources', { space: me.space, name: 'Takeover', controlType: 'door' }))
+      .body;
+    await a.api('PUT', `/resources/${r.id}/bridge`, {});
+    const apiKey = (await a.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
+    const connect = (hub: HubProcess) =>
+      new Promise<mqtt.MqttClient>((resolve, reject) => {
+        const client = mqtt.connect(`mqtt://127.0.0.1:${hub.mqttPort}`, {
+          clientId: `bridge-${r.id}`,
+          username: String(r.id),
+          password: apiKey,
+          protocolVersion: 4,
+          reconnectPeriod: 0,
+        });
+        client.once('connect', () => resolve(client));
+        client.once('error', reject);
+      });
+    const first = await connect(a);
+    const closed = new Promise<void>((resolve) => first.once('close', () => resolve()));
+    await eventually(() => online(b, r.id), 5_000, 'online through a');
+    const second = await connect(b);
+    try {
+      await Promise.race([
+        closed,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('old connection still open')), 3_000)),
+      ]);
+      // The bridge stays online, now held by b.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await online(a, r.id)).toBe(true);
+      expect(second.connected).toBe(true);
+    } finally {
+      first.end(true);
+      second.end(true);
+    }
+  }, 20_000);
 });

@@ -114,6 +114,17 @@ describeCluster('cluster mode: a hub killed under load', () => {
       'bridges reconnected to b',
     );
     expect(Date.now() - killedAt).toBeLessThan(10_000);
+    // The periodic jobs ran on exactly one hub, and run on the survivor now.
+    const leaderLine = /runs the periodic jobs of the cluster/g;
+    expect(
+      [a, b].map((h) => (h.proc.output().match(leaderLine) ?? []).length).reduce((x, y) => x + y),
+    ).toBeGreaterThan(0);
+    await eventually(
+      () => /runs the periodic jobs of the cluster/.test(b.proc.output()),
+      5_000,
+      'the survivor runs the periodic jobs',
+    );
+    expect(b.proc.output().match(leaderLine)).toHaveLength(1);
     // The bridge that knows only a is offline within 1.5 times its keepalive.
     await eventually(
       async () => !(await online(b, lonely.id)),
