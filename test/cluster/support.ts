@@ -90,8 +90,16 @@ export interface TestCluster {
   dispose(): Promise<void>;
 }
 
-/** `count` hub processes on one fresh PostgreSQL schema and one Redis, started one after the other. */
-export async function startCluster(count: number, env: NodeJS.ProcessEnv = {}): Promise<TestCluster> {
+/**
+ * `count` hub processes on one fresh PostgreSQL schema and one Redis, started one after the
+ * other (`clusterMode: false`: the same PostgreSQL, without Redis: one hub as before, the bench's baseline).
+ */
+export async function startCluster(
+  count: number,
+  env: NodeJS.ProcessEnv = {},
+  options: { clusterMode?: boolean } = {},
+): Promise<TestCluster> {
+  const clusterMode = options.clusterMode ?? true;
   const redis = await startRedis();
   const schema = `c_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: pgUrl });
@@ -117,8 +125,7 @@ export async function startCluster(count: number, env: NodeJS.ProcessEnv = {}): 
         mqttPort: ports.mqttPort,
         env: {
           DATABASE_URL: url.toString(),
-          HUB_REDIS_URL: redis.url,
-          HUB_NODE_ID: `hub-${i}`,
+          ...(clusterMode ? { HUB_REDIS_URL: redis.url, HUB_NODE_ID: `hub-${i}` } : {}),
           HUB_SECRET_FILE: secretFile,
           HUB_WEBHOOK_ALLOW_INSECURE: '1',
           ...env,
