@@ -60,6 +60,9 @@ describeCluster('cluster mode: Redis restarted under the hubs', () => {
     expect([503, 504]).toContain(res.status);
     expect(doors[0].agent.relay()).toBe('off');
 
+    // Some seconds without Redis: every connection to it fails meanwhile, and no hub may die of it.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect([a, b].map((h) => h.proc.child.exitCode)).toEqual([null, null]);
     await cluster.redis.restart();
     await eventually(
       async () => (await ready(a)) === 200 && (await ready(b)) === 200,

@@ -165,6 +165,10 @@ export class BridgeBroker implements BridgeLink {
     });
     this.aedes = aedes;
     this.handlers = createHandlers(this.ctx, this);
+    // The broker reports storage failures (Redis away, in a cluster) here; unheard they would end the process.
+    (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) =>
+      this.ctx.logger.error({ err }, 'broker storage failed'),
+    );
 
     const heard = (client: BridgeClient | null) => {
       if (client) client.heardAt = this.ctx.clock.now().getTime();

@@ -58,6 +58,7 @@ export class Cluster {
   private mirror = new Map<number, Presence>();
   private timers: NodeJS.Timeout[] = [];
   private sweeping: Promise<void> | null = null;
+  private heardDuringRefresh: (BusMessage & { k: 'presence' })[] | null = null;
   private closed = false;
   private lastError = 0;
   /** Called for each bridge whose hub died, after this hub won its release (marks it offline). */
@@ -93,12 +94,17 @@ export class Cluster {
 
   /** The broker's message fan-out through Redis pub/sub (at most once). */
   createEmitter(): unknown {
-    return mqemitterRedis({ connectionString: this.settings.redisUrl });
+    const emitter = mqemitterRedis({ connectionString: this.settings.redisUrl });
+    // Its connection errors are emitted on `state`: unheard, they would end the process.
+    (emitter as unknown as { state: NodeJS.EventEmitter }).state.on('error', (err) => this.reportError(err));
+    return emitter;
   }
 
   /** The broker's retained messages, wills and subscriptions in Redis. */
   createPersistence(): unknown {
-    return aedesPersistenceRedis({ conn: new Redis(this.settings.redisUrl, { lazyConnect: false }) });
+    const conn = new Redis(this.settings.redisUrl, { lazyConnect: false });
+    conn.on('error', (err) => this.reportError(err));
+    return aedesPersistenceRedis({ conn });
   }
 
   /** Failure counters (lock-outs) that every hub shares. */
@@ -232,8 +238,9 @@ export class Cluster {
     if (!parsed?.m || parsed.from === this.nodeId) return;
     const message = parsed.m;
     if (message.k === 'presence') {
-      if (message.node === null) this.mirror.delete(message.r);
-      else this.mirror.set(message.r, { node: message.node, offsetMs: message.o ?? 0 });
+      this.applyPresence(message);
+      // A refresh under way would overwrite this with its older snapshot: it applies it again.
+      this.heardDuringRefresh?.push(message);
     }
     for (const handler of this.handlers.get(message.k) ?? []) {
       try {
@@ -242,6 +249,11 @@ export class Cluster {
         this.logger.error({ err, kind: message.k }, 'a cluster message handler failed');
       }
     }
+  }
+
+  private applyPresence(message: BusMessage & { k: 'presence' }): void {
+    if (message.node === null) this.mirror.delete(message.r);
+    else this.mirror.set(message.r, { node: message.node, offsetMs: message.o ?? 0 });
   }
 
   private async beat(): Promise<void> {
@@ -260,6 +272,15 @@ export class Cluster {
 
   private async refresh(): Promise<void> {
     if (this.closed) return;
+    this.heardDuringRefresh = [];
+    try {
+      await this.refreshFromRedis();
+    } finally {
+      this.heardDuringRefresh = null;
+    }
+  }
+
+  private async refreshFromRedis(): Promise<void> {
     const all = await this.redis.hgetall(this.key('presence'));
     const entries = Object.entries(all).map(([field, value]) => {
       const bar = value.lastIndexOf('|');
@@ -288,6 +309,7 @@ export class Cluster {
       }
     }
     this.mirror = mirror;
+    for (const message of this.heardDuringRefresh ?? []) this.applyPresence(message);
   }
 
   private reportError(err: unknown): void {
