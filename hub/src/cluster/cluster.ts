@@ -61,6 +61,8 @@ export class Cluster {
   private heardDuringRefresh: (BusMessage & { k: 'presence' })[] | null = null;
   private closed = false;
   private lastError = 0;
+  private opened = false;
+  private connectError: Error | undefined;
   /** Called for each bridge whose hub died, after this hub won its release (marks it offline). */
   onOrphan: (resourceId: number) => Promise<void> = async () => {};
 
@@ -74,7 +76,11 @@ export class Cluster {
     this.sweepMs = settings.sweepMs ?? 2_000;
     this.redis = new Redis(settings.redisUrl, { ...connectOptions, enableOfflineQueue: false });
     this.sub = new Redis(settings.redisUrl, { ...connectOptions });
-    for (const conn of [this.redis, this.sub]) conn.on('error', (err) => this.reportError(err));
+    for (const conn of [this.redis, this.sub])
+      conn.on('error', (err) => {
+        if (!this.opened) this.connectError ??= err;
+        else this.reportError(err);
+      });
     this.sub.on('messageBuffer', (_channel: Buffer, payload: Buffer) => this.receive(payload));
   }
 
@@ -85,8 +91,11 @@ export class Cluster {
     } catch (err) {
       this.redis.disconnect();
       this.sub.disconnect();
-      throw new Error(`cannot reach Redis at HUB_REDIS_URL: ${(err as Error).message}`);
+      throw new Error(
+        `cannot reach Redis at HUB_REDIS_URL: ${(this.connectError ?? (err as Error)).message}`,
+      );
     }
+    this.opened = true;
     await this.sub.subscribe(this.channel('bus'), this.channel(`node:${this.nodeId}`));
     await this.beat();
     await this.refresh();
