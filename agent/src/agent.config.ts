@@ -28,11 +28,26 @@ function checkApiKeyFile(file: string, ctx: z.RefinementCtx): void {
   }
 }
 
+const hubUrl = z.url({
+  protocol: /^(mqtt|mqtts|ws|wss)$/,
+  error: 'must be a URL with scheme mqtt, mqtts, ws or wss',
+});
+
 export const AgentConfig = z.strictObject({
-  /** The hub's MQTT endpoint. */
-  hub: z.url({
-    protocol: /^(mqtt|mqtts|ws|wss)$/,
-    error: 'must be a URL with scheme mqtt, mqtts, ws or wss',
+  /**
+   * The hub's MQTT endpoint, or a list of them (cluster mode, docs/SCALING.md): the agent moves to
+   * the next when one fails. The hubs of a list share one scheme and path.
+   */
+  hub: z.union([hubUrl, z.array(hubUrl).min(1).max(16)]).superRefine((v, ctx) => {
+    if (!Array.isArray(v)) return;
+    const shapes = new Set(
+      v.map((u) => {
+        const url = new URL(u);
+        return `${url.protocol}${url.pathname}`;
+      }),
+    );
+    if (shapes.size > 1)
+      ctx.addIssue({ code: 'custom', message: 'the hubs of a list must share one scheme and path' });
   }),
   resourceId: z.int().positive(),
   /** File holding the bridge API key (the MQTT password); mode 0600. */

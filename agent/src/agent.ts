@@ -71,7 +71,8 @@ export class Agent {
     });
     const hardware = [deps.relay.description, deps.cardReader?.description].filter(Boolean).join('; ');
     this.link = new HubLink({
-      url: config.hub,
+      url: Array.isArray(config.hub) ? config.hub[0] : config.hub,
+      ...(Array.isArray(config.hub) && config.hub.length > 1 ? { hubs: config.hub } : {}),
       resourceId: config.resourceId,
       apiKey: deps.apiKey,
       keepaliveSeconds: config.keepaliveSeconds,

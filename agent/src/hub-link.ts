@@ -18,6 +18,11 @@ import { Backoff } from './backoff.js';
 
 export interface HubLinkOptions {
   url: string;
+  /**
+   * Several hubs (cluster mode): each connection attempt goes to the next one in turn, so a hub
+   * that fails is left for the next after the usual backoff; the log queue stays as it is.
+   */
+  hubs?: string[];
   resourceId: number;
   apiKey: string;
   keepaliveSeconds: number;
@@ -39,6 +44,14 @@ function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** A hub URL as mqtt.js's `servers` entry (the scheme's default port when none is named). */
+function serverOf(url: string): { host: string; port: number; protocol: 'mqtt' | 'mqtts' | 'ws' | 'wss' } {
+  const u = new URL(url);
+  const protocol = u.protocol.slice(0, -1) as 'mqtt' | 'mqtts' | 'ws' | 'wss';
+  const defaults = { mqtt: 1883, mqtts: 8883, ws: 80, wss: 443 };
+  return { host: u.hostname, port: u.port ? Number(u.port) : defaults[protocol], protocol };
 }
 
 type Handler<N extends DownTopicName> = (message: BridgeMessage<N>) => void | Promise<void>;
@@ -109,6 +122,7 @@ export class HubLink {
       keepalive: this.options.keepaliveSeconds,
       clean: true,
       reconnectPeriod: 0,
+      ...(this.options.hubs ? { servers: this.options.hubs.map(serverOf) } : {}),
       connectTimeout: 10_000,
       resubscribe: false,
       // mqtt-packet would otherwise pre-build a Buffer for each of the 65,536 two-byte numbers on

@@ -7,6 +7,7 @@ import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './htt
 import { coerceBySchema } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import type { FailureWindowsFactory } from './throttling/failure-windows.js';
 import {
   AuthThrottle,
   type AuthThrottleSettings,
@@ -72,6 +73,8 @@ export interface BuildOptions {
   authThrottle?: Partial<AuthThrottleSettings>;
   /** Reverse proxies whose X-Forwarded-* headers count (HUB_TRUST_PROXY); none by default. */
   trustProxy?: string[];
+  /** Cluster mode: failure counters in Redis, shared by every hub (default: this process's memory). */
+  failureWindows?: FailureWindowsFactory;
 }
 
 /** Builds the HTTP app; never listens (main.ts does, tests use inject or listen on port 0). */
@@ -100,7 +103,10 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
 
   // Wrong tokens and bridge keys are counted per source address (http/auth-throttle.ts); this
   // runs before the authentication below.
-  registerAuthThrottle(app, new AuthThrottle(ctx.clock, { ...defaultAuthThrottle, ...options.authThrottle }));
+  registerAuthThrottle(
+    app,
+    new AuthThrottle(ctx.clock, { ...defaultAuthThrottle, ...options.authThrottle }, options.failureWindows),
+  );
 
   // Either an API token (Bearer or Basic) or the browser session cookie (docs/SIGN-IN.md).
   app.addHook('onRequest', async (request, reply) => {

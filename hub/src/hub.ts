@@ -28,6 +28,9 @@ import { purgeEnded } from './sign-in/sign-in.repository.js';
 import { memoryThrottles } from './sign-in/throttle.js';
 import { EventBus } from './db/outbox.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
+import { Cluster } from './cluster/cluster.js';
+import { type LeaderTask, Leadership } from './cluster/leadership.js';
+import { shareInvalidations } from './cluster/shared-state.js';
 
 export interface Hub {
   ctx: HubServices;
@@ -47,6 +50,10 @@ export interface Hub {
   walCheckpoint: PeriodicCheck;
   /** Applies scheduled member changes (/members/{id}/changes) on their date, every minute. */
   memberChanges: PeriodicCheck;
+  /** Cluster mode (HUB_REDIS_URL): the shared state in Redis; null for one process. */
+  cluster: Cluster | null;
+  /** Cluster mode: whether this hub holds the periodic-jobs lock. */
+  leadership: Leadership | null;
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   /** True when the database and the broker work (the watchdog's check), else what fails. */
@@ -133,7 +140,16 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         allowInsecure: settings.webhookAllowInsecure ?? false,
       },
     } as HubServices;
-    const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy });
+    // Cluster mode: Redis first (the broker joins the others through it).
+    const cluster = settings.cluster ? new Cluster(settings.cluster, logger) : null;
+    if (cluster) {
+      await cluster.open();
+      started.push(() => cluster.close());
+      cluster.start();
+      shareInvalidations(cluster, { counts: ctx.caches.counts, auth: ctx.auth, signals: ctx.signals });
+      logger.info({ node: cluster.nodeId }, 'cluster mode: sharing state through PostgreSQL and Redis');
+    }
+    const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy, cluster: cluster ?? undefined });
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();
     await broker.start();
@@ -142,6 +158,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       limits: settings.httpLimits,
       trustProxy: settings.trustProxy,
       authThrottle: settings.authThrottle,
+      failureWindows: cluster?.failureWindows(),
     });
     started.push(() => app.close());
     const homeAssistant = settings.homeAssistant
@@ -160,15 +177,21 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     webhookWorker.start();
     started.push(() => webhookWorker.stop());
     const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
-    await jobs.start();
+    // Cluster mode: periodic work runs on the one hub holding the lock (cluster/leadership.ts).
+    const leaderTasks: LeaderTask[] = [];
+    const periodic = async (task: LeaderTask) => {
+      if (cluster) leaderTasks.push(task);
+      else await task.start();
+    };
+    await periodic(jobs);
     started.push(() => jobs.stop());
     const accessChanges = followAccessChanges(ctx);
     started.push(async () => accessChanges.stop());
     const localDates = watchLocalDates(ctx);
-    localDates.start({ immediately: true });
+    await periodic({ start: () => localDates.start({ immediately: true }), stop: () => localDates.stop() });
     started.push(() => localDates.stop());
     const heartbeats = watchHeartbeats(ctx);
-    heartbeats.start();
+    await periodic(heartbeats);
     started.push(() => heartbeats.stop());
     const walCheckpoint = periodicCheck(
       () => storage.checkpoint(),
@@ -184,11 +207,16 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       logger,
       'purging ended sessions and sign-in links failed',
     );
-    signInPurge.start();
+    await periodic(signInPurge);
     started.push(() => signInPurge.stop());
     const memberChanges = watchMemberChanges(ctx, memberChangeApplied(ctx));
-    memberChanges.start();
+    await periodic(memberChanges);
     started.push(() => memberChanges.stop());
+    const leadership = cluster
+      ? new Leadership({ url: settings.databaseUrl, schema: options.schema, logger, tasks: leaderTasks })
+      : null;
+    leadership?.start();
+    started.push(async () => leadership?.stop());
     let closed = false;
     return {
       ctx,
@@ -201,6 +229,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       signInPurge,
       memberChanges,
       accessChanges,
+      cluster,
+      leadership,
       async healthy() {
         const { ok, checks } = await checkReadiness(ctx);
         if (ok) return true;
@@ -238,6 +268,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       async close() {
         if (closed) return;
         closed = true;
+        await leadership?.stop();
         await webhookWorker.stop();
         await jobs.stop();
         accessChanges.stop();
@@ -250,6 +281,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         // In-flight requests finish first (a switch-on may still wait for its agent's reply).
         await app.close();
         await broker.stop();
+        await cluster?.close();
         smtp?.close();
         await storage.close();
       },

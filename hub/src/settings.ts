@@ -5,6 +5,7 @@ import { type HomeAssistantSettings, homeAssistantFromEnv } from './home-assista
 import type { AuthThrottleSettings } from './http/auth-throttle.js';
 import { type HttpLimits, parseTrustProxy } from './http/server-options.js';
 import type { WebhookSettings } from './webhooks/worker.js';
+import type { ClusterSettings } from './cluster/cluster.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -25,6 +26,17 @@ const Env = z.object({
   HUB_TRUST_PROXY: z.string().optional(),
   HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   HUB_METRICS_TOKEN: z.string().min(16, 'at least 16 characters (e.g. openssl rand -hex 24)').optional(),
+  // Cluster mode (docs/SCALING.md): several hubs on one PostgreSQL and one Redis.
+  HUB_REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'expected redis://host:port or rediss://host:port' })
+    .optional(),
+  HUB_NODE_ID: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_.-]{1,64}$/,
+      'letters, digits, "_", "." and "-" only (at most 64), fixed per hub process',
+    )
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -60,6 +72,27 @@ export interface HubSettings {
   homeAssistant?: HomeAssistantSettings;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
   webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
+  /** Cluster mode: HUB_REDIS_URL and HUB_NODE_ID, on PostgreSQL (none: one process, state in memory). */
+  cluster?: ClusterSettings;
+}
+
+/** Cluster mode needs all three: PostgreSQL, Redis and a fixed node id. */
+function clusterProblems(v: { DATABASE_URL?: string; HUB_REDIS_URL?: string; HUB_NODE_ID?: string }) {
+  const problems: [string, string][] = [];
+  if (!v.HUB_REDIS_URL && !v.HUB_NODE_ID) return problems;
+  if (!v.HUB_REDIS_URL)
+    problems.push(['HUB_REDIS_URL', 'HUB_NODE_ID is set: cluster mode also needs HUB_REDIS_URL']);
+  if (!v.HUB_NODE_ID)
+    problems.push([
+      'HUB_NODE_ID',
+      'HUB_REDIS_URL is set: cluster mode needs a fixed HUB_NODE_ID per hub process',
+    ]);
+  if (!/^postgres(ql)?:\/\//.test(v.DATABASE_URL ?? ''))
+    problems.push([
+      'DATABASE_URL',
+      'cluster mode (HUB_REDIS_URL) needs a PostgreSQL DATABASE_URL (postgres://...)',
+    ]);
+  return problems;
 }
 
 /** Reads the hub's settings from the environment (DESIGN 3); every problem is reported at once. */
@@ -79,6 +112,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
           path: ['DATABASE_URL'],
           message: 'a PostgreSQL URL starts with postgres:// or postgresql://',
         });
+      for (const [path, message] of clusterProblems(v))
+        issues.addIssue({ code: 'custom', path: [path], message });
       for (const message of parseTrustProxy(v.HUB_TRUST_PROXY).problems)
         issues.addIssue({ code: 'custom', path: ['HUB_TRUST_PROXY'], message });
     }),
@@ -103,5 +138,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
     homeAssistant: homeAssistantFromEnv(env),
+    ...(e.HUB_REDIS_URL && e.HUB_NODE_ID
+      ? { cluster: { redisUrl: e.HUB_REDIS_URL, nodeId: e.HUB_NODE_ID } }
+      : {}),
   };
 }

@@ -71,14 +71,14 @@ describe('failed authentication is throttled per source address', () => {
     expect(Number(res.headers['retry-after'])).toBe(60);
   });
 
-  it('counts an IPv6 client per /64 and forgets the oldest addresses beyond its limit', () => {
+  it('counts an IPv6 client per /64 and forgets the oldest addresses beyond its limit', async () => {
     const clock = settableClock();
     const throttle = new AuthThrottle(clock, { limit: 2, windowMs: 10_000, maxAddresses: 3 });
-    throttle.failed('2001:db8:1:2::1');
-    throttle.failed('2001:db8:1:2:ffff::9');
-    expect(throttle.retryAfter('2001:db8:1:2::abcd')).toBe(10);
-    expect(throttle.retryAfter('2001:db8:1:3::1')).toBe(0);
-    for (const a of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) throttle.failed(a);
-    expect(throttle.retryAfter('2001:db8:1:2::1')).toBe(0);
+    await throttle.failed('2001:db8:1:2::1');
+    await throttle.failed('2001:db8:1:2:ffff::9');
+    expect(await throttle.retryAfter('2001:db8:1:2::abcd')).toBe(10);
+    expect(await throttle.retryAfter('2001:db8:1:3::1')).toBe(0);
+    for (const a of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) await throttle.failed(a);
+    expect(await throttle.retryAfter('2001:db8:1:2::1')).toBe(0);
   });
 });

@@ -73,7 +73,8 @@ export interface AgentProcess {
 
 /** Writes an agent config (simulated relay and reader) and starts `makerspace-agent run`. */
 export async function startAgentProcess(options: {
-  hubUrl: string;
+  /** One hub, or several (cluster mode: the agent moves to the next when one fails). */
+  hubUrl: string | string[];
   resourceId: number;
   apiKey: string;
   controlType: 'door' | 'machine';

@@ -29,6 +29,7 @@ import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js
 import { plainAddress, trustedProxies, webSocketClientAddress } from './client-address.js';
 import { ConnectThrottle } from './connect-throttle.js';
 import { TakeoverGuard } from './takeover-guard.js';
+import type { Cluster } from '../cluster/cluster.js';
 
 type BridgeClient = Client & {
   resourceId?: number;
@@ -51,6 +52,8 @@ type BridgeClient = Client & {
 export interface BridgeBrokerOptions {
   /** HUB_TRUST_PROXY: proxies whose X-Forwarded-For names a WebSocket client's address. */
   trustProxy?: readonly string[];
+  /** Cluster mode: the broker joins the others through Redis (shared fan-out, retained, presence). */
+  cluster?: Cluster;
 }
 
 const authError = (message: string, returnCode: 3 | 4 | 5) =>
@@ -78,20 +81,40 @@ export class BridgeBroker implements BridgeLink {
   private readonly trusted: (address: string) => boolean;
   private readonly throttle: ConnectThrottle;
   private readonly takeovers: TakeoverGuard;
+  private readonly cluster: Cluster | null;
+  private reconcileTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: PolicyContext,
     options: BridgeBrokerOptions = {},
   ) {
     this.trusted = trustedProxies(options.trustProxy ?? []);
-    this.throttle = new ConnectThrottle(ctx.clock);
+    this.cluster = options.cluster ?? null;
+    this.throttle = new ConnectThrottle(ctx.clock, undefined, this.cluster?.failureWindows());
     this.takeovers = new TakeoverGuard(ctx.clock);
   }
 
   async start(): Promise<void> {
-    // Presence comes from live connections: after a start (a crash included) none are live yet.
-    await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('offline', '=', 0).execute();
+    const cluster = this.cluster;
+    if (cluster) {
+      // Other hubs hold their bridges: only the ones this node id held before (a crash) are gone.
+      const mine = await cluster.releaseAllOfThisNode();
+      if (mine.length > 0)
+        await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('resource', 'in', mine).execute();
+    } else {
+      // Presence comes from live connections: after a start (a crash included) none are live yet.
+      await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('offline', '=', 0).execute();
+    }
     const aedes = await Aedes.createBroker({
+      ...(cluster
+        ? {
+            // One broker id per hub; fan-out, retained messages and wills through Redis.
+            id: cluster.nodeId,
+            mq: cluster.createEmitter() as any,
+            persistence: cluster.createPersistence() as any,
+            heartbeatInterval: 5_000,
+          }
+        : {}),
       preConnect: (client, packet, done) => {
         (client as BridgeClient).keepaliveSeconds = packet.keepalive ?? 0;
         done(null, true);
@@ -142,6 +165,10 @@ export class BridgeBroker implements BridgeLink {
     });
     this.aedes = aedes;
     this.handlers = createHandlers(this.ctx, this);
+    // The broker reports storage failures (Redis away, in a cluster) here; unheard they would end the process.
+    (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) =>
+      this.ctx.logger.error({ err }, 'broker storage failed'),
+    );
 
     const heard = (client: BridgeClient | null) => {
       if (client) client.heardAt = this.ctx.clock.now().getTime();
@@ -166,7 +193,10 @@ export class BridgeBroker implements BridgeLink {
             this.dropClient(client);
             return false;
           }
-          this.handlers?.markOnline(resourceId);
+          this.handlers?.markOnline(
+            resourceId,
+            cluster ? () => cluster.claim(resourceId, client.clockOffsetMs ?? 0) : undefined,
+          );
           this.publishConfig(resourceId).catch((err) =>
             this.ctx.logger.error({ err, resourceId }, 'config publish failed'),
           );
@@ -183,8 +213,9 @@ export class BridgeBroker implements BridgeLink {
       const resourceId = client.resourceId;
       if (!resourceId || this.clients.get(resourceId) !== client) return;
       this.clients.delete(resourceId);
-      this.handlers?.markOffline(resourceId);
+      this.handlers?.markOffline(resourceId, this.releaser(resourceId));
     });
+    if (cluster) this.joinCluster(cluster);
     aedes.on('publish', (packet, client: BridgeClient | null) => {
       if (!client?.resourceId) return;
       heard(client);
@@ -246,6 +277,7 @@ export class BridgeBroker implements BridgeLink {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     for (const { resolve } of this.pending.values()) resolve(null);
     this.pending.clear();
     // The map stays until the disconnect events have run (they mark each bridge offline).
@@ -259,8 +291,9 @@ export class BridgeBroker implements BridgeLink {
     if (this.aedes) await new Promise<void>((resolve) => this.aedes?.close(() => resolve()));
     await this.handlers?.settle();
     this.clients.clear();
-    // Written after the connections are closed: nothing can mark them online again.
-    if (connected.length > 0) {
+    // Written after the connections are closed: nothing can mark them online again. (In a
+    // cluster each disconnect released its bridge, unless another hub holds it by now.)
+    if (connected.length > 0 && !this.cluster) {
       await this.ctx.db
         .updateTable('bridges')
         .set({ offline: 1, updatedAt: new Date().toISOString() })
@@ -270,7 +303,7 @@ export class BridgeBroker implements BridgeLink {
   }
 
   isOnline(resourceId: number): boolean {
-    return this.clients.has(resourceId);
+    return this.clients.has(resourceId) || (this.cluster?.holder(resourceId) ?? null) !== null;
   }
 
   /** How many bridges are connected now (the bridges_online metric). */
@@ -280,15 +313,20 @@ export class BridgeBroker implements BridgeLink {
 
   /** True while the broker runs and accepts bridges (GET /ready). */
   isRunning(): boolean {
-    return this.aedes !== null && !this.aedes.closed && !this.stopping;
+    // In a cluster the broker needs Redis: without it no command reaches another hub's bridge.
+    return this.aedes !== null && !this.aedes.closed && !this.stopping && (this.cluster?.isReady() ?? true);
   }
 
   clockOffsetMs(resourceId: number): number {
-    return this.clients.get(resourceId)?.clockOffsetMs ?? 0;
+    const local = this.clients.get(resourceId);
+    if (local || !this.cluster) return local?.clockOffsetMs ?? 0;
+    return this.cluster.holder(resourceId)?.offsetMs ?? 0;
   }
 
   async sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null> {
     if (!this.isOnline(resourceId)) return null;
+    if (this.cluster && !this.clients.has(resourceId))
+      return this.sendRemoteCommand(resourceId, command, timeoutMs);
     const reply = new Promise<CommandReply | null>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(command.id);
@@ -310,8 +348,120 @@ export class BridgeBroker implements BridgeLink {
   /** Called by the replies handler; a reply nobody waits for any more may settle a late switch. */
   async resolveReply(resourceId: number, reply: CommandReply): Promise<void> {
     const waiting = this.pending.get(reply.id);
-    if (waiting && waiting.resourceId === resourceId) waiting.resolve(reply);
-    else await settleLateReply(this.ctx, resourceId, reply);
+    if (waiting && waiting.resourceId === resourceId) return waiting.resolve(reply);
+    // Cluster: the command may have come from another hub, which waits for this reply.
+    const waiter = this.cluster ? await this.cluster.replyWaiter(reply.id) : null;
+    if (waiter && this.cluster && waiter !== this.cluster.nodeId) {
+      await this.cluster.sendTo(waiter, { k: 'reply', r: resourceId, reply });
+      return;
+    }
+    await settleLateReply(this.ctx, resourceId, reply);
+  }
+
+  /**
+   * A command for a bridge another hub holds: published through the shared broker (that hub
+   * delivers it), and the reply comes back over the cluster bus to this hub, which is named as
+   * the waiter in Redis. Anything lost on the way ends as no reply at the deadline (504), never
+   * as a switch that did not happen; the durable pending switch-on settles it later.
+   */
+  private async sendRemoteCommand(
+    resourceId: number,
+    command: Command,
+    timeoutMs: number,
+  ): Promise<CommandReply | null> {
+    const cluster = this.cluster as Cluster;
+    const started = this.ctx.clock.now().getTime();
+    try {
+      await cluster.awaitReply(command.id, timeoutMs);
+    } catch (err) {
+      this.ctx.logger.error({ err, resourceId }, 'Redis unavailable: command not sent');
+      return null;
+    }
+    const left = Math.max(1, timeoutMs - (this.ctx.clock.now().getTime() - started));
+    const reply = new Promise<CommandReply | null>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(command.id);
+        void cluster.replySettled(command.id);
+        resolve(null);
+      }, left);
+      this.pending.set(command.id, {
+        resourceId,
+        resolve: (value) => {
+          clearTimeout(timer);
+          this.pending.delete(command.id);
+          void cluster.replySettled(command.id);
+          resolve(value);
+        },
+      });
+    });
+    await this.publish(resourceId, 'commands', command).catch((err) => {
+      this.ctx.logger.error({ err, resourceId }, 'publishing a command to another hub failed');
+      this.pending.get(command.id)?.resolve(null);
+    });
+    return reply;
+  }
+
+  /** Cluster mode: the bus messages this broker answers, and the presence reconciliation. */
+  private joinCluster(cluster: Cluster): void {
+    cluster.on('reply', (message) => {
+      if (message.k !== 'reply') return;
+      const reply = message.reply as CommandReply;
+      const waiting = this.pending.get(reply?.id);
+      if (waiting && waiting.resourceId === message.r) waiting.resolve(reply);
+    });
+    cluster.on('disconnect', (message) => {
+      if (message.k === 'disconnect') this.disconnectHere(message.r);
+    });
+    cluster.onOrphan = async (resourceId) => {
+      if (this.clients.has(resourceId)) return;
+      await this.ctx.db
+        .updateTable('bridges')
+        .set({ offline: 1, inUse: 0, updatedAt: this.ctx.clock.now().toISOString() })
+        .where('resource', '=', resourceId)
+        .execute();
+      this.ctx.signals.changed(resourceId);
+    };
+    this.reconcileTimer = setInterval(() => {
+      this.reconcilePresence(cluster).catch((err) =>
+        this.ctx.logger.debug({ err }, 'presence reconciliation failed'),
+      );
+    }, 2_000);
+    this.reconcileTimer.unref();
+  }
+
+  /**
+   * The bridges' `offline` flags follow Redis: a flag left online for a bridge no hub holds (a
+   * takeover raced its release) is cleared, and this hub's own bridges read online.
+   */
+  private async reconcilePresence(cluster: Cluster): Promise<void> {
+    if (this.stopping) return;
+    const online = await this.ctx.db
+      .selectFrom('bridges')
+      .select('resource')
+      .where('offline', '=', 0)
+      .execute();
+    const held = await cluster.holders();
+    const orphans = online.map((b) => b.resource).filter((r) => !held.has(r) && !this.clients.has(r));
+    if (orphans.length > 0) {
+      await this.ctx.db
+        .updateTable('bridges')
+        .set({ offline: 1, inUse: 0 })
+        .where('resource', 'in', orphans)
+        .execute();
+      for (const r of orphans) this.ctx.signals.changed(r);
+    }
+    // This hub's own bridges: flagged online and held in Redis (again, after Redis lost its data).
+    const onlineSet = new Set(online.map((b) => b.resource));
+    for (const [resourceId, client] of this.clients) {
+      if ((onlineSet.has(resourceId) && held.has(resourceId)) || !(await client.verified)) continue;
+      if (this.clients.get(resourceId) === client)
+        this.handlers?.markOnline(resourceId, () => cluster.claim(resourceId, client.clockOffsetMs ?? 0));
+    }
+  }
+
+  private releaser(resourceId: number): (() => Promise<boolean>) | undefined {
+    const cluster = this.cluster;
+    return cluster ? () => cluster.release(resourceId) : undefined;
   }
 
   async publishConfig(resourceId: number, config?: BridgeConfig): Promise<void> {
@@ -320,6 +470,12 @@ export class BridgeBroker implements BridgeLink {
   }
 
   disconnect(resourceId: number): void {
+    // The key's connections on other hubs are cut as well.
+    this.cluster?.send({ k: 'disconnect', r: resourceId });
+    this.disconnectHere(resourceId);
+  }
+
+  private disconnectHere(resourceId: number): void {
     this.takeovers.forget(resourceId);
     const client = this.clients.get(resourceId);
     if (client) this.dropClient(client);
@@ -334,7 +490,7 @@ export class BridgeBroker implements BridgeLink {
     const resourceId = client.resourceId;
     if (resourceId && this.clients.get(resourceId) === client) {
       this.clients.delete(resourceId);
-      this.handlers?.markOffline(resourceId);
+      this.handlers?.markOffline(resourceId, this.releaser(resourceId));
     }
     client.close();
   }
@@ -382,7 +538,7 @@ export class BridgeBroker implements BridgeLink {
     client.address = address;
     const claimed = username && /^[1-9][0-9]{0,15}$/.test(username) ? Number(username) : null;
     // Refused before the key is looked at, so a guess made now teaches nothing.
-    const lockout = this.throttle.check(address, claimed);
+    const lockout = await this.throttle.check(address, claimed);
     if (lockout) {
       this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'throttled' });
       this.ctx.logger.debug(
@@ -397,7 +553,7 @@ export class BridgeBroker implements BridgeLink {
         : null;
     if (!bridge || claimed === null) {
       this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'badKey' });
-      const begins = this.throttle.failed(address, claimed);
+      const begins = await this.throttle.failed(address, claimed);
       if (begins) {
         this.ctx.logger.warn(
           { address, resourceId: claimed, scope: begins.scope, retryAfterSeconds: begins.retryAfterSeconds },
@@ -486,7 +642,12 @@ export class BridgeBroker implements BridgeLink {
     const message = parsed.message;
     if (name === 'status') {
       const status = message as BridgeMessage<'status'>;
-      if (status.online && status.clock) client.clockOffsetMs = Date.parse(status.clock) - receivedAt;
+      if (status.online && status.clock) {
+        client.clockOffsetMs = Date.parse(status.clock) - receivedAt;
+        const offset = client.clockOffsetMs;
+        if (this.cluster && this.clients.get(resourceId) === client && !client.closed)
+          this.cluster.claim(resourceId, offset).catch(() => {});
+      }
     }
     this.handlers?.handle(resourceId, name, message);
     if (name === 'state' && !client.reconciled) {

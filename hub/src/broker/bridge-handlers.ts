@@ -15,9 +15,10 @@ export interface BridgeReplies {
 
 export interface BridgeMessageHandlers {
   handle(resourceId: number, name: UpTopicName, message: BridgeMessage<UpTopicName>): void;
-  markOffline(resourceId: number): void;
-  /** A connection of the bridge passed its key checks. */
-  markOnline(resourceId: number): void;
+  /** `release` (cluster mode) first gives the bridge up; false: another hub holds it, nothing is written. */
+  markOffline(resourceId: number, release?: () => Promise<boolean>): void;
+  /** A connection of the bridge passed its key checks; `claim` (cluster mode) runs first. */
+  markOnline(resourceId: number, claim?: () => Promise<void>): void;
   /** Runs the reconciliation after a connect, beside the bridge's message queue. */
   reconcile(resourceId: number, work: () => Promise<void>): void;
   /** Waits for every message being handled (graceful shutdown acknowledges nothing unstored). */
@@ -210,8 +211,9 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
       if (name === 'replies') track(-resourceId, () => handler(resourceId, message), operation);
       else track(resourceId, () => handler(resourceId, message), operation);
     },
-    markOnline(resourceId) {
+    markOnline(resourceId, claim) {
       track(resourceId, async () => {
+        await claim?.();
         const at = now();
         await ctx.db
           .updateTable('bridges')
@@ -224,8 +226,9 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     reconcile(resourceId, work) {
       track(`reconcile-${resourceId}`, work);
     },
-    markOffline(resourceId) {
+    markOffline(resourceId, release) {
       track(resourceId, async () => {
+        if (release && !(await release())) return;
         await ctx.db
           .updateTable('bridges')
           .set({ offline: 1, inUse: 0, updatedAt: now() })

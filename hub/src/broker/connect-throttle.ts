@@ -1,7 +1,10 @@
-import { isIPv6 } from 'node:net';
 import type { Clock } from '../context.js';
-import { ipv6Groups } from '../webhooks/url-safety.js';
-import { plainAddress } from './client-address.js';
+import {
+  addressKey,
+  type FailureWindows,
+  type FailureWindowsFactory,
+  memoryFailureWindows,
+} from '../throttling/failure-windows.js';
 
 export interface ConnectThrottleSettings {
   /** Failed CONNECT authentications one address may have within `windowMs`. */
@@ -29,41 +32,6 @@ export interface Lockout {
   retryAfterSeconds: number;
 }
 
-/** Failure times per key, newest `keep` only, least recently failed first (a bounded LRU). */
-class FailureWindows<K> {
-  private readonly times = new Map<K, number[]>();
-
-  constructor(
-    private readonly windowMs: number,
-    private readonly keep: number,
-    private readonly maxEntries: number,
-  ) {}
-
-  /** Ms until `key` has fewer than `keep` failures in the window (0: it may try now). */
-  waitMs(key: K, now: number): number {
-    const recent = this.recent(key, now);
-    return recent.length < this.keep ? 0 : recent[recent.length - this.keep] + this.windowMs - now;
-  }
-
-  /** Counts a failure; true when this one reached the limit (a lock-out begins). */
-  add(key: K, now: number): boolean {
-    const recent = [...this.recent(key, now), now].slice(-this.keep);
-    this.times.delete(key);
-    this.times.set(key, recent);
-    if (this.times.size > this.maxEntries) this.times.delete(this.times.keys().next().value as K);
-    return recent.length === this.keep;
-  }
-
-  private recent(key: K, now: number): number[] {
-    const times = this.times.get(key);
-    if (!times) return [];
-    const kept = times.filter((t) => t > now - this.windowMs);
-    if (kept.length === 0) this.times.delete(key);
-    else if (kept.length !== times.length) this.times.set(key, kept);
-    return kept;
-  }
-}
-
 /**
  * Throttles failed MQTT CONNECT authentications (a wrong bridge key, an unknown resource id),
  * as the HTTP API throttles wrong tokens: per source address (IPv6 per /64), and per claimed
@@ -73,11 +41,12 @@ class FailureWindows<K> {
  * Pis often share one NAT address with whatever else fails there; guesses from it are still
  * limited per resource), and a resource's lock-out does not apply to the addresses its own
  * bridge logged in from, so guessing a door's key elsewhere does not lock the door's Pi out.
- * Kept in this process's memory.
+ * Failures are counted in this process's memory, or in Redis in cluster mode; the addresses
+ * bridges logged in from are remembered by each hub.
  */
 export class ConnectThrottle {
-  private readonly byAddress: FailureWindows<string>;
-  private readonly byResource: FailureWindows<number>;
+  private readonly byAddress: FailureWindows;
+  private readonly byResource: FailureWindows;
   /** resource id -> address key -> when its bridge last logged in from there. */
   private readonly known = new Map<number, Map<string, number>>();
   /** address key -> when any bridge last logged in from there. */
@@ -86,34 +55,40 @@ export class ConnectThrottle {
   constructor(
     private readonly clock: Clock,
     private readonly settings: ConnectThrottleSettings = defaultConnectThrottle,
+    windows: FailureWindowsFactory = memoryFailureWindows,
   ) {
     const { windowMs, limit, resourceLimit, maxEntries } = settings;
-    this.byAddress = new FailureWindows(windowMs, limit, maxEntries);
-    this.byResource = new FailureWindows(windowMs, resourceLimit, maxEntries);
+    this.byAddress = windows('mqtt-address', windowMs, limit, maxEntries);
+    this.byResource = windows('mqtt-resource', windowMs, resourceLimit, maxEntries);
   }
 
   /** Null when the attempt may go ahead, else the lock-out that refuses it. */
-  check(address: string, resourceId: number | null): Lockout | null {
+  async check(address: string, resourceId: number | null): Promise<Lockout | null> {
     const now = this.clock.now().getTime();
     const key = addressKey(address);
-    const byAddress = this.recentBridgeAddress(key, now) ? 0 : this.byAddress.waitMs(key, now);
+    const byAddress = this.recentBridgeAddress(key, now) ? 0 : await this.byAddress.waitMs(key, now);
     if (byAddress > 0) return { scope: 'address', retryAfterSeconds: seconds(byAddress) };
     if (resourceId === null || this.isKnown(resourceId, key, now)) return null;
-    const byResource = this.byResource.waitMs(resourceId, now);
+    const byResource = await this.byResource.waitMs(String(resourceId), now);
     return byResource > 0 ? { scope: 'resource', retryAfterSeconds: seconds(byResource) } : null;
   }
 
   /** Counts a failed authentication; returns the lock-out it begins, if it begins one. */
-  failed(address: string, resourceId: number | null): Lockout | null {
+  async failed(address: string, resourceId: number | null): Promise<Lockout | null> {
     const now = this.clock.now().getTime();
     const key = addressKey(address);
-    const addressLocked = this.byAddress.add(key, now) && !this.recentBridgeAddress(key, now);
+    const addressLocked = (await this.byAddress.add(key, now)) && !this.recentBridgeAddress(key, now);
     const resourceLocked =
-      resourceId !== null && this.byResource.add(resourceId, now) && !this.isKnown(resourceId, key, now);
+      resourceId !== null &&
+      (await this.byResource.add(String(resourceId), now)) &&
+      !this.isKnown(resourceId, key, now);
     if (addressLocked)
-      return { scope: 'address', retryAfterSeconds: seconds(this.byAddress.waitMs(key, now)) };
+      return { scope: 'address', retryAfterSeconds: seconds(await this.byAddress.waitMs(key, now)) };
     if (resourceLocked)
-      return { scope: 'resource', retryAfterSeconds: seconds(this.byResource.waitMs(resourceId, now)) };
+      return {
+        scope: 'resource',
+        retryAfterSeconds: seconds(await this.byResource.waitMs(String(resourceId), now)),
+      };
     return null;
   }
 
@@ -147,15 +122,3 @@ export class ConnectThrottle {
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
-/** IPv4 (also IPv4-mapped IPv6) as it is; IPv6 by its /64, which one host usually owns whole. */
-function addressKey(address: string): string {
-  const plain = plainAddress(address);
-  const groups = isIPv6(plain) ? ipv6Groups(plain) : null;
-  return groups
-    ? `${groups
-        .slice(0, 4)
-        .map((g) => g.toString(16))
-        .join(':')}::/64`
-    : plain;
-}

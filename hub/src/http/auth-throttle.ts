@@ -1,8 +1,12 @@
-import { isIPv6 } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../context.js';
 import { HttpError } from '../errors.js';
-import { ipv6Groups } from '../webhooks/url-safety.js';
+import {
+  addressKey,
+  type FailureWindows,
+  type FailureWindowsFactory,
+  memoryFailureWindows,
+} from '../throttling/failure-windows.js';
 
 export interface AuthThrottleSettings {
   /** Failed authentications an address may have within `windowMs`. */
@@ -22,56 +26,30 @@ export const defaultAuthThrottle: AuthThrottleSettings = {
  * Counts failed authentications (a wrong API token or bridge key) per source address. Once an
  * address has `limit` failures within `windowMs`, every request from it that carries credentials
  * is answered 429 until its oldest failure leaves the window; `Retry-After` says exactly when.
- * IPv6 clients are counted per /64 (one host usually owns the whole prefix). Kept in this
- * process's memory: several hub processes each allow `limit`.
+ * IPv6 clients are counted per /64 (one host usually owns the whole prefix). Counted in this
+ * process's memory, or in Redis in cluster mode (throttling/failure-windows.ts), so every hub
+ * counts the same failures.
  */
 export class AuthThrottle {
-  private readonly failures = new Map<string, number[]>();
+  private readonly failures: FailureWindows;
 
   constructor(
     private readonly clock: Clock,
-    private readonly settings: AuthThrottleSettings = defaultAuthThrottle,
-  ) {}
+    settings: AuthThrottleSettings = defaultAuthThrottle,
+    windows: FailureWindowsFactory = memoryFailureWindows,
+  ) {
+    this.failures = windows('auth', settings.windowMs, settings.limit, settings.maxAddresses);
+  }
 
   /** Seconds until the address may try again, or 0 when it may now. */
-  retryAfter(address: string): number {
-    const times = this.recent(keyOf(address));
-    if (times.length < this.settings.limit) return 0;
-    const until = times[times.length - this.settings.limit] + this.settings.windowMs;
-    return Math.max(1, Math.ceil((until - this.clock.now().getTime()) / 1000));
+  async retryAfter(address: string): Promise<number> {
+    const wait = await this.failures.waitMs(addressKey(address), this.clock.now().getTime());
+    return wait > 0 ? Math.max(1, Math.ceil(wait / 1000)) : 0;
   }
 
-  failed(address: string): void {
-    const key = keyOf(address);
-    const times = this.recent(key);
-    times.push(this.clock.now().getTime());
-    // Only the newest `limit` matter; re-inserting keeps the map in least-recent order.
-    this.failures.delete(key);
-    this.failures.set(key, times.slice(-this.settings.limit));
-    if (this.failures.size > this.settings.maxAddresses) {
-      this.failures.delete(this.failures.keys().next().value as string);
-    }
+  async failed(address: string): Promise<void> {
+    await this.failures.add(addressKey(address), this.clock.now().getTime());
   }
-
-  private recent(key: string): number[] {
-    const times = this.failures.get(key);
-    if (!times) return [];
-    const since = this.clock.now().getTime() - this.settings.windowMs;
-    const kept = times.filter((t) => t > since);
-    if (kept.length === 0) this.failures.delete(key);
-    else if (kept.length !== times.length) this.failures.set(key, kept);
-    return kept;
-  }
-}
-
-function keyOf(address: string): string {
-  const v6 = isIPv6(address) && !address.toLowerCase().startsWith('::ffff:') ? ipv6Groups(address) : null;
-  return v6
-    ? `${v6
-        .slice(0, 4)
-        .map((g) => g.toString(16))
-        .join(':')}::/64`
-    : address;
 }
 
 /**
@@ -82,7 +60,7 @@ function keyOf(address: string): string {
 export function registerAuthThrottle(app: FastifyInstance, throttle: AuthThrottle): void {
   app.addHook('onRequest', async (request) => {
     if (!request.headers.authorization) return;
-    const wait = throttle.retryAfter(request.ip);
+    const wait = await throttle.retryAfter(request.ip);
     if (wait > 0) {
       throw new HttpError(
         429,
@@ -95,7 +73,7 @@ export function registerAuthThrottle(app: FastifyInstance, throttle: AuthThrottl
     }
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode === 401 && request.headers.authorization) throttle.failed(request.ip);
+    if (reply.statusCode === 401 && request.headers.authorization) await throttle.failed(request.ip);
     return payload;
   });
 }

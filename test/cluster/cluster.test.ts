@@ -1,0 +1,194 @@
+import { createServer, type Server } from 'node:http';
+import mqtt from 'mqtt';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
+import { eventually } from '../support/fake-agent.js';
+import { stopAll } from '../support/processes.js';
+import { describeCluster, startCluster, type TestCluster } from './support.js';
+
+/**
+ * Two hub processes on one PostgreSQL schema and one Redis (cluster mode), each with a door agent
+ * of its own (simulated relays): any hub serves any bridge.
+ */
+describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
+  let cluster: TestCluster;
+  let a: HubProcess;
+  let b: HubProcess;
+  const doors: { id: number; code: string; apiKey: string; agent?: AgentProcess }[] = [];
+
+  const online = async (hub: HubProcess, id: number) =>
+    (await hub.api('GET', `/resources/${id}/bridge`)).body.offline === false;
+
+  beforeAll(async () => {
+    cluster = await startCluster(2);
+    [a, b] = cluster.hubs;
+    const me = (await a.api('GET', '/user/me')).body;
+    for (const [i, hub] of [a, b].entries()) {
+      const door = (
+        await a.api('POST', '/resources', {
+          space: me.space,
+          name: `Door ${i}`,
+          controlType: 'door',
+          pulseSeconds: 1,
+        })
+      ).body;
+      expect((await a.api('PUT', `/resources/${door.id}/bridge`, {})).status).toBe(200);
+      const apiKey = (await a.api('GET', `/resources/${door.id}/bridge/api-key`)).body.apiKey;
+      const agent = await startAgentProcess({
+        hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
+        resourceId: door.id,
+        apiKey,
+        controlType: 'door',
+      });
+      doors.push({ id: door.id, code: door.switchOnCode, apiKey, agent });
+    }
+    for (const door of doors) await eventually(() => online(b, door.id), 10_000, 'bridge online');
+  }, 90_000);
+  afterAll(async () => {
+    await stopAll();
+    await cluster?.dispose();
+  });
+
+  it('runs the periodic jobs on exactly one hub', () => {
+    const leaders = [a, b].filter((h) => /runs the periodic jobs of the cluster/.test(h.proc.output()));
+    expect(leaders).toHaveLength(1);
+  });
+
+  it('delivers each webhook event once, whichever hub made it', async () => {
+    const received: string[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        received.push(JSON.parse(body).id);
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const hook = await a.api('POST', '/webhooks', {
+        url: `http://127.0.0.1:${port}/hook`,
+        categories: ['member'],
+      });
+      expect(hook.status).toBe(201);
+      for (let i = 0; i < 12; i++) {
+        const hub = i % 2 === 0 ? a : b;
+        const res = await hub.api('POST', '/members', {
+          firstName: `Hook ${i}`,
+          emailAddress: `hook${i}@cluster.example`,
+        });
+        expect(res.status).toBe(201);
+      }
+      await eventually(() => received.length >= 12, 15_000, 'twelve deliveries');
+      await new Promise((r) => setTimeout(r, 2_000)); // room for a second delivery, were there one
+      expect(received).toHaveLength(12);
+      expect(new Set(received).size).toBe(12);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 30_000);
+
+  it('switches every door on through every hub, whichever hub holds its bridge', async () => {
+    for (const hub of [a, b]) {
+      for (const door of doors) {
+        await eventually(() => door.agent?.relay() !== 'on', 5_000, 'door closed');
+        const res = await hub.api('POST', `/resources/${door.id}/switch-on`, { code: door.code });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.state).toBe('on');
+        expect(door.agent?.relay()).toBe('on');
+        const log = (await a.api('GET', `/resource-logs/${res.body.resourceLog}`)).body;
+        expect(log).toMatchObject({ type: 'allowed', resource: door.id });
+      }
+    }
+  }, 30_000);
+
+  it('shows a list change made on one hub on the other within a second', async () => {
+    const count = async (hub: HubProcess) => {
+      const res = await fetch(`${hub.base}/members?limit=1`, {
+        headers: { authorization: `Bearer ${cluster.token}` },
+      });
+      return Number(res.headers.get('x-total-count'));
+    };
+    const before = await count(b); // b now holds the total in its cache
+    expect(
+      (await a.api('POST', '/members', { firstName: 'Grace', emailAddress: 'grace@cluster.example' })).status,
+    ).toBe(201);
+    const t0 = Date.now();
+    await eventually(async () => (await count(b)) === before + 1, 1_000, 'new total on the other hub');
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it('stops a deleted API key on every hub within a second', async () => {
+    const me = (await a.api('GET', '/user/me')).body;
+    const key = (await a.api('POST', '/api-keys', { member: me.id })).body;
+    const token = (await a.api('GET', `/api-keys/${key.id}/token`)).body.token;
+    expect((await b.api('GET', '/user/me', undefined, token)).status).toBe(200); // cached on b
+    expect((await a.api('DELETE', `/api-keys/${key.id}`)).status).toBe(204);
+    await eventually(
+      async () => (await b.api('GET', '/user/me', undefined, token)).status === 401,
+      1_000,
+      '401 on b',
+    );
+  });
+
+  it('follows a bridge whose agent moves to the other hub', async () => {
+    const door = doors[0]; // on a
+    const old = door.agent as AgentProcess;
+    await old.proc.stop('SIGKILL');
+    door.agent = await startAgentProcess({
+      hubUrl: `mqtt://127.0.0.1:${b.mqttPort}`,
+      resourceId: door.id,
+      apiKey: door.apiKey,
+      controlType: 'door',
+      dir: old.dir,
+    });
+    await eventually(() => online(a, door.id), 10_000, 'online after the move');
+    // Stays online (a's disconnect of the old connection must not mark it offline) and works.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await online(a, door.id)).toBe(true);
+    await eventually(() => door.agent?.relay() !== 'on', 5_000, 'door closed');
+    const res = await a.api('POST', `/resources/${door.id}/switch-on`, { code: door.code });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(door.agent?.relay()).toBe('on');
+  }, 30_000);
+
+  it('closes the old connection of a bridge on one hub when it connects to the other', async () => {
+    const me = (await a.api('GET', '/user/me')).body;
+    const r = (await a.api('POST', '/resources', { space: me.space, name: 'Takeover', controlType: 'door' }))
+      .body;
+    await a.api('PUT', `/resources/${r.id}/bridge`, {});
+    const apiKey = (await a.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
+    const connect = (hub: HubProcess) =>
+      new Promise<mqtt.MqttClient>((resolve, reject) => {
+        const client = mqtt.connect(`mqtt://127.0.0.1:${hub.mqttPort}`, {
+          clientId: `bridge-${r.id}`,
+          username: String(r.id),
+          password: apiKey,
+          protocolVersion: 4,
+          reconnectPeriod: 0,
+        });
+        client.once('connect', () => resolve(client));
+        client.once('error', reject);
+      });
+    const first = await connect(a);
+    const closed = new Promise<void>((resolve) => first.once('close', () => resolve()));
+    await eventually(() => online(b, r.id), 5_000, 'online through a');
+    const second = await connect(b);
+    try {
+      await Promise.race([
+        closed,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('old connection still open')), 3_000)),
+      ]);
+      // The bridge stays online, now held by b.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await online(a, r.id)).toBe(true);
+      expect(second.connected).toBe(true);
+    } finally {
+      first.end(true);
+      second.end(true);
+    }
+  }, 20_000);
+});

@@ -1,0 +1,161 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sendTap, tapSocketPath } from '../../agent/dist/tap-socket.js';
+import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
+import { eventually } from '../support/fake-agent.js';
+import { stopAll } from '../support/processes.js';
+import { describeCluster, startCluster, type TestCluster } from './support.js';
+
+/**
+ * kill -9 of one hub of two while bridges send logs and members switch doors on: the bridges
+ * move to the other hub, nothing acknowledged is lost or doubled, no 200 without the relay.
+ */
+describeCluster('cluster mode: a hub killed under load', () => {
+  let cluster: TestCluster;
+  let a: HubProcess;
+  let b: HubProcess;
+  const doors: { id: number; code: string; agent: AgentProcess }[] = [];
+  let lonely: { id: number; agent: AgentProcess };
+
+  // Switch-ons answered 503 write denied logs too (the bridge offline); the rest are the taps.
+  const fromTap = (log: { reason: string | null }) => log.reason !== 'thirdPartyError';
+  const online = async (hub: HubProcess, id: number) =>
+    (await hub.api('GET', `/resources/${id}/bridge`)).body.offline === false;
+
+  async function door(name: string) {
+    const me = (await a.api('GET', '/user/me')).body;
+    const r = (
+      await a.api('POST', '/resources', { space: me.space, name, controlType: 'door', pulseSeconds: 1 })
+    ).body;
+    expect((await a.api('PUT', `/resources/${r.id}/bridge`, {})).status).toBe(200);
+    const apiKey = (await a.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
+    return { id: r.id as number, code: r.switchOnCode as string, apiKey: apiKey as string };
+  }
+
+  beforeAll(async () => {
+    cluster = await startCluster(2);
+    [a, b] = cluster.hubs;
+    const urls = [a, b].map((h) => `mqtt://127.0.0.1:${h.mqttPort}`);
+    // Two doors on a (listing b second), one on b (listing a second).
+    for (const [i, list] of [urls, urls, [urls[1], urls[0]]].entries()) {
+      const d = await door(`Door ${i}`);
+      const agent = await startAgentProcess({
+        hubUrl: list,
+        resourceId: d.id,
+        apiKey: d.apiKey,
+        controlType: 'door',
+      });
+      doors.push({ id: d.id, code: d.code, agent });
+    }
+    // A bridge that knows only hub a, with the default keepalive (10 s).
+    const d = await door('Lonely door');
+    lonely = {
+      id: d.id,
+      agent: await startAgentProcess({
+        hubUrl: urls[0],
+        resourceId: d.id,
+        apiKey: d.apiKey,
+        controlType: 'door',
+        keepaliveSeconds: 10,
+      }),
+    };
+    for (const { id } of [...doors, lonely]) await eventually(() => online(b, id), 10_000, 'bridge online');
+  }, 120_000);
+  afterAll(async () => {
+    await stopAll();
+    await cluster?.dispose();
+  });
+
+  it('moves the bridges, loses and doubles no log, and never answers 200 without the relay', async () => {
+    let running = true;
+    const taps = new Map<number, number>(); // door -> taps the agent answered
+    const tapLoops = doors.map(async (d) => {
+      const socket = tapSocketPath(join(d.agent.dir, 'data'));
+      let n = 0;
+      while (running) {
+        // An unknown card: answered by a hub (one log) or decided offline (one queued log).
+        const token = `0C${String(d.id).padStart(2, '0')}${String(n++).padStart(6, '0')}`;
+        const res = await sendTap(socket, { token });
+        if (res.ok) taps.set(d.id, (taps.get(d.id) ?? 0) + 1);
+        else throw new Error(`tap failed: ${JSON.stringify(res)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    const statuses: number[] = [];
+    const wrong: string[] = [];
+    const switchLoop = (async () => {
+      while (running) {
+        for (const d of doors) {
+          if (d.agent.relay() === 'on') continue; // still pulsing from the last one
+          const res = await b.api('POST', `/resources/${d.id}/switch-on`, { code: d.code });
+          statuses.push(res.status);
+          if (res.status === 200 && d.agent.relay() !== 'on')
+            wrong.push(`door ${d.id}: 200 with the relay off`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+
+    await new Promise((r) => setTimeout(r, 2_000));
+    const connectsBefore = doors.map(
+      (d) => (d.agent.proc.output().match(/connected to the hub/g) ?? []).length,
+    );
+    const killedAt = Date.now();
+    await a.proc.stop('SIGKILL');
+    // Every bridge of a that knows b is connected to b again within 10 s.
+    await eventually(
+      () =>
+        doors.every(
+          (d, i) =>
+            (d.agent.proc.output().match(/connected to the hub/g) ?? []).length > connectsBefore[i] ||
+            i === 2,
+        ),
+      10_000,
+      'bridges reconnected to b',
+    );
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
+    // The periodic jobs ran on exactly one hub, and run on the survivor now.
+    const leaderLine = /runs the periodic jobs of the cluster/g;
+    expect(
+      [a, b].map((h) => (h.proc.output().match(leaderLine) ?? []).length).reduce((x, y) => x + y),
+    ).toBeGreaterThan(0);
+    await eventually(
+      () => /runs the periodic jobs of the cluster/.test(b.proc.output()),
+      5_000,
+      'the survivor runs the periodic jobs',
+    );
+    expect(b.proc.output().match(leaderLine)).toHaveLength(1);
+    // The bridge that knows only a is offline within 1.5 times its keepalive.
+    await eventually(
+      async () => !(await online(b, lonely.id)),
+      15_000 - (Date.now() - killedAt),
+      'lonely bridge offline',
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    running = false;
+    await Promise.all([...tapLoops, switchLoop]);
+
+    expect(wrong).toEqual([]);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(
+      statuses.every((s) => [200, 503, 504].includes(s)),
+      statuses.join(','),
+    ).toBe(true);
+    // Each answered tap is one log, after the agents' queues drain.
+    for (const d of doors) {
+      const expected = taps.get(d.id) ?? 0;
+      expect(expected).toBeGreaterThan(0);
+      await eventually(
+        async () => {
+          const logs = (await b.api('GET', `/resource-logs?resource=${d.id}&type=denied&limit=1000`)).body;
+          return logs.filter(fromTap).length >= expected;
+        },
+        15_000,
+        `every tap logged (${expected} taps)`,
+      ).catch(() => {});
+      await new Promise((r) => setTimeout(r, 500));
+      const logs = (await b.api('GET', `/resource-logs?resource=${d.id}&type=denied&limit=1000`)).body;
+      expect(logs.filter(fromTap).length, `door ${d.id}`).toBe(expected);
+    }
+  }, 90_000);
+});
