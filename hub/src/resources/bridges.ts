@@ -33,6 +33,13 @@ export function newBridgeKey(): string {
   return randomBytes(24).toString('base64url');
 }
 
+/** Deletes a resource's bridge (its key stops working); answers the row it was, if any. */
+export async function deleteBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
+  const bridge = await findBridge(db, resourceId);
+  if (bridge) await db.deleteFrom('bridges').where('resource', '=', resourceId).execute();
+  return bridge;
+}
+
 export async function findBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
   return db.selectFrom('bridges').selectAll().where('resource', '=', resourceId).executeTakeFirst();
 }
@@ -47,9 +54,9 @@ export async function createBridge(
     serialNumber?: string | null;
     heartbeatInterval?: number;
   },
+  at: string = now(),
 ): Promise<{ row: BridgeRow; apiKey: string }> {
   const apiKey = newBridgeKey();
-  const at = now();
   const row = await db
     .insertInto('bridges')
     .values({
@@ -68,7 +75,26 @@ export async function createBridge(
   return { row, apiKey };
 }
 
-export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number): Promise<string> {
+/** Changes a bridge's serial number or heartbeat; its config version goes up (the agent works from it). */
+export async function updateBridge(
+  db: Db,
+  resource: number,
+  changes: { serialNumber?: string | null; heartbeatInterval?: number },
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('bridges')
+    .set((eb) => ({ ...changes, configVersion: eb('configVersion', '+', 1), updatedAt: at }))
+    .where('resource', '=', resource)
+    .execute();
+}
+
+export async function rotateBridgeKey(
+  db: Db,
+  box: TokenBox,
+  resource: number,
+  at: string = now(),
+): Promise<string> {
   const apiKey = newBridgeKey();
   await db
     .updateTable('bridges')
@@ -78,7 +104,7 @@ export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number): 
       apiKeyEncrypted: box.seal(apiKey),
       duplicateDeviceAt: null,
       duplicateDeviceAddresses: null,
-      updatedAt: now(),
+      updatedAt: at,
     })
     .where('resource', '=', resource)
     .execute();

@@ -74,6 +74,8 @@ export interface NewLog {
   idleDurationSeconds?: number | null;
   clientId?: string | null;
   offline?: boolean;
+  /** The hub's time of the write (the hub's clock); now when absent. */
+  updatedAt?: string;
   updatedBy?: number | null;
 }
 
@@ -102,7 +104,7 @@ export async function insertLogOnce(
   log: NewLog,
   known: KnownRows = {},
 ): Promise<ResourceLogRow | undefined> {
-  const at = now();
+  const at = log.updatedAt ?? now();
   // Every switch-on, tap and ingested log comes through here: plain SQL, no query builder.
   const [row] = await rawRows<ResourceLogRow>(db, INSERT_LOG, [
     log.account,

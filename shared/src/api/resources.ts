@@ -109,7 +109,14 @@ export const ResourceRecord = z.object({
     .string()
     .optional()
     .describe('Admins only, codeMode totp: otpauth:// provisioning URI for authenticator apps'),
-  lastUsed: z.object({ id: Id, at: Timestamp, member: Id.nullable() }).nullable(),
+  lastUsed: z
+    .object({
+      id: Id,
+      at: Timestamp,
+      member: Id.nullable(),
+      stopType: StopType.nullable().describe('How that use ended; null while it runs'),
+    })
+    .nullable(),
   ...Stamps,
   _embedded: z.record(z.string(), z.unknown()).optional(),
 });
