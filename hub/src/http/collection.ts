@@ -126,7 +126,9 @@ export interface Collection<T extends Table, Rec = unknown> {
    * Runs after every committed write, before the answer: e.g. `ctx.events.accessChanged(row.account)`,
    * or a push to a bridge (awaited when it answers a promise).
    */
-  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove'): unknown;
+  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove', caller: Caller): unknown;
+  /** Query parameters of list and get that shape the records (e.g. `resolve`); `records` reads them from the request. */
+  recordQuery?: z.ZodRawShape;
   /** Related records a client may ask for with `embed=` (list and get); `records` gets the names. */
   embeds?: readonly [string, ...string[]];
 }
@@ -220,7 +222,7 @@ export async function updateIn<T extends Table, Rec>(
     await update.written?.(trx, before, row, ctx, caller);
     return row;
   });
-  await c.committed?.(ctx, after, 'update');
+  await c.committed?.(ctx, after, 'update', caller);
   return one(c, ctx, caller, after, [], request);
 }
 
@@ -278,6 +280,7 @@ function registerAt<T extends Table>(
           querystring: z.object({
             ...pageParams,
             ...(c.embeds ? { embed: embedParam(c.embeds) } : {}),
+            ...c.recordQuery,
             ...list.equals,
             ...list.query,
           }),
@@ -325,7 +328,14 @@ function registerAt<T extends Table>(
           summary: `Get ${a} ${noun}`,
           description: `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`,
           params: withId,
-          ...(c.embeds ? { querystring: z.object({ embed: embedParam(c.embeds) }) } : {}),
+          ...(c.embeds || c.recordQuery
+            ? {
+                querystring: z.object({
+                  ...(c.embeds ? { embed: embedParam(c.embeds) } : {}),
+                  ...c.recordQuery,
+                }),
+              }
+            : {}),
           response: { 200: c.record },
         },
       },
@@ -362,7 +372,7 @@ function registerAt<T extends Table>(
         const row = await ctx.events.transaction((trx) =>
           create.insert(trx, { ctx, caller, body: request.body, params, at }),
         );
-        await c.committed?.(ctx, row, 'create');
+        await c.committed?.(ctx, row, 'create', caller);
         return reply.code(201).send(await one(c, ctx, caller, row, [], request));
       },
     );
@@ -408,7 +418,7 @@ function registerAt<T extends Table>(
           await deleteRow(trx, c.table, (row as { id: number }).id);
           await remove.after?.(trx, row, ctx, caller);
         });
-        await c.committed?.(ctx, row, 'remove');
+        await c.committed?.(ctx, row, 'remove', caller);
         return reply.code(204).send();
       },
     );

@@ -1,10 +1,9 @@
 import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
-import type { Selectable } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
-import type { ResourceLogsTable } from '../db/schema.js';
+import type { Database, ResourceLogsTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
-import { notFound } from '../errors.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
 import { emitEvent } from '../db/outbox.js';
 import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';
@@ -54,10 +53,15 @@ export function visibleLogs(db: Db, caller: Caller) {
   return query;
 }
 
-export async function findLog(db: Db, caller: Caller, id: number): Promise<ResourceLogRow> {
-  const row = await visibleLogs(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Resource log');
-  return row;
+/** The list's `type` (any of) and `status=active` (sessions still running) filters. */
+export function logFilters(
+  base: SelectQueryBuilder<Database, 'resource_logs', object>,
+  query: { type?: unknown; status?: unknown },
+) {
+  const types = (query.type ?? []) as ResourceLogType[];
+  let q = types.length ? base.where('type', 'in', types) : base;
+  if (query.status === 'active') q = q.where('stoppedAt', 'is', null).where('type', '=', 'allowed');
+  return q;
 }
 
 export interface NewLog {
