@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { bool, type Db, now } from '../db/crud.js';
+import { type Db, now } from '../db/crud.js';
+import { flags, pick } from '../spaces/row-record.js';
 import type { BridgesTable } from '../db/schema.js';
 import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
 import type { WebhookEventType } from '@makerspace/shared';
@@ -11,21 +12,22 @@ export type BridgeRow = Selectable<BridgesTable>;
 
 export function bridgeRecord(row: BridgeRow) {
   return {
-    resource: row.resource,
-    serialNumber: row.serialNumber,
-    heartbeatInterval: row.heartbeatInterval,
-    inUse: bool(row.inUse),
-    offline: bool(row.offline),
+    ...pick(row, [
+      'resource',
+      'serialNumber',
+      'heartbeatInterval',
+      'agentVersion',
+      'lastSeenAt',
+      'configVersion',
+      'duplicateDeviceAt',
+      'createdAt',
+      'updatedAt',
+    ]),
+    ...flags(row, ['inUse', 'offline']),
     hasAPIKey: true,
-    agentVersion: row.agentVersion,
-    lastSeenAt: row.lastSeenAt,
-    configVersion: row.configVersion,
-    duplicateDeviceAt: row.duplicateDeviceAt,
     duplicateDeviceAddresses: row.duplicateDeviceAddresses
       ? (JSON.parse(row.duplicateDeviceAddresses) as string[])
       : [],
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
   };
 }
 

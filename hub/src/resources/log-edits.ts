@@ -2,6 +2,7 @@ import type { Db } from '../db/crud.js';
 import { jsonText } from '../db/crud.js';
 import { unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
+import { inAccount } from '../spaces/row-record.js';
 import { emitResourceLog, insertLog, type ResourceLogRow, resourceLogRecord } from './resource-logs.js';
 import { findResource } from './resources.js';
 
@@ -15,14 +16,8 @@ export const defaultLogType = 'allowed';
 
 /** A member of the log's account, or 422. */
 async function checkMember(db: Db, account: number, member: number | null | undefined) {
-  if (member === null || member === undefined) return;
-  const found = await db
-    .selectFrom('members')
-    .select('id')
-    .where('id', '=', member)
-    .where('account', '=', account)
-    .executeTakeFirst();
-  if (!found) throw unprocessable(`Member ${member} does not exist in this account`, { unknownMember: true });
+  if (member === null || member === undefined || (await inAccount(db, 'members', member, account))) return;
+  throw unprocessable(`Member ${member} does not exist in this account`, { unknownMember: true });
 }
 
 const iso = (at: string | null | undefined) => (at ? new Date(at).toISOString() : at);

@@ -3,7 +3,8 @@ import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
 import type { Database, ResourceLogsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import type { Caller } from '../identity/caller.js';
+import { accountOrOwn } from '../spaces/row-record.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
 import { emitEvent } from '../db/outbox.js';
 import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';
@@ -46,12 +47,7 @@ export function resourceLogRecord(row: ResourceLogRow) {
 }
 
 /** Logs the caller sees: admins those of their account, members their own. */
-export function visibleLogs(db: Db, caller: Caller) {
-  let query = db.selectFrom('resource_logs');
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
-  return query;
-}
+export const visibleLogs = (db: Db, caller: Caller) => accountOrOwn(db, 'resource_logs', caller);
 
 /** The list's `type` (any of) and `status=active` (sessions still running) filters. */
 export function logFilters(

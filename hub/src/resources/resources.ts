@@ -1,8 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
-import { bool, type Db, defined, flag, jsonText, parseJson } from '../db/crud.js';
+import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
 import type { ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
+import { inAccount, writeColumns } from '../spaces/row-record.js';
 import { badRequest, notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, totpUri } from './codes.js';
@@ -130,43 +131,24 @@ export async function resourceColumns(
   input: ResourceInput,
   currentMode?: string,
 ) {
-  if (input.space !== undefined) {
-    const space = await ctx.db
-      .selectFrom('spaces')
-      .select('id')
-      .where('id', '=', input.space as number)
-      .where('account', '=', account)
-      .executeTakeFirst();
-    if (!space)
-      throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
-  }
-  if (input.type !== undefined && input.type !== null) {
-    const type = await ctx.db
-      .selectFrom('resource_types')
-      .select('id')
-      .where('id', '=', input.type as number)
-      .where('account', '=', account)
-      .executeTakeFirst();
-    if (!type)
-      throw unprocessable(`Resource type ${input.type} does not exist in this account`, {
-        unknownType: true,
-      });
-  }
+  if (input.space !== undefined && !(await inAccount(ctx.db, 'spaces', input.space as number, account)))
+    throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
+  const type = input.type as number | null | undefined;
+  if (type !== undefined && type !== null && !(await inAccount(ctx.db, 'resource_types', type, account)))
+    throw unprocessable(`Resource type ${type} does not exist in this account`, { unknownType: true });
   const { switchOnCode: _given, ...rest } = input;
   const secret = switchOnSecret(input, currentMode);
-  return defined({
-    ...rest,
-    description: sanitizeRichText(rest.description as string | null | undefined),
-    notes: sanitizeRichText(rest.notes as string | null | undefined),
-    maintenanceNotes: sanitizeRichText(rest.maintenanceNotes as string | null | undefined),
-    requiresTraining: flag(rest.requiresTraining as boolean | undefined),
-    canBeBooked: flag(rest.canBeBooked as boolean | undefined),
-    mustBeBooked: flag(rest.mustBeBooked as boolean | undefined),
-    exclusiveUsage: flag(rest.exclusiveUsage as boolean | undefined),
-    visibleForMembers: flag(rest.visibleForMembers as boolean | undefined),
-    metadata: jsonText(rest.metadata),
-    switchOnCodeEncrypted: secret === undefined ? undefined : ctx.tokens.seal(secret),
-  });
+  return writeColumns(
+    {
+      ...rest,
+      description: sanitizeRichText(rest.description as string | null | undefined),
+      notes: sanitizeRichText(rest.notes as string | null | undefined),
+      maintenanceNotes: sanitizeRichText(rest.maintenanceNotes as string | null | undefined),
+      metadata: jsonText(rest.metadata),
+      switchOnCodeEncrypted: secret === undefined ? undefined : ctx.tokens.seal(secret),
+    },
+    ['requiresTraining', 'canBeBooked', 'mustBeBooked', 'exclusiveUsage', 'visibleForMembers'],
+  );
 }
 
 export async function insertResource(

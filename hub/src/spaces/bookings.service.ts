@@ -12,7 +12,7 @@ import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
-import { flags, pick, stamps } from './row-record.js';
+import { accountOrOwn, flags, inAccount, pick, stamps } from './row-record.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
 
@@ -37,12 +37,7 @@ export function bookingRecord(row: BookingRow): BookingRecord {
 }
 
 /** Bookings the caller sees: admins their account's, members their own (DESIGN 4). */
-export function visibleBookings(db: Db, caller: Caller) {
-  let query = db.selectFrom('bookings');
-  if (!caller.superuser) query = query.where('bookings.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('bookings.member', '=', caller.memberId);
-  return query;
-}
+export const visibleBookings = (db: Db, caller: Caller) => accountOrOwn(db, 'bookings', caller);
 
 /** The list's time range (`from`/`until` are aliases) and space filters. */
 export function bookingFilters(
@@ -238,13 +233,7 @@ export async function createBooking(
   const memberId = input.member ?? caller.memberId;
   if (memberId !== caller.memberId && !privileged) throw forbidden('Members may book only for themselves');
   const resource = await bookableResource(trx, caller, input.resource);
-  const member = await trx
-    .selectFrom('members')
-    .select(['id', 'state'])
-    .where('id', '=', memberId)
-    .where('account', '=', resource.account)
-    .executeTakeFirst();
-  if (!member)
+  if (!(await inAccount(trx, 'members', memberId, resource.account)))
     throw unprocessable(`Member ${memberId} does not exist in this account`, {
       rule: 'unknownMember',
       unknownMember: true,

@@ -2,12 +2,12 @@ import type { BillingSettingsRecord, HolidayRecord, OpeningHour, SpaceRecord } f
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
-import { defined, flag } from '../db/crud.js';
+import { defined } from '../db/crud.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
 import { conflict, unprocessable } from '../errors.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { hashToken, type TokenBox } from '../secrets.js';
-import { flags, pick, stamps } from './row-record.js';
+import { flags, pick, stamps, writeColumns } from './row-record.js';
 import { localDateTime } from './zoned-time.js';
 
 export type SpaceRow = Selectable<SpacesTable>;
@@ -61,14 +61,8 @@ export function visibleSpaces(db: Db, caller: Caller) {
 }
 
 /** Space fields from an API body: booleans as 0/1, only what was sent. */
-export function spaceColumns(input: Record<string, unknown>) {
-  const { lockVersion: _, ...fields } = input;
-  return defined({
-    ...fields,
-    bookingOpeningHours: flag(fields.bookingOpeningHours as boolean | undefined),
-    bookingRefundable: flag(fields.bookingRefundable as boolean | undefined),
-  });
-}
+export const spaceColumns = (input: Record<string, unknown>) =>
+  writeColumns(input, ['bookingOpeningHours', 'bookingRefundable']);
 
 /** Creates a space and its billing settings (in the caller's transaction). */
 export async function createSpace(trx: Db, caller: Caller, input: Record<string, unknown>, at: string) {
@@ -309,14 +303,8 @@ export async function ensureBillingSettings(
   }
 }
 
-export function billingColumns(input: Record<string, unknown>) {
-  const { lockVersion: _, ...fields } = input;
-  return defined({
-    ...fields,
-    stripeLivemode: flag(fields.stripeLivemode as boolean | undefined),
-    enableSepa: flag(fields.enableSepa as boolean | undefined),
-  });
-}
+export const billingColumns = (input: Record<string, unknown>) =>
+  writeColumns(input, ['stripeLivemode', 'enableSepa']);
 
 /** `DELETE .../billing-settings/stripe`: clears the payment-provider connection only. */
 export async function clearStripe(db: Db, settingsId: number, stamp: Stamp) {
