@@ -236,7 +236,7 @@ describeEachDialect('admin edits of bookings, resource logs and resource state',
     expect(sent[0].details.member).toMatchObject({ id: bo.id });
   });
 
-  it('DELETE /resource-logs/{id}: admins only, sends resourceLog_deleted, and lastUsed falls back', async () => {
+  it('DELETE /resource-logs/{id}: admins only, not a running session, sends resourceLog_deleted, and lastUsed falls back', async () => {
     const lathe = await resource();
     const mia = await member();
     const first = await ok(
@@ -257,6 +257,18 @@ describeEachDialect('admin edits of bookings, resource logs and resource state',
     const hooked = await hook('resourceLog');
 
     expect((await api(mia.token, 'DELETE', `/resource-logs/${second.id}`)).statusCode).toBe(403);
+    // A session still running stays: its bridge stops it.
+    const running = await api(owner, 'DELETE', `/resource-logs/${second.id}`);
+    expect(running.statusCode).toBe(409);
+    expect(running.json().data).toMatchObject({ runningSession: true });
+    await ok(await api(owner, 'GET', `/resource-logs/${second.id}`));
+    await ok(
+      await api(owner, 'PUT', `/resource-logs/${second.id}`, {
+        stoppedAt: new Date().toISOString(),
+        stopType: 'normal',
+        lockVersion: 1,
+      }),
+    );
     await ok(await api(owner, 'DELETE', `/resource-logs/${second.id}`), 204);
     expect((await api(owner, 'GET', `/resource-logs/${second.id}`)).statusCode).toBe(404);
     expect((await ok(await api(owner, 'GET', `/resources/${lathe.id}`))).lastUsed).toMatchObject({
@@ -264,10 +276,15 @@ describeEachDialect('admin edits of bookings, resource logs and resource state',
       stopType: 'automatic',
     });
 
-    const sent = await events(hooked, 1);
-    expect(sent.map((e) => e.type)).toEqual(['resourceLog_deleted']);
-    expect(sent[0].details.log).toMatchObject({ id: second.id, resource: lathe.id, member: mia.id });
-    expect(sent[0].details.resource).toMatchObject({ id: lathe.id });
+    const sent = await events(hooked, 2);
+    expect(sent.map((e) => e.type)).toEqual(['resourceLog_updated', 'resourceLog_deleted']);
+    expect(sent[1].details.log).toMatchObject({
+      id: second.id,
+      resource: lathe.id,
+      member: mia.id,
+      stopType: 'normal',
+    });
+    expect(sent[1].details.resource).toMatchObject({ id: lathe.id });
   });
 
   it('locking and unlocking a resource writes resourceDisabled and resourceEnabled logs with their events', async () => {

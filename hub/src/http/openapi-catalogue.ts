@@ -1016,6 +1016,7 @@ const spacesAndResourcesAdded: Record<string, CatalogueEntry> = {
     summary: 'Delete a resource log',
     description: 'Sends `resourceLog_deleted` with the log as it was. Answers 204.',
     admins: true,
+    errors: { 409: 'The log’s session is still running (`data.runningSession`): stop it first.' },
   },
 };
 

@@ -1,6 +1,6 @@
 import type { Db } from '../db/crud.js';
 import { jsonText } from '../db/crud.js';
-import { unprocessable } from '../errors.js';
+import { conflict, unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { inAccount } from '../spaces/row-record.js';
 import { emitResourceLog, insertLog, type ResourceLogRow, resourceLogRecord } from './resource-logs.js';
@@ -86,8 +86,15 @@ export async function logChanged(trx: Db, after: ResourceLogRow) {
   await emitResourceLog(trx, 'resourceLog_updated', after);
 }
 
-/** Before a log is deleted: resourceLog_deleted with the log as it was. */
+/**
+ * Before a log is deleted: a session still running stays (its bridge will stop it: 409); else
+ * resourceLog_deleted goes out with the log as it was.
+ */
 export function logRemoved(trx: Db, row: ResourceLogRow) {
+  if (row.type === 'allowed' && row.stoppedAt === null)
+    throw conflict('The session of this log is still running; stop it (or correct stoppedAt) first', {
+      runningSession: true,
+    });
   return emitResourceLog(trx, 'resourceLog_deleted', row);
 }
 

@@ -64,7 +64,7 @@ export const resourceLogs = collection({
     written: (trx, _before, after) => logChanged(trx, after),
   },
   remove: {
-    note: 'Sends resourceLog_deleted with the log as it was; charges made for it stay.',
+    note: 'Not while its session runs (409). Sends resourceLog_deleted with the log as it was; charges made for it stay.',
     before: (trx, row) => logRemoved(trx, row),
     after: (trx, row) => refreshLastUsed(trx, row.resource),
   },
