@@ -326,4 +326,29 @@ describeEachDialect('admin edits of bookings, resource logs and resource state',
       ['resource_updated', 'active'],
     ]);
   });
+
+  it('a refused change of billing settings by the space path writes nothing, not even the default settings', async () => {
+    // A space made before billing settings existed (as `init` makes its first space).
+    const db = t.hub.ctx.db;
+    await db.deleteFrom('space_billing_settings').where('space', '=', t.owner.spaceId).execute();
+    const count = async () =>
+      (
+        await db
+          .selectFrom('space_billing_settings')
+          .select('id')
+          .where('space', '=', t.owner.spaceId)
+          .execute()
+      ).length;
+    const mia = await member();
+    const path = `/spaces/${t.owner.spaceId}/billing-settings`;
+    expect((await api(mia.token, 'PUT', path, { currency: 'USD', lockVersion: 1 })).statusCode).toBe(403);
+    expect((await api(owner, 'PUT', path, { currency: 'USD', lockVersion: 7 })).statusCode).toBe(409);
+    expect(await count()).toBe(0);
+    // The first change made with the new settings' version goes through.
+    expect(await ok(await api(owner, 'PUT', path, { currency: 'USD', lockVersion: 1 }))).toMatchObject({
+      currency: 'USD',
+      lockVersion: 2,
+    });
+    expect(await count()).toBe(1);
+  });
 });

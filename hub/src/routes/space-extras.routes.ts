@@ -19,6 +19,7 @@ import { calendarFeed } from '../spaces/calendar.js';
 import { openingHoursProblems } from '../spaces/schedule.js';
 import {
   billingSettingsRecord,
+  billingSettingsToChange,
   calendarPath,
   clearStripe,
   ensureBillingSettings,
@@ -124,7 +125,11 @@ export function registerSpaceExtras(
       },
     },
     async (request) => {
-      const settings = await settingsOf(request, request.params.spaceId);
+      // 404, then 403, then 409 before the settings are made: a refused change writes nothing.
+      const space = await spaceOf(request, request.params.spaceId);
+      adminOnly(callerOf(request));
+      const at = ctx.clock.now().toISOString();
+      const settings = await billingSettingsToChange(ctx.db, space, request.body.lockVersion, at);
       return updateIn(c.billingSettings, ctx, request, {}, settings.id, request.body);
     },
   );

@@ -4,7 +4,7 @@ import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
-import { conflict, unprocessable } from '../errors.js';
+import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { hashToken, type TokenBox } from '../secrets.js';
 import { flags, pick, stamps, writeColumns } from './row-record.js';
@@ -301,6 +301,27 @@ export async function ensureBillingSettings(
     if (row) return row;
     throw err;
   }
+}
+
+/**
+ * The space's billing settings for a change by the space's path: made with defaults when missing,
+ * unless the change could not apply to them (a lockVersion other than a new row's 1: 409, and
+ * nothing is written).
+ */
+export async function billingSettingsToChange(
+  db: Db,
+  space: { id: number; account: number },
+  lockVersion: number,
+  at: string,
+): Promise<BillingSettingsRow> {
+  const found = await db
+    .selectFrom('space_billing_settings')
+    .selectAll()
+    .where('space', '=', space.id)
+    .executeTakeFirst();
+  if (found) return found;
+  if (lockVersion !== 1) throw staleLockVersion();
+  return ensureBillingSettings(db, space, at);
 }
 
 export const billingColumns = (input: Record<string, unknown>) =>
