@@ -59,6 +59,7 @@ describeEachDialect('spaces area: every path answers its status', (dialect) => {
     expect((await t.app.inject({ method: 'GET', url: new URL(calendarUrl).pathname })).statusCode).toBe(404);
 
     const billing = await step('GET', `${s}/billing-settings`, 200);
+    await step('GET', `/space-billing-settings/${billing.id}`, 200);
     await step('PUT', `/space-billing-settings/${billing.id}`, 200, { taxPercent: '20', lockVersion: 1 });
     await step('PUT', `${s}/billing-settings`, 200, { currency: 'EUR', lockVersion: 2 });
     await step('DELETE', `/space/${ids.space}/billing-settings/stripe`, 204);
@@ -92,6 +93,9 @@ describeEachDialect('spaces area: every path answers its status', (dialect) => {
     await step('GET', `/bookings?resource=${ids.resource}&member=${mia.memberId}&state=confirmed`, 200);
     await step('GET', `/bookings/${booking.id}`, 200, undefined, mia.token);
     await step('PUT', `/bookings/${booking.id}`, 200, { state: 'cancelled', lockVersion: 1 }, mia.token);
+    await step('DELETE', `/bookings/${booking.id}`, 403, undefined, mia.token);
+    await step('DELETE', `/bookings/${booking.id}`, 204);
+    await step('GET', `/bookings/${booking.id}`, 404);
 
     await step('DELETE', s, 204);
     await step('GET', s, 404);

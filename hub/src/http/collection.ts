@@ -21,6 +21,9 @@ type Query = Record<string, unknown>;
 /** Who may write: admins and owners of the account (the default), or any member who sees the record. */
 export type WriteRule = 'admin' | 'member';
 
+/** The operations of a collection, as an alias names those it also answers. */
+export type Part = 'list' | 'get' | 'create' | 'update' | 'remove';
+
 /**
  * One record collection of the API, declared once (docs/ARCHITECTURE.md): its table, how the
  * caller's view is scoped, its record, and what is special about writing it. `collectionRoutes`
@@ -44,25 +47,35 @@ export interface Collection<T extends Table, Rec = unknown> {
   /** Path parameters before the id (a parent record), e.g. `{ memberId }`. */
   parent?: z.ZodRawShape;
   /**
+   * Other spellings of `path` (the same parameters) and the operations each also answers, run by
+   * the same handlers, e.g. the spec's singular `{ path: '/space/:spaceId/holidays', parts:
+   * ['update', 'remove'] }`. Their docs name the main path.
+   */
+  aliases?: { path: string; parts: readonly Part[] }[];
+  /**
    * The rows the caller sees, as a select from `table` (tenant scoping). May read the parent
    * from `params` and throw 404 when the caller does not see it. Reads through `db` (a
    * transaction when called from a write's hooks: SQLite has one connection).
    */
   scope(ctx: HubServices, caller: Caller, params: Params, db: Db): Scope<T> | Promise<Scope<T>>;
-  /** Records from rows (a page at a time, so extra reads are made once per page). */
+  /**
+   * Records from rows (a page at a time, so extra reads are made once per page). `request` is
+   * the HTTP request, for records with absolute links (absent when called outside a request).
+   */
   records(
     ctx: HubServices,
     rows: RowOf<T>[],
     caller: Caller,
     embed: readonly string[],
+    request?: FastifyRequest,
   ): Rec[] | Promise<Rec[]>;
   list?: {
     /** Query parameters beside limit, offset and q. */
     query?: z.ZodRawShape;
     /** Query parameters that select rows whose column of the same name equals them. */
     equals?: z.ZodRawShape;
-    /** Applies the other filters of `query` (and `q`, when no `search` column is named) to the scoped rows. */
-    where?(base: Scope<T>, query: Query, ctx: HubServices, caller: Caller): Scope<T>;
+    /** Applies the other filters of `query` (and `q`, when no `search` column is named) to the scoped rows (`params`: the path's, e.g. the parent). */
+    where?(base: Scope<T>, query: Query, ctx: HubServices, caller: Caller, params: Params): Scope<T> | Promise<Scope<T>>;
     /** The column `q` searches (contains, case-insensitive); none: `q` is ignored. */
     search?: string;
     /**
@@ -72,11 +85,14 @@ export interface Collection<T extends Table, Rec = unknown> {
     order?: Order | ((query: Query) => Order);
     /** Who may list: the default `member` shows each caller their own view. */
     rule?: WriteRule;
+    /** A sentence added to the generated description in the docs (here and on the parts below). */
+    note?: string;
   };
   create?: {
     /** None: the create takes no body (a record with defaults that the client then edits). */
     body?: z.ZodType;
     rule?: WriteRule;
+    note?: string;
     /** Writes the record (inside a transaction that also takes its events) and answers its row. */
     insert(
       trx: Db,
@@ -88,6 +104,7 @@ export interface Collection<T extends Table, Rec = unknown> {
   update?: {
     body: z.ZodType;
     rule?: WriteRule;
+    note?: string;
     /**
      * The columns to change from the body (lockVersion is handled here); may check the change
      * against the row and throw. Without it, the body's fields (less lockVersion) are the columns.
@@ -102,19 +119,25 @@ export interface Collection<T extends Table, Rec = unknown> {
     /** Shapes the answer from the record and the row before and after (e.g. a new secret shown once). */
     answer?(record: any, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): unknown;
     /** Runs after the write, in its transaction (events). */
-    written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): Promise<unknown>;
+    written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices, caller: Caller): Promise<unknown>;
   };
   remove?: {
     rule?: WriteRule;
+    note?: string;
     /** Runs before the delete, in its transaction: refuses (409) or takes dependent rows along. */
     before?(trx: Db, row: RowOf<T>, ctx: HubServices, caller: Caller): Promise<unknown>;
     /** Try again when PostgreSQL broke a deadlock with it (e.g. with a worker holding dependent rows). */
     retry?: boolean;
     /** Runs after the delete, in its transaction (events). */
-    after?(trx: Db, row: RowOf<T>, ctx: HubServices): Promise<unknown>;
+    after?(trx: Db, row: RowOf<T>, ctx: HubServices, caller: Caller): Promise<unknown>;
   };
-  /** Runs (and is awaited) after every committed write: e.g. `ctx.events.accessChanged(row.account)`. */
-  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove'): unknown;
+  /**
+   * Runs after every committed write, before the answer: e.g. `ctx.events.accessChanged(row.account)`,
+   * or a push to a bridge (awaited when it answers a promise).
+   */
+  committed?(ctx: HubServices, row: RowOf<T>, write: 'create' | 'update' | 'remove', caller: Caller): unknown;
+  /** Query parameters of list and get that shape the records (e.g. `resolve`); `records` reads them from the request. */
+  recordQuery?: z.ZodRawShape;
   /** Related records a client may ask for with `embed=` (list and get); `records` gets the names. */
   embeds?: readonly [string, ...string[]];
   /**
@@ -199,19 +222,57 @@ export async function findIn<T extends Table>(
 const named = (what: string, names: readonly string[]) =>
   names.length === 0 ? '' : ` ${what}: ${names.map((n) => `\`${n}\``).join(', ')}.`;
 
-function refused<T extends Table>(c: Collection<T>, err: unknown): never {
+function refused<T extends Table>(c: Collection<T, any>, err: unknown): never {
   c.refuse?.(err);
   throw err;
 }
 
-async function one<T extends Table>(
-  c: Collection<T>,
+async function one<T extends Table, Rec>(
+  c: Collection<T, Rec>,
   ctx: HubServices,
   caller: Caller,
   row: RowOf<T>,
   embed: readonly string[] = [],
+  request?: FastifyRequest,
 ) {
-  return (await c.records(ctx, [row], caller, embed))[0];
+  return (await c.records(ctx, [row], caller, embed, request))[0];
+}
+
+/**
+ * A collection's update of the record with this id as the caller sees it (404, 403, 409 as the
+ * PUT route answers them); for plain routes that change the same record by another path.
+ */
+export async function updateIn<T extends Table, Rec>(
+  c: Collection<T, Rec>,
+  ctx: HubServices,
+  request: FastifyRequest,
+  params: Params,
+  id: number,
+  body: unknown,
+): Promise<Rec> {
+  const update = c.update;
+  if (!update) throw new Error(`${c.noun}: no update declared`);
+  const caller = callerOf(request);
+  const before = await findIn(c, ctx, caller, params, id);
+  allowed(caller, update.rule);
+  const { lockVersion, ...fields } = body as { lockVersion: number } & Record<string, unknown>;
+  const rowId = (before as { id: number }).id;
+  const after = await ctx.events.transaction(async (trx) => {
+    if (update.write) await update.write(trx, before, body, { ctx, caller });
+    else {
+      const columns = update.columns ? await update.columns(body, before, { ctx, caller, trx }) : fields;
+      await updateRow(trx, c.table, rowId, lockVersion, columns, {
+        at: ctx.clock.now().toISOString(),
+        by: caller.memberId,
+      }).catch((err) => refused(c, err));
+    }
+    const row = (await findRow(trx.selectFrom(c.table) as Scope<T>, c.table, rowId)) as RowOf<T>;
+    await update.written?.(trx, before, row, ctx, caller);
+    return row;
+  });
+  await c.committed?.(ctx, after, 'update', caller);
+  const record = await one(c, ctx, caller, after, [], request);
+  return (update.answer ? update.answer(record, before, after, ctx) : record) as Rec;
 }
 
 /** The routes of one collection (and its OpenAPI entries). */
@@ -219,37 +280,56 @@ export function collectionRoutes<T extends Table>(ctx: HubServices, c: Collectio
   return async (app) => registerCollection(app, ctx, c);
 }
 
+const allParts: readonly Part[] = ['list', 'get', 'create', 'update', 'remove'];
+
 export function registerCollection<T extends Table>(
   app: FastifyInstance,
   ctx: HubServices,
   c: Collection<T>,
+): void {
+  registerAt(app, ctx, c, c.path, allParts, '');
+  for (const alias of c.aliases ?? []) {
+    registerAt(app, ctx, c, alias.path, alias.parts, ` Also at ${c.path.replace(/:(\w+)/g, '{$1}')}.`);
+  }
+}
+
+/** The operations `parts` of a collection at one path (its own, or an alias with `aka` in the docs). */
+function registerAt<T extends Table>(
+  app: FastifyInstance,
+  ctx: HubServices,
+  c: Collection<T>,
+  path: string,
+  parts: readonly Part[],
+  aka: string,
 ): void {
   const parent = z.object(c.parent ?? {});
   const withId = parent.extend({ [c.id]: idSchema });
   const tags = [c.tag];
   const idOf = (request: FastifyRequest) => (request.params as Params)[c.id];
   const paramsOf = (request: FastifyRequest) => request.params as Params;
-  const itemPath = `${c.path}/:${c.id}`;
+  const itemPath = `${path}/:${c.id}`;
   const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
   const noun = c.noun.toLowerCase();
+  const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
 
-  if (c.list) {
+  if (c.list && parts.includes('list')) {
     const list = c.list;
     const orderOf =
       typeof list.order === 'function'
         ? list.order
         : () => (list.order as Order | undefined) ?? [['id', 'asc']];
     app.get(
-      c.path,
+      path,
       {
         schema: {
           tags,
           summary: `List ${c.nouns}`,
-          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}`,
+          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
           ...(c.parent ? { params: parent } : {}),
           querystring: z.object({
             ...pageParams,
             ...(c.embeds ? { embed: embedParam(c.embeds) } : {}),
+            ...c.recordQuery,
             ...list.equals,
             ...list.query,
           }),
@@ -267,7 +347,7 @@ export function registerCollection<T extends Table>(
           if (query[column] !== undefined)
             base = base.where(column as any, '=', query[column] as never) as Scope<T>;
         }
-        if (list.where) base = list.where(base, query, ctx, caller);
+        if (list.where) base = await list.where(base, query, ctx, caller, paramsOf(request));
         if (list.search && query.q) {
           const column = list.search;
           base = base.where((eb) =>
@@ -290,45 +370,55 @@ export function registerCollection<T extends Table>(
           page.rows as RowOf<T>[],
           caller,
           (query.embed as string[]) ?? [],
+          request,
         );
         return sendPage(request, reply, page, records, ctx.publicUrl);
       },
     );
   }
 
-  app.get(
-    itemPath,
-    {
-      schema: {
-        tags,
-        summary: `Get ${a} ${noun}`,
-        description: `The ${noun} with this id, if the caller sees it (404 otherwise).`,
-        params: withId,
-        ...(c.embeds ? { querystring: z.object({ embed: embedParam(c.embeds) }) } : {}),
-        response: { 200: c.record },
+  if (parts.includes('get')) {
+    app.get(
+      itemPath,
+      {
+        schema: {
+          tags,
+          summary: `Get ${a} ${noun}`,
+          description: `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`,
+          params: withId,
+          ...(c.embeds || c.recordQuery
+            ? {
+                querystring: z.object({
+                  ...(c.embeds ? { embed: embedParam(c.embeds) } : {}),
+                  ...c.recordQuery,
+                }),
+              }
+            : {}),
+          response: { 200: c.record },
+        },
       },
-    },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const caller = callerOf(request);
-      const embed = (request.query as { embed?: string[] } | undefined)?.embed ?? [];
-      if (c.hot?.get && embed.length === 0) {
-        const json = await c.hot.get(ctx, caller, idOf(request));
-        if (json !== undefined) return sendJson(reply, json);
-      }
-      const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
-      return one(c, ctx, caller, row, embed);
-    },
-  );
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const caller = callerOf(request);
+        const embed = (request.query as { embed?: string[] } | undefined)?.embed ?? [];
+        if (c.hot?.get && embed.length === 0) {
+          const json = await c.hot.get(ctx, caller, idOf(request));
+          if (json !== undefined) return sendJson(reply, json);
+        }
+        const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
+        return one(c, ctx, caller, row, embed, request);
+      },
+    );
+  }
 
-  if (c.create) {
+  if (c.create && parts.includes('create')) {
     const create = c.create;
     app.post(
-      c.path,
+      path,
       {
         schema: {
           tags,
           summary: `Create ${a} ${noun}`,
-          description: `Creates ${a} ${noun}${create.rule === 'member' ? '' : ' (admins and owners)'}; answers it with 201.`,
+          description: `Creates ${a} ${noun}${create.rule === 'member' ? '' : ' (admins and owners)'}; answers it with 201.${more(create.note)}`,
           ...(c.parent ? { params: parent } : {}),
           ...(create.body ? { body: create.body } : {}),
           response: { 201: c.record },
@@ -344,14 +434,14 @@ export function registerCollection<T extends Table>(
         const row = await ctx.events
           .transaction((trx) => create.insert(trx, { ctx, caller, body: request.body, params, at }))
           .catch((err) => refused(c, err));
-        await c.committed?.(ctx, row, 'create');
-        const record = await one(c, ctx, caller, row);
+        await c.committed?.(ctx, row, 'create', caller);
+        const record = await one(c, ctx, caller, row, [], request);
         return reply.code(201).send(create.answer ? create.answer(record, row, ctx) : record);
       },
     );
   }
 
-  if (c.update) {
+  if (c.update && parts.includes('update')) {
     const update = c.update;
     app.put(
       itemPath,
@@ -359,45 +449,18 @@ export function registerCollection<T extends Table>(
         schema: {
           tags,
           summary: `Update ${a} ${noun}`,
-          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}`,
+          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
           params: withId,
           body: update.body,
           response: { 200: c.record },
         },
       },
-      async (request: FastifyRequest) => {
-        const caller = callerOf(request);
-        const params = paramsOf(request);
-        const before = await findIn(c, ctx, caller, params, idOf(request));
-        allowed(caller, update.rule);
-        const { lockVersion, ...fields } = request.body as { lockVersion: number } & Record<string, unknown>;
-        const after = await ctx.events.transaction(async (trx) => {
-          if (update.write) await update.write(trx, before, request.body, { ctx, caller });
-          else {
-            const columns = update.columns
-              ? await update.columns(request.body, before, { ctx, caller, trx })
-              : fields;
-            await updateRow(trx, c.table, (before as { id: number }).id, lockVersion, columns, {
-              at: ctx.clock.now().toISOString(),
-              by: caller.memberId,
-            }).catch((err) => refused(c, err));
-          }
-          const row = (await findRow(
-            trx.selectFrom(c.table) as Scope<T>,
-            c.table,
-            (before as { id: number }).id,
-          )) as RowOf<T>;
-          await update.written?.(trx, before, row, ctx);
-          return row;
-        });
-        await c.committed?.(ctx, after, 'update');
-        const record = await one(c, ctx, caller, after);
-        return update.answer ? update.answer(record, before, after, ctx) : record;
-      },
+      async (request: FastifyRequest) =>
+        updateIn(c, ctx, request, paramsOf(request), idOf(request), request.body),
     );
   }
 
-  if (c.remove) {
+  if (c.remove && parts.includes('remove')) {
     const remove = c.remove;
     app.delete(
       itemPath,
@@ -405,7 +468,7 @@ export function registerCollection<T extends Table>(
         schema: {
           tags,
           summary: `Delete ${a} ${noun}`,
-          description: `Deletes the ${noun}${remove.rule === 'member' ? '' : ' (admins and owners)'}; answers 204.`,
+          description: `Deletes the ${noun}${remove.rule === 'member' ? '' : ' (admins and owners)'}; answers 204.${more(remove.note)}`,
           params: withId,
         },
       },
@@ -417,10 +480,10 @@ export function registerCollection<T extends Table>(
           ctx.events.transaction(async (trx) => {
             await remove.before?.(trx, row, ctx, caller);
             await deleteRow(trx, c.table, (row as { id: number }).id);
-            await remove.after?.(trx, row, ctx);
+            await remove.after?.(trx, row, ctx, caller);
           });
         await (remove.retry ? retryOnConflict(write) : write());
-        await c.committed?.(ctx, row, 'remove');
+        await c.committed?.(ctx, row, 'remove', caller);
         return reply.code(204).send();
       },
     );

@@ -1131,6 +1131,33 @@ const memberSubresources: Record<string, CatalogueEntry> = {
   },
 };
 
+/** Operations the spaces, bookings and resources collections added (generated summaries win; errors and examples from here). */
+const spacesAndResourcesAdded: Record<string, CatalogueEntry> = {
+  'GET /space-billing-settings/:billingSettingsId': {
+    summary: 'Get billing settings by their id',
+    description: 'The same as GET /spaces/{spaceId}/billing-settings.',
+  },
+  'DELETE /bookings/:bookingId': {
+    summary: 'Delete a booking',
+    description:
+      'Removes the booking (members cancel with PUT `state: cancelled` instead). Sends `booking_deleted`. Answers 204.',
+    admins: true,
+  },
+  'PUT /resource-logs/:logId': {
+    summary: 'Correct a resource log',
+    description: `${locked} \`originalMember\` keeps the member the log was first recorded for; sends \`resourceLog_updated\`.`,
+    admins: true,
+    errors: { 422: 'The member does not exist in this account, or `stoppedAt` is before `createdAt`.' },
+    body: { lockVersion: 2, member: 42, stoppedAt: '2026-11-21T15:30:00Z', stopType: 'normal' },
+  },
+  'DELETE /resource-logs/:logId': {
+    summary: 'Delete a resource log',
+    description: 'Sends `resourceLog_deleted` with the log as it was. Answers 204.',
+    admins: true,
+    errors: { 409: 'The log’s session is still running (`data.runningSession`): stop it first.' },
+  },
+};
+
 /** Other spellings of the same operations: the spec’s singular /space paths and Fabman’s bridge path. */
 const aliases: Record<string, string> = {
   'PUT /space/:spaceId/holidays/:holidayId': 'PUT /spaces/:spaceId/holidays/:holidayId',
@@ -1147,6 +1174,7 @@ const byOperation: Record<string, CatalogueEntry> = {
   ...bridge,
   ...webhooks,
   ...spaces,
+  ...spacesAndResourcesAdded,
   ...training,
   ...billing,
   ...signIn,

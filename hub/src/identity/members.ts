@@ -322,17 +322,14 @@ export async function writeMemberFields(
   try {
     await updateRow(db, 'members', current.id, current.lockVersion, columns(fields), stamp);
   } catch (err) {
-    duplicateEmail(err);
+    refuseDuplicateEmail(err);
+    throw err;
   }
   const row = await db
     .selectFrom('members')
     .selectAll()
     .where('id', '=', current.id)
     .executeTakeFirstOrThrow();
-  await emitEvent(db, {
-    account: row.account,
-    type: 'member_updated',
-    details: { member: memberRecord(row) },
-  });
+  await emitMember(db, 'member_updated', row);
   return row;
 }

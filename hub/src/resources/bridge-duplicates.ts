@@ -1,5 +1,4 @@
 import type { HubContext } from '../context.js';
-import { now } from '../db/crud.js';
 import { insertLog } from './resource-logs.js';
 
 /**
@@ -11,7 +10,7 @@ export async function recordDuplicateDevice(
   resourceId: number,
   seen: { addresses: [string, string]; takeovers: number; firstOfEpisode: boolean },
 ): Promise<void> {
-  const at = now();
+  const at = ctx.clock.now().toISOString();
   await ctx.events.transaction(async (trx) => {
     const bridge = await trx
       .updateTable('bridges')
@@ -26,6 +25,7 @@ export async function recordDuplicateDevice(
       type: 'pairing',
       createdAt: at,
       stoppedAt: at,
+      updatedAt: at,
       notes: `Two devices use this bridge's key (${seen.addresses.join(' and ')}): they took the connection from each other ${seen.takeovers} times within a minute. Pair the real device again (a new key cuts the other one off).`,
       metadata: { duplicateDevice: { addresses: seen.addresses, takeovers: seen.takeovers } },
     });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { bool, type Db, now } from '../db/crud.js';
+import { type Db, now } from '../db/crud.js';
+import { flags, pick } from '../spaces/row-record.js';
 import type { BridgesTable } from '../db/schema.js';
 import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
 import type { WebhookEventType } from '@makerspace/shared';
@@ -11,22 +12,23 @@ export type BridgeRow = Selectable<BridgesTable>;
 
 export function bridgeRecord(row: BridgeRow) {
   return {
-    resource: row.resource,
-    serialNumber: row.serialNumber,
+    ...pick(row, [
+      'resource',
+      'serialNumber',
+      'agentVersion',
+      'lastSeenAt',
+      'configVersion',
+      'duplicateDeviceAt',
+      'createdAt',
+      'updatedAt',
+    ]),
     // 0 stores "no offline detection" (PUT with heartbeatInterval: null).
     heartbeatInterval: row.heartbeatInterval > 0 ? row.heartbeatInterval : null,
-    inUse: bool(row.inUse),
-    offline: bool(row.offline),
+    ...flags(row, ['inUse', 'offline']),
     hasAPIKey: true,
-    agentVersion: row.agentVersion,
-    lastSeenAt: row.lastSeenAt,
-    configVersion: row.configVersion,
-    duplicateDeviceAt: row.duplicateDeviceAt,
     duplicateDeviceAddresses: row.duplicateDeviceAddresses
       ? (JSON.parse(row.duplicateDeviceAddresses) as string[])
       : [],
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
   };
 }
 
@@ -35,6 +37,13 @@ export const heartbeatColumn = (seconds: number | null): number => seconds ?? 0;
 
 export function newBridgeKey(): string {
   return randomBytes(24).toString('base64url');
+}
+
+/** Deletes a resource's bridge (its key stops working); answers the row it was, if any. */
+export async function deleteBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
+  const bridge = await findBridge(db, resourceId);
+  if (bridge) await db.deleteFrom('bridges').where('resource', '=', resourceId).execute();
+  return bridge;
 }
 
 export async function findBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
@@ -51,9 +60,9 @@ export async function createBridge(
     serialNumber?: string | null;
     heartbeatInterval?: number | null;
   },
+  at: string = now(),
 ): Promise<{ row: BridgeRow; apiKey: string }> {
   const apiKey = newBridgeKey();
-  const at = now();
   const row = await db
     .insertInto('bridges')
     .values({
@@ -74,7 +83,29 @@ export async function createBridge(
   return { row, apiKey };
 }
 
-export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number): Promise<string> {
+/** Changes a bridge's serial number or heartbeat; its config version goes up (the agent works from it). */
+export async function updateBridge(
+  db: Db,
+  resource: number,
+  changes: { serialNumber?: string | null; heartbeatInterval?: number | null },
+  at: string,
+): Promise<void> {
+  const { heartbeatInterval, ...rest } = changes;
+  const columns =
+    heartbeatInterval !== undefined ? { ...rest, heartbeatInterval: heartbeatColumn(heartbeatInterval) } : rest;
+  await db
+    .updateTable('bridges')
+    .set((eb) => ({ ...columns, configVersion: eb('configVersion', '+', 1), updatedAt: at }))
+    .where('resource', '=', resource)
+    .execute();
+}
+
+export async function rotateBridgeKey(
+  db: Db,
+  box: TokenBox,
+  resource: number,
+  at: string = now(),
+): Promise<string> {
   const apiKey = newBridgeKey();
   await db
     .updateTable('bridges')
@@ -84,7 +115,7 @@ export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number): 
       apiKeyEncrypted: box.seal(apiKey),
       duplicateDeviceAt: null,
       duplicateDeviceAddresses: null,
-      updatedAt: now(),
+      updatedAt: at,
     })
     .where('resource', '=', resource)
     .execute();

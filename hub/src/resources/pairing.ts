@@ -81,14 +81,15 @@ export async function redeemPairing(ctx: HubContext, code: string) {
       .where('id', '=', pairing.resource)
       .executeTakeFirstOrThrow();
     let apiKey: string;
-    if (await findBridge(trx, resource.id)) apiKey = await rotateBridgeKey(trx, ctx.tokens, resource.id);
+    if (await findBridge(trx, resource.id)) apiKey = await rotateBridgeKey(trx, ctx.tokens, resource.id, at);
     else {
       apiKey = (
-        await createBridge(trx, ctx.tokens, {
-          resource: resource.id,
-          account: resource.account,
-          createdBy: pairing.createdBy,
-        })
+        await createBridge(
+          trx,
+          ctx.tokens,
+          { resource: resource.id, account: resource.account, createdBy: pairing.createdBy },
+          at,
+        )
       ).apiKey;
     }
     await insertLog(trx, {
@@ -98,6 +99,7 @@ export async function redeemPairing(ctx: HubContext, code: string) {
       member: pairing.createdBy,
       createdAt: at,
       stoppedAt: at,
+      updatedAt: at,
       notes: 'A bridge was paired with a pairing code',
     });
     return { resource, apiKey };

@@ -1,10 +1,10 @@
 import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
-import type { Selectable } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
-import type { ResourceLogsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
-import { notFound } from '../errors.js';
+import type { Database, ResourceLogsTable } from '../db/schema.js';
+import type { Caller } from '../identity/caller.js';
+import { accountOrOwn } from '../spaces/row-record.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
 import { emitEvent } from '../db/outbox.js';
 import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';
@@ -47,17 +47,17 @@ export function resourceLogRecord(row: ResourceLogRow) {
 }
 
 /** Logs the caller sees: admins those of their account, members their own. */
-export function visibleLogs(db: Db, caller: Caller) {
-  let query = db.selectFrom('resource_logs');
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
-  return query;
-}
+export const visibleLogs = (db: Db, caller: Caller) => accountOrOwn(db, 'resource_logs', caller);
 
-export async function findLog(db: Db, caller: Caller, id: number): Promise<ResourceLogRow> {
-  const row = await visibleLogs(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Resource log');
-  return row;
+/** The list's `type` (any of) and `status=active` (sessions still running) filters. */
+export function logFilters(
+  base: SelectQueryBuilder<Database, 'resource_logs', object>,
+  query: { type?: unknown; status?: unknown },
+) {
+  const types = (query.type ?? []) as ResourceLogType[];
+  let q = types.length ? base.where('type', 'in', types) : base;
+  if (query.status === 'active') q = q.where('stoppedAt', 'is', null).where('type', '=', 'allowed');
+  return q;
 }
 
 export interface NewLog {
@@ -74,6 +74,8 @@ export interface NewLog {
   idleDurationSeconds?: number | null;
   clientId?: string | null;
   offline?: boolean;
+  /** The hub's time of the write (the hub's clock); now when absent. */
+  updatedAt?: string;
   updatedBy?: number | null;
 }
 
@@ -102,7 +104,7 @@ export async function insertLogOnce(
   log: NewLog,
   known: KnownRows = {},
 ): Promise<ResourceLogRow | undefined> {
-  const at = now();
+  const at = log.updatedAt ?? now();
   // Every switch-on, tap and ingested log comes through here: plain SQL, no query builder.
   const [row] = await rawRows<ResourceLogRow>(db, INSERT_LOG, [
     log.account,

@@ -1,16 +1,19 @@
 import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
-import { bool, type Db, defined, flag, jsonText, now, parseJson } from '../db/crud.js';
+import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
 import type { ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
+import { inAccount, writeColumns } from '../spaces/row-record.js';
 import { badRequest, notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, totpUri } from './codes.js';
-import type { WebhookEventType } from '@makerspace/shared';
+import type { StopType, WebhookEventType } from '@makerspace/shared';
+import { insertRow } from '../db/collection-rows.js';
 import { emitEvent } from '../db/outbox.js';
 import { webhookReceiver } from '../identity/caller.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
+export type LastUsed = { id: number; at: string; member: number | null; stopType: StopType | null };
 
 export function resourceRecord(row: ResourceRow, ctx: HubContext, caller: Caller) {
   return {
@@ -48,7 +51,7 @@ export function resourceRecord(row: ResourceRow, ctx: HubContext, caller: Caller
     codeMode: row.codeMode as 'static' | 'totp',
     // The code is on the sticker at the machine; the API shows it to admins only (DESIGN 6).
     ...(isAdmin(caller) && caller.accountId === row.account ? adminCodeFields(ctx, row) : {}),
-    lastUsed: null as null | { id: number; at: string; member: number | null },
+    lastUsed: null as null | LastUsed,
     lockVersion: row.lockVersion,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -128,49 +131,31 @@ export async function resourceColumns(
   input: ResourceInput,
   currentMode?: string,
 ) {
-  if (input.space !== undefined) {
-    const space = await ctx.db
-      .selectFrom('spaces')
-      .select('id')
-      .where('id', '=', input.space as number)
-      .where('account', '=', account)
-      .executeTakeFirst();
-    if (!space)
-      throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
-  }
-  if (input.type !== undefined && input.type !== null) {
-    const type = await ctx.db
-      .selectFrom('resource_types')
-      .select('id')
-      .where('id', '=', input.type as number)
-      .where('account', '=', account)
-      .executeTakeFirst();
-    if (!type)
-      throw unprocessable(`Resource type ${input.type} does not exist in this account`, {
-        unknownType: true,
-      });
-  }
+  if (input.space !== undefined && !(await inAccount(ctx.db, 'spaces', input.space as number, account)))
+    throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
+  const type = input.type as number | null | undefined;
+  if (type !== undefined && type !== null && !(await inAccount(ctx.db, 'resource_types', type, account)))
+    throw unprocessable(`Resource type ${type} does not exist in this account`, { unknownType: true });
   const { switchOnCode: _given, ...rest } = input;
   const secret = switchOnSecret(input, currentMode);
-  return defined({
-    ...rest,
-    description: sanitizeRichText(rest.description as string | null | undefined),
-    notes: sanitizeRichText(rest.notes as string | null | undefined),
-    maintenanceNotes: sanitizeRichText(rest.maintenanceNotes as string | null | undefined),
-    requiresTraining: flag(rest.requiresTraining as boolean | undefined),
-    canBeBooked: flag(rest.canBeBooked as boolean | undefined),
-    mustBeBooked: flag(rest.mustBeBooked as boolean | undefined),
-    exclusiveUsage: flag(rest.exclusiveUsage as boolean | undefined),
-    visibleForMembers: flag(rest.visibleForMembers as boolean | undefined),
-    metadata: jsonText(rest.metadata),
-    switchOnCodeEncrypted: secret === undefined ? undefined : ctx.tokens.seal(secret),
-  });
+  return writeColumns(
+    {
+      ...rest,
+      description: sanitizeRichText(rest.description as string | null | undefined),
+      notes: sanitizeRichText(rest.notes as string | null | undefined),
+      maintenanceNotes: sanitizeRichText(rest.maintenanceNotes as string | null | undefined),
+      metadata: jsonText(rest.metadata),
+      switchOnCodeEncrypted: secret === undefined ? undefined : ctx.tokens.seal(secret),
+    },
+    ['requiresTraining', 'canBeBooked', 'mustBeBooked', 'exclusiveUsage', 'visibleForMembers'],
+  );
 }
 
 export async function insertResource(
   ctx: HubContext,
   caller: Caller,
   input: ResourceInput,
+  at: string,
 ): Promise<ResourceRow> {
   const space = await ctx.db
     .selectFrom('spaces')
@@ -181,24 +166,17 @@ export async function insertResource(
   if (!space)
     throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
   const values = await resourceColumns(ctx, space.account, input);
-  const at = now();
-  return ctx.db
-    .insertInto('resources')
-    .values({
-      switchOnCodeEncrypted: ctx.tokens.seal(newSwitchOnCode()),
-      ...(values as any),
-      account: space.account,
-      createdAt: at,
-      updatedAt: at,
-      updatedBy: caller.memberId,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertRow(
+    ctx.db,
+    'resources',
+    { switchOnCodeEncrypted: ctx.tokens.seal(newSwitchOnCode()), ...values, account: space.account },
+    { at, by: caller.memberId },
+  );
 }
 
-/** lastUsed of each resource: its newest allowed log. */
+/** lastUsed of each resource: its newest allowed log, with how it stopped (null while running). */
 export async function lastUsedOf(db: Db, resourceIds: number[]) {
-  const map = new Map<number, { id: number; at: string; member: number | null }>();
+  const map = new Map<number, LastUsed>();
   if (resourceIds.length === 0) return map;
   const rows = await db
     .selectFrom('resources')
@@ -208,10 +186,12 @@ export async function lastUsedOf(db: Db, resourceIds: number[]) {
       'resource_logs.id as id',
       'resource_logs.createdAt as at',
       'resource_logs.member as member',
+      'resource_logs.stopType as stopType',
     ])
     .where('resources.id', 'in', resourceIds)
     .execute();
-  for (const r of rows) map.set(r.resource, { id: r.id, at: r.at, member: r.member });
+  for (const r of rows)
+    map.set(r.resource, { id: r.id, at: r.at, member: r.member, stopType: r.stopType as StopType | null });
   return map;
 }
 

@@ -3,7 +3,7 @@ import type { Command, CommandReply, RelayStateMessage } from '@makerspace/share
 import type { MemberRow, ResourceRow } from '../access/policy.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import type { HubContext } from '../context.js';
-import { type Db, now } from '../db/crud.js';
+import type { Db } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
 import { insertLog, sessionKey, stopLog, updateLog } from './resource-logs.js';
 
@@ -159,7 +159,7 @@ export async function runSwitchOn(
     await updateLog(
       trx,
       entry.id,
-      { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now() },
+      { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: ctx.clock.now().toISOString() },
       { resource, member },
     );
     if (reply) await trx.deleteFrom('pending_switch_ons').where('commandId', '=', commandId).execute();
@@ -196,9 +196,10 @@ async function settleSwitched(trx: Db, pending: PendingRow, late: boolean): Prom
 }
 
 /** The bridge did not carry the switch-on out: the log is denied, the record goes. */
-async function settleFailed(trx: Db, pending: PendingRow, notes: string): Promise<void> {
+async function settleFailed(trx: Db, pending: PendingRow, notes: string, at: Date): Promise<void> {
   if (pending.state !== 'timedOut') {
-    await updateLog(trx, pending.log, { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: now() });
+    const stoppedAt = at.toISOString();
+    await updateLog(trx, pending.log, { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt });
   }
   await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
 }
@@ -218,7 +219,7 @@ export async function settleLateReply(
       .executeTakeFirst();
     if (!pending) return;
     if (reply.ok) await settleSwitched(trx, pending, true);
-    else await settleFailed(trx, pending, failedNotes(reply, 0));
+    else await settleFailed(trx, pending, failedNotes(reply, 0), ctx.clock.now());
   });
 }
 
@@ -259,6 +260,7 @@ export async function reconcileBridge(
             reply
               ? failedNotes(reply, 0)
               : 'The bridge did not carry out the switch-on (the hub restarted or lost the connection before its reply)',
+            ctx.clock.now(),
           );
       });
     }),
@@ -296,7 +298,8 @@ async function closeSessionsNotRunning(ctx: HubContext, resourceId: number, stat
   if (stale.length === 0) return;
   await ctx.events.transaction(async (trx) => {
     for (const log of stale) {
-      const stopped = await stopLog(trx, log.id, { stoppedAt: now(), stopType: 'offline' });
+      const stoppedAt = ctx.clock.now().toISOString();
+      const stopped = await stopLog(trx, log.id, { stoppedAt, stopType: 'offline' });
       if (stopped) await chargeForStoppedSession(trx, ctx, log.id);
     }
   });

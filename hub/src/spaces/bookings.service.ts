@@ -1,16 +1,18 @@
 import type { BookingRecord, WebhookEventType } from '@makerspace/shared';
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { bool, defined, now, updateLocked } from '../db/crud.js';
-import type { BookingsTable, ResourcesTable } from '../db/schema.js';
+import { insertRow } from '../db/collection-rows.js';
+import { bool, defined } from '../db/crud.js';
+import type { BookingsTable, Database, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
-import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
+import { conflict, forbidden, unprocessable } from '../errors.js';
 import { chargeForBooking } from '../billing/charges.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
+import { accountOrOwn, flags, inAccount, pick, stamps } from './row-record.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
 
@@ -19,60 +21,52 @@ type ResourceRow = Selectable<ResourcesTable>;
 
 export function bookingRecord(row: BookingRow): BookingRecord {
   return {
-    id: row.id,
-    account: row.account,
-    resource: row.resource,
-    member: row.member,
-    fromDateTime: row.fromDateTime,
-    untilDateTime: row.untilDateTime,
-    state: row.state,
-    charged: bool(row.charged),
-    notes: row.notes,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...pick(row, [
+      'id',
+      'account',
+      'resource',
+      'member',
+      'fromDateTime',
+      'untilDateTime',
+      'state',
+      'notes',
+      ...stamps,
+    ]),
+    ...flags(row, ['charged']),
   };
 }
 
 /** Bookings the caller sees: admins their account's, members their own (DESIGN 4). */
-export function visibleBookings(db: Db, caller: Caller) {
-  let query = db.selectFrom('bookings');
-  if (!caller.superuser) query = query.where('bookings.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('bookings.member', '=', caller.memberId);
-  return query;
-}
+export const visibleBookings = (db: Db, caller: Caller) => accountOrOwn(db, 'bookings', caller);
 
-export async function findBooking(db: Db, caller: Caller, id: number): Promise<BookingRow> {
-  const row = await visibleBookings(db, caller).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Booking');
-  return row;
+/** The list's time range (`from`/`until` are aliases) and space filters. */
+export function bookingFilters(
+  base: SelectQueryBuilder<Database, 'bookings', object>,
+  query: { fromDateTime?: string; untilDateTime?: string; from?: string; until?: string; space?: number },
+) {
+  const from = query.fromDateTime ?? query.from;
+  const until = query.untilDateTime ?? query.until;
+  const space = query.space;
+  let q = base;
+  if (from) q = q.where('bookings.untilDateTime', '>', from);
+  if (until) q = q.where('bookings.fromDateTime', '<', until);
+  if (space) {
+    q = q.where('bookings.resource', 'in', (eb) =>
+      eb.selectFrom('resources').select('resources.id').where('resources.space', '=', space),
+    );
+  }
+  return q;
 }
 
 /**
- * Runs `fn` so that no other booking write for this resource can interleave between its
- * overlap check and its insert. PostgreSQL: a transaction that locks the resource row
- * (SELECT ... FOR UPDATE). SQLite: BEGIN IMMEDIATE takes the database write lock before the
- * check (Kysely's SQLite driver also keeps the one connection for the whole callback).
+ * Inside a booking write's transaction: no other booking write for this resource can interleave
+ * between its overlap check and its write. PostgreSQL: the resource row is locked (SELECT ... FOR
+ * UPDATE). SQLite: the transaction holds the one connection, which no other write can use meanwhile.
  */
-export async function withResourceLock<T>(ctx: HubContext, resourceId: number, fn: (db: Db) => Promise<T>) {
+async function lockResource(trx: Db, ctx: HubContext, resourceId: number) {
   if (ctx.storage.dialect === 'postgres') {
-    return ctx.db.transaction().execute(async (trx) => {
-      await sql`select id from resources where id = ${resourceId} for update`.execute(trx);
-      return fn(trx);
-    });
+    await sql`select id from resources where id = ${resourceId} for update`.execute(trx);
   }
-  return ctx.db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
-    try {
-      const result = await fn(conn);
-      await sql`commit`.execute(conn);
-      return result;
-    } catch (err) {
-      await sql`rollback`.execute(conn);
-      throw err;
-    }
-  });
 }
 
 interface Slot {
@@ -227,22 +221,19 @@ export interface BookingInput {
   applyMemberRules?: boolean;
 }
 
+/** Writes a booking within the rules, in the caller's transaction, with its fee and its event. */
 export async function createBooking(
+  trx: Db,
   ctx: HubContext,
   caller: Caller,
   input: BookingInput,
+  at: string,
 ): Promise<BookingRow> {
   const privileged = isAdmin(caller);
   const memberId = input.member ?? caller.memberId;
   if (memberId !== caller.memberId && !privileged) throw forbidden('Members may book only for themselves');
-  const resource = await bookableResource(ctx.db, caller, input.resource);
-  const member = await ctx.db
-    .selectFrom('members')
-    .select(['id', 'state'])
-    .where('id', '=', memberId)
-    .where('account', '=', resource.account)
-    .executeTakeFirst();
-  if (!member)
+  const resource = await bookableResource(trx, caller, input.resource);
+  if (!(await inAccount(trx, 'members', memberId, resource.account)))
     throw unprocessable(`Member ${memberId} does not exist in this account`, {
       rule: 'unknownMember',
       unknownMember: true,
@@ -250,44 +241,36 @@ export async function createBooking(
   if (!bool(resource.canBeBooked)) {
     throw unprocessable('This resource cannot be booked', { rule: 'notBookable', notBookable: true });
   }
-  const space = await spaceOf(ctx.db, resource);
+  const space = await spaceOf(trx, resource);
   const slot = { from: new Date(input.fromDateTime), until: new Date(input.untilDateTime) };
   const exempt = privileged && !input.applyMemberRules;
-  await checkTimes(ctx.db, space, slot, exempt, ctx.clock.now());
-  const created = await withResourceLock(ctx, resource.id, async (db) => {
-    await checkOverlap(db, resource.id, slot, null);
-    if (!exempt) await checkLimits(db, space, memberId, slot, null);
-    const at = now();
-    const row = await db
-      .insertInto('bookings')
-      .values({
-        account: resource.account,
-        resource: resource.id,
-        member: memberId,
-        fromDateTime: slot.from.toISOString(),
-        untilDateTime: slot.until.toISOString(),
-        state: 'confirmed',
-        notes: input.notes ?? null,
-        createdAt: at,
-        updatedAt: at,
-        updatedBy: caller.memberId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // The booking fee is charged with the booking (once; chargeForBooking marks it charged).
-    if (Number(resource.pricePerBooking) > 0) {
-      await chargeForBooking(db, ctx, row.id);
-    }
-    const booking = await db
-      .selectFrom('bookings')
-      .selectAll()
-      .where('id', '=', row.id)
-      .executeTakeFirstOrThrow();
-    await emitBooking(db, 'booking_created', booking);
-    return booking;
-  });
-  ctx.events.committed();
-  return created;
+  await checkTimes(trx, space, slot, exempt, new Date(at));
+  await lockResource(trx, ctx, resource.id);
+  await checkOverlap(trx, resource.id, slot, null);
+  if (!exempt) await checkLimits(trx, space, memberId, slot, null);
+  const row = await insertRow(
+    trx,
+    'bookings',
+    {
+      account: resource.account,
+      resource: resource.id,
+      member: memberId,
+      fromDateTime: slot.from.toISOString(),
+      untilDateTime: slot.until.toISOString(),
+      state: 'confirmed',
+      notes: input.notes ?? null,
+    },
+    { at, by: caller.memberId },
+  );
+  // The booking fee is charged with the booking (once; chargeForBooking marks it charged).
+  if (Number(resource.pricePerBooking) > 0) await chargeForBooking(trx, ctx, row.id);
+  const booking = await trx
+    .selectFrom('bookings')
+    .selectAll()
+    .where('id', '=', row.id)
+    .executeTakeFirstOrThrow();
+  await emitBooking(trx, 'booking_created', booking);
+  return booking;
 }
 
 export interface BookingChange {
@@ -298,16 +281,24 @@ export interface BookingChange {
   lockVersion: number;
 }
 
-/** Members cancel their own future bookings (not within the lock-in time); admins edit freely within the rules. */
-export async function updateBooking(ctx: HubContext, caller: Caller, id: number, change: BookingChange) {
-  const current = await findBooking(ctx.db, caller, id);
+/**
+ * The columns a booking change writes, in the write's transaction: members cancel their own
+ * future bookings (not within the lock-in time); admins edit freely within the rules.
+ */
+export async function bookingChanges(
+  trx: Db,
+  ctx: HubContext,
+  caller: Caller,
+  current: BookingRow,
+  change: BookingChange,
+) {
   const privileged = isAdmin(caller);
-  const resource = await ctx.db
+  const resource = await trx
     .selectFrom('resources')
     .selectAll()
     .where('id', '=', current.resource)
     .executeTakeFirstOrThrow();
-  const space = await spaceOf(ctx.db, resource);
+  const space = await spaceOf(trx, resource);
   const at = ctx.clock.now();
   const fromDateTime = change.fromDateTime ?? current.fromDateTime;
   const untilDateTime = change.untilDateTime ?? current.untilDateTime;
@@ -338,29 +329,14 @@ export async function updateBooking(ctx: HubContext, caller: Caller, id: number,
     }
   }
 
-  const values = defined({
-    fromDateTime,
-    untilDateTime,
-    state,
-    notes: change.notes,
-  });
-  const needsChecks = state === 'confirmed' && (timesChanged || current.state !== 'confirmed');
-  if (!needsChecks) {
-    await ctx.events.transaction(async (trx) => {
-      await updateLocked(trx, 'bookings', id, change.lockVersion, values, caller.memberId);
-      await emitBooking(trx, 'booking_updated', await findBooking(trx, caller, id));
-    });
-    return findBooking(ctx.db, caller, id);
+  const values = defined({ fromDateTime, untilDateTime, state, notes: change.notes });
+  if (state === 'confirmed' && (timesChanged || current.state !== 'confirmed')) {
+    const slot = { from: new Date(fromDateTime), until: new Date(untilDateTime) };
+    await checkTimes(trx, space, slot, true, at);
+    await lockResource(trx, ctx, resource.id);
+    await checkOverlap(trx, resource.id, slot, current.id);
   }
-  const slot = { from: new Date(fromDateTime), until: new Date(untilDateTime) };
-  await checkTimes(ctx.db, space, slot, true, at);
-  await withResourceLock(ctx, resource.id, async (db) => {
-    await checkOverlap(db, resource.id, slot, id);
-    await updateLocked(db, 'bookings', id, change.lockVersion, values, caller.memberId);
-    await emitBooking(db, 'booking_updated', await findBooking(db, caller, id));
-  });
-  ctx.events.committed();
-  return findBooking(ctx.db, caller, id);
+  return values;
 }
 
 export function emitBooking(

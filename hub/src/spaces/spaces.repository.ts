@@ -1,49 +1,54 @@
 import type { BillingSettingsRecord, HolidayRecord, OpeningHour, SpaceRecord } from '@makerspace/shared';
-import type { Selectable } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
+import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
-import { bool, defined, flag, now } from '../db/crud.js';
-import type { HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
+import { defined } from '../db/crud.js';
+import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
+import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
-import { notFound } from '../errors.js';
-import type { TokenBox } from '../secrets.js';
+import { hashToken, type TokenBox } from '../secrets.js';
+import { flags, pick, stamps, writeColumns } from './row-record.js';
+import { localDateTime } from './zoned-time.js';
 
 export type SpaceRow = Selectable<SpacesTable>;
 export type HolidayRow = Selectable<HolidaysTable>;
 export type BillingSettingsRow = Selectable<SpaceBillingSettingsTable>;
+/** Who wrote and when (the hub's clock). */
+export type Stamp = { at: string; by: number | null };
 
 export const calendarPath = (token: string) => `/api/v1/calendar/${token}.ics`;
+
+const spaceFields = [
+  'id',
+  'account',
+  'name',
+  'shortName',
+  'timezone',
+  'locale',
+  'state',
+  'emailAddress',
+  'website',
+  'phone',
+  'infoText',
+  'bookingSlotsPerHour',
+  'bookingWindowMinHours',
+  'bookingWindowMaxDays',
+  'bookingLockInHours',
+  'bookingMaxMinutesPerMemberDay',
+  'bookingMaxMinutesPerMemberWeek',
+  'bookingExclusiveMinutes',
+  'bookingTermsOfService',
+  ...stamps,
+] as const;
 
 /** The space record; the calendar token and URL only for admins (`base` = public origin). */
 export function spaceRecord(row: SpaceRow, caller: Caller, box: TokenBox, base: string): SpaceRecord {
   const token = isAdmin(caller) && row.calendarTokenEncrypted ? box.open(row.calendarTokenEncrypted) : null;
   return {
-    id: row.id,
-    account: row.account,
-    name: row.name,
-    shortName: row.shortName,
-    timezone: row.timezone,
-    locale: row.locale,
-    state: row.state,
-    emailAddress: row.emailAddress,
-    website: row.website,
-    phone: row.phone,
-    infoText: row.infoText,
+    ...pick(row, spaceFields),
+    ...flags(row, ['bookingOpeningHours', 'bookingRefundable']),
     calendarToken: token,
     calendarUrl: token ? `${base}${calendarPath(token)}` : null,
-    bookingSlotsPerHour: row.bookingSlotsPerHour,
-    bookingWindowMinHours: row.bookingWindowMinHours,
-    bookingWindowMaxDays: row.bookingWindowMaxDays,
-    bookingLockInHours: row.bookingLockInHours,
-    bookingMaxMinutesPerMemberDay: row.bookingMaxMinutesPerMemberDay,
-    bookingMaxMinutesPerMemberWeek: row.bookingMaxMinutesPerMemberWeek,
-    bookingOpeningHours: bool(row.bookingOpeningHours),
-    bookingExclusiveMinutes: row.bookingExclusiveMinutes,
-    bookingRefundable: bool(row.bookingRefundable),
-    bookingTermsOfService: row.bookingTermsOfService,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
   };
 }
 
@@ -55,39 +60,89 @@ export function visibleSpaces(db: Db, caller: Caller) {
   return query;
 }
 
-export async function findSpace(db: Db, caller: Caller, id: number): Promise<SpaceRow> {
-  const row = await visibleSpaces(db, caller).selectAll().where('spaces.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Space');
+/** Space fields from an API body: booleans as 0/1, only what was sent. */
+export const spaceColumns = (input: Record<string, unknown>) =>
+  writeColumns(input, ['bookingOpeningHours', 'bookingRefundable']);
+
+/** Creates a space and its billing settings (in the caller's transaction). */
+export async function createSpace(trx: Db, caller: Caller, input: Record<string, unknown>, at: string) {
+  const row = await insertRow(
+    trx,
+    'spaces',
+    { ...spaceColumns(input), account: caller.accountId },
+    { at, by: caller.memberId },
+  );
+  await ensureBillingSettings(trx, row, at);
   return row;
 }
 
-/** Space fields from an API body: booleans as 0/1, only what was sent. */
-export function spaceColumns(input: Record<string, unknown>) {
-  return defined({
-    ...input,
-    bookingOpeningHours: flag(input.bookingOpeningHours as boolean | undefined),
-    bookingRefundable: flag(input.bookingRefundable as boolean | undefined),
+/** A space with resources or members stays (409 naming them). */
+export async function refuseSpaceDelete(trx: Db, row: SpaceRow) {
+  const count = async (table: 'resources' | 'members') =>
+    Number(
+      (
+        await trx
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('space', '=', row.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const [resources, members] = [await count('resources'), await count('members')];
+  if (resources === 0 && members === 0) return;
+  const blockers = [
+    resources > 0 ? `${resources} resource(s)` : null,
+    members > 0 ? `${members} member(s)` : null,
+  ].filter(Boolean);
+  throw conflict(`The space still has ${blockers.join(' and ')}; move or delete them first`, {
+    resources,
+    members,
   });
 }
 
-/** Creates a space and its billing settings in one transaction. */
-export async function createSpace(db: Db, caller: Caller, input: Record<string, unknown>): Promise<SpaceRow> {
-  return db.transaction().execute(async (trx) => {
-    const at = now();
-    const row = await trx
-      .insertInto('spaces')
-      .values({
-        ...(spaceColumns(input) as any),
-        account: caller.accountId,
-        createdAt: at,
-        updatedAt: at,
-        updatedBy: caller.memberId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ensureBillingSettings(trx, row);
-    return row;
-  });
+/** What `embed=` adds to a space record: its opening hours, upcoming holidays, billing settings. */
+export async function spaceEmbeds(db: Db, row: SpaceRow, embeds: readonly string[], at: Date) {
+  const embedded: Record<string, unknown> = {};
+  if (embeds.includes('openingHours')) embedded.openingHours = await openingHoursOf(db, row.id);
+  if (embeds.includes('holidays')) {
+    const rows = await upcomingHolidays(db, row, at).orderBy('fromDateTime').limit(1000).execute();
+    embedded.holidays = rows.map(holidayRecord);
+  }
+  if (embeds.includes('billingSettings')) {
+    const settings = await ensureBillingSettings(db, row, at.toISOString());
+    embedded.billingSettings = billingSettingsRecord(settings);
+  }
+  return embedded;
+}
+
+// ---- calendar ----
+
+/** Sets (a new secret) or clears (null) the space's calendar token. */
+export async function setCalendarToken(
+  db: Db,
+  box: TokenBox,
+  spaceId: number,
+  token: string | null,
+  stamp: Stamp,
+) {
+  await db
+    .updateTable('spaces')
+    .set({
+      calendarTokenHash: token === null ? null : hashToken(token),
+      calendarTokenEncrypted: token === null ? null : box.seal(token),
+      updatedAt: stamp.at,
+      updatedBy: stamp.by,
+    })
+    .where('id', '=', spaceId)
+    .execute();
+}
+
+export function spaceOfCalendarToken(db: Db, token: string) {
+  return db
+    .selectFrom('spaces')
+    .selectAll()
+    .where('calendarTokenHash', '=', hashToken(token))
+    .executeTakeFirst();
 }
 
 // ---- opening hours ----
@@ -102,82 +157,122 @@ export async function openingHoursOf(db: Db, spaceId: number): Promise<OpeningHo
     .execute();
 }
 
-export async function replaceOpeningHours(db: Db, space: SpaceRow, hours: OpeningHour[], callerId: number) {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('opening_hours').where('space', '=', space.id).execute();
-    if (hours.length > 0) {
-      await trx
-        .insertInto('opening_hours')
-        .values(hours.map((h) => ({ space: space.id, ...h })))
-        .execute();
-    }
-    // The space changed as a whole: bump its version so cached copies notice.
+export async function replaceOpeningHours(trx: Db, space: SpaceRow, hours: OpeningHour[], stamp: Stamp) {
+  await trx.deleteFrom('opening_hours').where('space', '=', space.id).execute();
+  if (hours.length > 0) {
     await trx
-      .updateTable('spaces')
-      .set((eb) => ({ lockVersion: eb('lockVersion', '+', 1), updatedAt: now(), updatedBy: callerId }))
-      .where('id', '=', space.id)
+      .insertInto('opening_hours')
+      .values(hours.map((h) => ({ space: space.id, ...h })))
       .execute();
-  });
+  }
+  // The space changed as a whole: bump its version so cached copies notice.
+  await trx
+    .updateTable('spaces')
+    .set((eb) => ({ lockVersion: eb('lockVersion', '+', 1), updatedAt: stamp.at, updatedBy: stamp.by }))
+    .where('id', '=', space.id)
+    .execute();
 }
 
 // ---- holidays ----
 
 export function holidayRecord(row: HolidayRow): HolidayRecord {
-  return {
-    id: row.id,
-    space: row.space,
-    title: row.title,
-    fromDateTime: row.fromDateTime,
-    untilDateTime: row.untilDateTime,
-    affects: row.affects,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return pick(row, ['id', 'space', 'title', 'fromDateTime', 'untilDateTime', 'affects', ...stamps]);
 }
 
-export async function findHoliday(db: Db, space: SpaceRow, id: number): Promise<HolidayRow> {
-  const row = await db
+/** The space's holidays that are not over on its wall clock at `at`. */
+export function upcomingHolidays(db: Db, space: SpaceRow, at: Date) {
+  return db
     .selectFrom('holidays')
     .selectAll()
     .where('space', '=', space.id)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw notFound('Holiday');
-  return row;
+    .where('untilDateTime', '>=', localDateTime(at, space.timezone));
+}
+
+/** Of a space's holidays (`base`), those not over on the space's wall clock at `at`. */
+export async function upcomingOnly(
+  db: Db,
+  base: SelectQueryBuilder<Database, 'holidays', object>,
+  spaceId: number,
+  at: Date,
+) {
+  const space = await db
+    .selectFrom('spaces')
+    .select('timezone')
+    .where('id', '=', spaceId)
+    .executeTakeFirstOrThrow();
+  return base.where('holidays.untilDateTime', '>=', localDateTime(at, space.timezone));
+}
+
+function checkHolidayRange(from: string, until: string) {
+  if (until <= from) throw unprocessable('untilDateTime must be after fromDateTime', { invalidRange: true });
+}
+
+export interface HolidayInput {
+  title?: string | null;
+  fromDateTime: string;
+  untilDateTime: string;
+  affects?: string;
+}
+
+export function createHoliday(trx: Db, space: SpaceRow, input: HolidayInput, stamp: Stamp) {
+  checkHolidayRange(input.fromDateTime, input.untilDateTime);
+  return insertRow(
+    trx,
+    'holidays',
+    {
+      account: space.account,
+      space: space.id,
+      title: input.title ?? null,
+      fromDateTime: input.fromDateTime,
+      untilDateTime: input.untilDateTime,
+      affects: input.affects ?? 'all',
+    },
+    stamp,
+  );
+}
+
+/** The columns a holiday update writes; the range it leaves must still run forwards. */
+export function holidayChanges(row: HolidayRow, input: Partial<HolidayInput> & { lockVersion?: number }) {
+  const { lockVersion: _, ...fields } = input;
+  checkHolidayRange(fields.fromDateTime ?? row.fromDateTime, fields.untilDateTime ?? row.untilDateTime);
+  return defined(fields);
 }
 
 // ---- billing settings ----
 
 export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsRecord {
   return {
-    id: row.id,
-    space: row.space,
-    account: row.account,
-    currency: row.currency,
-    taxPercent: row.taxPercent,
-    invoiceNumberPrefix: row.invoiceNumberPrefix,
-    nextInvoiceNumber: row.nextInvoiceNumber,
-    invoiceHeader: row.invoiceHeader,
-    invoiceFooter: row.invoiceFooter,
-    defaultInvoiceDeadline: row.defaultInvoiceDeadline,
-    defaultInvoiceDeadlineUnit: row.defaultInvoiceDeadlineUnit,
-    statementName: row.statementName,
-    stripeUser: row.stripeUser,
-    stripePublicKey: row.stripePublicKey,
-    stripeName: row.stripeName,
-    stripeLivemode: bool(row.stripeLivemode),
-    enableSepa: bool(row.enableSepa),
-    sepaCreditorId: row.sepaCreditorId,
-    sepaIban: row.sepaIban,
-    sepaAccountOwnerName: row.sepaAccountOwnerName,
-    sepaMandateText: row.sepaMandateText,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...pick(row, [
+      'id',
+      'space',
+      'account',
+      'currency',
+      'taxPercent',
+      'invoiceNumberPrefix',
+      'nextInvoiceNumber',
+      'invoiceHeader',
+      'invoiceFooter',
+      'defaultInvoiceDeadline',
+      'defaultInvoiceDeadlineUnit',
+      'statementName',
+      'stripeUser',
+      'stripePublicKey',
+      'stripeName',
+      'sepaCreditorId',
+      'sepaIban',
+      'sepaAccountOwnerName',
+      'sepaMandateText',
+      ...stamps,
+    ]),
+    ...flags(row, ['stripeLivemode', 'enableSepa']),
   };
+}
+
+/** Billing settings of the spaces the caller sees. */
+export function visibleBillingSettings(db: Db, caller: Caller) {
+  return db
+    .selectFrom('space_billing_settings')
+    .where('space_billing_settings.space', 'in', visibleSpaces(db, caller).select('spaces.id'));
 }
 
 /**
@@ -187,50 +282,64 @@ export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsR
 export async function ensureBillingSettings(
   db: Db,
   space: { id: number; account: number },
+  at: string,
 ): Promise<BillingSettingsRow> {
-  const existing = await db
-    .selectFrom('space_billing_settings')
-    .selectAll()
-    .where('space', '=', space.id)
-    .executeTakeFirst();
-  if (existing) return existing;
-  const at = now();
+  const existing = () =>
+    db.selectFrom('space_billing_settings').selectAll().where('space', '=', space.id).executeTakeFirst();
+  const found = await existing();
+  if (found) return found;
   try {
-    return await db
-      .insertInto('space_billing_settings')
-      .values({ space: space.id, account: space.account, createdAt: at, updatedAt: at, updatedBy: null })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return await insertRow(
+      db,
+      'space_billing_settings',
+      { space: space.id, account: space.account },
+      { at, by: null },
+    );
   } catch (err) {
     // Two first reads at once: the other one made the row.
-    const row = await db
-      .selectFrom('space_billing_settings')
-      .selectAll()
-      .where('space', '=', space.id)
-      .executeTakeFirst();
+    const row = await existing();
     if (row) return row;
     throw err;
   }
 }
 
-export async function findBillingSettings(db: Db, caller: Caller, id: number): Promise<BillingSettingsRow> {
-  const row = await db
+/**
+ * The space's billing settings for a change by the space's path: made with defaults when missing,
+ * unless the change could not apply to them (a lockVersion other than a new row's 1: 409, and
+ * nothing is written).
+ */
+export async function billingSettingsToChange(
+  db: Db,
+  space: { id: number; account: number },
+  lockVersion: number,
+  at: string,
+): Promise<BillingSettingsRow> {
+  const found = await db
     .selectFrom('space_billing_settings')
     .selectAll()
-    .where('id', '=', id)
+    .where('space', '=', space.id)
     .executeTakeFirst();
-  if (!row) throw notFound('Space billing settings');
-  await findSpace(db, caller, row.space);
-  return row;
+  if (found) return found;
+  if (lockVersion !== 1) throw staleLockVersion();
+  return ensureBillingSettings(db, space, at);
 }
 
-export function billingColumns(input: Record<string, unknown>) {
-  return defined({
-    ...input,
-    stripeLivemode: flag(input.stripeLivemode as boolean | undefined),
-    enableSepa: flag(input.enableSepa as boolean | undefined),
-  });
-}
+export const billingColumns = (input: Record<string, unknown>) =>
+  writeColumns(input, ['stripeLivemode', 'enableSepa']);
 
-/** What `DELETE .../billing-settings/stripe` clears: the payment-provider connection only. */
-export const stripeCleared = { stripeUser: null, stripePublicKey: null, stripeName: null, stripeLivemode: 0 };
+/** `DELETE .../billing-settings/stripe`: clears the payment-provider connection only. */
+export async function clearStripe(db: Db, settingsId: number, stamp: Stamp) {
+  await db
+    .updateTable('space_billing_settings')
+    .set((eb) => ({
+      stripeUser: null,
+      stripePublicKey: null,
+      stripeName: null,
+      stripeLivemode: 0,
+      lockVersion: eb('lockVersion', '+', 1),
+      updatedAt: stamp.at,
+      updatedBy: stamp.by,
+    }))
+    .where('id', '=', settingsId)
+    .execute();
+}

@@ -109,7 +109,14 @@ export const ResourceRecord = z.object({
     .string()
     .optional()
     .describe('Admins only, codeMode totp: otpauth:// provisioning URI for authenticator apps'),
-  lastUsed: z.object({ id: Id, at: Timestamp, member: Id.nullable() }).nullable(),
+  lastUsed: z
+    .object({
+      id: Id,
+      at: Timestamp,
+      member: Id.nullable(),
+      stopType: StopType.nullable().describe('How that use ended; null while it runs'),
+    })
+    .nullable(),
   ...Stamps,
   _embedded: z.record(z.string(), z.unknown()).optional(),
 });
@@ -171,7 +178,7 @@ export const SwitchOnResult = z.object({
 
 export const ResourceLogCreate = z.strictObject({
   resource: Id,
-  type: ResourceLogType,
+  type: ResourceLogType.optional().describe('allowed when absent (usage no bridge reported)'),
   member: Id.nullable().optional(),
   createdAt: Timestamp.optional(),
   stoppedAt: Timestamp.nullable().optional(),
@@ -180,6 +187,19 @@ export const ResourceLogCreate = z.strictObject({
   notes: z.string().max(2000).nullable().optional(),
   metadata: Metadata(1024).nullable().optional(),
   idleDurationSeconds: z.number().int().min(0).nullable().optional(),
+});
+/** An admin's correction of a log; `originalMember` keeps the member it was first recorded for. */
+export const ResourceLogUpdate = z.object({
+  type: ResourceLogType.optional(),
+  member: Id.nullable().optional(),
+  createdAt: Timestamp.optional(),
+  stoppedAt: Timestamp.nullable().optional(),
+  stopType: StopType.nullable().optional(),
+  reason: DenyReason.nullable().optional(),
+  notes: z.string().max(2000).nullable().optional(),
+  metadata: Metadata(1024).nullable().optional(),
+  idleDurationSeconds: z.number().int().min(0).nullable().optional(),
+  lockVersion: LockVersion,
 });
 export const ResourceLogRecord = z.object({
   id: Id,

@@ -40,6 +40,7 @@ export const webhookEventTypes = [
   'resource_deleted',
   'resourceLog_created',
   'resourceLog_updated',
+  'resourceLog_deleted',
   'bridge_created',
   'bridge_deleted',
   'booking_created',

@@ -1,0 +1,103 @@
+import { BridgeApiKey, BridgeRecord, BridgeUpdate, type ResourceRecord } from '@makerspace/shared';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../http/auth.js';
+import { type Collection, findIn } from '../http/collection.js';
+import type { HubServices } from '../http/services.js';
+import { adminOnly, isAdmin } from '../identity/caller.js';
+import {
+  bridgeRecord,
+  createBridge,
+  deleteBridge,
+  emitBridge,
+  findBridge,
+  rotateBridgeKey,
+  updateBridge,
+} from '../resources/bridges.js';
+
+const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
+const tags = ['bridges'];
+
+/** spec 4.8: a resource's bridge (the agent's record) and its API key, beside the resources collection. */
+export function registerBridgeRoutes(
+  fastify: FastifyInstance,
+  ctx: HubServices,
+  resources: Collection<'resources', ResourceRecord>,
+): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const resourceOf = (request: FastifyRequest, id: number) =>
+    findIn(resources, ctx, callerOf(request), {}, id);
+  /** The resource for a bridge write: admins of its account (others: 404 if they cannot see it, else 403). */
+  const resourceToManage = async (request: FastifyRequest, id: number) => {
+    const row = await resourceOf(request, id);
+    return { row, caller: adminOnly(callerOf(request)), at: ctx.clock.now().toISOString() };
+  };
+
+  app.get(
+    '/resources/:resourceId/bridge',
+    { schema: { tags, params: IdParams, response: { 200: z.union([BridgeRecord, z.array(z.never())]) } } },
+    async (request) => {
+      const bridge = await findBridge(ctx.db, (await resourceOf(request, request.params.resourceId)).id);
+      return bridge ? bridgeRecord(bridge) : [];
+    },
+  );
+
+  app.put(
+    '/resources/:resourceId/bridge',
+    { schema: { tags, params: IdParams, body: BridgeUpdate.optional(), response: { 200: BridgeRecord } } },
+    async (request) => {
+      const { row, caller, at } = await resourceToManage(request, request.params.resourceId);
+      const { rotateApiKey, ...changes } = request.body ?? {};
+      if (!(await findBridge(ctx.db, row.id))) {
+        await ctx.events.transaction(async (trx) => {
+          const created = await createBridge(
+            trx,
+            ctx.tokens,
+            { resource: row.id, account: row.account, createdBy: caller.memberId, ...changes },
+            at,
+          );
+          await emitBridge(trx, 'bridge_created', created.row, row);
+        });
+      } else {
+        if (changes.serialNumber !== undefined || changes.heartbeatInterval !== undefined) {
+          await updateBridge(ctx.db, row.id, changes, at);
+          await ctx.bridges.publishConfig(row.id);
+        }
+        if (rotateApiKey) {
+          await rotateBridgeKey(ctx.db, ctx.tokens, row.id, at);
+          ctx.bridges.disconnect(row.id);
+        }
+      }
+      return bridgeRecord((await findBridge(ctx.db, row.id))!);
+    },
+  );
+
+  app.delete(
+    '/resources/:resourceId/bridge',
+    { schema: { tags, params: IdParams } },
+    async (request, reply) => {
+      const { row } = await resourceToManage(request, request.params.resourceId);
+      await ctx.events.transaction(async (trx) => {
+        const bridge = await deleteBridge(trx, row.id);
+        if (bridge) await emitBridge(trx, 'bridge_deleted', bridge, row);
+      });
+      await ctx.bridges.forget(row.id);
+      return reply.code(204).send();
+    },
+  );
+
+  // Shown to superusers and to the admin who created the bridge; everyone else gets 204 (DESIGN 4).
+  app.get(
+    '/resources/:resourceId/bridge/api-key',
+    { schema: { tags, params: IdParams, response: { 200: BridgeApiKey, 204: z.undefined() } } },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const bridge = await findBridge(ctx.db, (await resourceOf(request, request.params.resourceId)).id);
+      if (!bridge || !(caller.superuser || (isAdmin(caller) && bridge.createdBy === caller.memberId))) {
+        return reply.code(204).send();
+      }
+      return { apiKey: ctx.tokens.open(bridge.apiKeyEncrypted) };
+    },
+  );
+}

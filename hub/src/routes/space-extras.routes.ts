@@ -1,0 +1,150 @@
+import {
+  type BillingSettingsRecord as BillingRecord,
+  BillingSettingsRecord,
+  BillingSettingsUpdate,
+  CalendarUrl,
+  OpeningHours,
+} from '@makerspace/shared';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { notFound, unprocessable } from '../errors.js';
+import { callerOf } from '../http/auth.js';
+import { type Collection, findIn, updateIn } from '../http/collection.js';
+import { publicOrigin } from '../http/server-options.js';
+import type { HubServices } from '../http/services.js';
+import { adminOnly } from '../identity/caller.js';
+import { newToken } from '../secrets.js';
+import { calendarFeed } from '../spaces/calendar.js';
+import { openingHoursProblems } from '../spaces/schedule.js';
+import {
+  billingSettingsRecord,
+  billingSettingsToChange,
+  calendarPath,
+  clearStripe,
+  ensureBillingSettings,
+  openingHoursOf,
+  replaceOpeningHours,
+  setCalendarToken,
+  spaceOfCalendarToken,
+} from '../spaces/spaces.repository.js';
+
+const SpaceParams = z.object({ spaceId: z.coerce.number().int().positive() });
+const tags = ['spaces'];
+
+/**
+ * What is special about a space beside its collections (spec 4.9): the opening hours (replaced
+ * as a whole), the calendar token and its public feed, the billing settings by space, and the
+ * Stripe disconnect (also at the spec's singular /space path).
+ */
+export function registerSpaceExtras(
+  fastify: FastifyInstance,
+  ctx: HubServices,
+  c: { spaces: Collection<'spaces'>; billingSettings: Collection<'space_billing_settings', BillingRecord> },
+): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const spaceOf = (request: FastifyRequest, spaceId: number) =>
+    findIn(c.spaces, ctx, callerOf(request), {}, spaceId);
+  /** The space for a write: admins of its account only (others: 404 if they cannot see it, else 403). */
+  const spaceToManage = async (request: FastifyRequest, spaceId: number) => {
+    const space = await spaceOf(request, spaceId);
+    const caller = adminOnly(callerOf(request));
+    return { space, stamp: { at: ctx.clock.now().toISOString(), by: caller.memberId } };
+  };
+  const settingsOf = async (request: FastifyRequest, spaceId: number) =>
+    ensureBillingSettings(ctx.db, await spaceOf(request, spaceId), ctx.clock.now().toISOString());
+
+  app.get(
+    '/spaces/:spaceId/opening-hours',
+    { schema: { tags, params: SpaceParams, response: { 200: OpeningHours } } },
+    async (request) => openingHoursOf(ctx.db, (await spaceOf(request, request.params.spaceId)).id),
+  );
+
+  app.put(
+    '/spaces/:spaceId/opening-hours',
+    { schema: { tags, params: SpaceParams, body: OpeningHours, response: { 200: OpeningHours } } },
+    async (request) => {
+      const { space, stamp } = await spaceToManage(request, request.params.spaceId);
+      const problems = openingHoursProblems(request.body);
+      if (problems.length > 0) throw unprocessable(problems.join('; '), { invalidOpeningHours: problems });
+      await ctx.db.transaction().execute((trx) => replaceOpeningHours(trx, space, request.body, stamp));
+      return openingHoursOf(ctx.db, space.id);
+    },
+  );
+
+  app.put(
+    '/spaces/:spaceId/calendar-token',
+    { schema: { tags, params: SpaceParams, response: { 200: CalendarUrl } } },
+    async (request) => {
+      const { space, stamp } = await spaceToManage(request, request.params.spaceId);
+      const token = newToken();
+      await setCalendarToken(ctx.db, ctx.tokens, space.id, token, stamp);
+      return { calendarUrl: `${publicOrigin(ctx.publicUrl, request)}${calendarPath(token)}` };
+    },
+  );
+
+  app.delete(
+    '/spaces/:spaceId/calendar-token',
+    { schema: { tags, params: SpaceParams } },
+    async (request, reply) => {
+      const { space, stamp } = await spaceToManage(request, request.params.spaceId);
+      await setCalendarToken(ctx.db, ctx.tokens, space.id, null, stamp);
+      return reply.code(204).send();
+    },
+  );
+
+  // The feed is public: calendar apps cannot send tokens, so the secret is in the URL.
+  app.get(
+    '/calendar/:file',
+    { config: { public: true }, schema: { tags, params: z.object({ file: z.string().max(100) }) } },
+    async (request, reply) => {
+      const space = await spaceOfCalendarToken(ctx.db, request.params.file.replace(/\.ics$/, ''));
+      if (!space) throw notFound('Calendar');
+      const host = new URL(publicOrigin(ctx.publicUrl, request)).hostname;
+      return reply
+        .header('content-type', 'text/calendar; charset=utf-8')
+        .header('cache-control', 'private, max-age=300')
+        .send(await calendarFeed(ctx.db, space, ctx.clock.now(), host));
+    },
+  );
+
+  app.get(
+    '/spaces/:spaceId/billing-settings',
+    { schema: { tags, params: SpaceParams, response: { 200: BillingSettingsRecord } } },
+    async (request) => billingSettingsRecord(await settingsOf(request, request.params.spaceId)),
+  );
+
+  app.put(
+    '/spaces/:spaceId/billing-settings',
+    {
+      schema: {
+        tags,
+        params: SpaceParams,
+        body: BillingSettingsUpdate,
+        response: { 200: BillingSettingsRecord },
+      },
+    },
+    async (request) => {
+      // 404, then 403, then 409 before the settings are made: a refused change writes nothing.
+      const space = await spaceOf(request, request.params.spaceId);
+      adminOnly(callerOf(request));
+      const at = ctx.clock.now().toISOString();
+      const settings = await billingSettingsToChange(ctx.db, space, request.body.lockVersion, at);
+      return updateIn(c.billingSettings, ctx, request, {}, settings.id, request.body);
+    },
+  );
+
+  // The spec's singular /space path beside Fabman's plural one.
+  for (const prefix of ['/space', '/spaces']) {
+    app.delete(
+      `${prefix}/:spaceId/billing-settings/stripe`,
+      { schema: { tags, params: SpaceParams } },
+      async (request, reply) => {
+        const { space, stamp } = await spaceToManage(request, request.params.spaceId);
+        const settings = await ensureBillingSettings(ctx.db, space, stamp.at);
+        await clearStripe(ctx.db, settings.id, stamp);
+        return reply.code(204).send();
+      },
+    );
+  }
+}
