@@ -2,7 +2,8 @@ import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { bool, isUniqueViolation, now, parseJson } from '../db/crud.js';
+import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
+import { columnsOf, stampsOf } from '../db/records.js';
 import type { ChargesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';
@@ -29,22 +30,12 @@ export type BillingContext = Pick<HubContext, 'clock'>;
 
 export function chargeRecord(row: ChargeRow) {
   return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    dateTime: row.dateTime,
-    description: row.description,
+    ...columnsOf(row, ['id', 'account', 'member', 'dateTime', 'description']),
     price: formatMoney(parseMoney(row.price)),
     taxPercent: formatPercent(parseMoney(row.taxPercent)),
-    invoice: row.invoice,
-    booking: row.booking,
-    resourceLog: row.resourceLog,
-    memberPackage: row.memberPackage,
+    ...columnsOf(row, ['invoice', 'booking', 'resourceLog', 'memberPackage']),
     calculated: bool(row.calculated),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
@@ -167,6 +158,48 @@ export async function createCharge(
     if (isUniqueViolation(err))
       throw conflict('That booking or resource log is already charged', { alreadyCharged: true });
     throw err;
+  }
+}
+
+/** A charge on an invoice is part of that invoice: it changes only by cancelling the invoice. */
+export function refuseInvoiced(row: Pick<ChargeRow, 'invoice'>): void {
+  if (row.invoice !== null) {
+    throw conflict(`The charge is on invoice ${row.invoice}; cancel the invoice to change it`, {
+      invoiced: row.invoice,
+    });
+  }
+}
+
+/** PUT /charges/{id}: the columns of the change, while the charge is on no invoice (409 after). */
+export function chargeChanges(
+  row: ChargeRow,
+  body: { dateTime?: string; description?: string; price?: string; taxPercent?: string },
+) {
+  refuseInvoiced(row);
+  return defined({
+    dateTime: body.dateTime === undefined ? undefined : new Date(body.dateTime).toISOString(),
+    description: body.description,
+    price: body.price === undefined ? undefined : formatMoney(roundToCents(parseMoney(body.price))),
+    taxPercent: body.taxPercent === undefined ? undefined : formatPercent(parseMoney(body.taxPercent)),
+  });
+}
+
+/**
+ * DELETE /charges/{id}: while the charge is on no invoice (409 after). A package fee is refused
+ * too: package billing would charge it again; set its price to 0.00 to waive it.
+ */
+export async function refuseChargeDelete(trx: Db, charge: ChargeRow): Promise<void> {
+  // Read again in the delete's transaction: an invoice run may have taken it since.
+  const row = await trx
+    .selectFrom('charges')
+    .select(['invoice', 'feeKey'])
+    .where('id', '=', charge.id)
+    .executeTakeFirstOrThrow();
+  refuseInvoiced(row);
+  if (row.feeKey !== null) {
+    throw conflict('A package fee is charged again when deleted; set its price to 0.00 to waive it', {
+      packageFee: true,
+    });
   }
 }
 

@@ -32,6 +32,41 @@ function periodContaining(
 
 const dayAfter = (date: string) => addPeriod(date, 'day', 1);
 
+/** The first day of the calendar week (Monday), month or year that contains `date`. */
+function calendarStart(date: string, unit: string): string {
+  if (unit === 'month') return `${date.slice(0, 7)}-01`;
+  if (unit === 'year') return `${date.slice(0, 4)}-01-01`;
+  const weekday = (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
+  return addPeriod(date, 'day', -weekday);
+}
+
+const daysBetween = (from: string, until: string) =>
+  Math.round((Date.parse(`${until}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/**
+ * A member package's first fee period. Without `prorate` (or for daily fees) the periods are
+ * aligned to `fromDate`. With it, as in the commercial service, they are aligned to the calendar
+ * (weeks from Monday, months from the 1st, years from 1 January): a package starting mid-period
+ * pays that first, shorter period pro rata by days (`share`), then full calendar periods.
+ */
+export function firstPeriod(
+  fromDate: string,
+  unit: string,
+  prorate: boolean,
+): { next: string; share: { days: number; of: number } | null } {
+  if (!prorate || unit === 'day') return { next: addPeriod(fromDate, unit, 1), share: null };
+  const start = calendarStart(fromDate, unit);
+  const next = addPeriod(start, unit, 1);
+  if (start === fromDate) return { next, share: null };
+  return { next, share: { days: daysBetween(fromDate, next), of: daysBetween(start, next) } };
+}
+
+/** `fee` times days/of, rounded half up (insertCharge rounds it to cents). */
+function shareOf(fee: bigint, share: { days: number; of: number }): bigint {
+  const of = BigInt(share.of);
+  return (fee * BigInt(share.days) * 2n + of) / (2n * of);
+}
+
 export interface PackageBillResult {
   charges: number;
   credits: number;
@@ -88,16 +123,17 @@ export async function billMemberPackage(
 
   const fee = parseMoney(pkg.recurringFee);
   let billedUntil = mp.billedUntil ?? mp.fromDate;
+  const first = firstPeriod(mp.fromDate, pkg.recurringFeePeriod, pkg.prorate === 1);
   for (let k = 0; k < MAX_PERIODS; k++) {
-    const start = addPeriod(mp.fromDate, pkg.recurringFeePeriod, k);
+    const start = k === 0 ? mp.fromDate : addPeriod(first.next, pkg.recurringFeePeriod, k - 1);
     if (start > today || (mp.untilDate !== null && start > mp.untilDate)) break;
-    const next = addPeriod(mp.fromDate, pkg.recurringFeePeriod, k + 1);
+    const next = k === 0 ? first.next : addPeriod(first.next, pkg.recurringFeePeriod, k);
     if (start < billedUntil) continue;
     const last = mp.untilDate !== null && mp.untilDate < next ? mp.untilDate : addPeriod(next, 'day', -1);
     await chargeFee(
       `fee:${mp.id}:${start}`,
-      `${pkg.name}: ${start} to ${last}`,
-      fee,
+      `${pkg.name}: ${start} to ${last}${k === 0 && first.share ? ' (pro rata)' : ''}`,
+      k === 0 && first.share ? shareOf(fee, first.share) : fee,
       `${start}T00:00:00.000Z`,
     );
     billedUntil = next;

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { columnsOf, recordOf, stampsOf } from '../db/records.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
@@ -36,76 +37,61 @@ export const ownerOnlyPackageFields = [
 
 export function packageRecord(row: PackageRow) {
   return {
-    id: row.id,
-    account: row.account,
-    name: row.name,
-    description: row.description,
-    notes: row.notes,
+    ...columnsOf(row, ['id', 'account', 'name', 'description', 'notes']),
     state: row.state as 'active' | 'archived',
     allowsBooking: bool(row.allowsBooking),
     setupFee: formatMoney(parseMoney(row.setupFee)),
     recurringFee: formatMoney(parseMoney(row.recurringFee)),
     recurringFeePeriod: row.recurringFeePeriod as 'month',
     prorate: bool(row.prorate),
-    minimumDuration: row.minimumDuration,
-    minimumDurationUnit: row.minimumDurationUnit,
+    ...columnsOf(row, ['minimumDuration', 'minimumDurationUnit']),
     endsAutomatically: bool(row.endsAutomatically),
-    cancellationTime: row.cancellationTime,
-    cancellationTimeUnit: row.cancellationTimeUnit,
+    ...columnsOf(row, ['cancellationTime', 'cancellationTimeUnit']),
     metadata: parseJson<Record<string, unknown>>(row.metadata),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 export function creditRecord(row: PackageCreditRow) {
   return {
-    id: row.id,
-    package: row.package,
+    ...columnsOf(row, ['id', 'package']),
     scope: row.scope as 'global',
     amount: formatMoney(parseMoney(row.amount)),
     period: row.period as 'month',
     resources: parseJson<any[]>(row.resources) ?? [],
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 export function permissionRecord(row: PackagePermissionRow) {
   return {
-    id: row.id,
-    package: row.package,
+    ...columnsOf(row, ['id', 'package']),
     type: row.type as 'everything',
-    resourceType: row.resourceType,
-    resource: row.resource,
+    ...columnsOf(row, ['resourceType', 'resource']),
     timeType: row.timeType as 'always',
     times: parseJson<any[]>(row.times) ?? [],
     usageFeeDiscountPercent: formatPercent(parseMoney(row.usageFeeDiscountPercent)),
     bookingFeeDiscountPercent: formatPercent(parseMoney(row.bookingFeeDiscountPercent)),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 export function memberPackageRecord(row: MemberPackageRow) {
-  return {
-    id: row.id,
-    member: row.member,
-    package: row.package,
-    fromDate: row.fromDate,
-    untilDate: row.untilDate,
-    notes: row.notes,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return recordOf(row, ['id', 'member', 'package', 'fromDate', 'untilDate', 'notes']);
+}
+
+/** Member package records of a page; `package` embeds each one's package (read once per page). */
+export async function memberPackageRecords(db: Db, rows: MemberPackageRow[], embed: readonly string[]) {
+  if (!embed.includes('package')) return rows.map(memberPackageRecord);
+  const ids = [...new Set(rows.map((r) => r.package))];
+  const found = ids.length
+    ? await db.selectFrom('packages').selectAll().where('id', 'in', ids).execute()
+    : [];
+  const byId = new Map(found.map((p) => [p.id, packageRecord(p)]));
+  return rows.map((r) => ({
+    ...memberPackageRecord(r),
+    _embedded: { package: byId.get(r.package) ?? null },
+  }));
 }
 
 /** Packages the caller sees: admins their account's, plain members the packages they hold. */

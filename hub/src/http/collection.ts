@@ -94,8 +94,8 @@ export interface Collection<T extends Table, Rec = unknown> {
     ): Record<string, unknown> | Promise<Record<string, unknown>>;
     /** Writes the change itself instead of `columns` (e.g. an area function with rules of its own). */
     write?(trx: Db, row: RowOf<T>, body: any, input: { ctx: HubServices; caller: Caller }): Promise<unknown>;
-    /** Runs after the write, in its transaction (events). */
-    written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): Promise<unknown>;
+    /** Runs after the write, in its transaction (events); `body` is the request's. */
+    written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices, body: any): Promise<unknown>;
   };
   remove?: {
     rule?: WriteRule;
@@ -324,7 +324,7 @@ export function registerCollection<T extends Table>(
             c.table,
             (before as { id: number }).id,
           )) as RowOf<T>;
-          await update.written?.(trx, before, row, ctx);
+          await update.written?.(trx, before, row, ctx, request.body);
           return row;
         });
         c.committed?.(ctx, after, 'update');

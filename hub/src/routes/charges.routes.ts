@@ -1,6 +1,14 @@
-import { ChargeCreate, ChargeRecord } from '@makerspace/shared';
+import { ChargeCreate, ChargeRecord, ChargeUpdate } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { chargeRecord, createCharge, visibleCharges } from '../billing/charges.js';
+import {
+  chargeChanges,
+  chargeRecord,
+  createCharge,
+  emitCharge,
+  refuseChargeDelete,
+  refuseInvoiced,
+  visibleCharges,
+} from '../billing/charges.js';
 import {
   type ChargeFilters,
   chargeFilterParams,
@@ -34,6 +42,19 @@ export const charges = collection({
   create: {
     body: ChargeCreate,
     insert: (trx, { ctx, caller, body }) => createCharge(trx, caller, body, ctx.clock.now()),
+  },
+  // While the charge is on no invoice (409 once it is).
+  update: {
+    body: ChargeUpdate,
+    columns: (body, row) => chargeChanges(row, body),
+    written: async (trx, _before, after) => {
+      refuseInvoiced(after); // an invoice run took it meanwhile: roll back
+      await emitCharge(trx, 'charge_updated', after);
+    },
+  },
+  remove: {
+    before: (trx, row) => refuseChargeDelete(trx, row),
+    after: (trx, row) => emitCharge(trx, 'charge_deleted', row),
   },
 });
 
