@@ -4,7 +4,7 @@ import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
 import { columnsOf, stampsOf } from '../db/records.js';
-import type { ChargesTable } from '../db/schema.js';
+import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';
 import { emitEvent } from '../db/outbox.js';
@@ -69,11 +69,13 @@ export interface NewCharge {
   feeKey?: string | null;
   calculated: boolean;
   updatedBy: number | null;
+  /** When it is written, from the hub's clock (callers outside billing may leave it out). */
+  at?: string;
 }
 
 /** Inserts a charge and emits charge_created with `db` (pass the transaction of the change). */
 export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
-  const at = now();
+  const at = c.at ?? now();
   const row = await db
     .insertInto('charges')
     .values({
@@ -222,6 +224,7 @@ export async function spendCredits(
   target: CreditTarget,
   wanted: Amount,
   use: { resourceLog?: number; booking?: number },
+  at: string = now(),
 ): Promise<Amount> {
   if (wanted <= 0n) return 0n;
   const credits = await db
@@ -256,7 +259,7 @@ export async function spendCredits(
     // Conditional on the amount read, so two sessions stopping at once cannot both spend it.
     const updated = await db
       .updateTable('member_credits')
-      .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: now() })
+      .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: at })
       .where('id', '=', credit.id)
       .where('remaining', '=', credit.remaining)
       .returningAll()
@@ -272,7 +275,7 @@ export async function spendCredits(
         resourceLog: use.resourceLog ?? null,
         booking: use.booking ?? null,
         amount: formatMoney(take),
-        createdAt: now(),
+        createdAt: at,
       })
       .execute();
     taken += take;
@@ -309,6 +312,71 @@ export interface UsageBill {
   charge: ChargeRow | null;
 }
 
+type Resource = Selectable<ResourcesTable>;
+type Member = Selectable<MembersTable>;
+
+/**
+ * What a usage or a booking costs the member: `gross` less the best discount of the covering
+ * permissions at `startedAt`, paid from the member's credits of the scope first; the rest
+ * becomes a calculated charge. Shared by sessions and bookings.
+ */
+async function billUse(
+  trx: Db,
+  ctx: BillingContext,
+  bill: {
+    member: Member;
+    resource: Resource;
+    gross: Amount;
+    startedAt: string;
+    scope: 'usage' | 'booking';
+    use: { resourceLog?: number; booking?: number };
+    charge: { dateTime: string; description: string };
+  },
+): Promise<UsageBill> {
+  const { member, resource, gross, scope, use } = bill;
+  const at = ctx.clock.now().toISOString();
+  const start = localTime(new Date(bill.startedAt), await spaceTimezone(trx, resource.space));
+  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
+  const field = scope === 'usage' ? 'usageFeeDiscountPercent' : 'bookingFeeDiscountPercent';
+  const permission = bestPermission(permissions, start, field);
+  const discount = parseMoney(permission?.[field] ?? '0');
+  const price = roundToCents(gross - percentOf(gross, discount));
+  const credit = await spendCredits(trx, member, { resource, scope, date: start.date }, price, use, at);
+  const rest = price - credit;
+  const charge =
+    rest > 0n
+      ? await insertCharge(trx, {
+          account: member.account,
+          member: member.id,
+          ...bill.charge,
+          price: rest,
+          taxPercent: await memberTaxPercent(trx, member),
+          ...use,
+          memberPackage: permission?.memberPackage ?? null,
+          calculated: true,
+          updatedBy: null,
+          at,
+        })
+      : null;
+  return {
+    gross: formatMoney(roundToCents(gross)),
+    discountPercent: formatPercent(discount),
+    creditUsed: formatMoney(credit),
+    charge,
+  };
+}
+
+/** The resource and member of a use, or null when either is gone. */
+async function resourceAndMember(trx: Db, resourceId: number, memberId: number) {
+  const resource = await trx
+    .selectFrom('resources')
+    .selectAll()
+    .where('id', '=', resourceId)
+    .executeTakeFirst();
+  const member = await trx.selectFrom('members').selectAll().where('id', '=', memberId).executeTakeFirst();
+  return resource && member ? { resource, member } : null;
+}
+
 /**
  * Bills a stopped machine session (resource log): pricePerUsage, plus busy and idle time each in
  * units of its granularity rounded up (at least pricingMinDurationSeconds in all), minus the
@@ -317,20 +385,15 @@ export interface UsageBill {
  */
 export async function chargeForStoppedSession(
   trx: Db,
-  _ctx: BillingContext,
+  ctx: BillingContext,
   logId: number,
 ): Promise<UsageBill | null> {
   const log = await trx.selectFrom('resource_logs').selectAll().where('id', '=', logId).executeTakeFirst();
   if (!log?.stoppedAt || log.member === null || log.type !== 'allowed') return null;
   if (await alreadyBilled(trx, 'resourceLog', log.id)) return null;
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', log.resource)
-    .executeTakeFirst();
-  const member = await trx.selectFrom('members').selectAll().where('id', '=', log.member).executeTakeFirst();
-  if (!resource || !member) return null;
-
+  const found = await resourceAndMember(trx, log.resource, log.member);
+  if (!found) return null;
+  const { resource } = found;
   const duration = Math.max(0, Math.round((Date.parse(log.stoppedAt) - Date.parse(log.createdAt)) / 1000));
   const billable = Math.max(duration, resource.pricingMinDurationSeconds);
   const idle = Math.min(Math.max(0, log.idleDurationSeconds ?? 0), billable);
@@ -340,38 +403,14 @@ export async function chargeForStoppedSession(
     unitsOf(busy, resource.pricePerTimeBusySeconds) * parseMoney(resource.pricePerTimeBusy) +
     unitsOf(idle, resource.pricePerTimeIdleSeconds) * parseMoney(resource.pricePerTimeIdle);
   if (gross <= 0n) return null;
-
-  const start = localTime(new Date(log.createdAt), await spaceTimezone(trx, resource.space));
-  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
-  const permission = bestPermission(permissions, start, 'usageFeeDiscountPercent');
-  const discount = parseMoney(permission?.usageFeeDiscountPercent ?? '0');
-  const price = roundToCents(gross - percentOf(gross, discount));
-  const credit = await spendCredits(trx, member, { resource, scope: 'usage', date: start.date }, price, {
-    resourceLog: log.id,
+  return billUse(trx, ctx, {
+    ...found,
+    gross,
+    startedAt: log.createdAt,
+    scope: 'usage',
+    use: { resourceLog: log.id },
+    charge: { dateTime: log.stoppedAt, description: `${resource.name}: ${Math.ceil(duration / 60)} min` },
   });
-  const rest = price - credit;
-  const minutes = Math.ceil(duration / 60);
-  const charge =
-    rest > 0n
-      ? await insertCharge(trx, {
-          account: member.account,
-          member: member.id,
-          dateTime: log.stoppedAt,
-          description: `${resource.name}: ${minutes} min`,
-          price: rest,
-          taxPercent: await memberTaxPercent(trx, member),
-          resourceLog: log.id,
-          memberPackage: permission?.memberPackage ?? null,
-          calculated: true,
-          updatedBy: null,
-        })
-      : null;
-  return {
-    gross: formatMoney(roundToCents(gross)),
-    discountPercent: formatPercent(discount),
-    creditUsed: formatMoney(credit),
-    charge,
-  };
 }
 
 async function alreadyBilled(db: Db, column: 'resourceLog' | 'booking', id: number): Promise<boolean> {
@@ -388,71 +427,31 @@ async function alreadyBilled(db: Db, column: 'resourceLog' | 'booking', id: numb
  */
 export async function chargeForBooking(
   trx: Db,
-  _ctx: BillingContext,
+  ctx: BillingContext,
   bookingId: number,
 ): Promise<UsageBill | null> {
-  const anyDb = trx as unknown as Kysely<any>;
-  const booking = (await anyDb
-    .selectFrom('bookings')
-    .selectAll()
-    .where('id', '=', bookingId)
-    .executeTakeFirst()) as
-    | {
-        id: number;
-        resource: number;
-        member: number;
-        fromDateTime: string;
-        untilDateTime: string;
-        state: string;
-      }
-    | undefined;
+  const booking = await trx.selectFrom('bookings').selectAll().where('id', '=', bookingId).executeTakeFirst();
   if (!booking || booking.state === 'cancelled') return null;
   if (await alreadyBilled(trx, 'booking', booking.id)) return null;
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', booking.resource)
-    .executeTakeFirst();
-  const member = await trx
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', booking.member)
-    .executeTakeFirst();
-  if (!resource || !member) return null;
+  const found = await resourceAndMember(trx, booking.resource, booking.member);
+  if (!found) return null;
+  const { resource } = found;
   const seconds = Math.max(0, (Date.parse(booking.untilDateTime) - Date.parse(booking.fromDateTime)) / 1000);
   const gross = unitsOf(seconds, resource.pricePerBookingSeconds) * parseMoney(resource.pricePerBooking);
   if (gross <= 0n) return null;
-  const start = localTime(new Date(booking.fromDateTime), await spaceTimezone(trx, resource.space));
-  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
-  const permission = bestPermission(permissions, start, 'bookingFeeDiscountPercent');
-  const discount = parseMoney(permission?.bookingFeeDiscountPercent ?? '0');
-  const price = roundToCents(gross - percentOf(gross, discount));
-  const credit = await spendCredits(trx, member, { resource, scope: 'booking', date: start.date }, price, {
-    booking: booking.id,
+  const bill = await billUse(trx, ctx, {
+    ...found,
+    gross,
+    startedAt: booking.fromDateTime,
+    scope: 'booking',
+    use: { booking: booking.id },
+    charge: {
+      dateTime: booking.fromDateTime,
+      description: `Booking ${resource.name}: ${Math.ceil(seconds / 60)} min`,
+    },
   });
-  const rest = price - credit;
-  const charge =
-    rest > 0n
-      ? await insertCharge(trx, {
-          account: member.account,
-          member: member.id,
-          dateTime: booking.fromDateTime,
-          description: `Booking ${resource.name}: ${Math.ceil(seconds / 60)} min`,
-          price: rest,
-          taxPercent: await memberTaxPercent(trx, member),
-          booking: booking.id,
-          memberPackage: permission?.memberPackage ?? null,
-          calculated: true,
-          updatedBy: null,
-        })
-      : null;
-  await anyDb.updateTable('bookings').set({ charged: 1 }).where('id', '=', booking.id).execute();
-  return {
-    gross: formatMoney(roundToCents(gross)),
-    discountPercent: formatPercent(discount),
-    creditUsed: formatMoney(credit),
-    charge,
-  };
+  await trx.updateTable('bookings').set({ charged: 1 }).where('id', '=', booking.id).execute();
+  return bill;
 }
 
 export function emitCharge(db: Db, type: Extract<WebhookEventType, `charge_${string}`>, row: ChargeRow) {

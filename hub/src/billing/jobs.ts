@@ -2,7 +2,7 @@ import type { Logger } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { jsonText, now, parseJson } from '../db/crud.js';
+import { jsonText, parseJson } from '../db/crud.js';
 import type { JobsTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { HttpError, unprocessable } from '../errors.js';
@@ -66,7 +66,7 @@ export async function enqueueJob(
   at: Date,
   createdBy: number | null,
 ): Promise<JobRow> {
-  const stamp = now();
+  const stamp = at.toISOString();
   return db
     .insertInto('jobs')
     .values({
@@ -140,8 +140,8 @@ export class JobRunner {
           error: giveUp
             ? `Interrupted by hub restarts ${job.attempts} times; not retried again`
             : 'Interrupted by a hub restart; queued again',
-          finishedAt: giveUp ? now() : null,
-          updatedAt: now(),
+          finishedAt: giveUp ? this.now() : null,
+          updatedAt: this.now(),
         })
         .where('id', '=', job.id)
         .where('state', '=', 'running')
@@ -154,11 +154,17 @@ export class JobRunner {
   /** One round: schedule the recurring work, then run every due job. */
   async tick(): Promise<void> {
     // Looking for due recurring work costs a query per account: once a minute is plenty.
-    if (Date.now() - this.lastScheduled >= 60_000) {
-      this.lastScheduled = Date.now();
+    const time = this.deps.clock.now().getTime();
+    if (time - this.lastScheduled >= 60_000 || time < this.lastScheduled) {
+      this.lastScheduled = time;
       await this.scheduleRecurring();
     }
     await this.runDue();
+  }
+
+  /** The hub's clock, as stored. */
+  private now(): string {
+    return this.deps.clock.now().toISOString();
   }
 
   /** Runs queued jobs that are due; waits for a round already under way. One round at a time. */
@@ -204,8 +210,8 @@ export class JobRunner {
           .updateTable('jobs')
           .set((eb) => ({
             state: 'running',
-            startedAt: now(),
-            updatedAt: now(),
+            startedAt: this.now(),
+            updatedAt: this.now(),
             attempts: eb('attempts', '+', 1),
             progress: 0,
           }))
@@ -225,7 +231,7 @@ export class JobRunner {
     const progress: Progress = async (percent) => {
       await db
         .updateTable('jobs')
-        .set({ progress: Math.max(0, Math.min(100, Math.floor(percent))), updatedAt: now() })
+        .set({ progress: Math.max(0, Math.min(100, Math.floor(percent))), updatedAt: this.now() })
         .where('id', '=', job.id)
         .execute();
     };
@@ -238,8 +244,8 @@ export class JobRunner {
           progress: 100,
           result: jsonText(result) ?? null,
           error: null,
-          finishedAt: now(),
-          updatedAt: now(),
+          finishedAt: this.now(),
+          updatedAt: this.now(),
         })
         .where('id', '=', job.id)
         .execute();
@@ -250,8 +256,8 @@ export class JobRunner {
         .set({
           state: 'failed',
           error: (err as Error).message ?? String(err),
-          finishedAt: now(),
-          updatedAt: now(),
+          finishedAt: this.now(),
+          updatedAt: this.now(),
         })
         .where('id', '=', job.id)
         .execute();

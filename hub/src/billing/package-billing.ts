@@ -1,5 +1,4 @@
 import type { Db } from '../db/crud.js';
-import { now } from '../db/crud.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
@@ -82,7 +81,9 @@ export async function billMemberPackage(
   db: Db,
   mp: MemberPackageRow,
   today: string,
+  at: Date,
 ): Promise<PackageBillResult> {
+  const stamp = at.toISOString();
   const result = { charges: 0, credits: 0 };
   if (mp.fromDate > today) return result;
   const pkg = await db.selectFrom('packages').selectAll().where('id', '=', mp.package).executeTakeFirst();
@@ -107,6 +108,7 @@ export async function billMemberPackage(
       feeKey,
       calculated: true,
       updatedBy: null,
+      at: stamp,
     });
     result.charges++;
   };
@@ -165,7 +167,6 @@ export async function billMemberPackage(
         .executeTakeFirst();
       if (exists) continue;
       const amount = formatMoney(parseMoney(credit.amount));
-      const at = now();
       const granted = await db
         .insertInto('member_credits')
         .values({
@@ -179,8 +180,8 @@ export async function billMemberPackage(
           remaining: amount,
           fromDate: period.start,
           untilDate,
-          createdAt: at,
-          updatedAt: at,
+          createdAt: stamp,
+          updatedAt: stamp,
           updatedBy: null,
         })
         .returningAll()
@@ -221,7 +222,7 @@ export async function billAccountPackages(
         .selectAll()
         .where('id', '=', mp.id)
         .executeTakeFirst();
-      return fresh ? billMemberPackage(trx, fresh, today) : { charges: 0, credits: 0 };
+      return fresh ? billMemberPackage(trx, fresh, today, at) : { charges: 0, credits: 0 };
     });
     total.charges += r.charges;
     total.credits += r.credits;
@@ -271,12 +272,12 @@ export async function createMemberPackage(
     { at: input.at.toISOString(), by: input.caller.memberId },
   );
   await emitMemberPackage(trx, 'memberPackage_created', row);
-  await billMemberPackage(trx, row, today);
+  await billMemberPackage(trx, row, today, input.at);
   return row;
 }
 
 /** After a member package changed: its event, and the fees and credits its new dates call for. */
 export async function memberPackageChanged(trx: Db, row: MemberPackageRow, at: Date): Promise<void> {
   await emitMemberPackage(trx, 'memberPackage_updated', row);
-  await billMemberPackage(trx, row, await memberToday(trx, row.member, at));
+  await billMemberPackage(trx, row, await memberToday(trx, row.member, at), at);
 }
