@@ -5,7 +5,8 @@ import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
 import { columnsOf, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
@@ -40,12 +41,7 @@ export function chargeRecord(row: ChargeRow) {
 }
 
 /** Charges the caller sees: admins their account's, plain members their own. */
-export function visibleCharges(db: Db, caller: Caller) {
-  let query = db.selectFrom('charges');
-  if (!caller.superuser) query = query.where('charges.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('charges.member', '=', caller.memberId);
-  return query;
-}
+export const visibleCharges = (db: Db, caller: Caller) => visibleIn(db, 'charges', caller);
 
 /** The tax rate of a member's charges: 0 for tax-exempt members, else their space's rate. */
 export async function memberTaxPercent(

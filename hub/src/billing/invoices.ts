@@ -3,7 +3,8 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { columnsOf, groupBy, stampsOf } from '../db/records.js';
 import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { conflict, notFound, staleLockVersion, unprocessable } from '../errors.js';
 import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
@@ -70,12 +71,7 @@ function invoiceFields(row: InvoiceRow, allocations: { payment: number; amount: 
 }
 
 /** Invoices the caller sees: admins their account's, plain members their own. */
-export function visibleInvoices(db: Db, caller: Caller) {
-  let query = db.selectFrom('invoices');
-  if (!caller.superuser) query = query.where('invoices.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('invoices.member', '=', caller.memberId);
-  return query;
-}
+export const visibleInvoices = (db: Db, caller: Caller) => visibleIn(db, 'invoices', caller);
 
 export async function findInvoice(db: Db, caller: Caller, id: number): Promise<InvoiceRow> {
   const row = await visibleInvoices(db, caller).selectAll().where('invoices.id', '=', id).executeTakeFirst();

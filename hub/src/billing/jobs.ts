@@ -3,8 +3,10 @@ import type { Selectable } from 'kysely';
 import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { jsonText, parseJson } from '../db/crud.js';
+import { columnsOf, stampsOf } from '../db/records.js';
 import type { JobsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { HttpError, unprocessable } from '../errors.js';
 import { createInvoice } from './invoices.js';
 import { billAccountPackages } from './package-billing.js';
@@ -17,32 +19,19 @@ export const MAX_ATTEMPTS = 3;
 
 export function jobRecord(row: JobRow) {
   return {
-    id: row.id,
-    account: row.account,
+    ...columnsOf(row, ['id', 'account']),
     type: row.type as JobType,
     state: row.state as 'queued' | 'running' | 'succeeded' | 'failed',
     params: parseJson<Record<string, unknown>>(row.params) ?? {},
     progress: row.progress,
     result: parseJson<unknown>(row.result),
-    error: row.error,
-    attempts: row.attempts,
-    runAfter: row.runAfter,
-    startedAt: row.startedAt,
-    finishedAt: row.finishedAt,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...columnsOf(row, ['error', 'attempts', 'runAfter', 'startedAt', 'finishedAt']),
+    ...stampsOf(row),
   };
 }
 
-export function visibleJobs(db: Db, caller: Caller) {
-  let query = db.selectFrom('jobs');
-  if (!caller.superuser) query = query.where('jobs.account', '=', caller.accountId);
-  // Jobs are the account's bookkeeping: plain members see none.
-  if (!isAdmin(caller)) query = query.where('jobs.id', '=', -1);
-  return query;
-}
+// Jobs are the account's bookkeeping: plain members see none.
+export const visibleJobs = (db: Db, caller: Caller) => visibleIn(db, 'jobs', caller, null);
 
 /** `member` of a job: for invoice runs only, and a member of the account (422 otherwise). */
 export async function checkJobMember(db: Db, accountId: number, type: string, member: number | undefined) {

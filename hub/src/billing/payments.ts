@@ -9,7 +9,8 @@ import { insertRow } from '../db/collection-rows.js';
 import { type Db, defined } from '../db/crud.js';
 import { columnsOf, groupBy, stampsOf } from '../db/records.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
 import { allocatePayment, releasePayment } from './invoices.js';
 import { localTime } from './local-time.js';
@@ -49,12 +50,7 @@ export async function paymentRecords(db: Db, rows: PaymentRow[]) {
   });
 }
 
-export function visiblePayments(db: Db, caller: Caller) {
-  let query = db.selectFrom('payments');
-  if (!caller.superuser) query = query.where('payments.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('payments.member', '=', caller.memberId);
-  return query;
-}
+export const visiblePayments = (db: Db, caller: Caller) => visibleIn(db, 'payments', caller);
 
 /** POST /payments: money received from a member, put on the invoices named (or the oldest open). */
 export async function createPayment(
