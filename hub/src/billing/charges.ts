@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
-import { columnsOf, stampsOf } from '../db/records.js';
+import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -113,13 +113,12 @@ export async function createCharge(
   },
   at: Date,
 ): Promise<ChargeRow> {
-  const member = await db
-    .selectFrom('members')
-    .select(['id', 'account', 'space', 'taxExempt'])
-    .where('id', '=', input.member)
-    .where('account', '=', caller.accountId)
-    .executeTakeFirst();
-  if (!member) throw unprocessable(`Member ${input.member} does not exist`, { member: 'unknown' });
+  const member = await referencedRow(db, 'members', {
+    id: input.member,
+    account: caller.accountId,
+    field: 'member',
+    noun: 'Member',
+  });
   if (input.dateTime !== undefined && Number.isNaN(Date.parse(input.dateTime))) {
     throw unprocessable('dateTime is not a valid timestamp', { dateTime: 'invalid' });
   }

@@ -1,7 +1,7 @@
 import type { WebhookEventType } from '@makerspace/shared';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { columnsOf, groupBy, stampsOf } from '../db/records.js';
+import { columnsOf, groupBy, referencedRow, stampsOf } from '../db/records.js';
 import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -125,13 +125,12 @@ export async function createInvoice(
   at: Date,
   updatedBy: number | null,
 ): Promise<InvoiceRow> {
-  const member = await trx
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', input.member)
-    .where('account', '=', accountId)
-    .executeTakeFirst();
-  if (!member) throw unprocessable(`Member ${input.member} does not exist`, { member: 'unknown' });
+  const member = await referencedRow(trx, 'members', {
+    id: input.member,
+    account: accountId,
+    field: 'member',
+    noun: 'Member',
+  });
   const settings = await billingSettingsFor(trx, member.space, { forUpdate: true });
   const charges = await trx
     .selectFrom('charges')

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { jsonText, parseJson } from '../db/crud.js';
-import { columnsOf, stampsOf } from '../db/records.js';
+import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
 import type { JobsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -38,13 +38,7 @@ export async function checkJobMember(db: Db, accountId: number, type: string, me
   if (member === undefined) return;
   if (type !== 'invoiceRun')
     throw unprocessable('member applies to invoiceRun only', { member: 'unexpected' });
-  const found = await db
-    .selectFrom('members')
-    .select('id')
-    .where('id', '=', member)
-    .where('account', '=', accountId)
-    .executeTakeFirst();
-  if (!found) throw unprocessable(`Member ${member} does not exist`, { member: 'unknown' });
+  await referencedRow(db, 'members', { id: member, account: accountId, field: 'member', noun: 'Member' });
 }
 
 export async function enqueueJob(

@@ -8,6 +8,7 @@ import { unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { spaceTimezone } from './settings.js';
 import { emitMemberCredit } from './member-credits.js';
+import { referencedRow } from '../db/records.js';
 
 const MAX_PERIODS = 2000;
 
@@ -247,13 +248,12 @@ export async function createMemberPackage(
   },
 ): Promise<MemberPackageRow> {
   const { member, body } = input;
-  const pkg = await trx
-    .selectFrom('packages')
-    .selectAll()
-    .where('id', '=', body.package)
-    .where('account', '=', member.account)
-    .executeTakeFirst();
-  if (!pkg) throw unprocessable(`Package ${body.package} does not exist`, { package: 'unknown' });
+  const pkg = await referencedRow(trx, 'packages', {
+    id: body.package,
+    account: member.account,
+    field: 'package',
+    noun: 'Package',
+  });
   if (pkg.state !== 'active') throw unprocessable('This package is archived', { packageArchived: true });
   const today = await memberToday(trx, member.id, input.at);
   const fromDate = body.fromDate ?? today;

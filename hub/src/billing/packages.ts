@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
-import { columnsOf, recordOf, stampsOf } from '../db/records.js';
+import { columnsOf, recordOf, referencedRow, stampsOf } from '../db/records.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
@@ -165,24 +165,17 @@ export async function checkPermissionTarget(
   if (p.type === 'resourceType') {
     if (!p.resourceType)
       throw unprocessable('A resourceType permission needs resourceType', { resourceType: 'missing' });
-    const t = await db
-      .selectFrom('resource_types')
-      .select('id')
-      .where('id', '=', p.resourceType)
-      .where('account', '=', accountId)
-      .executeTakeFirst();
-    if (!t)
-      throw unprocessable(`Resource type ${p.resourceType} does not exist`, { resourceType: 'unknown' });
+    const ref = { id: p.resourceType, account: accountId, field: 'resourceType', noun: 'Resource type' };
+    await referencedRow(db, 'resource_types', ref);
   }
   if (p.type === 'resource') {
     if (!p.resource) throw unprocessable('A resource permission needs resource', { resource: 'missing' });
-    const r = await db
-      .selectFrom('resources')
-      .select('id')
-      .where('id', '=', p.resource)
-      .where('account', '=', accountId)
-      .executeTakeFirst();
-    if (!r) throw unprocessable(`Resource ${p.resource} does not exist`, { resource: 'unknown' });
+    await referencedRow(db, 'resources', {
+      id: p.resource,
+      account: accountId,
+      field: 'resource',
+      noun: 'Resource',
+    });
   }
   if (p.timeType === 'custom' && (!p.times || p.times.length === 0)) {
     throw unprocessable('A custom time table needs at least one entry in times', { times: 'missing' });

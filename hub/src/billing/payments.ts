@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely';
 import type { z } from 'zod';
 import { insertRow } from '../db/collection-rows.js';
 import { type Db, defined } from '../db/crud.js';
-import { columnsOf, groupBy, stampsOf } from '../db/records.js';
+import { columnsOf, groupBy, referencedRow, stampsOf } from '../db/records.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -59,13 +59,12 @@ export async function createPayment(
   body: PaymentCreate,
   at: Date,
 ): Promise<PaymentRow> {
-  const member = await trx
-    .selectFrom('members')
-    .select(['id', 'account', 'space'])
-    .where('id', '=', body.member)
-    .where('account', '=', caller.accountId)
-    .executeTakeFirst();
-  if (!member) throw unprocessable(`Member ${body.member} does not exist`, { member: 'unknown' });
+  const member = await referencedRow(trx, 'members', {
+    id: body.member,
+    account: caller.accountId,
+    field: 'member',
+    noun: 'Member',
+  });
   if (body.invoices && body.state === 'pending') {
     throw unprocessable('A pending payment settles invoices when it is completed; send invoices then', {
       invoices: 'pending',

@@ -1,3 +1,7 @@
+import type { Kysely, Selectable } from 'kysely';
+import { unprocessable } from '../errors.js';
+import type { Database } from './schema.js';
+
 /**
  * Row-to-record mapping shared by the areas: most records show some columns as they are stored,
  * a few converted (money, booleans, JSON), and the stamps every table carries. A mapper names the
@@ -48,4 +52,23 @@ export function groupBy<R, K>(rows: readonly R[], key: (row: R) => K): Map<K, R[
     else groups.set(k, [row]);
   }
   return groups;
+}
+
+/**
+ * The row of `table` with this id in this account, as a request's field names it (a member, a
+ * package, a resource); none is bad input: 422 naming the field (`{[field]: 'unknown'}`).
+ */
+export async function referencedRow<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  ref: { id: number; account: number; field: string; noun: string },
+): Promise<Selectable<Database[T]>> {
+  const row = await (db as unknown as Kysely<any>)
+    .selectFrom(table)
+    .selectAll()
+    .where('id', '=', ref.id)
+    .where('account', '=', ref.account)
+    .executeTakeFirst();
+  if (!row) throw unprocessable(`${ref.noun} ${ref.id} does not exist`, { [ref.field]: 'unknown' });
+  return row as Selectable<Database[T]>;
 }
