@@ -361,8 +361,21 @@ async function billUse(
   };
 }
 
-/** The resource and member of a use, or null when either is gone. */
-async function resourceAndMember(trx: Db, resourceId: number, memberId: number) {
+/**
+ * The resource and member of a use not billed yet (no charge and no credit use for it), or null
+ * when it is billed or either is gone.
+ */
+async function unbilled(
+  trx: Db,
+  column: 'resourceLog' | 'booking',
+  id: number,
+  resourceId: number,
+  memberId: number,
+) {
+  const charge = await trx.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
+  const billed =
+    charge ?? (await trx.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst());
+  if (billed) return null;
   const resource = await trx
     .selectFrom('resources')
     .selectAll()
@@ -385,8 +398,7 @@ export async function chargeForStoppedSession(
 ): Promise<UsageBill | null> {
   const log = await trx.selectFrom('resource_logs').selectAll().where('id', '=', logId).executeTakeFirst();
   if (!log?.stoppedAt || log.member === null || log.type !== 'allowed') return null;
-  if (await alreadyBilled(trx, 'resourceLog', log.id)) return null;
-  const found = await resourceAndMember(trx, log.resource, log.member);
+  const found = await unbilled(trx, 'resourceLog', log.id, log.resource, log.member);
   if (!found) return null;
   const { resource } = found;
   const duration = Math.max(0, Math.round((Date.parse(log.stoppedAt) - Date.parse(log.createdAt)) / 1000));
@@ -408,13 +420,6 @@ export async function chargeForStoppedSession(
   });
 }
 
-async function alreadyBilled(db: Db, column: 'resourceLog' | 'booking', id: number): Promise<boolean> {
-  const charge = await db.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
-  if (charge) return true;
-  const use = await db.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst();
-  return use !== undefined;
-}
-
 /**
  * Bills a booking of a resource with pricePerBooking (per pricePerBookingSeconds, rounded up),
  * minus the booking discount of the covering permission, from booking credits first. Once per
@@ -427,8 +432,7 @@ export async function chargeForBooking(
 ): Promise<UsageBill | null> {
   const booking = await trx.selectFrom('bookings').selectAll().where('id', '=', bookingId).executeTakeFirst();
   if (!booking || booking.state === 'cancelled') return null;
-  if (await alreadyBilled(trx, 'booking', booking.id)) return null;
-  const found = await resourceAndMember(trx, booking.resource, booking.member);
+  const found = await unbilled(trx, 'booking', booking.id, booking.resource, booking.member);
   if (!found) return null;
   const { resource } = found;
   const seconds = Math.max(0, (Date.parse(booking.untilDateTime) - Date.parse(booking.fromDateTime)) / 1000);

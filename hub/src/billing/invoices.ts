@@ -16,18 +16,26 @@ import { memberEventRecord } from '../identity/members.js';
 export type InvoiceRow = Selectable<InvoicesTable>;
 type PaymentRow = Selectable<PaymentsTable>;
 
-/** Invoice records of a page of rows, their payments read at once; `details` adds the lines. */
-export async function invoiceRecords(db: Db, rows: InvoiceRow[], embed: readonly string[] = []) {
+/**
+ * The payment allocations of a page of invoices or payments, by the invoice's (or payment's) id,
+ * read at once and ordered by the other side.
+ */
+export async function allocationsOf(db: Db, side: 'invoice' | 'payment', rows: { id: number }[]) {
   const ids = rows.map((r) => r.id);
   const allocations = ids.length
     ? await db
         .selectFrom('payment_allocations')
         .select(['invoice', 'payment', 'amount'])
-        .where('invoice', 'in', ids)
-        .orderBy('payment')
+        .where(side, 'in', ids)
+        .orderBy(side === 'invoice' ? 'payment' : 'invoice')
         .execute()
     : [];
-  const byInvoice = groupBy(allocations, (a) => a.invoice);
+  return groupBy(allocations, (a) => a[side]);
+}
+
+/** Invoice records of a page of rows, their payments read at once; `details` adds the lines. */
+export async function invoiceRecords(db: Db, rows: InvoiceRow[], embed: readonly string[] = []) {
+  const byInvoice = await allocationsOf(db, 'invoice', rows);
   const records = [];
   for (const row of rows) {
     const record = invoiceFields(row, byInvoice.get(row.id) ?? []);

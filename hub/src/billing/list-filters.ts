@@ -85,6 +85,14 @@ function applyFilters<T extends BillingTable, O>(
   return q as unknown as SelectQueryBuilder<Database, T, O>;
 }
 
+/** A list's filter function from its spec. */
+function filterOn<T extends BillingTable, F extends { from?: string; until?: string; q?: string }>(
+  spec: FilterSpec,
+) {
+  return <O>(base: SelectQueryBuilder<Database, T, O>, f: F): SelectQueryBuilder<Database, T, O> =>
+    applyFilters(base, f as Record<string, unknown>, spec);
+}
+
 export function filterCharges<O>(
   base: SelectQueryBuilder<Database, 'charges', O>,
   f: ChargeFilters,
@@ -111,12 +119,11 @@ export const invoiceFilterParams = {
 export const InvoiceFilters = z.object(invoiceFilterParams);
 export type InvoiceFilters = z.infer<typeof InvoiceFilters>;
 
-export function filterInvoices<O>(
-  base: SelectQueryBuilder<Database, 'invoices', O>,
-  f: InvoiceFilters,
-): SelectQueryBuilder<Database, 'invoices', O> {
-  return applyFilters(base, f, { equals: ['member', 'space', 'state'], date: 'date', search: 'number' });
-}
+export const filterInvoices = filterOn<'invoices', InvoiceFilters>({
+  equals: ['member', 'space', 'state'],
+  date: 'date',
+  search: 'number',
+});
 
 export const paymentFilterParams = {
   member: Id.optional(),
@@ -127,12 +134,10 @@ export const paymentFilterParams = {
 export const PaymentFilters = z.object(paymentFilterParams);
 export type PaymentFilters = z.infer<typeof PaymentFilters>;
 
-export function filterPayments<O>(
-  base: SelectQueryBuilder<Database, 'payments', O>,
-  f: PaymentFilters,
-): SelectQueryBuilder<Database, 'payments', O> {
-  return applyFilters(base, f, { equals: ['member', 'state'], date: 'date' });
-}
+export const filterPayments = filterOn<'payments', PaymentFilters>({
+  equals: ['member', 'state'],
+  date: 'date',
+});
 
 /** A range whose end lies before its start is bad input (400 naming `until`); else the filters. */
 export function checkRange<F extends { from?: string; until?: string }>(f: F): F {

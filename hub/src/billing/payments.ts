@@ -7,12 +7,12 @@ import type { Selectable } from 'kysely';
 import type { z } from 'zod';
 import { insertRow } from '../db/collection-rows.js';
 import { type Db, defined } from '../db/crud.js';
-import { columnsOf, groupBy, referencedRow, stampsOf } from '../db/records.js';
+import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
-import { allocatePayment, releasePayment } from './invoices.js';
+import { allocatePayment, allocationsOf, releasePayment } from './invoices.js';
 import { localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
@@ -25,16 +25,7 @@ export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
 
 /** Payment records of a page of rows, the invoices they settle read at once. */
 export async function paymentRecords(db: Db, rows: PaymentRow[]) {
-  const ids = rows.map((r) => r.id);
-  const allocations = ids.length
-    ? await db
-        .selectFrom('payment_allocations')
-        .select(['payment', 'invoice', 'amount'])
-        .where('payment', 'in', ids)
-        .orderBy('invoice')
-        .execute()
-    : [];
-  const byPayment = groupBy(allocations, (a) => a.payment);
+  const byPayment = await allocationsOf(db, 'payment', rows);
   return rows.map((row) => {
     const mine = byPayment.get(row.id) ?? [];
     return {
