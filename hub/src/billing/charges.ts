@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
-import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
+import { columnsOf, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -376,12 +376,8 @@ async function unbilled(
   const billed =
     charge ?? (await trx.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst());
   if (billed) return null;
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', resourceId)
-    .executeTakeFirst();
-  const member = await trx.selectFrom('members').selectAll().where('id', '=', memberId).executeTakeFirst();
+  const resource = await rowById(trx, 'resources', resourceId);
+  const member = await rowById(trx, 'members', memberId);
   return resource && member ? { resource, member } : null;
 }
 
@@ -396,7 +392,7 @@ export async function chargeForStoppedSession(
   ctx: BillingContext,
   logId: number,
 ): Promise<UsageBill | null> {
-  const log = await trx.selectFrom('resource_logs').selectAll().where('id', '=', logId).executeTakeFirst();
+  const log = await rowById(trx, 'resource_logs', logId);
   if (!log?.stoppedAt || log.member === null || log.type !== 'allowed') return null;
   const found = await unbilled(trx, 'resourceLog', log.id, log.resource, log.member);
   if (!found) return null;
@@ -430,7 +426,7 @@ export async function chargeForBooking(
   ctx: BillingContext,
   bookingId: number,
 ): Promise<UsageBill | null> {
-  const booking = await trx.selectFrom('bookings').selectAll().where('id', '=', bookingId).executeTakeFirst();
+  const booking = await rowById(trx, 'bookings', bookingId);
   if (!booking || booking.state === 'cancelled') return null;
   const found = await unbilled(trx, 'booking', booking.id, booking.resource, booking.member);
   if (!found) return null;

@@ -1,7 +1,7 @@
 import type { WebhookEventType } from '@makerspace/shared';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { columnsOf, groupBy, referencedRow, stampsOf } from '../db/records.js';
+import { columnsOf, groupBy, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -89,7 +89,7 @@ export async function findInvoice(db: Db, caller: Caller, id: number): Promise<I
 
 /** Recomputes what has been paid on an invoice and whether it reads `paid`. */
 export async function refreshInvoice(db: Db, invoiceId: number, at: string): Promise<void> {
-  const invoice = await db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
+  const invoice = await rowById(db, 'invoices', invoiceId);
   if (!invoice) return;
   const allocations = await db
     .selectFrom('payment_allocations')
@@ -227,7 +227,7 @@ export async function createInvoice(
     charges.map((c) => c.id),
   );
   await settleMember(trx, member.id, stamp);
-  return (await trx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirst())!;
+  return (await rowById(trx, 'invoices', invoice.id))!;
 }
 
 /**

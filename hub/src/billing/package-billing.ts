@@ -8,7 +8,7 @@ import { unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { spaceTimezone } from './settings.js';
 import { emitMemberCredit } from './member-credits.js';
-import { referencedRow } from '../db/records.js';
+import { referencedRow, rowById } from '../db/records.js';
 
 const MAX_PERIODS = 2000;
 
@@ -87,8 +87,8 @@ export async function billMemberPackage(
   const stamp = at.toISOString();
   const result = { charges: 0, credits: 0 };
   if (mp.fromDate > today) return result;
-  const pkg = await db.selectFrom('packages').selectAll().where('id', '=', mp.package).executeTakeFirst();
-  const member = await db.selectFrom('members').selectAll().where('id', '=', mp.member).executeTakeFirst();
+  const pkg = await rowById(db, 'packages', mp.package);
+  const member = await rowById(db, 'members', mp.member);
   if (!pkg || !member) return result;
   const taxPercent = await memberTaxPercent(db, member);
   const chargeFee = async (feeKey: string, description: string, price: bigint, dateTime: string) => {
@@ -218,11 +218,7 @@ export async function billAccountPackages(
   for (const mp of rows) {
     const today = await memberToday(db, mp.member, at);
     const r = await db.transaction().execute(async (trx) => {
-      const fresh = await trx
-        .selectFrom('member_packages')
-        .selectAll()
-        .where('id', '=', mp.id)
-        .executeTakeFirst();
+      const fresh = await rowById(trx, 'member_packages', mp.id);
       return fresh ? billMemberPackage(trx, fresh, today, at) : { charges: 0, credits: 0 };
     });
     total.charges += r.charges;

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
-import { columnsOf, recordOf, referencedRow, stampsOf } from '../db/records.js';
+import { columnsOf, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
@@ -218,11 +218,7 @@ export function emitMemberPackage(
     account: row.account,
     type,
     details: async () => {
-      const pkg = await db
-        .selectFrom('packages')
-        .selectAll()
-        .where('id', '=', row.package)
-        .executeTakeFirst();
+      const pkg = await rowById(db, 'packages', row.package);
       return {
         memberPackage: memberPackageRecord(row),
         member: await memberEventRecord(db, row.member),

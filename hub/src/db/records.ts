@@ -72,3 +72,16 @@ export async function referencedRow<T extends keyof Database & string>(
   if (!row) throw unprocessable(`${ref.noun} ${ref.id} does not exist`, { [ref.field]: 'unknown' });
   return row as Selectable<Database[T]>;
 }
+
+/** The row of `table` with this id, if there is one (e.g. a record an event's details name). */
+export function rowById<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  id: number,
+): Promise<Selectable<Database[T]> | undefined> {
+  return (db as unknown as Kysely<any>)
+    .selectFrom(table)
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+}
