@@ -1,14 +1,12 @@
-import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
-import { columnsOf, referencedRow, rowById, stampsOf } from '../db/records.js';
+import { columnsOf, recordEvents, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 import { emitMemberCredit } from './member-credits.js';
 import { localTime } from './local-time.js';
@@ -449,16 +447,11 @@ export async function chargeForBooking(
   return bill;
 }
 
-export function emitCharge(db: Db, type: Extract<WebhookEventType, `charge_${string}`>, row: ChargeRow) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => ({
-      charge: chargeRecord(row),
-      member: await memberEventRecord(db, row.member),
-    }),
-  });
-}
+/** charge_created/updated/deleted {charge, member}. */
+export const emitCharge = recordEvents<ChargeRow, 'charge'>(async (db, row) => ({
+  charge: chargeRecord(row),
+  member: await memberEventRecord(db, row.member),
+}));
 
 /** charge_updated for each of these charges (they went on an invoice or came off one). */
 export async function emitChargesUpdated(db: Db, ids: number[]) {

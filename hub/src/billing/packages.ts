@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
-import { columnsOf, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
+import { columnsOf, recordEvents, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
@@ -13,8 +13,6 @@ import { type Caller, isAdmin } from '../identity/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { formatMoney, formatPercent, parseMoney } from './money.js';
-import type { WebhookEventType } from '@makerspace/shared';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
 export type PackageRow = Selectable<PackagesTable>;
@@ -209,24 +207,15 @@ export function isActiveOn(mp: { fromDate: string; untilDate: string | null }, d
   return mp.fromDate <= date && (mp.untilDate === null || date <= mp.untilDate);
 }
 
-export function emitMemberPackage(
-  db: Db,
-  type: Extract<WebhookEventType, `memberPackage_${string}`>,
-  row: MemberPackageRow,
-) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => {
-      const pkg = await rowById(db, 'packages', row.package);
-      return {
-        memberPackage: memberPackageRecord(row),
-        member: await memberEventRecord(db, row.member),
-        package: pkg ? packageRecord(pkg) : null,
-      };
-    },
-  });
-}
+/** memberPackage_created/updated/deleted {memberPackage, member, package}. */
+export const emitMemberPackage = recordEvents<MemberPackageRow, 'memberPackage'>(async (db, row) => {
+  const pkg = await rowById(db, 'packages', row.package);
+  return {
+    memberPackage: memberPackageRecord(row),
+    member: await memberEventRecord(db, row.member),
+    package: pkg ? packageRecord(pkg) : null,
+  };
+});
 
 // ---- what the collections of packages.routes.ts write -----------------------------------------
 

@@ -1,5 +1,7 @@
+import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable } from 'kysely';
 import { unprocessable } from '../errors.js';
+import { emitEvent } from './outbox.js';
 import type { Database } from './schema.js';
 
 /**
@@ -84,4 +86,15 @@ export function rowById<T extends keyof Database & string>(
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+}
+
+/**
+ * The emitter of a record's webhook events (`charge_created`, `memberPackage_deleted`, ...):
+ * `details` builds the event's details from the row, only when some webhook wants the event.
+ */
+export function recordEvents<Row extends { account: number }, Prefix extends string>(
+  details: (db: Kysely<Database>, row: Row) => Promise<Record<string, unknown>>,
+) {
+  return (db: Kysely<Database>, type: Extract<WebhookEventType, `${Prefix}_${string}`>, row: Row) =>
+    emitEvent(db, { account: row.account, type, details: () => details(db, row) });
 }
