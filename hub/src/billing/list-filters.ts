@@ -43,6 +43,13 @@ function nextDay(day: string): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** `from` and `until`: the records on or after, on or before a day. */
+const dayRange = (records: string, day: string) => ({
+  from: from.describe(`Only ${records} on or after this day (${day})`),
+  until: until.describe(`Only ${records} on or before this day (${day})`),
+});
+const searchText = (what: string) => z.string().max(200).optional().describe(`Search text (${what})`);
+
 export const chargeFilterParams = {
   member: Id.optional(),
   invoice: Id.optional(),
@@ -52,9 +59,8 @@ export const chargeFilterParams = {
     .describe('true: only charges on no invoice yet; false: only invoiced ones'),
   resourceLog: Id.optional(),
   booking: Id.optional(),
-  from: from.describe('Only charges on or after this day (UTC, YYYY-MM-DD)'),
-  until: until.describe('Only charges on or before this day (UTC, YYYY-MM-DD)'),
-  q: z.string().max(200).optional().describe('Search text (description)'),
+  ...dayRange('charges', 'UTC, YYYY-MM-DD'),
+  q: searchText('description'),
 };
 export const ChargeFilters = z.object(chargeFilterParams);
 export type ChargeFilters = z.infer<typeof ChargeFilters>;
@@ -112,9 +118,8 @@ export const invoiceFilterParams = {
   member: Id.optional(),
   space: Id.optional(),
   state: InvoiceState.optional(),
-  from: from.describe("Only invoices dated on or after this day (the invoice's date)"),
-  until: until.describe("Only invoices dated on or before this day (the invoice's date)"),
-  q: z.string().max(200).optional().describe('Search text (invoice number)'),
+  ...dayRange('invoices dated', "the invoice's date"),
+  q: searchText('invoice number'),
 };
 export const InvoiceFilters = z.object(invoiceFilterParams);
 export type InvoiceFilters = z.infer<typeof InvoiceFilters>;
@@ -128,8 +133,7 @@ export const filterInvoices = filterOn<'invoices', InvoiceFilters>({
 export const paymentFilterParams = {
   member: Id.optional(),
   state: PaymentState.optional(),
-  from: from.describe("Only payments dated on or after this day (the payment's date)"),
-  until: until.describe("Only payments dated on or before this day (the payment's date)"),
+  ...dayRange('payments dated', "the payment's date"),
 };
 export const PaymentFilters = z.object(paymentFilterParams);
 export type PaymentFilters = z.infer<typeof PaymentFilters>;
