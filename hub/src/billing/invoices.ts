@@ -139,7 +139,7 @@ export async function createInvoice(
     field: 'member',
     noun: 'Member',
   });
-  const settings = await billingSettingsFor(trx, member.space, { forUpdate: true });
+  const settings = await billingSettingsFor(trx, member.space, { forUpdate: true, at: at.toISOString() });
   const charges = await trx
     .selectFrom('charges')
     .selectAll()

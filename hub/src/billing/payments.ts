@@ -186,7 +186,7 @@ export async function requestPayment(
     .selectAll()
     .where('id', '=', payment.member)
     .executeTakeFirstOrThrow();
-  const { currency } = await billingSettingsFor(db, member.space);
+  const { currency } = await billingSettingsFor(db, member.space, { at });
   const reference = `P${payment.id}-${randomBytes(4).toString('hex').toUpperCase()}`;
   const total = formatMoney(parseMoney(payment.total));
   const { instructions } = await provider.request({ reference, total, currency, member });
