@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Resource types, resources, their bridges, resource logs and the access-attempt counter. */
 export function resources(dialect: DialectName): Migration {
@@ -21,16 +21,16 @@ export function resources(dialect: DialectName): Migration {
           .addColumn('type', 'integer', (c) => c.references('resource_types.id').onDelete('set null'))
           .addColumn('controlType', 'text', (c) => c.notNull().defaultTo('machine'))
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
-          .addColumn('requiresTraining', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('canBeBooked', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('mustBeBooked', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('exclusiveUsage', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('visibleForMembers', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('description', 'text')
-          .addColumn('notes', 'text')
-          .addColumn('maintenanceNotes', 'text')
-          .addColumn('displayTitle', 'text')
-          .addColumn('safetyMessage', 'text')
+          .$call(
+            withDefaults('integer', {
+              requiresTraining: 0,
+              canBeBooked: 0,
+              mustBeBooked: 0,
+              exclusiveUsage: 0,
+              visibleForMembers: 1,
+            }),
+          )
+          .$call(texts('description', 'notes', 'maintenanceNotes', 'displayTitle', 'safetyMessage'))
           .addColumn('maxOfflineUsage', 'integer')
           .addColumn('deadManIntervalBusy', 'integer')
           .addColumn('deadManIntervalIdle', 'integer')
@@ -70,9 +70,7 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('apiKeyEncrypted', 'text', (c) => c.notNull())
         .addColumn('createdBy', 'integer')
         .addColumn('configVersion', 'integer', (c) => c.notNull().defaultTo(1))
-        .addColumn('agentVersion', 'text')
-        .addColumn('hardware', 'text')
-        .addColumn('lastSeenAt', 'text')
+        .$call(texts('agentVersion', 'hardware', 'lastSeenAt'))
         .addColumn('createdAt', 'text', (c) => c.notNull())
         .addColumn('updatedAt', 'text', (c) => c.notNull())
         .execute();
@@ -87,12 +85,16 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('stoppedAt', 'text')
         .addColumn('stopType', 'text')
         .addColumn('idleDurationSeconds', 'integer')
-        .addColumn('reason', 'text')
-        .addColumn('notes', 'text')
-        .addColumn('metadata', 'text')
-        .addColumn('extraChargeDescription', 'text')
-        .addColumn('extraChargePrice', 'text')
-        .addColumn('extraChargeTaxPercent', 'text')
+        .$call(
+          texts(
+            'reason',
+            'notes',
+            'metadata',
+            'extraChargeDescription',
+            'extraChargePrice',
+            'extraChargeTaxPercent',
+          ),
+        )
         // The id an agent gave a log it sent: stored once, however often it arrives.
         .addColumn('clientId', 'text', (c) => c.unique())
         .addColumn('offline', 'integer', (c) => c.notNull().defaultTo(0))

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
 export function spaces(dialect: DialectName): Migration {
@@ -32,23 +32,16 @@ export function spaces(dialect: DialectName): Migration {
             c.notNull().unique().references('spaces.id').onDelete('cascade'),
           )
           .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('currency', 'text', (c) => c.notNull().defaultTo('EUR'))
-          .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
-          .addColumn('invoiceNumberPrefix', 'text', (c) => c.notNull().defaultTo(''))
+          .$call(withDefaults('text', { currency: 'EUR', taxPercent: '0', invoiceNumberPrefix: '' }))
           .addColumn('nextInvoiceNumber', 'integer', (c) => c.notNull().defaultTo(1))
           .addColumn('invoiceHeader', 'text')
           .addColumn('invoiceFooter', 'text')
           .addColumn('defaultInvoiceDeadline', 'integer', (c) => c.notNull().defaultTo(14))
           .addColumn('defaultInvoiceDeadlineUnit', 'text', (c) => c.notNull().defaultTo('day'))
-          .addColumn('statementName', 'text')
-          .addColumn('stripeUser', 'text')
-          .addColumn('stripePublicKey', 'text')
-          .addColumn('stripeName', 'text')
+          .$call(texts('statementName', 'stripeUser', 'stripePublicKey', 'stripeName'))
           .addColumn('stripeLivemode', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('enableSepa', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('sepaCreditorId', 'text')
-          .addColumn('sepaIban', 'text')
-          .addColumn('sepaAccountOwnerName', 'text')
+          .$call(texts('sepaCreditorId', 'sepaIban', 'sepaAccountOwnerName'))
           .addColumn('sepaMandateText', 'text'),
       ).execute();
       // Spaces made before this migration get their settings now.

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /**
  * Billing: packages with their credits and permissions, member packages and the credits members
@@ -20,9 +20,9 @@ export function billing(dialect: DialectName): Migration {
           .addColumn('notes', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
           .addColumn('allowsBooking', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('setupFee', 'text', (c) => c.notNull().defaultTo('0.00'))
-          .addColumn('recurringFee', 'text', (c) => c.notNull().defaultTo('0.00'))
-          .addColumn('recurringFeePeriod', 'text', (c) => c.notNull().defaultTo('month'))
+          .$call(
+            withDefaults('text', { setupFee: '0.00', recurringFee: '0.00', recurringFeePeriod: 'month' }),
+          )
           .addColumn('prorate', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('minimumDuration', 'integer')
           .addColumn('minimumDurationUnit', 'text')
@@ -37,9 +37,7 @@ export function billing(dialect: DialectName): Migration {
         withId(db.schema.createTable('package_credits'), dialect)
           .addColumn('account', 'integer', account)
           .addColumn('package', 'integer', (c) => c.notNull().references('packages.id').onDelete('cascade'))
-          .addColumn('scope', 'text', (c) => c.notNull().defaultTo('global'))
-          .addColumn('amount', 'text', (c) => c.notNull().defaultTo('0.00'))
-          .addColumn('period', 'text', (c) => c.notNull().defaultTo('month'))
+          .$call(withDefaults('text', { scope: 'global', amount: '0.00', period: 'month' }))
           .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]')),
       ).execute();
       await index(db, 'package_credits', ['package']);
@@ -51,9 +49,7 @@ export function billing(dialect: DialectName): Migration {
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('resourceType', 'integer')
           .addColumn('resource', 'integer')
-          .addColumn('timeType', 'text', (c) => c.notNull().defaultTo('always'))
-          .addColumn('times', 'text', (c) => c.notNull().defaultTo('[]'))
-          .addColumn('usageFeeDiscountPercent', 'text', (c) => c.notNull().defaultTo('0'))
+          .$call(withDefaults('text', { timeType: 'always', times: '[]', usageFeeDiscountPercent: '0' }))
           .addColumn('bookingFeeDiscountPercent', 'text', (c) => c.notNull().defaultTo('0')),
       ).execute();
       await index(db, 'package_permissions', ['package']);
@@ -144,12 +140,7 @@ export function billing(dialect: DialectName): Migration {
           .addColumn('total', 'text', (c) => c.notNull())
           .addColumn('paid', 'text', (c) => c.notNull().defaultTo('0.00'))
           .addColumn('cancelledInvoice', 'integer')
-          .addColumn('recipientName', 'text')
-          .addColumn('recipientCompany', 'text')
-          .addColumn('recipientAddress', 'text')
-          .addColumn('header', 'text')
-          .addColumn('footer', 'text')
-          .addColumn('text', 'text')
+          .$call(texts('recipientName', 'recipientCompany', 'recipientAddress', 'header', 'footer', 'text'))
           .addColumn('notes', 'text'),
       ).execute();
       await index(db, 'invoices', ['account', 'id']);

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { index, texts, withId, withStamps } from './helpers.js';
 
 /** Member keys (key cards) and key assignments (the next unknown card at a bridge becomes a member's key). */
 export function keys(dialect: DialectName): Migration {
@@ -28,9 +28,7 @@ export function keys(dialect: DialectName): Migration {
         // 'pending' until a card is assigned ('assigned'); expired when expiresAt has passed.
         .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
         .addColumn('expiresAt', 'text', (c) => c.notNull())
-        .addColumn('keyType', 'text')
-        .addColumn('keyToken', 'text')
-        .addColumn('assignedAt', 'text')
+        .$call(texts('keyType', 'keyToken', 'assignedAt'))
         .addColumn('createdAt', 'text', (c) => c.notNull())
         .addColumn('createdBy', 'integer')
         .execute();

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId } from './helpers.js';
+import { index, texts, withId } from './helpers.js';
 
 /**
  * Sign-in for people: password hashes, emailed one-use links, browser sessions and invitations.
@@ -40,9 +40,7 @@ export function signIn(dialect: DialectName): Migration {
         .addColumn('createdAt', 'text', (c) => c.notNull())
         .addColumn('lastSeenAt', 'text', (c) => c.notNull())
         .addColumn('expiresAt', 'text', (c) => c.notNull())
-        .addColumn('revokedAt', 'text')
-        .addColumn('userAgent', 'text')
-        .addColumn('ipAddress', 'text')
+        .$call(texts('revokedAt', 'userAgent', 'ipAddress'))
         .execute();
       await index(db, 'browser_sessions', ['member', 'expiresAt']);
 

@@ -25,3 +25,22 @@ export async function index(db: Kysely<any>, table: string, columns: string[], u
   if (unique) builder = builder.unique();
   await builder.execute();
 }
+
+/** Nullable text columns, in this order (`.$call(texts('address', 'city'))`). */
+export function texts(...names: string[]) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const name of names) builder = builder.addColumn(name, 'text');
+    return builder;
+  };
+}
+
+/** Not-null columns of one type with their defaults, in this order (`{ prorate: 0, ... }`). */
+export function withDefaults(type: 'integer' | 'text', columns: Record<string, number | string>) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const [name, value] of Object.entries(columns))
+      builder = builder.addColumn(name, type, (c) => c.notNull().defaultTo(value));
+    return builder;
+  };
+}
