@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Accounts, spaces, members and API keys: the identity everything else hangs from. */
 export function foundation(dialect: DialectName): Migration {
@@ -16,7 +16,7 @@ export function foundation(dialect: DialectName): Migration {
 
       await withStamps(
         withId(db.schema.createTable('spaces'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('shortName', 'text')
           .$call(withDefaults('text', { timezone: 'UTC', locale: 'en', state: 'active' }))
@@ -53,7 +53,7 @@ export function foundation(dialect: DialectName): Migration {
 
       await withStamps(
         withId(db.schema.createTable('members'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('memberNumber', 'text')
           .addColumn('firstName', 'text', (c) => c.notNull().defaultTo(''))
@@ -107,8 +107,8 @@ export function foundation(dialect: DialectName): Migration {
 
       await withStamps(
         withId(db.schema.createTable('api_keys'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('label', 'text')
           // sha256 of the token for look-up; AES-GCM ciphertext for the read-back (DESIGN 4).
           .addColumn('tokenHash', 'text', (c) => c.notNull().unique())

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { cascadeTo, index, integers, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Resource types, resources, their bridges, resource logs and the access-attempt counter. */
 export function resources(dialect: DialectName): Migration {
@@ -8,14 +8,14 @@ export function resources(dialect: DialectName): Migration {
     async up(db: Kysely<any>) {
       await withStamps(
         withId(db.schema.createTable('resource_types'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .addColumn('name', 'text', (c) => c.notNull()),
       ).execute();
       await index(db, 'resource_types', ['account']);
 
       await withStamps(
         withId(db.schema.createTable('resources'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('type', 'integer', (c) => c.references('resource_types.id').onDelete('set null'))
@@ -31,9 +31,7 @@ export function resources(dialect: DialectName): Migration {
             }),
           )
           .$call(texts('description', 'notes', 'maintenanceNotes', 'displayTitle', 'safetyMessage'))
-          .addColumn('maxOfflineUsage', 'integer')
-          .addColumn('deadManIntervalBusy', 'integer')
-          .addColumn('deadManIntervalIdle', 'integer')
+          .$call(integers('maxOfflineUsage', 'deadManIntervalBusy', 'deadManIntervalIdle'))
           .addColumn('idlePowerThreshold', 'text')
           .addColumn('pricePerTimeBusy', 'text', (c) => c.notNull().defaultTo('0'))
           .addColumn('pricePerTimeBusySeconds', 'integer', (c) => c.notNull().defaultTo(3600))
@@ -59,7 +57,7 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('resource', 'integer', (c) =>
           c.primaryKey().references('resources.id').onDelete('cascade'),
         )
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
         .addColumn('serialNumber', 'text')
         .addColumn('heartbeatInterval', 'integer', (c) => c.notNull().defaultTo(60))
         .addColumn('offline', 'integer', (c) => c.notNull().defaultTo(1))
@@ -76,7 +74,7 @@ export function resources(dialect: DialectName): Migration {
         .execute();
 
       await withId(db.schema.createTable('resource_logs'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
         .addColumn('resource', 'integer', (c) => c.notNull())
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('member', 'integer')

@@ -1,13 +1,13 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
 export function spaces(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withId(db.schema.createTable('opening_hours'), dialect)
-        .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id').onDelete('cascade'))
+        .addColumn('space', 'integer', cascadeTo('spaces.id'))
         .addColumn('dayOfWeek', 'integer', (c) => c.notNull())
         .addColumn('fromTime', 'text', (c) => c.notNull())
         .addColumn('untilTime', 'text', (c) => c.notNull())
@@ -17,8 +17,8 @@ export function spaces(dialect: DialectName): Migration {
       // Holiday times are space-local wall times `YYYY-MM-DDTHH:MM`, compared as strings.
       await withStamps(
         withId(db.schema.createTable('holidays'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+          .addColumn('space', 'integer', cascadeTo('spaces.id'))
           .addColumn('title', 'text')
           .addColumn('fromDateTime', 'text', (c) => c.notNull())
           .addColumn('untilDateTime', 'text', (c) => c.notNull())
@@ -31,7 +31,7 @@ export function spaces(dialect: DialectName): Migration {
           .addColumn('space', 'integer', (c) =>
             c.notNull().unique().references('spaces.id').onDelete('cascade'),
           )
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .$call(withDefaults('text', { currency: 'EUR', taxPercent: '0', invoiceNumberPrefix: '' }))
           .addColumn('nextInvoiceNumber', 'integer', (c) => c.notNull().defaultTo(1))
           .addColumn('invoiceHeader', 'text')
@@ -56,7 +56,7 @@ export function spaces(dialect: DialectName): Migration {
 
       await withStamps(
         withId(db.schema.createTable('training_courses'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .addColumn('title', 'text', (c) => c.notNull())
           .addColumn('notes', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
@@ -70,15 +70,15 @@ export function spaces(dialect: DialectName): Migration {
         .addColumn('course', 'integer', (c) =>
           c.notNull().references('training_courses.id').onDelete('cascade'),
         )
-        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+        .addColumn('resource', 'integer', cascadeTo('resources.id'))
         .addPrimaryKeyConstraint('training_course_resources_pk', ['course', 'resource'])
         .execute();
       await index(db, 'training_course_resources', ['resource']);
 
       await withStamps(
         withId(db.schema.createTable('member_trainings'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('trainingCourse', 'integer', (c) =>
             c.notNull().references('training_courses.id').onDelete('cascade'),
           )
@@ -92,9 +92,9 @@ export function spaces(dialect: DialectName): Migration {
       // Booking times are UTC instants (ISO strings with ms and Z), so string order is time order.
       await withStamps(
         withId(db.schema.createTable('bookings'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+          .addColumn('resource', 'integer', cascadeTo('resources.id'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('fromDateTime', 'text', (c) => c.notNull())
           .addColumn('untilDateTime', 'text', (c) => c.notNull())
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('confirmed'))

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { cascadeTo, index, required, withId, withStamps } from './helpers.js';
 
 /**
  * Webhooks and their outbox (DESIGN 9): events are written in the same transaction as the
@@ -12,7 +12,7 @@ export function webhooks(dialect: DialectName): Migration {
     async up(db: Kysely<any>) {
       await withStamps(
         withId(db.schema.createTable('webhooks'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           .addColumn('url', 'text', (c) => c.notNull())
           .addColumn('label', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
@@ -27,17 +27,15 @@ export function webhooks(dialect: DialectName): Migration {
       await index(db, 'webhooks', ['account', 'state']);
 
       await withId(db.schema.createTable('webhook_events'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('details', 'text', (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        .$call(required('text', 'type', 'details', 'createdAt'))
         .execute();
       await index(db, 'webhook_events', ['account', 'createdAt']);
 
       await withId(db.schema.createTable('webhook_deliveries'), dialect)
         .addColumn('account', 'integer', (c) => c.notNull())
-        .addColumn('webhook', 'integer', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
-        .addColumn('event', 'integer', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
+        .addColumn('webhook', 'integer', cascadeTo('webhooks.id'))
+        .addColumn('event', 'integer', cascadeTo('webhook_events.id'))
         // pending (queued or retrying) | delivered | failed (test deliveries only: never retried)
         .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
         .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))

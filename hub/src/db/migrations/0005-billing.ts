@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { cascadeTo, index, required, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /**
  * Billing: packages with their credits and permissions, member packages and the credits members
@@ -36,7 +36,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('package_credits'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('package', 'integer', (c) => c.notNull().references('packages.id').onDelete('cascade'))
+          .addColumn('package', 'integer', cascadeTo('packages.id'))
           .$call(withDefaults('text', { scope: 'global', amount: '0.00', period: 'month' }))
           .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]')),
       ).execute();
@@ -45,7 +45,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('package_permissions'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('package', 'integer', (c) => c.notNull().references('packages.id').onDelete('cascade'))
+          .addColumn('package', 'integer', cascadeTo('packages.id'))
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('resourceType', 'integer')
           .addColumn('resource', 'integer')
@@ -57,7 +57,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('member_packages'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('package', 'integer', (c) => c.notNull().references('packages.id'))
           .addColumn('fromDate', 'text', (c) => c.notNull())
           .addColumn('untilDate', 'text')
@@ -73,7 +73,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('member_credits'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('memberPackage', 'integer', (c) =>
             c.notNull().references('member_packages.id').onDelete('cascade'),
           )
@@ -82,9 +82,7 @@ export function billing(dialect: DialectName): Migration {
           )
           .addColumn('scope', 'text', (c) => c.notNull())
           .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]'))
-          .addColumn('amount', 'text', (c) => c.notNull())
-          .addColumn('remaining', 'text', (c) => c.notNull())
-          .addColumn('fromDate', 'text', (c) => c.notNull())
+          .$call(required('text', 'amount', 'remaining', 'fromDate'))
           // Exclusive end of the credit's period; null: as long as the member package lasts.
           .addColumn('untilDate', 'text'),
       ).execute();
@@ -94,10 +92,8 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('charges'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
-          .addColumn('dateTime', 'text', (c) => c.notNull())
-          .addColumn('description', 'text', (c) => c.notNull())
-          .addColumn('price', 'text', (c) => c.notNull())
+          .addColumn('member', 'integer', cascadeTo('members.id'))
+          .$call(required('text', 'dateTime', 'description', 'price'))
           .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
           .addColumn('invoice', 'integer')
           .addColumn('booking', 'integer', (c) => c.unique())
@@ -114,7 +110,7 @@ export function billing(dialect: DialectName): Migration {
       // Credit taken for a session or booking; its existence also makes billing a log only once.
       await withId(db.schema.createTable('credit_uses'), dialect)
         .addColumn('account', 'integer', account)
-        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('memberCredit', 'integer', (c) =>
           c.notNull().references('member_credits.id').onDelete('cascade'),
         )
@@ -130,7 +126,7 @@ export function billing(dialect: DialectName): Migration {
         withId(db.schema.createTable('invoices'), dialect)
           .addColumn('account', 'integer', account)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('date', 'text', (c) => c.notNull())
           .addColumn('dueDate', 'text')
           .addColumn('number', 'text', (c) => c.notNull())
@@ -150,7 +146,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('payments'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('date', 'text', (c) => c.notNull())
           .addColumn('total', 'text', (c) => c.notNull())
           // 'completed' (money received) | 'pending' (expected, e.g. after a payment request).
@@ -163,8 +159,8 @@ export function billing(dialect: DialectName): Migration {
 
       await db.schema
         .createTable('payment_allocations')
-        .addColumn('payment', 'integer', (c) => c.notNull().references('payments.id').onDelete('cascade'))
-        .addColumn('invoice', 'integer', (c) => c.notNull().references('invoices.id').onDelete('cascade'))
+        .addColumn('payment', 'integer', cascadeTo('payments.id'))
+        .addColumn('invoice', 'integer', cascadeTo('invoices.id'))
         .addColumn('amount', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('payment_allocations_pk', ['payment', 'invoice'])
         .execute();
@@ -173,7 +169,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         withId(db.schema.createTable('payment_requests'), dialect)
           .addColumn('account', 'integer', account)
-          .addColumn('payment', 'integer', (c) => c.notNull().references('payments.id').onDelete('cascade'))
+          .addColumn('payment', 'integer', cascadeTo('payments.id'))
           .addColumn('member', 'integer', (c) => c.notNull())
           .addColumn('total', 'text', (c) => c.notNull())
           .addColumn('notes', 'text')

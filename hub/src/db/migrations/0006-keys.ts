@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, texts, withId, withStamps } from './helpers.js';
+import { cascadeTo, index, texts, withId, withStamps } from './helpers.js';
 
 /** Member keys (key cards) and key assignments (the next unknown card at a bridge becomes a member's key). */
 export function keys(dialect: DialectName): Migration {
@@ -8,7 +8,7 @@ export function keys(dialect: DialectName): Migration {
     async up(db: Kysely<any>) {
       await withStamps(
         withId(db.schema.createTable('member_keys'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
           // One key per member (Fabman's /members/{id}/key is a single record).
           .addColumn('member', 'integer', (c) =>
             c.notNull().unique().references('members.id').onDelete('cascade'),
@@ -22,8 +22,8 @@ export function keys(dialect: DialectName): Migration {
       await index(db, 'member_keys', ['account', 'token'], true);
 
       await withId(db.schema.createTable('key_assignments'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('resource', 'integer', (c) => c.references('resources.id').onDelete('cascade'))
         // 'pending' until a card is assigned ('assigned'); expired when expiresAt has passed.
         .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))

@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
 import type { DialectName } from '../database.js';
 
 /** Integer primary key that counts up, in either dialect. */
@@ -41,6 +41,29 @@ export function withDefaults(type: 'integer' | 'text', columns: Record<string, n
     let builder = table;
     for (const [name, value] of Object.entries(columns))
       builder = builder.addColumn(name, type, (c) => c.notNull().defaultTo(value));
+    return builder;
+  };
+}
+
+/** A not-null reference whose row goes when the referenced one goes (`cascadeTo('accounts.id')`). */
+export function cascadeTo(target: string) {
+  return (c: ColumnDefinitionBuilder) => c.notNull().references(target).onDelete('cascade');
+}
+
+/** Not-null columns of one type without a default, in this order. */
+export function required(type: 'integer' | 'text', ...names: string[]) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const name of names) builder = builder.addColumn(name, type, (c) => c.notNull());
+    return builder;
+  };
+}
+
+/** Nullable integer columns, in this order. */
+export function integers(...names: string[]) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const name of names) builder = builder.addColumn(name, 'integer');
     return builder;
   };
 }
