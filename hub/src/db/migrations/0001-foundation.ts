@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Accounts, spaces, members and API keys: the identity everything else hangs from. */
 export function foundation(dialect: DialectName): Migration {
@@ -15,8 +15,7 @@ export function foundation(dialect: DialectName): Migration {
       ).execute();
 
       await withStamps(
-        withId(db.schema.createTable('spaces'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'spaces', dialect)
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('shortName', 'text')
           .$call(withDefaults('text', { timezone: 'UTC', locale: 'en', state: 'active' }))
@@ -52,8 +51,7 @@ export function foundation(dialect: DialectName): Migration {
       await index(db, 'spaces', ['account']);
 
       await withStamps(
-        withId(db.schema.createTable('members'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'members', dialect)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('memberNumber', 'text')
           .addColumn('firstName', 'text', (c) => c.notNull().defaultTo(''))
@@ -106,8 +104,7 @@ export function foundation(dialect: DialectName): Migration {
       await index(db, 'members', ['account', 'lastName']);
 
       await withStamps(
-        withId(db.schema.createTable('api_keys'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'api_keys', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('label', 'text')
           // sha256 of the token for look-up; AES-GCM ciphertext for the read-back (DESIGN 4).

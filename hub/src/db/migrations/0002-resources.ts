@@ -1,21 +1,27 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, integers, texts, withDefaults, withId, withStamps } from './helpers.js';
+import {
+  accountTable,
+  cascadeTo,
+  index,
+  integers,
+  texts,
+  withDefaults,
+  withId,
+  withStamps,
+} from './helpers.js';
 
 /** Resource types, resources, their bridges, resource logs and the access-attempt counter. */
 export function resources(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withStamps(
-        withId(db.schema.createTable('resource_types'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
-          .addColumn('name', 'text', (c) => c.notNull()),
+        accountTable(db, 'resource_types', dialect).addColumn('name', 'text', (c) => c.notNull()),
       ).execute();
       await index(db, 'resource_types', ['account']);
 
       await withStamps(
-        withId(db.schema.createTable('resources'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'resources', dialect)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('type', 'integer', (c) => c.references('resource_types.id').onDelete('set null'))
@@ -73,8 +79,7 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('updatedAt', 'text', (c) => c.notNull())
         .execute();
 
-      await withId(db.schema.createTable('resource_logs'), dialect)
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+      await accountTable(db, 'resource_logs', dialect)
         .addColumn('resource', 'integer', (c) => c.notNull())
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('member', 'integer')

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
 export function spaces(dialect: DialectName): Migration {
@@ -16,8 +16,7 @@ export function spaces(dialect: DialectName): Migration {
 
       // Holiday times are space-local wall times `YYYY-MM-DDTHH:MM`, compared as strings.
       await withStamps(
-        withId(db.schema.createTable('holidays'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'holidays', dialect)
           .addColumn('space', 'integer', cascadeTo('spaces.id'))
           .addColumn('title', 'text')
           .addColumn('fromDateTime', 'text', (c) => c.notNull())
@@ -55,8 +54,7 @@ export function spaces(dialect: DialectName): Migration {
       }
 
       await withStamps(
-        withId(db.schema.createTable('training_courses'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'training_courses', dialect)
           .addColumn('title', 'text', (c) => c.notNull())
           .addColumn('notes', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
@@ -76,8 +74,7 @@ export function spaces(dialect: DialectName): Migration {
       await index(db, 'training_course_resources', ['resource']);
 
       await withStamps(
-        withId(db.schema.createTable('member_trainings'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'member_trainings', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('trainingCourse', 'integer', (c) =>
             c.notNull().references('training_courses.id').onDelete('cascade'),
@@ -91,8 +88,7 @@ export function spaces(dialect: DialectName): Migration {
 
       // Booking times are UTC instants (ISO strings with ms and Z), so string order is time order.
       await withStamps(
-        withId(db.schema.createTable('bookings'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'bookings', dialect)
           .addColumn('resource', 'integer', cascadeTo('resources.id'))
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('fromDateTime', 'text', (c) => c.notNull())

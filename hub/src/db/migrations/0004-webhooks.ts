@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, required, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, required, withId, withStamps } from './helpers.js';
 
 /**
  * Webhooks and their outbox (DESIGN 9): events are written in the same transaction as the
@@ -11,8 +11,7 @@ export function webhooks(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withStamps(
-        withId(db.schema.createTable('webhooks'), dialect)
-          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        accountTable(db, 'webhooks', dialect)
           .addColumn('url', 'text', (c) => c.notNull())
           .addColumn('label', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
@@ -26,8 +25,7 @@ export function webhooks(dialect: DialectName): Migration {
       ).execute();
       await index(db, 'webhooks', ['account', 'state']);
 
-      await withId(db.schema.createTable('webhook_events'), dialect)
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+      await accountTable(db, 'webhook_events', dialect)
         .$call(required('text', 'type', 'details', 'createdAt'))
         .execute();
       await index(db, 'webhook_events', ['account', 'createdAt']);

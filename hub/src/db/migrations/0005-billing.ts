@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, required, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, required, texts, withDefaults, withStamps } from './helpers.js';
 
 /**
  * Billing: packages with their credits and permissions, member packages and the credits members
@@ -10,11 +10,8 @@ import { cascadeTo, index, required, texts, withDefaults, withId, withStamps } f
 export function billing(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
-      const account = (c: any) => c.notNull().references('accounts.id').onDelete('cascade');
-
       await withStamps(
-        withId(db.schema.createTable('packages'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'packages', dialect)
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('description', 'text')
           .addColumn('notes', 'text')
@@ -34,8 +31,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'packages', ['account', 'id']);
 
       await withStamps(
-        withId(db.schema.createTable('package_credits'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'package_credits', dialect)
           .addColumn('package', 'integer', cascadeTo('packages.id'))
           .$call(withDefaults('text', { scope: 'global', amount: '0.00', period: 'month' }))
           .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]')),
@@ -43,8 +39,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'package_credits', ['package']);
 
       await withStamps(
-        withId(db.schema.createTable('package_permissions'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'package_permissions', dialect)
           .addColumn('package', 'integer', cascadeTo('packages.id'))
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('resourceType', 'integer')
@@ -55,8 +50,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'package_permissions', ['package']);
 
       await withStamps(
-        withId(db.schema.createTable('member_packages'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'member_packages', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('package', 'integer', (c) => c.notNull().references('packages.id'))
           .addColumn('fromDate', 'text', (c) => c.notNull())
@@ -71,8 +65,7 @@ export function billing(dialect: DialectName): Migration {
 
       // A credit a member holds for one period of a package credit; `remaining` never goes below 0.
       await withStamps(
-        withId(db.schema.createTable('member_credits'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'member_credits', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('memberPackage', 'integer', (c) =>
             c.notNull().references('member_packages.id').onDelete('cascade'),
@@ -90,8 +83,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'member_credits', ['memberPackage', 'packageCredit', 'fromDate'], true);
 
       await withStamps(
-        withId(db.schema.createTable('charges'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'charges', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .$call(required('text', 'dateTime', 'description', 'price'))
           .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
@@ -108,8 +100,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'charges', ['invoice']);
 
       // Credit taken for a session or booking; its existence also makes billing a log only once.
-      await withId(db.schema.createTable('credit_uses'), dialect)
-        .addColumn('account', 'integer', account)
+      await accountTable(db, 'credit_uses', dialect)
         .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('memberCredit', 'integer', (c) =>
           c.notNull().references('member_credits.id').onDelete('cascade'),
@@ -123,8 +114,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'credit_uses', ['booking']);
 
       await withStamps(
-        withId(db.schema.createTable('invoices'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'invoices', dialect)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('date', 'text', (c) => c.notNull())
@@ -144,8 +134,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'invoices', ['space', 'number'], true);
 
       await withStamps(
-        withId(db.schema.createTable('payments'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'payments', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('date', 'text', (c) => c.notNull())
           .addColumn('total', 'text', (c) => c.notNull())
@@ -167,8 +156,7 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'payment_allocations', ['invoice']);
 
       await withStamps(
-        withId(db.schema.createTable('payment_requests'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'payment_requests', dialect)
           .addColumn('payment', 'integer', cascadeTo('payments.id'))
           .addColumn('member', 'integer', (c) => c.notNull())
           .addColumn('total', 'text', (c) => c.notNull())
@@ -180,8 +168,7 @@ export function billing(dialect: DialectName): Migration {
       ).execute();
 
       await withStamps(
-        withId(db.schema.createTable('jobs'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'jobs', dialect)
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('queued'))
           .addColumn('params', 'text', (c) => c.notNull().defaultTo('{}'))

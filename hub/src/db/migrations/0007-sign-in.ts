@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, required, texts, withId } from './helpers.js';
+import { accountTable, cascadeTo, index, required, texts } from './helpers.js';
 
 /**
  * Sign-in for people: password hashes, emailed one-use links, browser sessions and invitations.
@@ -17,8 +17,7 @@ export function signIn(dialect: DialectName): Migration {
         .addColumn('updatedAt', 'text', (c) => c.notNull())
         .execute();
 
-      await withId(db.schema.createTable('sign_in_links'), dialect)
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+      await accountTable(db, 'sign_in_links', dialect)
         .addColumn('member', 'integer', cascadeTo('members.id'))
         // 'signIn' | 'invitation' | 'passwordReset'
         .addColumn('purpose', 'text', (c) => c.notNull())
@@ -31,8 +30,7 @@ export function signIn(dialect: DialectName): Migration {
         .execute();
       await index(db, 'sign_in_links', ['member', 'purpose']);
 
-      await withId(db.schema.createTable('browser_sessions'), dialect)
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+      await accountTable(db, 'browser_sessions', dialect)
         .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
         // 'password' | 'link'

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, withId } from './helpers.js';
+import { accountTable, cascadeTo, index } from './helpers.js';
 
 /**
  * One-use pairing codes for new Pis (`makerspace-agent pair <hub URL> <code>`): stored as
@@ -9,8 +9,7 @@ import { cascadeTo, index, withId } from './helpers.js';
 export function bridgePairings(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
-      await withId(db.schema.createTable('bridge_pairings'), dialect)
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+      await accountTable(db, 'bridge_pairings', dialect)
         .addColumn('resource', 'integer', cascadeTo('resources.id'))
         .addColumn('codeHash', 'text', (c) => c.notNull())
         .addColumn('expiresAt', 'text', (c) => c.notNull())

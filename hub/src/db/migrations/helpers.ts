@@ -67,3 +67,12 @@ export function integers(...names: string[]) {
     return builder;
   };
 }
+
+/** A table of an account's records: its id, then `account` (the rows go with their account). */
+export function accountTable(db: Kysely<any>, name: string, dialect: DialectName) {
+  return withId(db.schema.createTable(name), dialect).addColumn(
+    'account',
+    'integer',
+    cascadeTo('accounts.id'),
+  );
+}
