@@ -15,17 +15,12 @@ import {
   invoiceRecords,
   visibleInvoices,
 } from '../billing/invoices.js';
-import {
-  checkRange,
-  filterInvoices,
-  type InvoiceFilters,
-  invoiceFilterParams,
-} from '../billing/list-filters.js';
+import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { defined } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
-import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
+import { billingList } from './billing-lists.js';
 
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
@@ -39,12 +34,7 @@ export const invoices = collection({
   embeds: ['details'],
   scope: (_ctx, caller, _params, db) => visibleInvoices(db, caller),
   records: (ctx, rows, _caller, embed) => invoiceRecords(ctx.db, rows, embed),
-  list: {
-    // The same filters as GET /invoices/totals (billing/list-filters.ts).
-    query: { ...invoiceFilterParams, order: orderParam },
-    where: (base, query) => filterInvoices(base, checkRange(query as InvoiceFilters)),
-    order: (query) => [['id', query.order as 'asc' | 'desc']],
-  },
+  list: billingList(invoiceFilterParams, filterInvoices),
   create: {
     body: InvoiceCreate,
     insert: (trx, { ctx, caller, body }) =>

@@ -8,12 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { releasePayment } from '../billing/invoices.js';
-import {
-  checkRange,
-  filterPayments,
-  type PaymentFilters,
-  paymentFilterParams,
-} from '../billing/list-filters.js';
+import { filterPayments, paymentFilterParams } from '../billing/list-filters.js';
 import {
   createPayment,
   ManualTransferProvider,
@@ -27,8 +22,8 @@ import {
 } from '../billing/payments.js';
 import { requireAdmin } from '../http/auth.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
-import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
+import { billingList } from './billing-lists.js';
 
 /** spec: payments (money received from members). */
 export const payments = collection({
@@ -41,12 +36,7 @@ export const payments = collection({
   record: PaymentRecord,
   scope: (_ctx, caller, _params, db) => visiblePayments(db, caller),
   records: (ctx, rows) => paymentRecords(ctx.db, rows),
-  list: {
-    // The same filters as GET /payments/totals (billing/list-filters.ts).
-    query: { ...paymentFilterParams, order: orderParam },
-    where: (base, query) => filterPayments(base, checkRange(query as PaymentFilters)),
-    order: (query) => [['id', query.order as 'asc' | 'desc']],
-  },
+  list: billingList(paymentFilterParams, filterPayments),
   create: {
     body: PaymentCreate,
     insert: (trx, { ctx, caller, body }) => createPayment(trx, caller, body, ctx.clock.now()),
