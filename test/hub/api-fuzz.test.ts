@@ -166,7 +166,15 @@ function encodeQuery(pairs: [string, unknown][]): string {
 }
 
 function encodeForm(body: unknown): string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return String(body);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    // String() throws on an array holding an object whose `toString` is not a function
+    // (`[{"toString": 0}]` from jsonValue): send such a body as JSON text instead.
+    try {
+      return String(body);
+    } catch {
+      return JSON.stringify(body);
+    }
+  }
   return encodeQuery(Object.entries(body)).slice(1);
 }
 

@@ -1,12 +1,12 @@
-import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { bool, isUniqueViolation, now, parseJson } from '../db/crud.js';
-import type { ChargesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
+import { columnsOf, recordEvents, referencedRow, rowById, stampsOf } from '../db/records.js';
+import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 import { emitMemberCredit } from './member-credits.js';
 import { localTime } from './local-time.js';
@@ -29,32 +29,17 @@ export type BillingContext = Pick<HubContext, 'clock'>;
 
 export function chargeRecord(row: ChargeRow) {
   return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    dateTime: row.dateTime,
-    description: row.description,
+    ...columnsOf(row, ['id', 'account', 'member', 'dateTime', 'description']),
     price: formatMoney(parseMoney(row.price)),
     taxPercent: formatPercent(parseMoney(row.taxPercent)),
-    invoice: row.invoice,
-    booking: row.booking,
-    resourceLog: row.resourceLog,
-    memberPackage: row.memberPackage,
+    ...columnsOf(row, ['invoice', 'booking', 'resourceLog', 'memberPackage']),
     calculated: bool(row.calculated),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 /** Charges the caller sees: admins their account's, plain members their own. */
-export function visibleCharges(db: Db, caller: Caller) {
-  let query = db.selectFrom('charges');
-  if (!caller.superuser) query = query.where('charges.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('charges.member', '=', caller.memberId);
-  return query;
-}
+export const visibleCharges = (db: Db, caller: Caller) => visibleIn(db, 'charges', caller);
 
 /** The tax rate of a member's charges: 0 for tax-exempt members, else their space's rate. */
 export async function memberTaxPercent(
@@ -78,11 +63,13 @@ export interface NewCharge {
   feeKey?: string | null;
   calculated: boolean;
   updatedBy: number | null;
+  /** When it is written, from the hub's clock (callers outside billing may leave it out). */
+  at?: string;
 }
 
 /** Inserts a charge and emits charge_created with `db` (pass the transaction of the change). */
 export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
-  const at = now();
+  const at = c.at ?? now();
   const row = await db
     .insertInto('charges')
     .values({
@@ -124,13 +111,12 @@ export async function createCharge(
   },
   at: Date,
 ): Promise<ChargeRow> {
-  const member = await db
-    .selectFrom('members')
-    .select(['id', 'account', 'space', 'taxExempt'])
-    .where('id', '=', input.member)
-    .where('account', '=', caller.accountId)
-    .executeTakeFirst();
-  if (!member) throw unprocessable(`Member ${input.member} does not exist`, { member: 'unknown' });
+  const member = await referencedRow(db, 'members', {
+    id: input.member,
+    account: caller.accountId,
+    field: 'member',
+    noun: 'Member',
+  });
   if (input.dateTime !== undefined && Number.isNaN(Date.parse(input.dateTime))) {
     throw unprocessable('dateTime is not a valid timestamp', { dateTime: 'invalid' });
   }
@@ -170,6 +156,48 @@ export async function createCharge(
   }
 }
 
+/** A charge on an invoice is part of that invoice: it changes only by cancelling the invoice. */
+export function refuseInvoiced(row: Pick<ChargeRow, 'invoice'>): void {
+  if (row.invoice !== null) {
+    throw conflict(`The charge is on invoice ${row.invoice}; cancel the invoice to change it`, {
+      invoiced: row.invoice,
+    });
+  }
+}
+
+/** PUT /charges/{id}: the columns of the change, while the charge is on no invoice (409 after). */
+export function chargeChanges(
+  row: ChargeRow,
+  body: { dateTime?: string; description?: string; price?: string; taxPercent?: string },
+) {
+  refuseInvoiced(row);
+  return defined({
+    dateTime: body.dateTime === undefined ? undefined : new Date(body.dateTime).toISOString(),
+    description: body.description,
+    price: body.price === undefined ? undefined : formatMoney(roundToCents(parseMoney(body.price))),
+    taxPercent: body.taxPercent === undefined ? undefined : formatPercent(parseMoney(body.taxPercent)),
+  });
+}
+
+/**
+ * DELETE /charges/{id}: while the charge is on no invoice (409 after). A package fee is refused
+ * too: package billing would charge it again; set its price to 0.00 to waive it.
+ */
+export async function refuseChargeDelete(trx: Db, charge: ChargeRow): Promise<void> {
+  // Read again in the delete's transaction: an invoice run may have taken it since.
+  const row = await trx
+    .selectFrom('charges')
+    .select(['invoice', 'feeKey'])
+    .where('id', '=', charge.id)
+    .executeTakeFirstOrThrow();
+  refuseInvoiced(row);
+  if (row.feeKey !== null) {
+    throw conflict('A package fee is charged again when deleted; set its price to 0.00 to waive it', {
+      packageFee: true,
+    });
+  }
+}
+
 // ---- credits ----------------------------------------------------------------------------------
 
 interface CreditTarget {
@@ -189,6 +217,7 @@ export async function spendCredits(
   target: CreditTarget,
   wanted: Amount,
   use: { resourceLog?: number; booking?: number },
+  at: string = now(),
 ): Promise<Amount> {
   if (wanted <= 0n) return 0n;
   const credits = await db
@@ -223,7 +252,7 @@ export async function spendCredits(
     // Conditional on the amount read, so two sessions stopping at once cannot both spend it.
     const updated = await db
       .updateTable('member_credits')
-      .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: now() })
+      .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: at })
       .where('id', '=', credit.id)
       .where('remaining', '=', credit.remaining)
       .returningAll()
@@ -239,7 +268,7 @@ export async function spendCredits(
         resourceLog: use.resourceLog ?? null,
         booking: use.booking ?? null,
         amount: formatMoney(take),
-        createdAt: now(),
+        createdAt: at,
       })
       .execute();
     taken += take;
@@ -276,6 +305,80 @@ export interface UsageBill {
   charge: ChargeRow | null;
 }
 
+type Resource = Selectable<ResourcesTable>;
+type Member = Selectable<MembersTable>;
+
+/**
+ * What a usage or a booking costs the member: `gross` less the best discount of the covering
+ * permissions at `startedAt`, paid from the member's credits of the scope first; the rest
+ * becomes a calculated charge. Shared by sessions and bookings.
+ */
+async function billUse(
+  trx: Db,
+  ctx: BillingContext,
+  bill: {
+    member: Member;
+    resource: Resource;
+    gross: Amount;
+    startedAt: string;
+    scope: 'usage' | 'booking';
+    use: { resourceLog?: number; booking?: number };
+    charge: { dateTime: string; description: string };
+  },
+): Promise<UsageBill> {
+  const { member, resource, gross, scope, use } = bill;
+  const at = ctx.clock.now().toISOString();
+  const start = localTime(new Date(bill.startedAt), await spaceTimezone(trx, resource.space));
+  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
+  const field = scope === 'usage' ? 'usageFeeDiscountPercent' : 'bookingFeeDiscountPercent';
+  const permission = bestPermission(permissions, start, field);
+  const discount = parseMoney(permission?.[field] ?? '0');
+  const price = roundToCents(gross - percentOf(gross, discount));
+  const credit = await spendCredits(trx, member, { resource, scope, date: start.date }, price, use, at);
+  const rest = price - credit;
+  const charge =
+    rest > 0n
+      ? await insertCharge(trx, {
+          account: member.account,
+          member: member.id,
+          ...bill.charge,
+          price: rest,
+          taxPercent: await memberTaxPercent(trx, member),
+          ...use,
+          memberPackage: permission?.memberPackage ?? null,
+          calculated: true,
+          updatedBy: null,
+          at,
+        })
+      : null;
+  return {
+    gross: formatMoney(roundToCents(gross)),
+    discountPercent: formatPercent(discount),
+    creditUsed: formatMoney(credit),
+    charge,
+  };
+}
+
+/**
+ * The resource and member of a use not billed yet (no charge and no credit use for it), or null
+ * when it is billed or either is gone.
+ */
+async function unbilled(
+  trx: Db,
+  column: 'resourceLog' | 'booking',
+  id: number,
+  resourceId: number,
+  memberId: number,
+) {
+  const charge = await trx.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
+  const billed =
+    charge ?? (await trx.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst());
+  if (billed) return null;
+  const resource = await rowById(trx, 'resources', resourceId);
+  const member = await rowById(trx, 'members', memberId);
+  return resource && member ? { resource, member } : null;
+}
+
 /**
  * Bills a stopped machine session (resource log): pricePerUsage, plus busy and idle time each in
  * units of its granularity rounded up (at least pricingMinDurationSeconds in all), minus the
@@ -284,20 +387,14 @@ export interface UsageBill {
  */
 export async function chargeForStoppedSession(
   trx: Db,
-  _ctx: BillingContext,
+  ctx: BillingContext,
   logId: number,
 ): Promise<UsageBill | null> {
-  const log = await trx.selectFrom('resource_logs').selectAll().where('id', '=', logId).executeTakeFirst();
+  const log = await rowById(trx, 'resource_logs', logId);
   if (!log?.stoppedAt || log.member === null || log.type !== 'allowed') return null;
-  if (await alreadyBilled(trx, 'resourceLog', log.id)) return null;
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', log.resource)
-    .executeTakeFirst();
-  const member = await trx.selectFrom('members').selectAll().where('id', '=', log.member).executeTakeFirst();
-  if (!resource || !member) return null;
-
+  const found = await unbilled(trx, 'resourceLog', log.id, log.resource, log.member);
+  if (!found) return null;
+  const { resource } = found;
   const duration = Math.max(0, Math.round((Date.parse(log.stoppedAt) - Date.parse(log.createdAt)) / 1000));
   const billable = Math.max(duration, resource.pricingMinDurationSeconds);
   const idle = Math.min(Math.max(0, log.idleDurationSeconds ?? 0), billable);
@@ -307,45 +404,14 @@ export async function chargeForStoppedSession(
     unitsOf(busy, resource.pricePerTimeBusySeconds) * parseMoney(resource.pricePerTimeBusy) +
     unitsOf(idle, resource.pricePerTimeIdleSeconds) * parseMoney(resource.pricePerTimeIdle);
   if (gross <= 0n) return null;
-
-  const start = localTime(new Date(log.createdAt), await spaceTimezone(trx, resource.space));
-  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
-  const permission = bestPermission(permissions, start, 'usageFeeDiscountPercent');
-  const discount = parseMoney(permission?.usageFeeDiscountPercent ?? '0');
-  const price = roundToCents(gross - percentOf(gross, discount));
-  const credit = await spendCredits(trx, member, { resource, scope: 'usage', date: start.date }, price, {
-    resourceLog: log.id,
+  return billUse(trx, ctx, {
+    ...found,
+    gross,
+    startedAt: log.createdAt,
+    scope: 'usage',
+    use: { resourceLog: log.id },
+    charge: { dateTime: log.stoppedAt, description: `${resource.name}: ${Math.ceil(duration / 60)} min` },
   });
-  const rest = price - credit;
-  const minutes = Math.ceil(duration / 60);
-  const charge =
-    rest > 0n
-      ? await insertCharge(trx, {
-          account: member.account,
-          member: member.id,
-          dateTime: log.stoppedAt,
-          description: `${resource.name}: ${minutes} min`,
-          price: rest,
-          taxPercent: await memberTaxPercent(trx, member),
-          resourceLog: log.id,
-          memberPackage: permission?.memberPackage ?? null,
-          calculated: true,
-          updatedBy: null,
-        })
-      : null;
-  return {
-    gross: formatMoney(roundToCents(gross)),
-    discountPercent: formatPercent(discount),
-    creditUsed: formatMoney(credit),
-    charge,
-  };
-}
-
-async function alreadyBilled(db: Db, column: 'resourceLog' | 'booking', id: number): Promise<boolean> {
-  const charge = await db.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
-  if (charge) return true;
-  const use = await db.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst();
-  return use !== undefined;
 }
 
 /**
@@ -355,83 +421,37 @@ async function alreadyBilled(db: Db, column: 'resourceLog' | 'booking', id: numb
  */
 export async function chargeForBooking(
   trx: Db,
-  _ctx: BillingContext,
+  ctx: BillingContext,
   bookingId: number,
 ): Promise<UsageBill | null> {
-  const anyDb = trx as unknown as Kysely<any>;
-  const booking = (await anyDb
-    .selectFrom('bookings')
-    .selectAll()
-    .where('id', '=', bookingId)
-    .executeTakeFirst()) as
-    | {
-        id: number;
-        resource: number;
-        member: number;
-        fromDateTime: string;
-        untilDateTime: string;
-        state: string;
-      }
-    | undefined;
+  const booking = await rowById(trx, 'bookings', bookingId);
   if (!booking || booking.state === 'cancelled') return null;
-  if (await alreadyBilled(trx, 'booking', booking.id)) return null;
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', booking.resource)
-    .executeTakeFirst();
-  const member = await trx
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', booking.member)
-    .executeTakeFirst();
-  if (!resource || !member) return null;
+  const found = await unbilled(trx, 'booking', booking.id, booking.resource, booking.member);
+  if (!found) return null;
+  const { resource } = found;
   const seconds = Math.max(0, (Date.parse(booking.untilDateTime) - Date.parse(booking.fromDateTime)) / 1000);
   const gross = unitsOf(seconds, resource.pricePerBookingSeconds) * parseMoney(resource.pricePerBooking);
   if (gross <= 0n) return null;
-  const start = localTime(new Date(booking.fromDateTime), await spaceTimezone(trx, resource.space));
-  const permissions = await coveringPermissions(trx, member.id, resource, start.date);
-  const permission = bestPermission(permissions, start, 'bookingFeeDiscountPercent');
-  const discount = parseMoney(permission?.bookingFeeDiscountPercent ?? '0');
-  const price = roundToCents(gross - percentOf(gross, discount));
-  const credit = await spendCredits(trx, member, { resource, scope: 'booking', date: start.date }, price, {
-    booking: booking.id,
+  const bill = await billUse(trx, ctx, {
+    ...found,
+    gross,
+    startedAt: booking.fromDateTime,
+    scope: 'booking',
+    use: { booking: booking.id },
+    charge: {
+      dateTime: booking.fromDateTime,
+      description: `Booking ${resource.name}: ${Math.ceil(seconds / 60)} min`,
+    },
   });
-  const rest = price - credit;
-  const charge =
-    rest > 0n
-      ? await insertCharge(trx, {
-          account: member.account,
-          member: member.id,
-          dateTime: booking.fromDateTime,
-          description: `Booking ${resource.name}: ${Math.ceil(seconds / 60)} min`,
-          price: rest,
-          taxPercent: await memberTaxPercent(trx, member),
-          booking: booking.id,
-          memberPackage: permission?.memberPackage ?? null,
-          calculated: true,
-          updatedBy: null,
-        })
-      : null;
-  await anyDb.updateTable('bookings').set({ charged: 1 }).where('id', '=', booking.id).execute();
-  return {
-    gross: formatMoney(roundToCents(gross)),
-    discountPercent: formatPercent(discount),
-    creditUsed: formatMoney(credit),
-    charge,
-  };
+  await trx.updateTable('bookings').set({ charged: 1 }).where('id', '=', booking.id).execute();
+  return bill;
 }
 
-export function emitCharge(db: Db, type: Extract<WebhookEventType, `charge_${string}`>, row: ChargeRow) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => ({
-      charge: chargeRecord(row),
-      member: await memberEventRecord(db, row.member),
-    }),
-  });
-}
+/** charge_created/updated/deleted {charge, member}. */
+export const emitCharge = recordEvents<ChargeRow, 'charge'>(async (db, row) => ({
+  charge: chargeRecord(row),
+  member: await memberEventRecord(db, row.member),
+}));
 
 /** charge_updated for each of these charges (they went on an invoice or came off one). */
 export async function emitChargesUpdated(db: Db, ids: number[]) {

@@ -1,66 +1,85 @@
 import type { WebhookEventType } from '@makerspace/shared';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { now } from '../db/crud.js';
-import type { InvoicesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { columnsOf, groupBy, referencedRow, rowById, stampsOf } from '../db/records.js';
+import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { conflict, notFound, staleLockVersion, unprocessable } from '../errors.js';
 import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from './money.js';
-import type { PaymentRow } from './payments.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
+type PaymentRow = Selectable<PaymentsTable>;
+
+/**
+ * The payment allocations of a page of invoices or payments, by the invoice's (or payment's) id,
+ * read at once and ordered by the other side.
+ */
+export async function allocationsOf(db: Db, side: 'invoice' | 'payment', rows: { id: number }[]) {
+  const ids = rows.map((r) => r.id);
+  const allocations = ids.length
+    ? await db
+        .selectFrom('payment_allocations')
+        .select(['invoice', 'payment', 'amount'])
+        .where(side, 'in', ids)
+        .orderBy(side === 'invoice' ? 'payment' : 'invoice')
+        .execute()
+    : [];
+  return groupBy(allocations, (a) => a[side]);
+}
+
+/** Invoice records of a page of rows, their payments read at once; `details` adds the lines. */
+export async function invoiceRecords(db: Db, rows: InvoiceRow[], embed: readonly string[] = []) {
+  const byInvoice = await allocationsOf(db, 'invoice', rows);
+  const records = [];
+  for (const row of rows) {
+    const record = invoiceFields(row, byInvoice.get(row.id) ?? []);
+    records.push(
+      embed.includes('details')
+        ? { ...record, _embedded: { details: await invoiceDetails(db, row) } }
+        : record,
+    );
+  }
+  return records;
+}
 
 export async function invoiceRecord(db: Db, row: InvoiceRow) {
-  const allocations = await db
-    .selectFrom('payment_allocations')
-    .select(['payment', 'amount'])
-    .where('invoice', '=', row.id)
-    .orderBy('payment')
-    .execute();
+  return (await invoiceRecords(db, [row]))[0];
+}
+
+function invoiceFields(row: InvoiceRow, allocations: { payment: number; amount: string }[]) {
   const total = parseMoney(row.total);
   const paid = parseMoney(row.paid);
   return {
-    id: row.id,
-    account: row.account,
-    space: row.space,
-    member: row.member,
-    date: row.date,
-    dueDate: row.dueDate,
-    number: row.number,
+    ...columnsOf(row, ['id', 'account', 'space', 'member', 'date', 'dueDate', 'number']),
     state: row.state as 'unpaid' | 'paid' | 'cancelled',
     currency: row.currency,
     total: formatMoney(total),
     totalWithFees: formatMoney(total),
     totalPayable: formatMoney(row.state === 'cancelled' ? 0n : max(total - paid, 0n)),
     paid: formatMoney(paid),
-    cancelledInvoice: row.cancelledInvoice,
-    recipientName: row.recipientName,
-    recipientCompany: row.recipientCompany,
-    recipientAddress: row.recipientAddress,
-    header: row.header,
-    footer: row.footer,
-    text: row.text,
-    notes: row.notes,
+    ...columnsOf(row, [
+      'cancelledInvoice',
+      'recipientName',
+      'recipientCompany',
+      'recipientAddress',
+      'header',
+      'footer',
+      'text',
+      'notes',
+    ]),
     payments: allocations.map((a) => ({ payment: a.payment, amount: formatMoney(parseMoney(a.amount)) })),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 /** Invoices the caller sees: admins their account's, plain members their own. */
-export function visibleInvoices(db: Db, caller: Caller) {
-  let query = db.selectFrom('invoices');
-  if (!caller.superuser) query = query.where('invoices.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('invoices.member', '=', caller.memberId);
-  return query;
-}
+export const visibleInvoices = (db: Db, caller: Caller) => visibleIn(db, 'invoices', caller);
 
 export async function findInvoice(db: Db, caller: Caller, id: number): Promise<InvoiceRow> {
   const row = await visibleInvoices(db, caller).selectAll().where('invoices.id', '=', id).executeTakeFirst();
@@ -69,8 +88,8 @@ export async function findInvoice(db: Db, caller: Caller, id: number): Promise<I
 }
 
 /** Recomputes what has been paid on an invoice and whether it reads `paid`. */
-export async function refreshInvoice(db: Db, invoiceId: number): Promise<void> {
-  const invoice = await db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).executeTakeFirst();
+export async function refreshInvoice(db: Db, invoiceId: number, at: string): Promise<void> {
+  const invoice = await rowById(db, 'invoices', invoiceId);
   if (!invoice) return;
   const allocations = await db
     .selectFrom('payment_allocations')
@@ -84,7 +103,7 @@ export async function refreshInvoice(db: Db, invoiceId: number): Promise<void> {
   if (state === invoice.state && paidText === invoice.paid) return;
   await db
     .updateTable('invoices')
-    .set({ paid: paidText, state, updatedAt: now() })
+    .set({ paid: paidText, state, updatedAt: at })
     .where('id', '=', invoiceId)
     .execute();
   // A payment settled (or stopped settling) it.
@@ -114,14 +133,13 @@ export async function createInvoice(
   at: Date,
   updatedBy: number | null,
 ): Promise<InvoiceRow> {
-  const member = await trx
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', input.member)
-    .where('account', '=', accountId)
-    .executeTakeFirst();
-  if (!member) throw unprocessable(`Member ${input.member} does not exist`, { member: 'unknown' });
-  const settings = await billingSettingsFor(trx, member.space, { forUpdate: true });
+  const member = await referencedRow(trx, 'members', {
+    id: input.member,
+    account: accountId,
+    field: 'member',
+    noun: 'Member',
+  });
+  const settings = await billingSettingsFor(trx, member.space, { forUpdate: true, at: at.toISOString() });
   const charges = await trx
     .selectFrom('charges')
     .selectAll()
@@ -162,7 +180,7 @@ export async function createInvoice(
         [member.zip, member.city].filter(Boolean).join(' '),
         member.countryCode,
       ];
-  const stamp = now();
+  const stamp = at.toISOString();
   const invoice = await trx
     .insertInto('invoices')
     .values({
@@ -208,8 +226,8 @@ export async function createInvoice(
     trx,
     charges.map((c) => c.id),
   );
-  await settleMember(trx, member.id);
-  return (await trx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirst())!;
+  await settleMember(trx, member.id, stamp);
+  return (await rowById(trx, 'invoices', invoice.id))!;
 }
 
 /**
@@ -221,7 +239,8 @@ export async function cancelInvoice(
   trx: Db,
   caller: Caller,
   id: number,
-  lockVersion?: number,
+  lockVersion: number | undefined,
+  at: string,
 ): Promise<void> {
   const invoice = await findInvoice(trx, caller, id);
   if (invoice.state === 'cancelled')
@@ -233,7 +252,7 @@ export async function cancelInvoice(
       state: 'cancelled',
       paid: '0.00',
       lockVersion: sql`"lockVersion" + 1`,
-      updatedAt: now(),
+      updatedAt: at,
       updatedBy: caller.memberId,
     })
     .where('id', '=', id)
@@ -242,11 +261,7 @@ export async function cancelInvoice(
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) throw staleLockVersion();
   const released = await trx.selectFrom('charges').select('id').where('invoice', '=', id).execute();
-  await trx
-    .updateTable('charges')
-    .set({ invoice: null, updatedAt: now() })
-    .where('invoice', '=', id)
-    .execute();
+  await trx.updateTable('charges').set({ invoice: null, updatedAt: at }).where('invoice', '=', id).execute();
   await emitChargesUpdated(
     trx,
     released.map((c) => c.id),
@@ -259,7 +274,7 @@ export async function cancelInvoice(
     invoice,
     released.map((c) => c.id),
   );
-  await settleMember(trx, invoice.member);
+  await settleMember(trx, invoice.member, at);
 }
 
 /** GET /invoices/{id}/details: charges with their net price, and totals per tax rate. */
@@ -348,6 +363,7 @@ export async function allocatePayment(
   db: Db,
   payment: PaymentRow,
   invoiceIds: number[] | null,
+  at: string,
 ): Promise<void> {
   if (payment.state !== 'completed') return;
   let available = parseMoney(payment.total) - (await allocated(db, payment.id));
@@ -383,13 +399,13 @@ export async function allocatePayment(
         .values({ payment: payment.id, invoice: invoice.id, amount: formatMoney(give) })
         .execute();
     }
-    await refreshInvoice(db, invoice.id);
+    await refreshInvoice(db, invoice.id, at);
     available -= give;
   }
 }
 
 /** Applies every completed payment's unallocated rest to the member's open invoices. */
-export async function settleMember(db: Db, memberId: number): Promise<void> {
+export async function settleMember(db: Db, memberId: number, at: string): Promise<void> {
   const payments = await db
     .selectFrom('payments')
     .selectAll()
@@ -398,16 +414,16 @@ export async function settleMember(db: Db, memberId: number): Promise<void> {
     .orderBy('date')
     .orderBy('id')
     .execute();
-  for (const p of payments) await allocatePayment(db, p, null);
+  for (const p of payments) await allocatePayment(db, p, null, at);
 }
 
 /** Takes a payment off all invoices (before it changes or goes). */
-export async function releasePayment(db: Db, paymentId: number): Promise<void> {
+export async function releasePayment(db: Db, paymentId: number, at: string): Promise<void> {
   const rows = await db
     .selectFrom('payment_allocations')
     .select('invoice')
     .where('payment', '=', paymentId)
     .execute();
   await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
-  for (const r of rows) await refreshInvoice(db, r.invoice);
+  for (const r of rows) await refreshInvoice(db, r.invoice, at);
 }

@@ -2,9 +2,11 @@ import type { Logger } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { jsonText, now, parseJson } from '../db/crud.js';
+import { jsonText, parseJson } from '../db/crud.js';
+import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
 import type { JobsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
 import { HttpError, unprocessable } from '../errors.js';
 import { createInvoice } from './invoices.js';
 import { billAccountPackages } from './package-billing.js';
@@ -17,45 +19,26 @@ export const MAX_ATTEMPTS = 3;
 
 export function jobRecord(row: JobRow) {
   return {
-    id: row.id,
-    account: row.account,
+    ...columnsOf(row, ['id', 'account']),
     type: row.type as JobType,
     state: row.state as 'queued' | 'running' | 'succeeded' | 'failed',
     params: parseJson<Record<string, unknown>>(row.params) ?? {},
     progress: row.progress,
     result: parseJson<unknown>(row.result),
-    error: row.error,
-    attempts: row.attempts,
-    runAfter: row.runAfter,
-    startedAt: row.startedAt,
-    finishedAt: row.finishedAt,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...columnsOf(row, ['error', 'attempts', 'runAfter', 'startedAt', 'finishedAt']),
+    ...stampsOf(row),
   };
 }
 
-export function visibleJobs(db: Db, caller: Caller) {
-  let query = db.selectFrom('jobs');
-  if (!caller.superuser) query = query.where('jobs.account', '=', caller.accountId);
-  // Jobs are the account's bookkeeping: plain members see none.
-  if (!isAdmin(caller)) query = query.where('jobs.id', '=', -1);
-  return query;
-}
+// Jobs are the account's bookkeeping: plain members see none.
+export const visibleJobs = (db: Db, caller: Caller) => visibleIn(db, 'jobs', caller, null);
 
 /** `member` of a job: for invoice runs only, and a member of the account (422 otherwise). */
 export async function checkJobMember(db: Db, accountId: number, type: string, member: number | undefined) {
   if (member === undefined) return;
   if (type !== 'invoiceRun')
     throw unprocessable('member applies to invoiceRun only', { member: 'unexpected' });
-  const found = await db
-    .selectFrom('members')
-    .select('id')
-    .where('id', '=', member)
-    .where('account', '=', accountId)
-    .executeTakeFirst();
-  if (!found) throw unprocessable(`Member ${member} does not exist`, { member: 'unknown' });
+  await referencedRow(db, 'members', { id: member, account: accountId, field: 'member', noun: 'Member' });
 }
 
 export async function enqueueJob(
@@ -66,7 +49,7 @@ export async function enqueueJob(
   at: Date,
   createdBy: number | null,
 ): Promise<JobRow> {
-  const stamp = now();
+  const stamp = at.toISOString();
   return db
     .insertInto('jobs')
     .values({
@@ -140,8 +123,8 @@ export class JobRunner {
           error: giveUp
             ? `Interrupted by hub restarts ${job.attempts} times; not retried again`
             : 'Interrupted by a hub restart; queued again',
-          finishedAt: giveUp ? now() : null,
-          updatedAt: now(),
+          finishedAt: giveUp ? this.now() : null,
+          updatedAt: this.now(),
         })
         .where('id', '=', job.id)
         .where('state', '=', 'running')
@@ -154,11 +137,17 @@ export class JobRunner {
   /** One round: schedule the recurring work, then run every due job. */
   async tick(): Promise<void> {
     // Looking for due recurring work costs a query per account: once a minute is plenty.
-    if (Date.now() - this.lastScheduled >= 60_000) {
-      this.lastScheduled = Date.now();
+    const time = this.deps.clock.now().getTime();
+    if (time - this.lastScheduled >= 60_000 || time < this.lastScheduled) {
+      this.lastScheduled = time;
       await this.scheduleRecurring();
     }
     await this.runDue();
+  }
+
+  /** The hub's clock, as stored. */
+  private now(): string {
+    return this.deps.clock.now().toISOString();
   }
 
   /** Runs queued jobs that are due; waits for a round already under way. One round at a time. */
@@ -204,8 +193,8 @@ export class JobRunner {
           .updateTable('jobs')
           .set((eb) => ({
             state: 'running',
-            startedAt: now(),
-            updatedAt: now(),
+            startedAt: this.now(),
+            updatedAt: this.now(),
             attempts: eb('attempts', '+', 1),
             progress: 0,
           }))
@@ -225,7 +214,7 @@ export class JobRunner {
     const progress: Progress = async (percent) => {
       await db
         .updateTable('jobs')
-        .set({ progress: Math.max(0, Math.min(100, Math.floor(percent))), updatedAt: now() })
+        .set({ progress: Math.max(0, Math.min(100, Math.floor(percent))), updatedAt: this.now() })
         .where('id', '=', job.id)
         .execute();
     };
@@ -238,8 +227,8 @@ export class JobRunner {
           progress: 100,
           result: jsonText(result) ?? null,
           error: null,
-          finishedAt: now(),
-          updatedAt: now(),
+          finishedAt: this.now(),
+          updatedAt: this.now(),
         })
         .where('id', '=', job.id)
         .execute();
@@ -250,8 +239,8 @@ export class JobRunner {
         .set({
           state: 'failed',
           error: (err as Error).message ?? String(err),
-          finishedAt: now(),
-          updatedAt: now(),
+          finishedAt: this.now(),
+          updatedAt: this.now(),
         })
         .where('id', '=', job.id)
         .execute();

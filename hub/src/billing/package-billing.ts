@@ -1,5 +1,4 @@
 import type { Db } from '../db/crud.js';
-import { now } from '../db/crud.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
@@ -9,6 +8,7 @@ import { unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { spaceTimezone } from './settings.js';
 import { emitMemberCredit } from './member-credits.js';
+import { referencedRow, rowById } from '../db/records.js';
 
 const MAX_PERIODS = 2000;
 
@@ -32,6 +32,41 @@ function periodContaining(
 
 const dayAfter = (date: string) => addPeriod(date, 'day', 1);
 
+/** The first day of the calendar week (Monday), month or year that contains `date`. */
+function calendarStart(date: string, unit: string): string {
+  if (unit === 'month') return `${date.slice(0, 7)}-01`;
+  if (unit === 'year') return `${date.slice(0, 4)}-01-01`;
+  const weekday = (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday 0
+  return addPeriod(date, 'day', -weekday);
+}
+
+const daysBetween = (from: string, until: string) =>
+  Math.round((Date.parse(`${until}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/**
+ * A member package's first fee period. Without `prorate` (or for daily fees) the periods are
+ * aligned to `fromDate`. With it, as in the commercial service, they are aligned to the calendar
+ * (weeks from Monday, months from the 1st, years from 1 January): a package starting mid-period
+ * pays that first, shorter period pro rata by days (`share`), then full calendar periods.
+ */
+export function firstPeriod(
+  fromDate: string,
+  unit: string,
+  prorate: boolean,
+): { next: string; share: { days: number; of: number } | null } {
+  if (!prorate || unit === 'day') return { next: addPeriod(fromDate, unit, 1), share: null };
+  const start = calendarStart(fromDate, unit);
+  const next = addPeriod(start, unit, 1);
+  if (start === fromDate) return { next, share: null };
+  return { next, share: { days: daysBetween(fromDate, next), of: daysBetween(start, next) } };
+}
+
+/** `fee` times days/of, rounded half up (insertCharge rounds it to cents). */
+function shareOf(fee: bigint, share: { days: number; of: number }): bigint {
+  const of = BigInt(share.of);
+  return (fee * BigInt(share.days) * 2n + of) / (2n * of);
+}
+
 export interface PackageBillResult {
   charges: number;
   credits: number;
@@ -47,11 +82,13 @@ export async function billMemberPackage(
   db: Db,
   mp: MemberPackageRow,
   today: string,
+  at: Date,
 ): Promise<PackageBillResult> {
+  const stamp = at.toISOString();
   const result = { charges: 0, credits: 0 };
   if (mp.fromDate > today) return result;
-  const pkg = await db.selectFrom('packages').selectAll().where('id', '=', mp.package).executeTakeFirst();
-  const member = await db.selectFrom('members').selectAll().where('id', '=', mp.member).executeTakeFirst();
+  const pkg = await rowById(db, 'packages', mp.package);
+  const member = await rowById(db, 'members', mp.member);
   if (!pkg || !member) return result;
   const taxPercent = await memberTaxPercent(db, member);
   const chargeFee = async (feeKey: string, description: string, price: bigint, dateTime: string) => {
@@ -72,6 +109,7 @@ export async function billMemberPackage(
       feeKey,
       calculated: true,
       updatedBy: null,
+      at: stamp,
     });
     result.charges++;
   };
@@ -88,16 +126,17 @@ export async function billMemberPackage(
 
   const fee = parseMoney(pkg.recurringFee);
   let billedUntil = mp.billedUntil ?? mp.fromDate;
+  const first = firstPeriod(mp.fromDate, pkg.recurringFeePeriod, pkg.prorate === 1);
   for (let k = 0; k < MAX_PERIODS; k++) {
-    const start = addPeriod(mp.fromDate, pkg.recurringFeePeriod, k);
+    const start = k === 0 ? mp.fromDate : addPeriod(first.next, pkg.recurringFeePeriod, k - 1);
     if (start > today || (mp.untilDate !== null && start > mp.untilDate)) break;
-    const next = addPeriod(mp.fromDate, pkg.recurringFeePeriod, k + 1);
+    const next = k === 0 ? first.next : addPeriod(first.next, pkg.recurringFeePeriod, k);
     if (start < billedUntil) continue;
     const last = mp.untilDate !== null && mp.untilDate < next ? mp.untilDate : addPeriod(next, 'day', -1);
     await chargeFee(
       `fee:${mp.id}:${start}`,
-      `${pkg.name}: ${start} to ${last}`,
-      fee,
+      `${pkg.name}: ${start} to ${last}${k === 0 && first.share ? ' (pro rata)' : ''}`,
+      k === 0 && first.share ? shareOf(fee, first.share) : fee,
       `${start}T00:00:00.000Z`,
     );
     billedUntil = next;
@@ -129,7 +168,6 @@ export async function billMemberPackage(
         .executeTakeFirst();
       if (exists) continue;
       const amount = formatMoney(parseMoney(credit.amount));
-      const at = now();
       const granted = await db
         .insertInto('member_credits')
         .values({
@@ -143,8 +181,8 @@ export async function billMemberPackage(
           remaining: amount,
           fromDate: period.start,
           untilDate,
-          createdAt: at,
-          updatedAt: at,
+          createdAt: stamp,
+          updatedAt: stamp,
           updatedBy: null,
         })
         .returningAll()
@@ -180,12 +218,8 @@ export async function billAccountPackages(
   for (const mp of rows) {
     const today = await memberToday(db, mp.member, at);
     const r = await db.transaction().execute(async (trx) => {
-      const fresh = await trx
-        .selectFrom('member_packages')
-        .selectAll()
-        .where('id', '=', mp.id)
-        .executeTakeFirst();
-      return fresh ? billMemberPackage(trx, fresh, today) : { charges: 0, credits: 0 };
+      const fresh = await rowById(trx, 'member_packages', mp.id);
+      return fresh ? billMemberPackage(trx, fresh, today, at) : { charges: 0, credits: 0 };
     });
     total.charges += r.charges;
     total.credits += r.credits;
@@ -210,13 +244,12 @@ export async function createMemberPackage(
   },
 ): Promise<MemberPackageRow> {
   const { member, body } = input;
-  const pkg = await trx
-    .selectFrom('packages')
-    .selectAll()
-    .where('id', '=', body.package)
-    .where('account', '=', member.account)
-    .executeTakeFirst();
-  if (!pkg) throw unprocessable(`Package ${body.package} does not exist`, { package: 'unknown' });
+  const pkg = await referencedRow(trx, 'packages', {
+    id: body.package,
+    account: member.account,
+    field: 'package',
+    noun: 'Package',
+  });
   if (pkg.state !== 'active') throw unprocessable('This package is archived', { packageArchived: true });
   const today = await memberToday(trx, member.id, input.at);
   const fromDate = body.fromDate ?? today;
@@ -235,12 +268,12 @@ export async function createMemberPackage(
     { at: input.at.toISOString(), by: input.caller.memberId },
   );
   await emitMemberPackage(trx, 'memberPackage_created', row);
-  await billMemberPackage(trx, row, today);
+  await billMemberPackage(trx, row, today, input.at);
   return row;
 }
 
 /** After a member package changed: its event, and the fees and credits its new dates call for. */
 export async function memberPackageChanged(trx: Db, row: MemberPackageRow, at: Date): Promise<void> {
   await emitMemberPackage(trx, 'memberPackage_updated', row);
-  await billMemberPackage(trx, row, await memberToday(trx, row.member, at));
+  await billMemberPackage(trx, row, await memberToday(trx, row.member, at), at);
 }

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { columnsOf, recordEvents, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
@@ -12,8 +13,6 @@ import { type Caller, isAdmin } from '../identity/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { formatMoney, formatPercent, parseMoney } from './money.js';
-import type { WebhookEventType } from '@makerspace/shared';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
 export type PackageRow = Selectable<PackagesTable>;
@@ -36,76 +35,61 @@ export const ownerOnlyPackageFields = [
 
 export function packageRecord(row: PackageRow) {
   return {
-    id: row.id,
-    account: row.account,
-    name: row.name,
-    description: row.description,
-    notes: row.notes,
+    ...columnsOf(row, ['id', 'account', 'name', 'description', 'notes']),
     state: row.state as 'active' | 'archived',
     allowsBooking: bool(row.allowsBooking),
     setupFee: formatMoney(parseMoney(row.setupFee)),
     recurringFee: formatMoney(parseMoney(row.recurringFee)),
     recurringFeePeriod: row.recurringFeePeriod as 'month',
     prorate: bool(row.prorate),
-    minimumDuration: row.minimumDuration,
-    minimumDurationUnit: row.minimumDurationUnit,
+    ...columnsOf(row, ['minimumDuration', 'minimumDurationUnit']),
     endsAutomatically: bool(row.endsAutomatically),
-    cancellationTime: row.cancellationTime,
-    cancellationTimeUnit: row.cancellationTimeUnit,
+    ...columnsOf(row, ['cancellationTime', 'cancellationTimeUnit']),
     metadata: parseJson<Record<string, unknown>>(row.metadata),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 export function creditRecord(row: PackageCreditRow) {
   return {
-    id: row.id,
-    package: row.package,
+    ...columnsOf(row, ['id', 'package']),
     scope: row.scope as 'global',
     amount: formatMoney(parseMoney(row.amount)),
     period: row.period as 'month',
     resources: parseJson<any[]>(row.resources) ?? [],
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 export function permissionRecord(row: PackagePermissionRow) {
   return {
-    id: row.id,
-    package: row.package,
+    ...columnsOf(row, ['id', 'package']),
     type: row.type as 'everything',
-    resourceType: row.resourceType,
-    resource: row.resource,
+    ...columnsOf(row, ['resourceType', 'resource']),
     timeType: row.timeType as 'always',
     times: parseJson<any[]>(row.times) ?? [],
     usageFeeDiscountPercent: formatPercent(parseMoney(row.usageFeeDiscountPercent)),
     bookingFeeDiscountPercent: formatPercent(parseMoney(row.bookingFeeDiscountPercent)),
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...stampsOf(row),
   };
 }
 
 export function memberPackageRecord(row: MemberPackageRow) {
-  return {
-    id: row.id,
-    member: row.member,
-    package: row.package,
-    fromDate: row.fromDate,
-    untilDate: row.untilDate,
-    notes: row.notes,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return recordOf(row, ['id', 'member', 'package', 'fromDate', 'untilDate', 'notes']);
+}
+
+/** Member package records of a page; `package` embeds each one's package (read once per page). */
+export async function memberPackageRecords(db: Db, rows: MemberPackageRow[], embed: readonly string[]) {
+  if (!embed.includes('package')) return rows.map(memberPackageRecord);
+  const ids = [...new Set(rows.map((r) => r.package))];
+  const found = ids.length
+    ? await db.selectFrom('packages').selectAll().where('id', 'in', ids).execute()
+    : [];
+  const byId = new Map(found.map((p) => [p.id, packageRecord(p)]));
+  return rows.map((r) => ({
+    ...memberPackageRecord(r),
+    _embedded: { package: byId.get(r.package) ?? null },
+  }));
 }
 
 /** Packages the caller sees: admins their account's, plain members the packages they hold. */
@@ -179,24 +163,17 @@ export async function checkPermissionTarget(
   if (p.type === 'resourceType') {
     if (!p.resourceType)
       throw unprocessable('A resourceType permission needs resourceType', { resourceType: 'missing' });
-    const t = await db
-      .selectFrom('resource_types')
-      .select('id')
-      .where('id', '=', p.resourceType)
-      .where('account', '=', accountId)
-      .executeTakeFirst();
-    if (!t)
-      throw unprocessable(`Resource type ${p.resourceType} does not exist`, { resourceType: 'unknown' });
+    const ref = { id: p.resourceType, account: accountId, field: 'resourceType', noun: 'Resource type' };
+    await referencedRow(db, 'resource_types', ref);
   }
   if (p.type === 'resource') {
     if (!p.resource) throw unprocessable('A resource permission needs resource', { resource: 'missing' });
-    const r = await db
-      .selectFrom('resources')
-      .select('id')
-      .where('id', '=', p.resource)
-      .where('account', '=', accountId)
-      .executeTakeFirst();
-    if (!r) throw unprocessable(`Resource ${p.resource} does not exist`, { resource: 'unknown' });
+    await referencedRow(db, 'resources', {
+      id: p.resource,
+      account: accountId,
+      field: 'resource',
+      noun: 'Resource',
+    });
   }
   if (p.timeType === 'custom' && (!p.times || p.times.length === 0)) {
     throw unprocessable('A custom time table needs at least one entry in times', { times: 'missing' });
@@ -230,28 +207,15 @@ export function isActiveOn(mp: { fromDate: string; untilDate: string | null }, d
   return mp.fromDate <= date && (mp.untilDate === null || date <= mp.untilDate);
 }
 
-export function emitMemberPackage(
-  db: Db,
-  type: Extract<WebhookEventType, `memberPackage_${string}`>,
-  row: MemberPackageRow,
-) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => {
-      const pkg = await db
-        .selectFrom('packages')
-        .selectAll()
-        .where('id', '=', row.package)
-        .executeTakeFirst();
-      return {
-        memberPackage: memberPackageRecord(row),
-        member: await memberEventRecord(db, row.member),
-        package: pkg ? packageRecord(pkg) : null,
-      };
-    },
-  });
-}
+/** memberPackage_created/updated/deleted {memberPackage, member, package}. */
+export const emitMemberPackage = recordEvents<MemberPackageRow, 'memberPackage'>(async (db, row) => {
+  const pkg = await rowById(db, 'packages', row.package);
+  return {
+    memberPackage: memberPackageRecord(row),
+    member: await memberEventRecord(db, row.member),
+    package: pkg ? packageRecord(pkg) : null,
+  };
+});
 
 // ---- what the collections of packages.routes.ts write -----------------------------------------
 

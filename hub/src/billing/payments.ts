@@ -1,51 +1,115 @@
 import { randomBytes } from 'node:crypto';
+import type {
+  PaymentCreate as PaymentCreateBody,
+  PaymentUpdate as PaymentUpdateBody,
+} from '@makerspace/shared';
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
-import { now } from '../db/crud.js';
+import type { z } from 'zod';
+import { insertRow } from '../db/collection-rows.js';
+import { type Db, defined } from '../db/crud.js';
+import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
-import { conflict, notFound, unprocessable } from '../errors.js';
+import type { Caller } from '../identity/caller.js';
+import { visibleIn } from './list-filters.js';
+import { conflict, unprocessable } from '../errors.js';
+import { allocatePayment, allocationsOf, releasePayment } from './invoices.js';
+import { localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
+import { billingSettingsFor, spaceTimezone } from './settings.js';
+
+type PaymentCreate = z.infer<typeof PaymentCreateBody>;
+type PaymentUpdate = z.infer<typeof PaymentUpdateBody>;
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
 
-export async function paymentRecord(db: Db, row: PaymentRow) {
-  const allocations = await db
-    .selectFrom('payment_allocations')
-    .select(['invoice', 'amount'])
-    .where('payment', '=', row.id)
-    .orderBy('invoice')
-    .execute();
-  return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    date: row.date,
-    total: formatMoney(parseMoney(row.total)),
-    state: row.state as 'completed' | 'pending',
-    method: row.method,
-    invoices: allocations.map((a) => a.invoice),
-    allocations: allocations.map((a) => ({ invoice: a.invoice, amount: formatMoney(parseMoney(a.amount)) })),
-    notes: row.notes,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+/** Payment records of a page of rows, the invoices they settle read at once. */
+export async function paymentRecords(db: Db, rows: PaymentRow[]) {
+  const byPayment = await allocationsOf(db, 'payment', rows);
+  return rows.map((row) => {
+    const mine = byPayment.get(row.id) ?? [];
+    return {
+      ...columnsOf(row, ['id', 'account', 'member', 'date']),
+      total: formatMoney(parseMoney(row.total)),
+      state: row.state as 'completed' | 'pending',
+      method: row.method,
+      invoices: mine.map((a) => a.invoice),
+      allocations: mine.map((a) => ({ invoice: a.invoice, amount: formatMoney(parseMoney(a.amount)) })),
+      notes: row.notes,
+      ...stampsOf(row),
+    };
+  });
 }
 
-export function visiblePayments(db: Db, caller: Caller) {
-  let query = db.selectFrom('payments');
-  if (!caller.superuser) query = query.where('payments.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('payments.member', '=', caller.memberId);
-  return query;
+export const visiblePayments = (db: Db, caller: Caller) => visibleIn(db, 'payments', caller);
+
+/** POST /payments: money received from a member, put on the invoices named (or the oldest open). */
+export async function createPayment(
+  trx: Db,
+  caller: Caller,
+  body: PaymentCreate,
+  at: Date,
+): Promise<PaymentRow> {
+  const member = await referencedRow(trx, 'members', {
+    id: body.member,
+    account: caller.accountId,
+    field: 'member',
+    noun: 'Member',
+  });
+  if (body.invoices && body.state === 'pending') {
+    throw unprocessable('A pending payment settles invoices when it is completed; send invoices then', {
+      invoices: 'pending',
+    });
+  }
+  await checkInvoicesOf(trx, member.id, body.invoices);
+  const date = body.date ?? localTime(at, await spaceTimezone(trx, member.space)).date;
+  const payment = await insertRow(
+    trx,
+    'payments',
+    {
+      account: member.account,
+      member: member.id,
+      date,
+      total: formatMoney(parseMoney(body.total)),
+      state: body.state ?? 'completed',
+      notes: body.notes ?? null,
+    },
+    { at: at.toISOString(), by: caller.memberId },
+  );
+  await allocatePayment(trx, payment, body.invoices ?? null, at.toISOString());
+  return payment;
 }
 
-export async function findPayment(db: Db, caller: Caller, id: number): Promise<PaymentRow> {
-  const row = await visiblePayments(db, caller).selectAll().where('payments.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Payment');
-  return row;
+/**
+ * The columns of a payment's change (PUT /payments/{id}); a pending payment names no invoices,
+ * and the invoices named must be the member's open ones.
+ */
+export async function paymentChanges(trx: Db, row: PaymentRow, body: PaymentUpdate) {
+  const { lockVersion: _, invoices, total, ...rest } = body;
+  if (invoices && (rest.state ?? row.state) === 'pending') {
+    throw unprocessable('A pending payment settles invoices when it is completed', { invoices: 'pending' });
+  }
+  await checkInvoicesOf(trx, row.member, invoices);
+  return defined({ ...rest, total: total === undefined ? undefined : formatMoney(parseMoney(total)) });
+}
+
+/**
+ * After a payment changed: when its amount, state or invoices changed, it comes off its invoices
+ * and goes on again (a completed payment settles, a pending one does not).
+ */
+export async function paymentChanged(
+  trx: Db,
+  before: PaymentRow,
+  after: PaymentRow,
+  body: Pick<PaymentUpdate, 'invoices' | 'total'>,
+  at: string,
+): Promise<void> {
+  const { invoices } = body;
+  const changed = invoices !== undefined || body.total !== undefined || after.state !== before.state;
+  if (!changed) return;
+  await releasePayment(trx, after.id, at);
+  if (after.state === 'completed' && before.state !== 'completed') await markRequestsPaid(trx, after.id, at);
+  await allocatePayment(trx, after, invoices ?? null, at);
 }
 
 export async function checkInvoicesOf(db: Db, memberId: number, invoiceIds: number[] | undefined) {
@@ -111,8 +175,8 @@ export async function requestPayment(
   provider: PaymentProvider,
   payment: PaymentRow,
   notes: string | null | undefined,
-  currency: string,
   updatedBy: number,
+  at: string,
 ): Promise<PaymentRequestRow> {
   if (payment.state === 'completed') {
     throw conflict('This payment is already completed; there is nothing to request', { alreadyPaid: true });
@@ -122,10 +186,10 @@ export async function requestPayment(
     .selectAll()
     .where('id', '=', payment.member)
     .executeTakeFirstOrThrow();
+  const { currency } = await billingSettingsFor(db, member.space, { at });
   const reference = `P${payment.id}-${randomBytes(4).toString('hex').toUpperCase()}`;
   const total = formatMoney(parseMoney(payment.total));
   const { instructions } = await provider.request({ reference, total, currency, member });
-  const at = now();
   return db
     .insertInto('payment_requests')
     .values({
@@ -147,10 +211,10 @@ export async function requestPayment(
 }
 
 /** When a pending payment completes, its open requests count as paid. */
-export async function markRequestsPaid(db: Db, paymentId: number): Promise<void> {
+export async function markRequestsPaid(db: Db, paymentId: number, at: string): Promise<void> {
   await db
     .updateTable('payment_requests')
-    .set({ state: 'paid', updatedAt: now() })
+    .set({ state: 'paid', updatedAt: at })
     .where('payment', '=', paymentId)
     .where('state', '=', 'requested')
     .execute();

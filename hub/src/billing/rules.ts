@@ -77,6 +77,13 @@ async function localNow(request: RuleRequest): Promise<LocalTime> {
   return localTime(request.at, await zoneOf(request));
 }
 
+/** The member's covering permissions at the request's local time (null without a member). */
+async function permissionsNow(request: RuleRequest) {
+  if (!request.member) return null;
+  const local = await localNow(request);
+  return { local, permissions: await requestPermissions(request, request.member.id, local.date) };
+}
+
 /** coveringPermissions for the policy: on the fast reads, once per request. */
 function requestPermissions(
   request: RuleRequest,
@@ -99,10 +106,8 @@ export function packageRules(): AccessRule[] {
       order: ruleOrder.package,
       adminsPass: true,
       async check(request) {
-        if (!request.member) return undefined;
-        const local = await localNow(request);
-        const permissions = await requestPermissions(request, request.member.id, local.date);
-        return permissions.length === 0 ? { deny: 'noPackage' } : undefined;
+        const now = await permissionsNow(request);
+        return now && now.permissions.length === 0 ? { deny: 'noPackage' } : undefined;
       },
     },
     {
@@ -110,13 +115,11 @@ export function packageRules(): AccessRule[] {
       order: ruleOrder.timeTable,
       adminsPass: true,
       async check(request) {
-        if (!request.member) return undefined;
-        const local = await localNow(request);
-        const permissions = await requestPermissions(request, request.member.id, local.date);
-        if (permissions.length === 0) return undefined;
+        const now = await permissionsNow(request);
+        if (!now || now.permissions.length === 0) return undefined;
         let best: number | null | undefined;
-        for (const p of permissions) {
-          const w = timeWindow(p, local);
+        for (const p of now.permissions) {
+          const w = timeWindow(p, now.local);
           if (!w.allowed) continue;
           if (w.secondsLeft === null) return undefined;
           if (best === undefined || (best !== null && w.secondsLeft > best)) best = w.secondsLeft;

@@ -22,11 +22,12 @@ export interface BillingSettings {
  * The space's billing settings row. Spaces get one when they are made; a space that somehow has
  * none gets the defaults now. `forUpdate` locks the row until the transaction ends (PostgreSQL;
  * SQLite runs one write transaction at a time anyway): invoice numbers are taken under this lock.
+ * `at` stamps a row made now (the hub's clock).
  */
 export async function billingSettingsFor(
   db: Db,
   spaceId: number,
-  options: { forUpdate?: boolean } = {},
+  options: { forUpdate?: boolean; at?: string } = {},
 ): Promise<BillingSettings> {
   const anyDb = db as unknown as Kysely<any>;
   const read = async () => {
@@ -42,7 +43,7 @@ export async function billingSettingsFor(
     .where('id', '=', spaceId)
     .executeTakeFirst();
   if (!space) throw new Error(`Space ${spaceId} does not exist`);
-  const at = now();
+  const at = options.at ?? now(); // the hub clock's time where the caller has it
   await anyDb
     .insertInto('space_billing_settings')
     .values({ space: space.id, account: space.account, createdAt: at, updatedAt: at })

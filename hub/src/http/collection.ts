@@ -118,8 +118,15 @@ export interface Collection<T extends Table, Rec = unknown> {
     write?(trx: Db, row: RowOf<T>, body: any, input: { ctx: HubServices; caller: Caller }): Promise<unknown>;
     /** Shapes the answer from the record and the row before and after (e.g. a new secret shown once). */
     answer?(record: any, before: RowOf<T>, after: RowOf<T>, ctx: HubServices): unknown;
-    /** Runs after the write, in its transaction (events). */
-    written?(trx: Db, before: RowOf<T>, after: RowOf<T>, ctx: HubServices, caller: Caller): Promise<unknown>;
+    /** Runs after the write, in its transaction (events); `body` is the request's. */
+    written?(
+      trx: Db,
+      before: RowOf<T>,
+      after: RowOf<T>,
+      ctx: HubServices,
+      caller: Caller,
+      body: any,
+    ): Promise<unknown>;
   };
   remove?: {
     rule?: WriteRule;
@@ -267,7 +274,7 @@ export async function updateIn<T extends Table, Rec>(
       }).catch((err) => refused(c, err));
     }
     const row = (await findRow(trx.selectFrom(c.table) as Scope<T>, c.table, rowId)) as RowOf<T>;
-    await update.written?.(trx, before, row, ctx, caller);
+    await update.written?.(trx, before, row, ctx, caller, body);
     return row;
   });
   await c.committed?.(ctx, after, 'update', caller);

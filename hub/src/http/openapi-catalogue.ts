@@ -826,7 +826,8 @@ const billing: Record<string, CatalogueEntry> = {
   },
   'GET /invoices/:invoiceId': {
     summary: 'Get an invoice',
-    description: 'With its payments. Members read their own invoices.',
+    description:
+      'With its payments. Members read their own invoices. `embed=details` adds `_embedded.details`, the lines and tax totals as GET /invoices/{invoiceId}/details gives them.',
   },
   'PUT /invoices/:invoiceId': {
     summary: 'Change an invoice’s texts and due date',
@@ -898,6 +899,34 @@ const billing: Record<string, CatalogueEntry> = {
   'GET /jobs/:jobId': {
     summary: 'Get a job',
     description: 'Its state and result.',
+  },
+  // Charges changed and deleted before they are invoiced; the account's own fields.
+  'PUT /charges/:chargeId': {
+    summary: 'Change a charge',
+    description: `${locked} Only while the charge is on no invoice; sends \`charge_updated\`.`,
+    admins: true,
+    errors: { 409: 'The charge is on an invoice (`data.invoiced`: its id): cancel the invoice first.' },
+    body: { lockVersion: 1, description: 'Plywood 4 mm, 3 sheets', price: '19.20' },
+  },
+  'DELETE /charges/:chargeId': {
+    summary: 'Delete a charge',
+    description: 'Only while the charge is on no invoice; sends `charge_deleted`. Answers 204.',
+    admins: true,
+    errors: {
+      409: 'The charge is on an invoice (`data.invoiced`), or is a package fee (`data.packageFee`: set its price to 0.00 to waive it).',
+    },
+  },
+  'PUT /accounts/:accountId': {
+    summary: 'Change the account',
+    description: `${locked} Owners and admins change its name, locale, billing contact and \`inviteMembers\`; \`trialEndDate\` and the stamps are read-only and ignored.`,
+    admins: true,
+    body: { lockVersion: 0, name: 'Makerspace Linz', billingEmailAddress: 'board@example.org' },
+  },
+  'GET /accounts/:accountId/payment-info': {
+    summary: 'How the account pays',
+    description:
+      '`{id, paymentMethod, lockVersion}`. A self-hosted hub bills no account, so `paymentMethod` is null. Owners and admins.',
+    admins: true,
   },
 };
 

@@ -10,84 +10,60 @@ import { z } from 'zod';
 import {
   cancelInvoice,
   createInvoice,
-  findInvoice,
+  emitInvoice,
   invoiceDetails,
-  invoiceRecord,
+  invoiceRecords,
   visibleInvoices,
 } from '../billing/invoices.js';
-import type { HubServices } from '../http/services.js';
-import { emitInvoice } from '../billing/invoices.js';
-import { updateLocked } from '../db/crud.js';
+import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
+import { defined } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { checkRange, filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
-import { orderParam, pageParams, queryPage, sendPage } from '../http/list.js';
+import { collection, findIn, registerCollection } from '../http/collection.js';
+import type { HubServices } from '../http/services.js';
+import { billingList } from './billing-lists.js';
+
+/** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
+export const invoices = collection({
+  table: 'invoices',
+  path: '/invoices',
+  id: 'invoiceId',
+  noun: 'Invoice',
+  nouns: 'invoices',
+  tag: 'invoices',
+  record: InvoiceRecord,
+  embeds: ['details'],
+  scope: (_ctx, caller, _params, db) => visibleInvoices(db, caller),
+  records: (ctx, rows, _caller, embed) => invoiceRecords(ctx.db, rows, embed),
+  list: billingList(invoiceFilterParams, filterInvoices),
+  create: {
+    body: InvoiceCreate,
+    insert: (trx, { ctx, caller, body }) =>
+      createInvoice(trx, caller.accountId, body, ctx.clock.now(), caller.memberId),
+  },
+  update: {
+    body: InvoiceUpdate,
+    // Texts and the due date only: amounts and charges change by cancelling.
+    columns: ({ lockVersion: _, ...fields }) => defined(fields),
+    written: (trx, _before, after) => emitInvoice(trx, 'invoice_updated', after),
+  },
+});
 
 const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
-const ListQuery = z.object({
-  ...pageParams,
-  ...invoiceFilterParams,
-  order: orderParam,
-});
 
 /** spec: invoices, their cancellation and details. */
 export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
+    registerCollection(app, ctx, invoices);
     const tags = ['invoices'];
-    app.post(
-      '/invoices',
-      { schema: { tags, body: InvoiceCreate, response: { 201: InvoiceRecord } } },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const row = await ctx.events.transaction((trx) =>
-          createInvoice(trx, caller.accountId, request.body, ctx.clock.now(), caller.memberId),
-        );
-        return reply.code(201).send(await invoiceRecord(ctx.db, row));
-      },
-    );
-
-    app.get(
-      '/invoices',
-      { schema: { tags, querystring: ListQuery, response: { 200: z.array(InvoiceRecord) } } },
-      async (request, reply) => {
-        const { limit, offset, order } = request.query;
-        const base = filterInvoices(visibleInvoices(ctx.db, callerOf(request)), checkRange(request.query));
-        const page = await queryPage(base, { limit, offset }, (b) => b.selectAll().orderBy('id', order));
-        const records = [];
-        for (const row of page.rows) records.push(await invoiceRecord(ctx.db, row));
-        return sendPage(request, reply, page, records, ctx.publicUrl);
-      },
-    );
-
-    app.get(
-      '/invoices/:invoiceId',
-      { schema: { tags, params: IdParams, response: { 200: InvoiceRecord } } },
-      async (request) =>
-        invoiceRecord(ctx.db, await findInvoice(ctx.db, callerOf(request), request.params.invoiceId)),
-    );
-
-    app.put(
-      '/invoices/:invoiceId',
-      { schema: { tags, params: IdParams, body: InvoiceUpdate, response: { 200: InvoiceRecord } } },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const row = await findInvoice(ctx.db, caller, request.params.invoiceId);
-        const { lockVersion, ...fields } = request.body;
-        const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-        await ctx.events.transaction(async (trx) => {
-          await updateLocked(trx, 'invoices', row.id, lockVersion, values, caller.memberId);
-          await emitInvoice(trx, 'invoice_updated', row);
-        });
-        return invoiceRecord(ctx.db, await findInvoice(ctx.db, caller, row.id));
-      },
-    );
 
     app.post(
       '/invoices/:invoiceId/cancel',
       { schema: { tags, params: IdParams, body: InvoiceCancel, response: { 200: z.object({}) } } },
       async (request) => {
         const caller = requireAdmin(request);
+        const at = ctx.clock.now().toISOString();
         await ctx.events.transaction((trx) =>
-          cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion),
+          cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion, at),
         );
         return {};
       },
@@ -97,7 +73,7 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       '/invoices/:invoiceId/details',
       { schema: { tags, params: IdParams, response: { 200: InvoiceDetails } } },
       async (request) =>
-        invoiceDetails(ctx.db, await findInvoice(ctx.db, callerOf(request), request.params.invoiceId)),
+        invoiceDetails(ctx.db, await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId)),
     );
   };
 }

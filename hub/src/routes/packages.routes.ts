@@ -1,7 +1,4 @@
 import {
-  MemberPackageCreate,
-  MemberPackageRecord,
-  MemberPackageUpdate,
   PackageCreate,
   PackageCreditRecord,
   PackageCreditUpdate,
@@ -14,15 +11,11 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { emitCreditsDeleted } from '../billing/member-credits.js';
-import { createMemberPackage, memberPackageChanged } from '../billing/package-billing.js';
 import {
   createPackage,
   createPermission,
   creditChanges,
   creditRecord,
-  emitMemberPackage,
-  memberPackageChanges,
-  memberPackageRecord,
   packageChanges,
   packageRecord,
   permissionChanges,
@@ -34,9 +27,9 @@ import { insertRow } from '../db/collection-rows.js';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
-import { collection, findIn, ofMember, registerCollection } from '../http/collection.js';
+import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import { findMember } from '../identity/members.js';
+import { memberPackages } from './member-packages.routes.js';
 
 const id = z.coerce.number().int().positive();
 // Who may use what follows from packages, their permissions and time rules.
@@ -146,62 +139,6 @@ export const packagePermissions = collection({
   },
   remove: {},
   committed: accessChanged,
-});
-
-/** Fabman's paths for the packages a member holds. */
-export const memberPackages = collection({
-  table: 'member_packages',
-  path: '/members/:memberId/packages',
-  id: 'memberPackageId',
-  parent: { memberId: id },
-  noun: 'Member package',
-  nouns: "a member's packages",
-  tag: 'members',
-  record: MemberPackageRecord,
-  embeds: ['package'],
-  scope: ofMember('member_packages'),
-  records: async (ctx, rows, _caller, embed) => {
-    if (!embed.includes('package')) return rows.map(memberPackageRecord);
-    const ids = [...new Set(rows.map((r) => r.package))];
-    const found = ids.length
-      ? await ctx.db.selectFrom('packages').selectAll().where('id', 'in', ids).execute()
-      : [];
-    const byId = new Map(found.map((p) => [p.id, packageRecord(p)]));
-    return rows.map((r) => ({
-      ...memberPackageRecord(r),
-      _embedded: { package: byId.get(r.package) ?? null },
-    }));
-  },
-  list: {
-    order: [
-      ['fromDate', 'asc'],
-      ['id', 'asc'],
-    ],
-  },
-  create: {
-    body: MemberPackageCreate,
-    insert: async (trx, { ctx, caller, body, params }) =>
-      createMemberPackage(trx, {
-        member: await findMember(trx, caller, params.memberId),
-        caller,
-        body,
-        at: ctx.clock.now(),
-      }),
-  },
-  update: {
-    body: MemberPackageUpdate,
-    columns: (body, row) => memberPackageChanges(row, body),
-    written: (trx, _before, after, ctx) => memberPackageChanged(trx, after, ctx.clock.now()),
-  },
-  remove: {
-    before: async (trx, row) => {
-      await emitMemberPackage(trx, 'memberPackage_deleted', row);
-      // The member's credits from this package go with it.
-      await emitCreditsDeleted(trx, 'memberPackage', row.id);
-    },
-  },
-  // Fees and credits were billed in the write: wake the webhook worker for their events.
-  committed: (ctx) => ctx.events.committed(),
 });
 
 export function packagesRoutes(ctx: HubServices): FastifyPluginAsyncZod {

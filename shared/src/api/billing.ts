@@ -158,6 +158,14 @@ export const ChargeCreate = z.strictObject({
   resourceLog: Id.nullable().optional(),
   memberPackage: Id.nullable().optional(),
 });
+/** PUT /charges/{id}: while the charge is on no invoice. */
+export const ChargeUpdate = z.object({
+  dateTime: Timestamp.optional(),
+  description: z.string().min(1).max(500).optional(),
+  price: Money.optional(),
+  taxPercent: Percent.optional(),
+  lockVersion: LockVersion,
+});
 export const ChargeRecord = z.object({
   id: Id,
   account: Id,
@@ -223,6 +231,8 @@ export const InvoiceRecord = z.object({
   notes: z.string().nullable(),
   payments: z.array(z.object({ payment: Id, amount: z.string() })),
   ...Stamps,
+  /** `embed=details`: `{details}`, the invoice's lines as GET /invoices/{id}/details gives them. */
+  _embedded: z.record(z.string(), z.unknown()).optional(),
 });
 export const InvoiceDetails = z.object({
   id: Id,

@@ -139,4 +139,19 @@ export const AccountRecord = z.object({
   inviteMembers: z.boolean(),
   ...Stamps,
 });
+/** PUT /accounts/{id}: owners and admins; read-only fields (trialEndDate, stamps) are ignored. */
+export const AccountUpdate = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  locale: z.string().min(2).max(20).optional(),
+  billingEmailAddress: z.email().max(254).nullable().optional(),
+  billingCompany: z.string().max(200).nullable().optional(),
+  inviteMembers: z.boolean().optional(),
+  lockVersion: LockVersion,
+});
+/** GET /accounts/{id}/payment-info: how the account pays (a self-hosted hub bills nobody: null). */
+export const AccountPaymentInfo = z.object({
+  id: Id,
+  paymentMethod: z.record(z.string(), z.unknown()).nullable(),
+  lockVersion: z.number().int(),
+});
 export type UserMe = z.infer<typeof UserMe>;

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Accounts, spaces, members and API keys: the identity everything else hangs from. */
 export function foundation(dialect: DialectName): Migration {
@@ -10,42 +10,48 @@ export function foundation(dialect: DialectName): Migration {
         withId(db.schema.createTable('accounts'), dialect)
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('locale', 'text', (c) => c.notNull().defaultTo('en'))
-          .addColumn('trialEndDate', 'text')
-          .addColumn('billingEmailAddress', 'text')
-          .addColumn('billingCompany', 'text')
+          .$call(texts('trialEndDate', 'billingEmailAddress', 'billingCompany'))
           .addColumn('inviteMembers', 'integer', (c) => c.notNull().defaultTo(0)),
       ).execute();
 
       await withStamps(
-        withId(db.schema.createTable('spaces'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        accountTable(db, 'spaces', dialect)
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('shortName', 'text')
-          .addColumn('timezone', 'text', (c) => c.notNull().defaultTo('UTC'))
-          .addColumn('locale', 'text', (c) => c.notNull().defaultTo('en'))
-          .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
-          .addColumn('emailAddress', 'text')
-          .addColumn('website', 'text')
-          .addColumn('phone', 'text')
-          .addColumn('infoText', 'text')
-          .addColumn('calendarTokenHash', 'text')
-          .addColumn('calendarTokenEncrypted', 'text')
-          .addColumn('bookingSlotsPerHour', 'integer', (c) => c.notNull().defaultTo(2))
-          .addColumn('bookingWindowMinHours', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('bookingWindowMaxDays', 'integer', (c) => c.notNull().defaultTo(14))
-          .addColumn('bookingLockInHours', 'integer', (c) => c.notNull().defaultTo(0))
+          .$call(withDefaults('text', { timezone: 'UTC', locale: 'en', state: 'active' }))
+          .$call(
+            texts(
+              'emailAddress',
+              'website',
+              'phone',
+              'infoText',
+              'calendarTokenHash',
+              'calendarTokenEncrypted',
+            ),
+          )
+          .$call(
+            withDefaults('integer', {
+              bookingSlotsPerHour: 2,
+              bookingWindowMinHours: 0,
+              bookingWindowMaxDays: 14,
+              bookingLockInHours: 0,
+            }),
+          )
           .addColumn('bookingMaxMinutesPerMemberDay', 'integer')
           .addColumn('bookingMaxMinutesPerMemberWeek', 'integer')
-          .addColumn('bookingOpeningHours', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('bookingExclusiveMinutes', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('bookingRefundable', 'integer', (c) => c.notNull().defaultTo(1))
+          .$call(
+            withDefaults('integer', {
+              bookingOpeningHours: 1,
+              bookingExclusiveMinutes: 0,
+              bookingRefundable: 1,
+            }),
+          )
           .addColumn('bookingTermsOfService', 'text'),
       ).execute();
       await index(db, 'spaces', ['account']);
 
       await withStamps(
-        withId(db.schema.createTable('members'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        accountTable(db, 'members', dialect)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('memberNumber', 'text')
           .addColumn('firstName', 'text', (c) => c.notNull().defaultTo(''))
@@ -56,29 +62,37 @@ export function foundation(dialect: DialectName): Migration {
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
           .addColumn('privileges', 'text', (c) => c.notNull().defaultTo('member'))
           .addColumn('superuser', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('dateOfBirth', 'text')
-          .addColumn('gender', 'text')
-          .addColumn('company', 'text')
-          .addColumn('phone', 'text')
-          .addColumn('address', 'text')
-          .addColumn('address2', 'text')
-          .addColumn('city', 'text')
-          .addColumn('zip', 'text')
-          .addColumn('countryCode', 'text')
-          .addColumn('region', 'text')
-          .addColumn('notes', 'text')
+          .$call(
+            texts(
+              'dateOfBirth',
+              'gender',
+              'company',
+              'phone',
+              'address',
+              'address2',
+              'city',
+              'zip',
+              'countryCode',
+              'region',
+              'notes',
+            ),
+          )
           .addColumn('taxExempt', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('hasBillingAddress', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('billingFirstName', 'text')
-          .addColumn('billingLastName', 'text')
-          .addColumn('billingCompany', 'text')
-          .addColumn('billingAddress', 'text')
-          .addColumn('billingAddress2', 'text')
-          .addColumn('billingCity', 'text')
-          .addColumn('billingZip', 'text')
-          .addColumn('billingCountryCode', 'text')
-          .addColumn('billingRegion', 'text')
-          .addColumn('billingInvoiceText', 'text')
+          .$call(
+            texts(
+              'billingFirstName',
+              'billingLastName',
+              'billingCompany',
+              'billingAddress',
+              'billingAddress2',
+              'billingCity',
+              'billingZip',
+              'billingCountryCode',
+              'billingRegion',
+              'billingInvoiceText',
+            ),
+          )
           .addColumn('requireUpfrontPayment', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('upfrontMinimumBalance', 'text')
           .addColumn('metadata', 'text')
@@ -90,9 +104,8 @@ export function foundation(dialect: DialectName): Migration {
       await index(db, 'members', ['account', 'lastName']);
 
       await withStamps(
-        withId(db.schema.createTable('api_keys'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        accountTable(db, 'api_keys', dialect)
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('label', 'text')
           // sha256 of the token for look-up; AES-GCM ciphertext for the read-back (DESIGN 4).
           .addColumn('tokenHash', 'text', (c) => c.notNull().unique())

@@ -1,39 +1,43 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import {
+  accountTable,
+  cascadeTo,
+  index,
+  integers,
+  texts,
+  withDefaults,
+  withId,
+  withStamps,
+} from './helpers.js';
 
 /** Resource types, resources, their bridges, resource logs and the access-attempt counter. */
 export function resources(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withStamps(
-        withId(db.schema.createTable('resource_types'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('name', 'text', (c) => c.notNull()),
+        accountTable(db, 'resource_types', dialect).addColumn('name', 'text', (c) => c.notNull()),
       ).execute();
       await index(db, 'resource_types', ['account']);
 
       await withStamps(
-        withId(db.schema.createTable('resources'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        accountTable(db, 'resources', dialect)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('type', 'integer', (c) => c.references('resource_types.id').onDelete('set null'))
           .addColumn('controlType', 'text', (c) => c.notNull().defaultTo('machine'))
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
-          .addColumn('requiresTraining', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('canBeBooked', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('mustBeBooked', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('exclusiveUsage', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('visibleForMembers', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('description', 'text')
-          .addColumn('notes', 'text')
-          .addColumn('maintenanceNotes', 'text')
-          .addColumn('displayTitle', 'text')
-          .addColumn('safetyMessage', 'text')
-          .addColumn('maxOfflineUsage', 'integer')
-          .addColumn('deadManIntervalBusy', 'integer')
-          .addColumn('deadManIntervalIdle', 'integer')
+          .$call(
+            withDefaults('integer', {
+              requiresTraining: 0,
+              canBeBooked: 0,
+              mustBeBooked: 0,
+              exclusiveUsage: 0,
+              visibleForMembers: 1,
+            }),
+          )
+          .$call(texts('description', 'notes', 'maintenanceNotes', 'displayTitle', 'safetyMessage'))
+          .$call(integers('maxOfflineUsage', 'deadManIntervalBusy', 'deadManIntervalIdle'))
           .addColumn('idlePowerThreshold', 'text')
           .addColumn('pricePerTimeBusy', 'text', (c) => c.notNull().defaultTo('0'))
           .addColumn('pricePerTimeBusySeconds', 'integer', (c) => c.notNull().defaultTo(3600))
@@ -59,7 +63,7 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('resource', 'integer', (c) =>
           c.primaryKey().references('resources.id').onDelete('cascade'),
         )
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
         .addColumn('serialNumber', 'text')
         .addColumn('heartbeatInterval', 'integer', (c) => c.notNull().defaultTo(60))
         .addColumn('offline', 'integer', (c) => c.notNull().defaultTo(1))
@@ -70,15 +74,12 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('apiKeyEncrypted', 'text', (c) => c.notNull())
         .addColumn('createdBy', 'integer')
         .addColumn('configVersion', 'integer', (c) => c.notNull().defaultTo(1))
-        .addColumn('agentVersion', 'text')
-        .addColumn('hardware', 'text')
-        .addColumn('lastSeenAt', 'text')
+        .$call(texts('agentVersion', 'hardware', 'lastSeenAt'))
         .addColumn('createdAt', 'text', (c) => c.notNull())
         .addColumn('updatedAt', 'text', (c) => c.notNull())
         .execute();
 
-      await withId(db.schema.createTable('resource_logs'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+      await accountTable(db, 'resource_logs', dialect)
         .addColumn('resource', 'integer', (c) => c.notNull())
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('member', 'integer')
@@ -87,12 +88,16 @@ export function resources(dialect: DialectName): Migration {
         .addColumn('stoppedAt', 'text')
         .addColumn('stopType', 'text')
         .addColumn('idleDurationSeconds', 'integer')
-        .addColumn('reason', 'text')
-        .addColumn('notes', 'text')
-        .addColumn('metadata', 'text')
-        .addColumn('extraChargeDescription', 'text')
-        .addColumn('extraChargePrice', 'text')
-        .addColumn('extraChargeTaxPercent', 'text')
+        .$call(
+          texts(
+            'reason',
+            'notes',
+            'metadata',
+            'extraChargeDescription',
+            'extraChargePrice',
+            'extraChargeTaxPercent',
+          ),
+        )
         // The id an agent gave a log it sent: stored once, however often it arrives.
         .addColumn('clientId', 'text', (c) => c.unique())
         .addColumn('offline', 'integer', (c) => c.notNull().defaultTo(0))

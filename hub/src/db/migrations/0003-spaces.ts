@@ -1,13 +1,13 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
 
 /** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
 export function spaces(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withId(db.schema.createTable('opening_hours'), dialect)
-        .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id').onDelete('cascade'))
+        .addColumn('space', 'integer', cascadeTo('spaces.id'))
         .addColumn('dayOfWeek', 'integer', (c) => c.notNull())
         .addColumn('fromTime', 'text', (c) => c.notNull())
         .addColumn('untilTime', 'text', (c) => c.notNull())
@@ -16,9 +16,8 @@ export function spaces(dialect: DialectName): Migration {
 
       // Holiday times are space-local wall times `YYYY-MM-DDTHH:MM`, compared as strings.
       await withStamps(
-        withId(db.schema.createTable('holidays'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id').onDelete('cascade'))
+        accountTable(db, 'holidays', dialect)
+          .addColumn('space', 'integer', cascadeTo('spaces.id'))
           .addColumn('title', 'text')
           .addColumn('fromDateTime', 'text', (c) => c.notNull())
           .addColumn('untilDateTime', 'text', (c) => c.notNull())
@@ -31,24 +30,17 @@ export function spaces(dialect: DialectName): Migration {
           .addColumn('space', 'integer', (c) =>
             c.notNull().unique().references('spaces.id').onDelete('cascade'),
           )
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('currency', 'text', (c) => c.notNull().defaultTo('EUR'))
-          .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
-          .addColumn('invoiceNumberPrefix', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('account', 'integer', cascadeTo('accounts.id'))
+          .$call(withDefaults('text', { currency: 'EUR', taxPercent: '0', invoiceNumberPrefix: '' }))
           .addColumn('nextInvoiceNumber', 'integer', (c) => c.notNull().defaultTo(1))
           .addColumn('invoiceHeader', 'text')
           .addColumn('invoiceFooter', 'text')
           .addColumn('defaultInvoiceDeadline', 'integer', (c) => c.notNull().defaultTo(14))
           .addColumn('defaultInvoiceDeadlineUnit', 'text', (c) => c.notNull().defaultTo('day'))
-          .addColumn('statementName', 'text')
-          .addColumn('stripeUser', 'text')
-          .addColumn('stripePublicKey', 'text')
-          .addColumn('stripeName', 'text')
+          .$call(texts('statementName', 'stripeUser', 'stripePublicKey', 'stripeName'))
           .addColumn('stripeLivemode', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('enableSepa', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('sepaCreditorId', 'text')
-          .addColumn('sepaIban', 'text')
-          .addColumn('sepaAccountOwnerName', 'text')
+          .$call(texts('sepaCreditorId', 'sepaIban', 'sepaAccountOwnerName'))
           .addColumn('sepaMandateText', 'text'),
       ).execute();
       // Spaces made before this migration get their settings now.
@@ -62,8 +54,7 @@ export function spaces(dialect: DialectName): Migration {
       }
 
       await withStamps(
-        withId(db.schema.createTable('training_courses'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        accountTable(db, 'training_courses', dialect)
           .addColumn('title', 'text', (c) => c.notNull())
           .addColumn('notes', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
@@ -77,15 +68,14 @@ export function spaces(dialect: DialectName): Migration {
         .addColumn('course', 'integer', (c) =>
           c.notNull().references('training_courses.id').onDelete('cascade'),
         )
-        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+        .addColumn('resource', 'integer', cascadeTo('resources.id'))
         .addPrimaryKeyConstraint('training_course_resources_pk', ['course', 'resource'])
         .execute();
       await index(db, 'training_course_resources', ['resource']);
 
       await withStamps(
-        withId(db.schema.createTable('member_trainings'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        accountTable(db, 'member_trainings', dialect)
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('trainingCourse', 'integer', (c) =>
             c.notNull().references('training_courses.id').onDelete('cascade'),
           )
@@ -98,10 +88,9 @@ export function spaces(dialect: DialectName): Migration {
 
       // Booking times are UTC instants (ISO strings with ms and Z), so string order is time order.
       await withStamps(
-        withId(db.schema.createTable('bookings'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-          .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        accountTable(db, 'bookings', dialect)
+          .addColumn('resource', 'integer', cascadeTo('resources.id'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('fromDateTime', 'text', (c) => c.notNull())
           .addColumn('untilDateTime', 'text', (c) => c.notNull())
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('confirmed'))

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, required, withId, withStamps } from './helpers.js';
 
 /**
  * Webhooks and their outbox (DESIGN 9): events are written in the same transaction as the
@@ -11,8 +11,7 @@ export function webhooks(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withStamps(
-        withId(db.schema.createTable('webhooks'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        accountTable(db, 'webhooks', dialect)
           .addColumn('url', 'text', (c) => c.notNull())
           .addColumn('label', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
@@ -26,18 +25,15 @@ export function webhooks(dialect: DialectName): Migration {
       ).execute();
       await index(db, 'webhooks', ['account', 'state']);
 
-      await withId(db.schema.createTable('webhook_events'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('details', 'text', (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
+      await accountTable(db, 'webhook_events', dialect)
+        .$call(required('text', 'type', 'details', 'createdAt'))
         .execute();
       await index(db, 'webhook_events', ['account', 'createdAt']);
 
       await withId(db.schema.createTable('webhook_deliveries'), dialect)
         .addColumn('account', 'integer', (c) => c.notNull())
-        .addColumn('webhook', 'integer', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
-        .addColumn('event', 'integer', (c) => c.notNull().references('webhook_events.id').onDelete('cascade'))
+        .addColumn('webhook', 'integer', cascadeTo('webhooks.id'))
+        .addColumn('event', 'integer', cascadeTo('webhook_events.id'))
         // pending (queued or retrying) | delivered | failed (test deliveries only: never retried)
         .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
         .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))

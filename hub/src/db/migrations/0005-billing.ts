@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, required, texts, withDefaults, withStamps } from './helpers.js';
 
 /**
  * Billing: packages with their credits and permissions, member packages and the credits members
@@ -10,19 +10,16 @@ import { index, withId, withStamps } from './helpers.js';
 export function billing(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
-      const account = (c: any) => c.notNull().references('accounts.id').onDelete('cascade');
-
       await withStamps(
-        withId(db.schema.createTable('packages'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'packages', dialect)
           .addColumn('name', 'text', (c) => c.notNull())
           .addColumn('description', 'text')
           .addColumn('notes', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
           .addColumn('allowsBooking', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('setupFee', 'text', (c) => c.notNull().defaultTo('0.00'))
-          .addColumn('recurringFee', 'text', (c) => c.notNull().defaultTo('0.00'))
-          .addColumn('recurringFeePeriod', 'text', (c) => c.notNull().defaultTo('month'))
+          .$call(
+            withDefaults('text', { setupFee: '0.00', recurringFee: '0.00', recurringFeePeriod: 'month' }),
+          )
           .addColumn('prorate', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('minimumDuration', 'integer')
           .addColumn('minimumDurationUnit', 'text')
@@ -34,34 +31,27 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'packages', ['account', 'id']);
 
       await withStamps(
-        withId(db.schema.createTable('package_credits'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('package', 'integer', (c) => c.notNull().references('packages.id').onDelete('cascade'))
-          .addColumn('scope', 'text', (c) => c.notNull().defaultTo('global'))
-          .addColumn('amount', 'text', (c) => c.notNull().defaultTo('0.00'))
-          .addColumn('period', 'text', (c) => c.notNull().defaultTo('month'))
+        accountTable(db, 'package_credits', dialect)
+          .addColumn('package', 'integer', cascadeTo('packages.id'))
+          .$call(withDefaults('text', { scope: 'global', amount: '0.00', period: 'month' }))
           .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]')),
       ).execute();
       await index(db, 'package_credits', ['package']);
 
       await withStamps(
-        withId(db.schema.createTable('package_permissions'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('package', 'integer', (c) => c.notNull().references('packages.id').onDelete('cascade'))
+        accountTable(db, 'package_permissions', dialect)
+          .addColumn('package', 'integer', cascadeTo('packages.id'))
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('resourceType', 'integer')
           .addColumn('resource', 'integer')
-          .addColumn('timeType', 'text', (c) => c.notNull().defaultTo('always'))
-          .addColumn('times', 'text', (c) => c.notNull().defaultTo('[]'))
-          .addColumn('usageFeeDiscountPercent', 'text', (c) => c.notNull().defaultTo('0'))
+          .$call(withDefaults('text', { timeType: 'always', times: '[]', usageFeeDiscountPercent: '0' }))
           .addColumn('bookingFeeDiscountPercent', 'text', (c) => c.notNull().defaultTo('0')),
       ).execute();
       await index(db, 'package_permissions', ['package']);
 
       await withStamps(
-        withId(db.schema.createTable('member_packages'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        accountTable(db, 'member_packages', dialect)
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('package', 'integer', (c) => c.notNull().references('packages.id'))
           .addColumn('fromDate', 'text', (c) => c.notNull())
           .addColumn('untilDate', 'text')
@@ -75,9 +65,8 @@ export function billing(dialect: DialectName): Migration {
 
       // A credit a member holds for one period of a package credit; `remaining` never goes below 0.
       await withStamps(
-        withId(db.schema.createTable('member_credits'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        accountTable(db, 'member_credits', dialect)
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('memberPackage', 'integer', (c) =>
             c.notNull().references('member_packages.id').onDelete('cascade'),
           )
@@ -86,9 +75,7 @@ export function billing(dialect: DialectName): Migration {
           )
           .addColumn('scope', 'text', (c) => c.notNull())
           .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]'))
-          .addColumn('amount', 'text', (c) => c.notNull())
-          .addColumn('remaining', 'text', (c) => c.notNull())
-          .addColumn('fromDate', 'text', (c) => c.notNull())
+          .$call(required('text', 'amount', 'remaining', 'fromDate'))
           // Exclusive end of the credit's period; null: as long as the member package lasts.
           .addColumn('untilDate', 'text'),
       ).execute();
@@ -96,12 +83,9 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'member_credits', ['memberPackage', 'packageCredit', 'fromDate'], true);
 
       await withStamps(
-        withId(db.schema.createTable('charges'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
-          .addColumn('dateTime', 'text', (c) => c.notNull())
-          .addColumn('description', 'text', (c) => c.notNull())
-          .addColumn('price', 'text', (c) => c.notNull())
+        accountTable(db, 'charges', dialect)
+          .addColumn('member', 'integer', cascadeTo('members.id'))
+          .$call(required('text', 'dateTime', 'description', 'price'))
           .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
           .addColumn('invoice', 'integer')
           .addColumn('booking', 'integer', (c) => c.unique())
@@ -116,9 +100,8 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'charges', ['invoice']);
 
       // Credit taken for a session or booking; its existence also makes billing a log only once.
-      await withId(db.schema.createTable('credit_uses'), dialect)
-        .addColumn('account', 'integer', account)
-        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+      await accountTable(db, 'credit_uses', dialect)
+        .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('memberCredit', 'integer', (c) =>
           c.notNull().references('member_credits.id').onDelete('cascade'),
         )
@@ -131,10 +114,9 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'credit_uses', ['booking']);
 
       await withStamps(
-        withId(db.schema.createTable('invoices'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'invoices', dialect)
           .addColumn('space', 'integer', (c) => c.notNull().references('spaces.id'))
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('date', 'text', (c) => c.notNull())
           .addColumn('dueDate', 'text')
           .addColumn('number', 'text', (c) => c.notNull())
@@ -144,12 +126,7 @@ export function billing(dialect: DialectName): Migration {
           .addColumn('total', 'text', (c) => c.notNull())
           .addColumn('paid', 'text', (c) => c.notNull().defaultTo('0.00'))
           .addColumn('cancelledInvoice', 'integer')
-          .addColumn('recipientName', 'text')
-          .addColumn('recipientCompany', 'text')
-          .addColumn('recipientAddress', 'text')
-          .addColumn('header', 'text')
-          .addColumn('footer', 'text')
-          .addColumn('text', 'text')
+          .$call(texts('recipientName', 'recipientCompany', 'recipientAddress', 'header', 'footer', 'text'))
           .addColumn('notes', 'text'),
       ).execute();
       await index(db, 'invoices', ['account', 'id']);
@@ -157,9 +134,8 @@ export function billing(dialect: DialectName): Migration {
       await index(db, 'invoices', ['space', 'number'], true);
 
       await withStamps(
-        withId(db.schema.createTable('payments'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+        accountTable(db, 'payments', dialect)
+          .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('date', 'text', (c) => c.notNull())
           .addColumn('total', 'text', (c) => c.notNull())
           // 'completed' (money received) | 'pending' (expected, e.g. after a payment request).
@@ -172,17 +148,16 @@ export function billing(dialect: DialectName): Migration {
 
       await db.schema
         .createTable('payment_allocations')
-        .addColumn('payment', 'integer', (c) => c.notNull().references('payments.id').onDelete('cascade'))
-        .addColumn('invoice', 'integer', (c) => c.notNull().references('invoices.id').onDelete('cascade'))
+        .addColumn('payment', 'integer', cascadeTo('payments.id'))
+        .addColumn('invoice', 'integer', cascadeTo('invoices.id'))
         .addColumn('amount', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('payment_allocations_pk', ['payment', 'invoice'])
         .execute();
       await index(db, 'payment_allocations', ['invoice']);
 
       await withStamps(
-        withId(db.schema.createTable('payment_requests'), dialect)
-          .addColumn('account', 'integer', account)
-          .addColumn('payment', 'integer', (c) => c.notNull().references('payments.id').onDelete('cascade'))
+        accountTable(db, 'payment_requests', dialect)
+          .addColumn('payment', 'integer', cascadeTo('payments.id'))
           .addColumn('member', 'integer', (c) => c.notNull())
           .addColumn('total', 'text', (c) => c.notNull())
           .addColumn('notes', 'text')
@@ -193,8 +168,7 @@ export function billing(dialect: DialectName): Migration {
       ).execute();
 
       await withStamps(
-        withId(db.schema.createTable('jobs'), dialect)
-          .addColumn('account', 'integer', account)
+        accountTable(db, 'jobs', dialect)
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('queued'))
           .addColumn('params', 'text', (c) => c.notNull().defaultTo('{}'))

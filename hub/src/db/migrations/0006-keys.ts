@@ -1,14 +1,13 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, texts, withStamps } from './helpers.js';
 
 /** Member keys (key cards) and key assignments (the next unknown card at a bridge becomes a member's key). */
 export function keys(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withStamps(
-        withId(db.schema.createTable('member_keys'), dialect)
-          .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        accountTable(db, 'member_keys', dialect)
           // One key per member (Fabman's /members/{id}/key is a single record).
           .addColumn('member', 'integer', (c) =>
             c.notNull().unique().references('members.id').onDelete('cascade'),
@@ -21,16 +20,13 @@ export function keys(dialect: DialectName): Migration {
       // A card opens for one member of an account only.
       await index(db, 'member_keys', ['account', 'token'], true);
 
-      await withId(db.schema.createTable('key_assignments'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+      await accountTable(db, 'key_assignments', dialect)
+        .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('resource', 'integer', (c) => c.references('resources.id').onDelete('cascade'))
         // 'pending' until a card is assigned ('assigned'); expired when expiresAt has passed.
         .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
         .addColumn('expiresAt', 'text', (c) => c.notNull())
-        .addColumn('keyType', 'text')
-        .addColumn('keyToken', 'text')
-        .addColumn('assignedAt', 'text')
+        .$call(texts('keyType', 'keyToken', 'assignedAt'))
         .addColumn('createdAt', 'text', (c) => c.notNull())
         .addColumn('createdBy', 'integer')
         .execute();

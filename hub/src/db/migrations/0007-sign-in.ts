@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId } from './helpers.js';
+import { accountTable, cascadeTo, index, required, texts } from './helpers.js';
 
 /**
  * Sign-in for people: password hashes, emailed one-use links, browser sessions and invitations.
@@ -17,9 +17,8 @@ export function signIn(dialect: DialectName): Migration {
         .addColumn('updatedAt', 'text', (c) => c.notNull())
         .execute();
 
-      await withId(db.schema.createTable('sign_in_links'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+      await accountTable(db, 'sign_in_links', dialect)
+        .addColumn('member', 'integer', cascadeTo('members.id'))
         // 'signIn' | 'invitation' | 'passwordReset'
         .addColumn('purpose', 'text', (c) => c.notNull())
         .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
@@ -31,25 +30,19 @@ export function signIn(dialect: DialectName): Migration {
         .execute();
       await index(db, 'sign_in_links', ['member', 'purpose']);
 
-      await withId(db.schema.createTable('browser_sessions'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('member', 'integer', (c) => c.notNull().references('members.id').onDelete('cascade'))
+      await accountTable(db, 'browser_sessions', dialect)
+        .addColumn('member', 'integer', cascadeTo('members.id'))
         .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
         // 'password' | 'link'
-        .addColumn('method', 'text', (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .addColumn('lastSeenAt', 'text', (c) => c.notNull())
-        .addColumn('expiresAt', 'text', (c) => c.notNull())
-        .addColumn('revokedAt', 'text')
-        .addColumn('userAgent', 'text')
-        .addColumn('ipAddress', 'text')
+        .$call(required('text', 'method', 'createdAt', 'lastSeenAt', 'expiresAt'))
+        .$call(texts('revokedAt', 'userAgent', 'ipAddress'))
         .execute();
       await index(db, 'browser_sessions', ['member', 'expiresAt']);
 
       await db.schema
         .createTable('member_invitations')
         .addColumn('member', 'integer', (c) => c.primaryKey().references('members.id').onDelete('cascade'))
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
         // 'invited' | 'accepted'
         .addColumn('status', 'text', (c) => c.notNull())
         .addColumn('invitedBy', 'integer')

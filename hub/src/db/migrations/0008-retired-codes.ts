@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId } from './helpers.js';
+import { cascadeTo, index, withId } from './helpers.js';
 
 /**
  * Switch-on codes a resource had before (old QR stickers), kept as hashes so the machine page
@@ -10,7 +10,7 @@ export function retiredCodes(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await withId(db.schema.createTable('retired_switch_on_codes'), dialect)
-        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+        .addColumn('resource', 'integer', cascadeTo('resources.id'))
         .addColumn('codeHash', 'text', (c) => c.notNull())
         .addColumn('retiredAt', 'text', (c) => c.notNull())
         .execute();

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index } from './helpers.js';
+import { cascadeTo, index } from './helpers.js';
 
 /**
  * Switch-ons the hub has sent and not yet seen settled: written with the allowed log before the
@@ -12,8 +12,8 @@ export function bridgeTrust(_dialect: DialectName): Migration {
       await db.schema
         .createTable('pending_switch_ons')
         .addColumn('commandId', 'text', (c) => c.primaryKey())
-        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
-        .addColumn('log', 'integer', (c) => c.notNull().references('resource_logs.id').onDelete('cascade'))
+        .addColumn('resource', 'integer', cascadeTo('resources.id'))
+        .addColumn('log', 'integer', cascadeTo('resource_logs.id'))
         .addColumn('door', 'integer', (c) => c.notNull())
         // 'pending' until the reply; 'timedOut' once the hub answered 504 (a late reply still counts).
         .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId } from './helpers.js';
+import { accountTable, cascadeTo, index } from './helpers.js';
 
 /**
  * One-use pairing codes for new Pis (`makerspace-agent pair <hub URL> <code>`): stored as
@@ -9,9 +9,8 @@ import { index, withId } from './helpers.js';
 export function bridgePairings(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
-      await withId(db.schema.createTable('bridge_pairings'), dialect)
-        .addColumn('account', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('resource', 'integer', (c) => c.notNull().references('resources.id').onDelete('cascade'))
+      await accountTable(db, 'bridge_pairings', dialect)
+        .addColumn('resource', 'integer', cascadeTo('resources.id'))
         .addColumn('codeHash', 'text', (c) => c.notNull())
         .addColumn('expiresAt', 'text', (c) => c.notNull())
         .addColumn('redeemedAt', 'text')

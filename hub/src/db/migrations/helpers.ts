@@ -1,4 +1,4 @@
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
 import type { DialectName } from '../database.js';
 
 /** Integer primary key that counts up, in either dialect. */
@@ -24,4 +24,55 @@ export async function index(db: Kysely<any>, table: string, columns: string[], u
     .columns(columns);
   if (unique) builder = builder.unique();
   await builder.execute();
+}
+
+/** Nullable text columns, in this order (`.$call(texts('address', 'city'))`). */
+export function texts(...names: string[]) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const name of names) builder = builder.addColumn(name, 'text');
+    return builder;
+  };
+}
+
+/** Not-null columns of one type with their defaults, in this order (`{ prorate: 0, ... }`). */
+export function withDefaults(type: 'integer' | 'text', columns: Record<string, number | string>) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const [name, value] of Object.entries(columns))
+      builder = builder.addColumn(name, type, (c) => c.notNull().defaultTo(value));
+    return builder;
+  };
+}
+
+/** A not-null reference whose row goes when the referenced one goes (`cascadeTo('accounts.id')`). */
+export function cascadeTo(target: string) {
+  return (c: ColumnDefinitionBuilder) => c.notNull().references(target).onDelete('cascade');
+}
+
+/** Not-null columns of one type without a default, in this order. */
+export function required(type: 'integer' | 'text', ...names: string[]) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const name of names) builder = builder.addColumn(name, type, (c) => c.notNull());
+    return builder;
+  };
+}
+
+/** Nullable integer columns, in this order. */
+export function integers(...names: string[]) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const name of names) builder = builder.addColumn(name, 'integer');
+    return builder;
+  };
+}
+
+/** A table of an account's records: its id, then `account` (the rows go with their account). */
+export function accountTable(db: Kysely<any>, name: string, dialect: DialectName) {
+  return withId(db.schema.createTable(name), dialect).addColumn(
+    'account',
+    'integer',
+    cascadeTo('accounts.id'),
+  );
 }

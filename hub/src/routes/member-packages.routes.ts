@@ -1,0 +1,54 @@
+import { MemberPackageCreate, MemberPackageRecord, MemberPackageUpdate } from '@makerspace/shared';
+import { z } from 'zod';
+import { emitCreditsDeleted } from '../billing/member-credits.js';
+import { createMemberPackage, memberPackageChanged } from '../billing/package-billing.js';
+import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
+import { collection, ofMember } from '../http/collection.js';
+import { findMember } from '../identity/members.js';
+
+const id = z.coerce.number().int().positive();
+
+/** Fabman's paths for the packages a member holds. */
+export const memberPackages = collection({
+  table: 'member_packages',
+  path: '/members/:memberId/packages',
+  id: 'memberPackageId',
+  parent: { memberId: id },
+  noun: 'Member package',
+  nouns: "a member's packages",
+  tag: 'members',
+  record: MemberPackageRecord,
+  embeds: ['package'],
+  scope: ofMember('member_packages'),
+  records: (ctx, rows, _caller, embed) => memberPackageRecords(ctx.db, rows, embed),
+  list: {
+    order: [
+      ['fromDate', 'asc'],
+      ['id', 'asc'],
+    ],
+  },
+  create: {
+    body: MemberPackageCreate,
+    insert: async (trx, { ctx, caller, body, params }) =>
+      createMemberPackage(trx, {
+        member: await findMember(trx, caller, params.memberId),
+        caller,
+        body,
+        at: ctx.clock.now(),
+      }),
+  },
+  update: {
+    body: MemberPackageUpdate,
+    columns: (body, row) => memberPackageChanges(row, body),
+    written: (trx, _before, after, ctx) => memberPackageChanged(trx, after, ctx.clock.now()),
+  },
+  remove: {
+    before: async (trx, row) => {
+      await emitMemberPackage(trx, 'memberPackage_deleted', row);
+      // The member's credits from this package go with it.
+      await emitCreditsDeleted(trx, 'memberPackage', row.id);
+    },
+  },
+  // Fees and credits were billed in the write: wake the webhook worker for their events.
+  committed: (ctx) => ctx.events.committed(),
+});
