@@ -275,7 +275,11 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
       untilDateTime: new Date(from.getTime() + 2 * 3600_000).toISOString(),
     });
     expect(booking.status, JSON.stringify(booking.body)).toBe(201);
-    await expectVerdict(ids.laser, codes.laser, /Booked by another member until (\w{3} \d+ \w{3} )?\d\d:\d\d/);
+    await expectVerdict(
+      ids.laser,
+      codes.laser,
+      /Booked by another member until (\w{3} \d+ \w{3} )?\d\d:\d\d/,
+    );
     await hub.api('PUT', `/bookings/${booking.body.id}`, {
       state: 'cancelled',
       lockVersion: booking.body.lockVersion,

@@ -75,7 +75,13 @@ export interface Collection<T extends Table, Rec = unknown> {
     /** Query parameters that select rows whose column of the same name equals them. */
     equals?: z.ZodRawShape;
     /** Applies the other filters of `query` (and `q`, when no `search` column is named) to the scoped rows (`params`: the path's, e.g. the parent). */
-    where?(base: Scope<T>, query: Query, ctx: HubServices, caller: Caller, params: Params): Scope<T> | Promise<Scope<T>>;
+    where?(
+      base: Scope<T>,
+      query: Query,
+      ctx: HubServices,
+      caller: Caller,
+      params: Params,
+    ): Scope<T> | Promise<Scope<T>>;
     /** The column `q` searches (contains, case-insensitive); none: `q` is ignored. */
     search?: string;
     /**

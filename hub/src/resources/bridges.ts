@@ -92,7 +92,9 @@ export async function updateBridge(
 ): Promise<void> {
   const { heartbeatInterval, ...rest } = changes;
   const columns =
-    heartbeatInterval !== undefined ? { ...rest, heartbeatInterval: heartbeatColumn(heartbeatInterval) } : rest;
+    heartbeatInterval !== undefined
+      ? { ...rest, heartbeatInterval: heartbeatColumn(heartbeatInterval) }
+      : rest;
   await db
     .updateTable('bridges')
     .set((eb) => ({ ...columns, configVersion: eb('configVersion', '+', 1), updatedAt: at }))
