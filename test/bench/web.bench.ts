@@ -227,10 +227,12 @@ async function liveChannelBench(seconds: number, say: Say) {
     return r;
   };
   await openLoop({ url: origin, requests, seconds: 2, rate: 200 }); // warm-up
+  // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default).
+  const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
   const kinds = [
-    { label: 'one resource each', follows: resources.map((r) => `?resource=${r.id}`) },
-    { label: 'all resources each', follows: [''] },
-  ];
+    { key: 'one', label: 'one resource each', follows: resources.map((r) => `?resource=${r.id}`) },
+    { key: 'all', label: 'all resources each', follows: [''] },
+  ].filter((kind) => only.includes(kind.key));
   const report = (label: string, r: OpenLoopResult) =>
     say(
       `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
