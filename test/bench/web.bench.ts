@@ -229,9 +229,12 @@ async function liveChannelBench(seconds: number, say: Say) {
   await openLoop({ url: origin, requests, seconds: 2, rate: 200 }); // warm-up
   // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default).
   const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
+  // The channels are opened as the web app opens them (`format=changes`: each batch as the fields
+  // that changed); BENCH_LIVE_FORMAT=full asks for a whole status per changed resource.
+  const format = `?format=${process.env.BENCH_LIVE_FORMAT ?? 'changes'}`;
   const kinds = [
-    { key: 'one', label: 'one resource each', follows: resources.map((r) => `?resource=${r.id}`) },
-    { key: 'all', label: 'all resources each', follows: [''] },
+    { key: 'one', label: 'one resource each', follows: resources.map((r) => `${format}&resource=${r.id}`) },
+    { key: 'all', label: 'all resources each', follows: [format] },
   ].filter((kind) => only.includes(kind.key));
   const report = (label: string, r: OpenLoopResult) =>
     say(
