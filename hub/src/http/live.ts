@@ -18,6 +18,8 @@ interface LiveClient {
   out: ServerResponse;
   /** Is the caller's credential still good? Asked at every keep-alive. */
   stillValid: () => Promise<boolean>;
+  /** Its snapshot is written: a flush that reads after this may settle it (see `fresh`). */
+  snapshotSent: boolean;
 }
 
 /** `full`: a `resource` event per changed resource; `changes`: one `changes` event per batch, only what changed. */
@@ -158,7 +160,7 @@ export class LiveChannel {
       'x-accel-buffering': 'no',
     });
     const view = this.viewOf(caller, only, format);
-    const client: LiveClient = { caller, view, out, stillValid };
+    const client: LiveClient = { caller, view, out, stillValid, snapshotSent: false };
     if (format === 'changes') view.fresh.add(client);
     if (view.viewer.admin && this.logCursor === null)
       this.logCursor = await newestLogId(this.ctx.storage.reads);
@@ -176,6 +178,7 @@ export class LiveChannel {
     // A retry hint for EventSource, then the snapshot.
     if (this.clients.has(client))
       this.write(client, `retry: 2000\n\n${frame({ type: 'snapshot', resources })}`);
+    client.snapshotSent = true;
   }
 
   /** Ends the streams of callers for whom `match` holds (sign-out, a revoked session or key). */
@@ -257,6 +260,10 @@ export class LiveChannel {
         pace.lastRows.clear();
         return;
       }
+      // Fresh streams whose snapshot was written before this read: after this flush they hold
+      // what their view was sent (the others stay fresh, and get whole states again next time).
+      const settled = new Set<LiveClient>();
+      for (const view of views) for (const client of view.fresh) if (client.snapshotSent) settled.add(client);
       const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
       // Every client of this pace heard of the last state read (or got it in its snapshot, which
       // was read after): an unchanged row needs no event. Views are built from the row alone.
@@ -275,7 +282,7 @@ export class LiveChannel {
       // One message per view (the same member, role and followed resources), built once and
       // written to each of its streams as the same bytes.
       const writes: [LiveClient[], Wire][] = [];
-      for (const view of views) writes.push(...this.changesFor(view, ids, rows));
+      for (const view of views) writes.push(...this.changesFor(view, ids, rows, settled));
       await this.writeAll(writes);
     } catch (err) {
       this.ctx.logger.error({ err }, 'live channel: reading resource states failed');
@@ -307,7 +314,12 @@ export class LiveChannel {
    * go to; what the view's streams were told about follows (a resource gone from the view is
    * removed from their screens).
    */
-  private changesFor(view: LiveView, ids: number[], rows: Map<number, StatusRow>): [LiveClient[], Wire][] {
+  private changesFor(
+    view: LiveView,
+    ids: number[],
+    rows: Map<number, StatusRow>,
+    settled: Set<LiveClient>,
+  ): [LiveClient[], Wire][] {
     let removed = '';
     const statuses: ResourceStatus[] = [];
     for (const id of ids) {
@@ -328,7 +340,7 @@ export class LiveChannel {
       return out ? [[[...view.clients], wire(out)]] : [];
     }
     // Streams that hold the last states sent get the fields that differ from them; fresh ones
-    // (a snapshot read since) get the whole states, once.
+    // (a snapshot read since) get the whole states, until a flush that read after their snapshot.
     const changes: ResourceChange[] = [];
     for (const status of statuses) {
       const before = view.sent.get(status.resource);
@@ -338,7 +350,7 @@ export class LiveChannel {
     const held =
       view.fresh.size === 0 ? [...view.clients] : [...view.clients].filter((c) => !view.fresh.has(c));
     const fresh = [...view.fresh];
-    view.fresh.clear();
+    for (const client of fresh) if (settled.has(client)) view.fresh.delete(client);
     const writes: [LiveClient[], Wire][] = [];
     const text = (list: ResourceChange[]) =>
       (list.length ? frame({ type: 'changes', changes: list }) : '') + removed;
