@@ -227,10 +227,15 @@ async function liveChannelBench(seconds: number, say: Say) {
     return r;
   };
   await openLoop({ url: origin, requests, seconds: 2, rate: 200 }); // warm-up
+  // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default).
+  const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
+  // The channels are opened as the web app opens them (`format=changes`: each batch as the fields
+  // that changed); BENCH_LIVE_FORMAT=full asks for a whole status per changed resource.
+  const format = `?format=${process.env.BENCH_LIVE_FORMAT ?? 'changes'}`;
   const kinds = [
-    { label: 'one resource each', follows: resources.map((r) => `?resource=${r.id}`) },
-    { label: 'all resources each', follows: [''] },
-  ];
+    { key: 'one', label: 'one resource each', follows: resources.map((r) => `${format}&resource=${r.id}`) },
+    { key: 'all', label: 'all resources each', follows: [format] },
+  ].filter((kind) => only.includes(kind.key));
   const report = (label: string, r: OpenLoopResult) =>
     say(
       `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
@@ -275,6 +280,30 @@ async function liveChannelBench(seconds: number, say: Say) {
         );
       }
     }
+    // What carrying the channels costs the hub by itself: its CPU per second while the farm's
+    // relays change 50 times a second and no switch-on is sent, without and with the channels
+    // (two pairs, A B then B A). CPU time moves much less with the neighbours' load than latency.
+    const carry = { without: [] as number[], with: [] as number[] };
+    for (const open of [false, true, true, false]) {
+      const channels = open
+        ? await openLiveChannels(
+            hub,
+            token,
+            Array.from({ length: 1000 }, (_, i) => kind.follows[i % kind.follows.length]),
+          )
+        : null;
+      await channels?.bytes();
+      const before = cpuMilliseconds(hub.proc.child.pid);
+      farm.send(`events 50 ${seconds} states`);
+      await farm.next();
+      const after = cpuMilliseconds(hub.proc.child.pid);
+      await channels?.close();
+      if (before !== null && after !== null)
+        carry[open ? 'with' : 'without'].push((after - before) / seconds);
+    }
+    say(
+      `| hub CPU per second, 50 relay changes/s and no switch-ons: without channels, with 1000 (${kind.label}), two runs each | | ${carry.without.map((v) => fmt(v, 0)).join(', ')} ms/s; ${carry.with.map((v) => fmt(v, 0)).join(', ')} ms/s | |`,
+    );
     const ratio = (a: number[], b: number[]) => `${fmt((median(a) / median(b) - 1) * 100, 1)} %`;
     say(
       `| switch-on at 200/s, no live channels: median of ${rounds} rounds (min-max) | | p50 ${spread(without.p50)} ms, p99 ${spread(without.p99)} ms, hub CPU ${spread(without.cpu, 3)} ms per call | |`,

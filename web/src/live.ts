@@ -2,8 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { type LiveLog, type LiveMessage, notifySignedOut, type ResourceStatus } from './api';
 
 /**
- * The live channel (GET /api/v1/live, Server-Sent Events): one per browser tab, shared by every
- * component. It starts with a snapshot and then applies each change.
+ * The live channel (GET /api/v1/live?format=changes, Server-Sent Events): one per browser tab,
+ * shared by every component. It starts with a snapshot and then applies each batch of changes,
+ * which carries only the fields that changed.
  */
 /** What the admins' feed shows: resource logs (sent to admins only) and bridges going on- or offline. */
 export type FeedEntry =
@@ -65,8 +66,8 @@ export function setLiveScope(resources: number[] | null): void {
 
 export function startLive(): void {
   if (source) return;
-  const query = scope ? `?${scope.map((id) => `resource=${id}`).join('&')}` : '';
-  source = new EventSource(`/api/v1/live${query}`);
+  const query = (scope ?? []).map((id) => `&resource=${id}`).join('');
+  source = new EventSource(`/api/v1/live?format=changes${query}`);
   source.onopen = () => set({ connected: true });
   source.onerror = () => set({ connected: false });
   const on = (type: LiveMessage['type'], handle: (message: any) => void) =>
@@ -74,23 +75,26 @@ export function startLive(): void {
   on('snapshot', (m: Extract<LiveMessage, { type: 'snapshot' }>) =>
     set({ connected: true, statuses: new Map(m.resources.map((s) => [s.resource, s])) }),
   );
-  on('resource', (m: Extract<LiveMessage, { type: 'resource' }>) => {
-    const before = state.statuses.get(m.status.resource);
+  on('changes', (m: Extract<LiveMessage, { type: 'changes' }>) => {
+    // Each change holds the fields that changed (a whole status for a resource not yet held).
     const statuses = new Map(state.statuses);
-    statuses.set(m.status.resource, m.status);
-    set({ statuses });
-    if (before?.bridge && m.status.bridge && before.online !== m.status.online) {
-      const at = new Date().toISOString();
-      addToFeed([
-        {
+    const feed: FeedEntry[] = [];
+    const at = new Date().toISOString();
+    for (const change of m.changes) {
+      const before = statuses.get(change.resource);
+      const status = { ...before, ...change } as ResourceStatus;
+      statuses.set(change.resource, status);
+      if (before?.bridge && status.bridge && before.online !== status.online)
+        feed.push({
           kind: 'bridge',
           key: `b${++bridgeEvents}`,
           at,
-          resource: m.status.resource,
-          online: m.status.online,
-        },
-      ]);
+          resource: status.resource,
+          online: status.online,
+        });
     }
+    set({ statuses });
+    addToFeed(feed);
   });
   on('log', (m: Extract<LiveMessage, { type: 'log' }>) =>
     addToFeed([{ kind: 'log', key: `l${m.log.id}`, at: m.log.createdAt, log: m.log }]),

@@ -12,6 +12,7 @@ import { retiredCodes } from './migrations/0008-retired-codes.js';
 import { bridgeTrust } from './migrations/0009-bridge-trust.js';
 import { bridgePairings } from './migrations/0010-bridge-pairings.js';
 import { bridgeDuplicates } from './migrations/0011-bridge-duplicates.js';
+import { openSessions } from './migrations/0012-open-sessions.js';
 import { memberSubresources } from './migrations/0013-member-subresources.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
@@ -28,6 +29,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0009-bridge-trust': bridgeTrust(dialect),
     '0010-bridge-pairings': bridgePairings(dialect),
     '0011-bridge-duplicates': bridgeDuplicates(dialect),
+    '0012-open-sessions': openSessions(dialect),
     '0013-member-subresources': memberSubresources(dialect),
   };
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { LiveMessage } from '@makerspace/shared';
+import type { LiveMessage, ResourceChange, ResourceStatus } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import {
   readStatuses,
@@ -10,22 +10,42 @@ import {
   type Viewer,
 } from '../resources/status.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
-import { liveLog, logsAfter, newestLogId } from './live-logs.js';
+import { type LiveLogRow, liveLog, logsAfter, newestLogId } from './live-logs.js';
 
 interface LiveClient {
   caller: Caller;
-  admin: boolean;
-  /** The same, as the resource-status code reads it. */
-  viewer: Viewer;
+  view: LiveView;
   out: ServerResponse;
-  /** Resources this client was told about (so a deleted one can be taken off its screen). */
-  known: Set<number>;
   /** Is the caller's credential still good? Asked at every keep-alive. */
   stillValid: () => Promise<boolean>;
+  /** Its snapshot is written: a flush that reads after this may settle it (see `fresh`). */
+  snapshotSent: boolean;
+}
+
+/** `full`: a `resource` event per changed resource; `changes`: one `changes` event per batch, only what changed. */
+export type LiveFormat = 'full' | 'changes';
+
+/**
+ * The streams that see the same (the same account, member, role and followed resources): every
+ * message of a flush is built once for the view, as the bytes that go on the wire, and written
+ * to each of its streams as they are.
+ */
+interface LiveView {
+  key: string;
+  viewer: Viewer;
   /** Only these resources (a machine page follows one); null: every resource the caller sees. */
   only: Set<number> | null;
-  /** Clients with the same key see the same: one text per batch serves them all. */
-  viewKey: string;
+  clients: Set<LiveClient>;
+  /** Resources its streams were told about (so a deleted one can be taken off their screens). */
+  known: Set<number>;
+  format: LiveFormat;
+  /**
+   * `changes`: the state of each resource as the last flush sent it, which every stream of the
+   * view not in `fresh` holds; a change is sent as the fields that differ from it.
+   */
+  sent: Map<number, ResourceStatus>;
+  /** Streams whose snapshot may be newer than `sent`: the next flush sends them whole states. */
+  fresh: Set<LiveClient>;
 }
 
 /** Clients written to between two turns of the event loop, so requests are not kept waiting. */
@@ -51,6 +71,41 @@ function frame(message: LiveMessage): string {
   return `event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * Bytes for many streams: the text, and the same as one HTTP/1.1 chunk (length, text, CRLF),
+ * framed once and written as it is to the socket of every stream that uses chunked encoding
+ * (all but HTTP/1.0 clients), instead of being framed again by each response.
+ */
+interface Wire {
+  text: Buffer;
+  chunk: Buffer;
+}
+
+function wire(text: string | Buffer): Wire {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  return {
+    text: bytes,
+    chunk: Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]),
+  };
+}
+
+const KEEP_ALIVE = wire(': keep-alive\n\n');
+
+/** The resource and the fields of `after` that differ from `before`. */
+function changedFields(before: ResourceStatus, after: ResourceStatus): ResourceChange {
+  const change: Record<string, unknown> = { resource: after.resource };
+  for (const [field, value] of Object.entries(after)) {
+    const was = (before as Record<string, unknown>)[field];
+    if (value === was) continue;
+    if (typeof value === 'object' && value !== null && JSON.stringify(value) === JSON.stringify(was))
+      continue;
+    change[field] = value;
+  }
+  return change as ResourceChange;
+}
+
 /**
  * The live channel (DESIGN 11): one Server-Sent Events stream per browser that first sends the
  * state of every resource the caller sees, then each change. Changes are gathered for a short
@@ -59,6 +114,8 @@ function frame(message: LiveMessage): string {
  */
 export class LiveChannel {
   private readonly clients = new Set<LiveClient>();
+  /** The views of the open streams, by key; a view goes when its last stream closes. */
+  private readonly views = new Map<string, LiveView>();
   /**
    * Two paces: streams that follow chosen resources (a machine page) hear of a change within
    * `batchMs`; streams that follow everything (home pages, dashboards) within `wideBatchMs`,
@@ -93,6 +150,7 @@ export class LiveChannel {
     out: ServerResponse,
     stillValid: () => Promise<boolean>,
     only: number[] = [],
+    format: LiveFormat = 'full',
   ): Promise<void> {
     out.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -101,41 +159,33 @@ export class LiveChannel {
       // Reverse proxies (nginx) must pass events on at once.
       'x-accel-buffering': 'no',
     });
-    const client: LiveClient = {
-      caller,
-      admin: isAdmin(caller),
-      viewer: {
-        accountId: caller.accountId,
-        memberId: caller.memberId,
-        superuser: caller.superuser,
-        admin: isAdmin(caller),
-      },
-      out,
-      known: new Set(),
-      stillValid,
-      only: only.length ? new Set(only) : null,
-      viewKey: `${caller.accountId}:${caller.memberId}:${isAdmin(caller)}:${caller.superuser}:${only.length ? [...new Set(only)].sort().join(',') : '*'}`,
-    };
-    if (client.admin && this.logCursor === null) this.logCursor = await newestLogId(this.ctx.storage.reads);
+    const view = this.viewOf(caller, only, format);
+    const client: LiveClient = { caller, view, out, stillValid, snapshotSent: false };
+    if (format === 'changes') view.fresh.add(client);
+    if (view.viewer.admin && this.logCursor === null)
+      this.logCursor = await newestLogId(this.ctx.storage.reads);
     this.clients.add(client);
-    out.on('close', () => this.clients.delete(client));
-    if (client.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
+    view.clients.add(client);
+    out.on('close', () => this.drop(client));
+    if (view.viewer.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
     // The snapshot may be newer than what its pace last read: the next flush sends every change.
-    this.paces[client.only === null ? 'wide' : 'narrow'].lastRows.clear();
-    const rows = (await readVisibleStatuses(this.ctx.storage.reads, client.viewer)).filter(
-      (row) => client.only === null || client.only.has(row.resource),
+    this.paces[view.only === null ? 'wide' : 'narrow'].lastRows.clear();
+    const rows = (await readVisibleStatuses(this.ctx.storage.reads, view.viewer)).filter(
+      (row) => view.only === null || view.only.has(row.resource),
     );
-    const resources = rows.map((row) => statusFor(client.viewer, row));
-    for (const r of resources) client.known.add(r.resource);
+    const resources = rows.map((row) => statusFor(view.viewer, row));
+    for (const r of resources) view.known.add(r.resource);
     // A retry hint for EventSource, then the snapshot.
-    this.write(client, `retry: 2000\n\n${frame({ type: 'snapshot', resources })}`);
+    if (this.clients.has(client))
+      this.write(client, `retry: 2000\n\n${frame({ type: 'snapshot', resources })}`);
+    client.snapshotSent = true;
   }
 
   /** Ends the streams of callers for whom `match` holds (sign-out, a revoked session or key). */
   end(match: (caller: Caller) => boolean, reason: string): void {
     for (const client of [...this.clients]) {
       if (!match(client.caller)) continue;
-      this.clients.delete(client);
+      this.drop(client);
       client.out.end(frame({ type: 'signedOut', reason }));
     }
   }
@@ -149,6 +199,42 @@ export class LiveChannel {
     this.logTimer = null;
     for (const client of this.clients) client.out.end();
     this.clients.clear();
+    this.views.clear();
+  }
+
+  /** The view of a new stream: the one its equals already share, or a new one. */
+  private viewOf(caller: Caller, only: number[], format: LiveFormat): LiveView {
+    const admin = isAdmin(caller);
+    const followed = only.length ? [...new Set(only)].sort((a, b) => a - b) : null;
+    const key = `${caller.accountId}:${caller.memberId}:${admin}:${caller.superuser}:${followed ? followed.join(',') : '*'}:${format}`;
+    let view = this.views.get(key);
+    if (!view) {
+      view = {
+        key,
+        viewer: {
+          accountId: caller.accountId,
+          memberId: caller.memberId,
+          superuser: caller.superuser,
+          admin,
+        },
+        only: followed ? new Set(followed) : null,
+        clients: new Set(),
+        known: new Set(),
+        format,
+        sent: new Map(),
+        fresh: new Set(),
+      };
+      this.views.set(key, view);
+    }
+    return view;
+  }
+
+  private drop(client: LiveClient): void {
+    this.clients.delete(client);
+    const { view } = client;
+    view.clients.delete(client);
+    view.fresh.delete(client);
+    if (view.clients.size === 0 && this.views.get(view.key) === view) this.views.delete(view.key);
   }
 
   private resourceChanged(resourceId: number): void {
@@ -169,11 +255,15 @@ export class LiveChannel {
     let ids = [...pace.changed];
     pace.changed.clear();
     try {
-      const targets = [...this.clients].filter((c) => (c.only === null) === (kind === 'wide'));
-      if (targets.length === 0) {
+      const views = [...this.views.values()].filter((v) => (v.only === null) === (kind === 'wide'));
+      if (views.length === 0) {
         pace.lastRows.clear();
         return;
       }
+      // Fresh streams whose snapshot was written before this read: after this flush they hold
+      // what their view was sent (the others stay fresh, and get whole states again next time).
+      const settled = new Set<LiveClient>();
+      for (const view of views) for (const client of view.fresh) if (client.snapshotSent) settled.add(client);
       const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
       // Every client of this pace heard of the last state read (or got it in its snapshot, which
       // was read after): an unchanged row needs no event. Views are built from the row alone.
@@ -189,36 +279,11 @@ export class LiveChannel {
         return true;
       });
       if (ids.length === 0) return;
-      // Clients that see the same (the same member, role and followed resources) get the same
-      // bytes: built once per flush and written to each of them without copying.
-      const outputs = new Map<string, Buffer | null>();
-      const changed = new Set(ids);
-      const writes: [LiveClient, Buffer][] = [];
-      for (const client of targets) {
-        if (!this.clients.has(client)) continue;
-        let out = outputs.get(client.viewKey);
-        if (out === undefined) {
-          out = this.changesFor(client, ids, rows);
-          outputs.set(client.viewKey, out);
-        }
-        // What the client was told about follows its view (a resource gone from it is removed).
-        const concerned = client.only === null ? ids : [...client.only].filter((id) => changed.has(id));
-        for (const id of concerned) {
-          const row = rows.get(id);
-          if (row && seesStatus(client.viewer, row)) client.known.add(id);
-          else if (client.known.delete(id) && out === null)
-            out = Buffer.from(frame({ type: 'resourceRemoved', resource: id }));
-        }
-        if (out) writes.push([client, out]);
-      }
-      // Many clients: a few at a time, yielding between, so a switch-on that arrives meanwhile
-      // is answered without waiting for every socket write of the batch.
-      for (let i = 0; i < writes.length; i += WRITES_PER_TURN) {
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        for (const [client, out] of writes.slice(i, i + WRITES_PER_TURN)) {
-          if (this.clients.has(client)) this.write(client, out);
-        }
-      }
+      // One message per view (the same member, role and followed resources), built once and
+      // written to each of its streams as the same bytes.
+      const writes: [LiveClient[], Wire][] = [];
+      for (const view of views) writes.push(...this.changesFor(view, ids, rows, settled));
+      await this.writeAll(writes);
     } catch (err) {
       this.ctx.logger.error({ err }, 'live channel: reading resource states failed');
     } finally {
@@ -227,20 +292,73 @@ export class LiveChannel {
     }
   }
 
-  /** The events of one flush for a client's view, or null when none concern it. */
-  private changesFor(client: LiveClient, ids: number[], rows: Map<number, StatusRow>): Buffer | null {
-    let out = '';
-    for (const id of ids) {
-      if (client.only !== null && !client.only.has(id)) continue;
-      const row = rows.get(id);
-      if (row && seesStatus(client.viewer, row)) {
-        const status = statusFor(client.viewer, row);
-        out += frame({ type: 'resource', status });
-      } else if (client.known.has(id)) {
-        out += frame({ type: 'resourceRemoved', resource: id });
+  /**
+   * Writes each view's bytes to its streams, a few streams at a time with a turn of the event
+   * loop between, so a switch-on that arrives meanwhile is answered without waiting for every
+   * socket write of the batch.
+   */
+  private async writeAll(writes: [Iterable<LiveClient>, Wire][]): Promise<void> {
+    let written = 0;
+    for (const [clients, out] of writes) {
+      for (const client of [...clients]) {
+        if (written > 0 && written % WRITES_PER_TURN === 0)
+          await new Promise((resolve) => setImmediate(resolve));
+        if (this.clients.has(client)) this.write(client, out);
+        written++;
       }
     }
-    return out ? Buffer.from(out) : null;
+  }
+
+  /**
+   * The events of one flush for a view, built once for all its streams, with the streams they
+   * go to; what the view's streams were told about follows (a resource gone from the view is
+   * removed from their screens).
+   */
+  private changesFor(
+    view: LiveView,
+    ids: number[],
+    rows: Map<number, StatusRow>,
+    settled: Set<LiveClient>,
+  ): [LiveClient[], Wire][] {
+    let removed = '';
+    const statuses: ResourceStatus[] = [];
+    for (const id of ids) {
+      if (view.only !== null && !view.only.has(id)) continue;
+      const row = rows.get(id);
+      if (row && seesStatus(view.viewer, row)) {
+        view.known.add(id);
+        statuses.push(statusFor(view.viewer, row));
+      } else if (view.known.delete(id)) {
+        view.sent.delete(id);
+        removed += frame({ type: 'resourceRemoved', resource: id });
+      }
+    }
+    if (view.format === 'full') {
+      let out = '';
+      for (const status of statuses) out += frame({ type: 'resource', status });
+      out += removed;
+      return out ? [[[...view.clients], wire(out)]] : [];
+    }
+    // Streams that hold the last states sent get the fields that differ from them; fresh ones
+    // (a snapshot read since) get the whole states, until a flush that read after their snapshot.
+    const changes: ResourceChange[] = [];
+    for (const status of statuses) {
+      const before = view.sent.get(status.resource);
+      changes.push(before ? changedFields(before, status) : status);
+      view.sent.set(status.resource, status);
+    }
+    const held =
+      view.fresh.size === 0 ? [...view.clients] : [...view.clients].filter((c) => !view.fresh.has(c));
+    const fresh = [...view.fresh];
+    for (const client of fresh) if (settled.has(client)) view.fresh.delete(client);
+    const writes: [LiveClient[], Wire][] = [];
+    const text = (list: ResourceChange[]) =>
+      (list.length ? frame({ type: 'changes', changes: list }) : '') + removed;
+    const forHeld = text(changes.filter((c) => Object.keys(c).length > 1));
+    if (forHeld && held.length) writes.push([held, wire(forHeld)]);
+    const forFresh = text(statuses);
+    if (forFresh && fresh.length) writes.push([fresh, wire(forFresh)]);
+    return writes;
   }
 
   /**
@@ -251,8 +369,8 @@ export class LiveChannel {
    */
   private async pollLogs(): Promise<void> {
     this.logTimer = null;
-    const admins = [...this.clients].filter((c) => c.admin);
-    if (admins.length === 0) {
+    const views = [...this.views.values()].filter((v) => v.viewer.admin);
+    if (views.length === 0) {
       this.logCursor = null;
       return;
     }
@@ -260,15 +378,24 @@ export class LiveChannel {
       const rows = await logsAfter(this.ctx.storage.reads, this.logCursor ?? 0, 500);
       if (rows.length > 0) {
         this.logCursor = Number(rows[rows.length - 1].id);
-        for (const client of admins) {
+        // Each log's event is built once, whoever it goes to.
+        const events = new Map<LiveLogRow, string>();
+        const writes: [Iterable<LiveClient>, Wire][] = [];
+        for (const view of views) {
           let out = '';
           for (const row of rows) {
-            if (!client.caller.superuser && Number(row.account) !== client.caller.accountId) continue;
-            if (client.only !== null && !client.only.has(Number(row.resource))) continue;
-            out += frame({ type: 'log', log: liveLog(row) });
+            if (!view.viewer.superuser && Number(row.account) !== view.viewer.accountId) continue;
+            if (view.only !== null && !view.only.has(Number(row.resource))) continue;
+            let event = events.get(row);
+            if (event === undefined) {
+              event = frame({ type: 'log', log: liveLog(row) });
+              events.set(row, event);
+            }
+            out += event;
           }
-          if (out && this.clients.has(client)) this.write(client, out);
+          if (out) writes.push([view.clients, wire(out)]);
         }
+        await this.writeAll(writes);
       }
     } catch (err) {
       this.ctx.logger.error({ err }, 'live channel: reading new resource logs failed');
@@ -287,16 +414,28 @@ export class LiveChannel {
         this.end((c) => c === client.caller, 'Your sign-in has ended');
         continue;
       }
-      this.write(client, ': keep-alive\n\n');
+      if (this.clients.has(client)) this.write(client, KEEP_ALIVE);
     }
   }
 
-  private write(client: LiveClient, text: string | Buffer): void {
-    if (client.out.writableLength > MAX_BUFFERED) {
-      this.clients.delete(client);
-      client.out.destroy();
+  private write(client: LiveClient, data: string | Wire): void {
+    const { out } = client;
+    const socket = out.socket;
+    if (out.writableLength > MAX_BUFFERED) {
+      this.drop(client);
+      out.destroy();
       return;
     }
-    client.out.write(text);
+    if (typeof data === 'string') {
+      out.write(data);
+      return;
+    }
+    // Headers sent, chunked, nothing of the response's own still queued ahead: the chunk framed
+    // once goes to the socket as it is. Otherwise the response frames it.
+    if (socket && out.headersSent && out.chunkedEncoding && out.writableLength === socket.writableLength) {
+      if (!socket.destroyed) socket.write(data.chunk);
+    } else {
+      out.write(data.text);
+    }
   }
 }

@@ -15,13 +15,19 @@ export function liveRoutes(ctx: HubServices, live: LiveChannel): FastifyPluginAs
           tags: ['live'],
           summary: 'Live state of doors and machines (Server-Sent Events)',
           description:
-            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (bridge online or offline, relay on or off, a session starting or ending; changes come together: within 250 ms for streams that follow chosen resources, within 1 s for those that follow every resource), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
+            'A `text/event-stream`. First event `snapshot` `{type, resources: [ResourceStatus]}` with every resource the caller sees, then `resource` `{type, status}` on each change (or, with `format=changes`, `changes` `{type, changes}` per batch with only what changed) (bridge online or offline, relay on or off, a session starting or ending; changes come together: within 250 ms for streams that follow chosen resources, within 500 ms for those that follow every resource), `resourceRemoved` `{type, resource}`, and `signedOut` `{type, reason}` before the stream ends because the sign-in ended. A comment line every 25 s keeps proxies from closing it. Browsers use `new EventSource("/api/v1/live")` with the session cookie; other clients send their token as usual.',
           querystring: z.object({
             resource: z
               .array(z.coerce.number().int().positive())
               .max(100)
               .default([])
               .describe('Follow only these resources (repeatable); default: every resource the caller sees'),
+            format: z
+              .enum(['full', 'changes'])
+              .default('full')
+              .describe(
+                '`full` (default): a `resource` event with the whole status per changed resource. `changes`: one `changes` event per batch, `{type, changes: [{resource, ...the fields that changed}]}`, each entry the fields that differ from the last state this stream was sent of that resource (a whole status when it had none); apply an entry by merging it into the status held',
+              ),
           }),
           produces: ['text/event-stream'],
         },
@@ -39,7 +45,7 @@ export function liveRoutes(ctx: HubServices, live: LiveChannel): FastifyPluginAs
           return again !== null && again.memberId === caller.memberId;
         };
         reply.hijack();
-        await live.open(caller, reply.raw, stillValid, request.query.resource);
+        await live.open(caller, reply.raw, stillValid, request.query.resource, request.query.format);
       },
     );
   };

@@ -79,10 +79,18 @@ export const StickerQuery = z.object({
   format: z.enum(['svg', 'png']).default('svg'),
 });
 
+/**
+ * A change of a resource's state on a `format=changes` channel: the resource and the fields that
+ * changed since the last state sent for it (all of them when none was: then it is a whole status).
+ */
+export type ResourceChange = Partial<ResourceStatus> & { resource: number };
+
 /** Messages of the live channel (`GET /api/v1/live`, Server-Sent Events); the event name is `type`. */
 export type LiveMessage =
   | { type: 'snapshot'; resources: ResourceStatus[] }
   | { type: 'resource'; status: ResourceStatus }
+  /** `?format=changes`: a batch's changes, each the fields that differ from what was sent before. */
+  | { type: 'changes'; changes: ResourceChange[] }
   | { type: 'resourceRemoved'; resource: number }
   | { type: 'log'; log: LiveLog }
   | { type: 'signedOut'; reason: string };

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../support/dialects.js';
+import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
+import { startTestHub, type TestHub } from '../support/hub.js';
+
+/**
+ * The live channel with `format=changes` (what the web app asks for): the snapshot, then one
+ * `changes` event per batch with only the fields that changed; a stream that joins later gets
+ * whole states in its first batch, then only what changed, like the others.
+ */
+describeEachDialect('live channel: changes as the fields that changed', (dialect) => {
+  let t: TestHub;
+  let httpUrl: string;
+  let agent: FakeAgent;
+  let machine: number;
+  const controller = new AbortController();
+
+  beforeAll(async () => {
+    t = await startTestHub(dialect);
+    const urls = await t.listen();
+    httpUrl = urls.httpUrl;
+    const api = (method: string, url: string, payload?: unknown) =>
+      t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
+    const r = (
+      await api('POST', '/resources', { space: t.owner.spaceId, name: 'Lathe', controlType: 'machine' })
+    ).json();
+    machine = r.id;
+    await api('PUT', `/resources/${machine}/bridge`, {});
+    const key = (await api('GET', `/resources/${machine}/bridge/api-key`)).json().apiKey;
+    agent = await connectFakeAgent(urls.mqttUrl, machine, key);
+  });
+
+  afterAll(async () => {
+    controller.abort();
+    await agent.close();
+    await t.close();
+  });
+
+  /** A live stream read as events: `next(type)` waits for the next event of that type. */
+  async function stream(query: string) {
+    const res = await fetch(`${httpUrl}/api/v1/live${query}`, {
+      headers: { authorization: `Bearer ${t.owner.token}` },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const events: { type: string; data: any }[] = [];
+    return {
+      async next(type: string) {
+        return eventually(
+          async () => {
+            for (;;) {
+              const match = /event: (\w+)\ndata: (.*)\n\n/.exec(text);
+              if (!match) break;
+              text = text.slice(match.index + match[0].length);
+              events.push({ type: match[1], data: JSON.parse(match[2]) });
+            }
+            const at = events.findIndex((e) => e.type === type);
+            if (at >= 0) return events.splice(0, at + 1)[at].data;
+            const { value } = await reader.read();
+            text += decoder.decode(value);
+            return null;
+          },
+          5_000,
+          `a ${type} event`,
+        );
+      },
+    };
+  }
+
+  const relay = (on: boolean, since: string) =>
+    agent.publish('state', { relay: on ? 'on' : 'off', since, sessionId: null });
+
+  it('sends whole states to a new stream, then only the fields that changed', async () => {
+    const first = await stream('?format=changes');
+    const snapshot = await first.next('snapshot');
+    expect(snapshot.resources.find((s: any) => s.resource === machine)).toMatchObject({
+      online: true,
+      relay: 'off',
+      agentVersion: 'test',
+    });
+
+    await relay(true, '2026-11-23T10:00:00.000Z');
+    // The stream's first batch after its snapshot: the whole state.
+    const whole = await first.next('changes');
+    expect(whole.changes).toEqual([
+      expect.objectContaining({
+        resource: machine,
+        bridge: true,
+        online: true,
+        relay: 'on',
+        relaySince: '2026-11-23T10:00:00.000Z',
+        agentVersion: 'test',
+      }),
+    ]);
+
+    const second = await stream('?format=changes');
+    await second.next('snapshot');
+    await relay(false, '2026-11-23T10:05:00.000Z');
+    // The first stream holds the last state sent: only what changed.
+    const fields = await first.next('changes');
+    expect(fields.changes).toHaveLength(1);
+    expect(fields.changes[0]).toMatchObject({
+      resource: machine,
+      relay: 'off',
+      relaySince: '2026-11-23T10:05:00.000Z',
+    });
+    expect(fields.changes[0]).not.toHaveProperty('agentVersion');
+    expect(fields.changes[0]).not.toHaveProperty('bridge');
+    // The second one's snapshot may be newer than that state: it gets the whole state once...
+    const joined = await second.next('changes');
+    expect(joined.changes[0]).toMatchObject({ resource: machine, relay: 'off', agentVersion: 'test' });
+    // ...and from then on only what changed, like the first.
+    await relay(true, '2026-11-23T10:10:00.000Z');
+    for (const s of [first, second]) {
+      const next = await s.next('changes');
+      expect(next.changes).toHaveLength(1);
+      // The hub notes when it last heard from the bridge: that changes too.
+      const { lastSeenAt, ...rest } = next.changes[0];
+      expect(rest).toEqual({ resource: machine, relay: 'on', relaySince: '2026-11-23T10:10:00.000Z' });
+    }
+  });
+
+  it('keeps sending a whole status per change by default', async () => {
+    const plain = await stream(`?resource=${machine}`);
+    await plain.next('snapshot');
+    await relay(false, '2026-11-23T10:15:00.000Z');
+    const event = await plain.next('resource');
+    expect(event.status).toMatchObject({ resource: machine, relay: 'off', agentVersion: 'test' });
+  });
+});
