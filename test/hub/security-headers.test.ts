@@ -106,7 +106,14 @@ describe('security headers', () => {
         });
         page.on('pageerror', (e) => problems.push(e.message));
         await page.goto(`${httpUrl}/api/v1/docs/`);
-        await page.locator('[data-path="/api/v1/members"]').first().waitFor({ timeout: 30_000 });
+        // swagger-ui renders the operations of a long document as they scroll into view.
+        const membersList = page.locator('[data-path="/api/v1/members"]').first();
+        await page.locator('[data-path="/api/v1/accounts"]').first().waitFor({ timeout: 30_000 });
+        for (let i = 0; i < 100 && !(await membersList.count()); i++) {
+          await page.mouse.wheel(0, 600);
+          await page.waitForTimeout(50);
+        }
+        await membersList.waitFor({ timeout: 10_000 });
         expect(problems.filter((p) => /Content Security Policy|Refused/i.test(p))).toEqual([]);
 
         // The product's name as title and heading; no framework logo, top bar or favicon.
