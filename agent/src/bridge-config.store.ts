@@ -26,16 +26,26 @@ export class BridgeConfigStore {
     this.file = join(options.dataDir, 'config.json');
   }
 
+  private saving: Promise<void> = Promise.resolve();
+
   get current(): BridgeConfig | null {
     return this.config;
   }
 
   async start(): Promise<void> {
     await this.load();
-    this.options.link.handle('config', (config) => this.save(config));
+    // One save at a time, in the order the configs came: two writes of the file must not race.
+    this.options.link.handle('config', (config) => {
+      const saved = this.saving.then(() => this.save(config));
+      this.saving = saved.catch(() => {});
+      return saved;
+    });
   }
 
-  async stop(): Promise<void> {}
+  /** Waits for a save under way, so that a restart finds the last config received. */
+  async stop(): Promise<void> {
+    await this.saving;
+  }
 
   private async load(): Promise<void> {
     let text: string;
