@@ -34,14 +34,14 @@ function mountNamespace(): { args: string[] } | { reason: string } {
 const namespace = mountNamespace();
 
 /**
- * Inside the namespace: a 2 MiB tmpfs as the data directory, optionally a database made by an
+ * Inside the namespace: an 8 MiB tmpfs as the data directory (room for `init`, whose migrations write a few MiB of WAL), optionally a database made by an
  * earlier start, then every free block filled, then `serve`. Prints the free blocks first.
  */
 function serveOnFullDisk(withDatabase: boolean) {
   const args = 'args' in namespace ? namespace.args : [];
   const script = [
     'set -e',
-    'mount -t tmpfs -o size=2m,mode=0700 tmpfs "$HUB_DATA_DIR"',
+    'mount -t tmpfs -o size=8m,mode=0700 tmpfs "$HUB_DATA_DIR"',
     withDatabase ? `"$NODE" "$HUB_CLI" init --account Lab --email owner@lab.example >/dev/null 2>&1` : ':',
     'dd if=/dev/zero of="$HUB_DATA_DIR/filler" bs=4k 2>/dev/null || true',
     'echo "free blocks: $(stat -f -c %a "$HUB_DATA_DIR")"',
