@@ -206,12 +206,46 @@ export function ofMember<
   };
 }
 
-/** Declares a collection (only for type inference). */
-export function collection<T extends Table, Rec>(c: Collection<T, Rec>): Collection<T, Rec> {
-  return c;
-}
-
 const idSchema = z.coerce.number().int().positive();
+
+type Derived = 'path' | 'id' | 'nouns' | 'tag' | 'parent' | 'scope';
+
+/** A collection as declared: what `collection` can derive may be left out. */
+export type Declaration<T extends Table, Rec> = Omit<Collection<T, Rec>, Derived> &
+  Partial<Pick<Collection<T, Rec>, Derived>>;
+
+/**
+ * Declares a collection, deriving what is left out: `path` from the table (`resource_types`:
+ * `/resource-types`), `id` from the noun's last word (`Training course`: `courseId`), `nouns`
+ * from the noun (`resource types`) or, nested, from the parent and the path's tail (`a member's
+ * trainings`), `tag` from the path's first segment, `parent` from the path's `:params` (all
+ * ids), and `scope` as the caller's account's rows (`ofAccount`).
+ */
+export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collection<T, Rec> {
+  const path = d.path ?? `/${d.table.replaceAll('_', '-')}`;
+  const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  const owner = params.at(-1)?.replace(/Id$/, '');
+  const lastWord = d.noun.split(' ').at(-1) as string;
+  const firstWord = d.noun.split(' ')[0];
+  const plural = `${firstWord === firstWord.toUpperCase() ? d.noun : d.noun[0].toLowerCase() + d.noun.slice(1)}s`;
+  const tail = path
+    .split(/\/:\w+/)
+    .at(-1)
+    ?.split('/')
+    .filter(Boolean)
+    .join(' ');
+  return {
+    ...d,
+    path,
+    id: d.id ?? `${lastWord.toLowerCase()}Id`,
+    nouns: d.nouns ?? (owner ? `a ${owner}'s ${tail}` : plural),
+    tag: d.tag ?? path.split('/')[1],
+    ...(d.parent || params.length > 0
+      ? { parent: d.parent ?? Object.fromEntries(params.map((p) => [p, idSchema])) }
+      : {}),
+    scope: d.scope ?? ((_ctx, caller, _params, db) => ofAccount(db, d.table, caller)),
+  };
+}
 
 function allowed(caller: Caller, rule: WriteRule | undefined): Caller {
   return rule === 'member' ? caller : adminOnly(caller);

@@ -11,11 +11,7 @@ import { adminOnly } from '../identity/caller.js';
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
   table: 'accounts',
-  path: '/accounts',
-  id: 'accountId',
   noun: 'Account',
-  nouns: 'accounts',
-  tag: 'accounts',
   record: AccountRecord,
   scope: (_ctx, caller, _params, db) => visibleAccounts(db, caller),
   records: (_ctx, rows) => rows.map(accountRecord),

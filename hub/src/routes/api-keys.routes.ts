@@ -12,11 +12,8 @@ import { findMember } from '../identity/members.js';
 /** spec 4.1: API keys. Members manage their own; admins their account's. */
 export const apiKeys = collection({
   table: 'api_keys',
-  path: '/api-keys',
   id: 'apiKeyId',
   noun: 'API key',
-  nouns: 'API keys',
-  tag: 'api-keys',
   record: ApiKeyRecord,
   scope: (_ctx, caller, _params, db) => visibleApiKeys(db, caller),
   records: (_ctx, rows) => rows.map(apiKeyRecord),

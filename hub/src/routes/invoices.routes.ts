@@ -25,11 +25,7 @@ import { billingList } from './billing-lists.js';
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
   table: 'invoices',
-  path: '/invoices',
-  id: 'invoiceId',
   noun: 'Invoice',
-  nouns: 'invoices',
-  tag: 'invoices',
   record: InvoiceRecord,
   embeds: ['details'],
   scope: (_ctx, caller, _params, db) => visibleInvoices(db, caller),

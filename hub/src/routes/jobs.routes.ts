@@ -9,11 +9,7 @@ import type { HubServices } from '../http/services.js';
 /** spec: jobs, the hub's background work (admins see their account's; members none). */
 export const jobs = collection({
   table: 'jobs',
-  path: '/jobs',
-  id: 'jobId',
   noun: 'Job',
-  nouns: 'jobs',
-  tag: 'jobs',
   record: JobRecord,
   scope: (_ctx, caller, _params, db) => visibleJobs(db, caller),
   records: (_ctx, rows) => rows.map(jobRecord),

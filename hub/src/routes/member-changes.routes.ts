@@ -7,8 +7,6 @@ import { createMemberChange, memberChangeColumns, memberChangeRecords } from '..
 import type { MemberRow } from '../identity/members.js';
 import { findMember } from '../identity/members.js';
 
-const id = z.coerce.number().int().positive();
-
 /**
  * Scheduled changes of a member's data: member fields with the `date` they apply on. The hub's
  * periodic worker applies them (identity/member-changes.ts). Members see their own, admins write.
@@ -16,11 +14,8 @@ const id = z.coerce.number().int().positive();
 export const memberChanges = collection({
   table: 'member_changes',
   path: '/members/:memberId/changes',
-  id: 'changeId',
-  parent: { memberId: id },
   noun: 'Member change',
   nouns: "a member's scheduled changes",
-  tag: 'members',
   record: MemberChangeRecord,
   scope: ofMember('member_changes'),
   records: (ctx, rows) => memberChangeRecords(ctx.db, rows),

@@ -22,7 +22,6 @@ import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 
-const id = z.coerce.number().int().positive();
 const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 
 /**
@@ -32,11 +31,7 @@ const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 export const memberCredits = collection({
   table: 'member_credits',
   path: '/members/:memberId/credits',
-  id: 'creditId',
-  parent: { memberId: id },
   noun: 'Member credit',
-  nouns: "a member's credits",
-  tag: 'members',
   record: MemberCreditRecord,
   scope: ofMember('member_credits'),
   records: (_ctx, rows) => rows.map(memberCreditRecord),
@@ -85,11 +80,8 @@ async function usesOf(ctx: HubServices, caller: Caller, params: Record<string, n
 export const creditUses = collection({
   table: 'credit_uses',
   path: '/members/:memberId/credits/:creditId/uses',
-  id: 'useId',
-  parent: { memberId: id, creditId: id },
   noun: 'Credit use',
   nouns: "a member credit's uses",
-  tag: 'members',
   record: CreditUseRecord,
   scope: usesOf,
   records: (ctx, rows) => creditUseRecords(ctx.db, rows),

@@ -26,11 +26,7 @@ const MemberParams = z.object({ memberId: id });
 export const deviceChanges = collection({
   table: 'member_device_changes',
   path: '/members/:memberId/device/changes',
-  id: 'changeId',
-  parent: { memberId: id },
   noun: 'Device change',
-  nouns: "a member's device changes",
-  tag: 'members',
   record: DeviceChangeRecord,
   scope: ofMember('member_device_changes'),
   records: (_ctx, rows) => rows.map(deviceChangeRecord),

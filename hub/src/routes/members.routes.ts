@@ -37,11 +37,7 @@ const endedSessions = new WeakMap<object, number[]>();
 /** spec 4.2: members (a member sees and edits only themself; admins their account). */
 export const members = collection({
   table: 'members',
-  path: '/members',
-  id: 'memberId',
   noun: 'Member',
-  nouns: 'members',
-  tag: 'members',
   record: MemberRecord,
   embeds: memberEmbeds,
   scope: (_ctx, caller, _params, db) => visibleMembers(db, caller),

@@ -31,18 +31,13 @@ import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberPackages } from './member-packages.routes.js';
 
-const id = z.coerce.number().int().positive();
 // Who may use what follows from packages, their permissions and time rules.
 const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
 
 /** spec 4.11: packages (what members get for what they pay). */
 export const packages = collection({
   table: 'packages',
-  path: '/packages',
-  id: 'packageId',
   noun: 'Package',
-  nouns: 'packages',
-  tag: 'packages',
   record: PackageRecord,
   scope: (_ctx, caller, _params, db) => visiblePackages(db, caller),
   records: (_ctx, rows) => rows.map(packageRecord),
@@ -89,11 +84,7 @@ const ofPackage =
 export const packageCredits = collection({
   table: 'package_credits',
   path: '/packages/:packageId/credits',
-  id: 'creditId',
-  parent: { packageId: id },
   noun: 'Package credit',
-  nouns: "a package's credits",
-  tag: 'packages',
   record: PackageCreditRecord,
   scope: ofPackage('package_credits'),
   records: (_ctx, rows) => rows.map(creditRecord),
@@ -119,11 +110,7 @@ export const packageCredits = collection({
 export const packagePermissions = collection({
   table: 'package_permissions',
   path: '/packages/:packageId/permissions',
-  id: 'permissionId',
-  parent: { packageId: id },
   noun: 'Package permission',
-  nouns: "a package's permissions",
-  tag: 'packages',
   record: PackagePermissionRecord,
   scope: ofPackage('package_permissions'),
   records: (_ctx, rows) => rows.map(permissionRecord),

@@ -28,11 +28,7 @@ import { billingList } from './billing-lists.js';
 /** spec: payments (money received from members). */
 export const payments = collection({
   table: 'payments',
-  path: '/payments',
-  id: 'paymentId',
   noun: 'Payment',
-  nouns: 'payments',
-  tag: 'payments',
   record: PaymentRecord,
   scope: (_ctx, caller, _params, db) => visiblePayments(db, caller),
   records: (ctx, rows) => paymentRecords(ctx.db, rows),

@@ -8,7 +8,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, ofAccount, ofMember, registerCollection } from '../http/collection.js';
+import { collection, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
 import { findMember } from '../identity/members.js';
@@ -31,13 +31,9 @@ const id = z.coerce.number().int().positive();
 /** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
 export const trainingCourses = collection({
   table: 'training_courses',
-  path: '/training-courses',
-  id: 'courseId',
   noun: 'Training course',
-  nouns: 'training courses',
   tag: 'training',
   record: TrainingCourseRecord,
-  scope: (_ctx, caller, _params, db) => ofAccount(db, 'training_courses', caller),
   records: async (ctx, rows) => {
     const resources = await courseResources(
       ctx.db,
@@ -71,10 +67,7 @@ export const trainingCourses = collection({
 export const memberTrainings = collection({
   table: 'member_trainings',
   path: '/members/:memberId/trainings',
-  id: 'trainingId',
-  parent: { memberId: id },
   noun: 'Member training',
-  nouns: "a member's trainings",
   tag: 'training',
   record: MemberTrainingRecord,
   scope: ofMember('member_trainings'),
