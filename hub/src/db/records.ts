@@ -1,6 +1,7 @@
 import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable } from 'kysely';
-import { unprocessable } from '../errors.js';
+import { notFound, unprocessable } from '../errors.js';
+import { bool } from './crud.js';
 import { emitEvent } from './outbox.js';
 import type { Database } from './schema.js';
 
@@ -19,14 +20,12 @@ export interface StampedRow {
   updatedBy: number | null;
 }
 
+/** The stamp columns, for a list of columns shown as stored that ends with them. */
+export const stampColumns = ['lockVersion', 'createdAt', 'updatedAt', 'updatedBy'] as const;
+
 /** The stamps of a row, for the record: lockVersion, createdAt, updatedAt, updatedBy. */
 export function stampsOf(row: StampedRow): StampedRow {
-  return {
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return columnsOf(row, stampColumns);
 }
 
 /** The named columns of a row as stored. */
@@ -42,6 +41,21 @@ export function recordOf<R extends StampedRow, K extends keyof R>(
   columns: readonly K[],
 ): Pick<R, K> & StampedRow {
   return { ...columnsOf(row, columns), ...stampsOf(row) };
+}
+
+/** The named 0/1 columns of a row as true/false (booleans are stored as 0/1 in both dialects). */
+export function flags<R extends object, K extends keyof R>(
+  row: R,
+  columns: readonly K[],
+): { [P in K]: boolean } {
+  return Object.fromEntries(columns.map((column) => [column, bool(row[column])])) as { [P in K]: boolean };
+}
+
+/** The row found, or 404 naming the record. */
+export async function foundOr404<T>(row: Promise<T | undefined>, noun: string): Promise<T> {
+  const found = await row;
+  if (found === undefined) throw notFound(noun);
+  return found;
 }
 
 /** Groups rows by a key (e.g. a page's allocations by invoice), reading each group once. */

@@ -3,19 +3,14 @@ import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { foundOr404, ofCallersAccount, stamps } from './records.js';
+import { foundOr404, recordOf } from '../db/records.js';
+import { ofCallersAccount } from './records.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 export function apiKeyRecord(row: ApiKeyRow) {
-  return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    label: row.label,
-    ...stamps(row),
-  };
+  return recordOf(row, ['id', 'account', 'member', 'label']);
 }
 
 /** Keys the caller sees: admins those of their account, members their own. */

@@ -7,7 +7,8 @@ import { insertRow } from '../db/collection-rows.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
-import { foundOr404, ofCallersAccount, stamps } from './records.js';
+import { foundOr404, stampsOf } from '../db/records.js';
+import { ofCallersAccount } from './records.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 import { updateRow } from '../db/collection-rows.js';
@@ -53,7 +54,7 @@ export function memberRecord(row: MemberRow): MemberRecord {
     allowLogin: bool(row.allowLogin),
     language: row.language,
     superuser: bool(row.superuser),
-    ...stamps(row),
+    ...stampsOf(row),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { BookingRecord, WebhookEventType } from '@makerspace/shared';
+import { recordEvents } from '../db/records.js';
+import type { BookingRecord } from '@makerspace/shared';
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
@@ -8,11 +9,11 @@ import type { BookingsTable, Database, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import { chargeForBooking } from '../billing/charges.js';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
-import { accountOrOwn, flags, inAccount, pick, stamps } from './row-record.js';
+import { columnsOf, flags, stampColumns } from '../db/records.js';
+import { accountOrOwn, inAccount } from './row-record.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
 
@@ -21,7 +22,7 @@ type ResourceRow = Selectable<ResourcesTable>;
 
 export function bookingRecord(row: BookingRow): BookingRecord {
   return {
-    ...pick(row, [
+    ...columnsOf(row, [
       'id',
       'account',
       'resource',
@@ -30,7 +31,7 @@ export function bookingRecord(row: BookingRow): BookingRecord {
       'untilDateTime',
       'state',
       'notes',
-      ...stamps,
+      ...stampColumns,
     ]),
     ...flags(row, ['charged']),
   };
@@ -339,20 +340,8 @@ export async function bookingChanges(
   return values;
 }
 
-export function emitBooking(
-  db: Db,
-  type: Extract<WebhookEventType, `booking_${string}`>,
-  booking: BookingRow,
-) {
-  return emitEvent(db, {
-    account: booking.account,
-    type,
-    details: async () => {
-      return {
-        booking: bookingRecord(booking),
-        resource: await resourceEventRecordById(db, booking.resource),
-        member: await memberEventRecord(db, booking.member),
-      };
-    },
-  });
-}
+export const emitBooking = recordEvents<BookingRow, 'booking'>(async (db, booking) => ({
+  booking: bookingRecord(booking),
+  resource: await resourceEventRecordById(db, booking.resource),
+  member: await memberEventRecord(db, booking.member),
+}));

@@ -4,30 +4,9 @@ import type { Database } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 
 /*
- * Rows and records of the spaces, bookings and resources areas: most record fields are their
- * columns as stored; booleans are stored as 0/1 in both dialects. Kept small and local (billing
- * has a mapper of its own) so the two can become one later.
+ * Writes and scopes of the spaces, bookings and resources areas (their records are mapped with
+ * db/records.ts).
  */
-
-/** The stamps every record of these areas carries. */
-export const stamps = ['lockVersion', 'createdAt', 'updatedAt', 'updatedBy'] as const;
-
-/** The named columns of a row as they are. */
-export function pick<R extends object, K extends keyof R>(row: R, keys: readonly K[]): Pick<R, K> {
-  const out = {} as Pick<R, K>;
-  for (const key of keys) out[key] = row[key];
-  return out;
-}
-
-/** The named 0/1 columns of a row as true/false. */
-export function flags<R extends object, K extends keyof R>(
-  row: R,
-  keys: readonly K[],
-): { [P in K]: boolean } {
-  const out = {} as { [P in K]: boolean };
-  for (const key of keys) out[key] = bool(row[key]);
-  return out;
-}
 
 /** The columns of an API body: without lockVersion, only what was sent, the named booleans as 0/1. */
 export function writeColumns(input: Record<string, unknown>, booleans: readonly string[]) {

@@ -5,7 +5,8 @@ import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
-import { foundOr404, ofCallersAccount, stamps } from '../identity/records.js';
+import { foundOr404, stampsOf } from '../db/records.js';
+import { ofCallersAccount } from '../identity/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import { insertRow } from '../db/collection-rows.js';
@@ -23,7 +24,7 @@ export function webhookRecord(row: WebhookRow): WebhookRecord {
     notes: row.notes,
     categories: parseJson<WebhookCategory[]>(row.categories) ?? [],
     failingSince: row.failingSince,
-    ...stamps(row),
+    ...stampsOf(row),
   };
 }
 
