@@ -89,6 +89,22 @@ export async function referencedRow<T extends keyof Database & string>(
   return row as Selectable<Database[T]>;
 }
 
+/** Does a row with this id exist in the account? (A reference a body or a bridge names, e.g. a member.) */
+export async function inAccount(
+  db: Kysely<Database>,
+  table: 'members' | 'spaces' | 'resource_types' | 'resources',
+  id: number,
+  account: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom(table as 'members')
+    .select('id')
+    .where('id', '=', id)
+    .where('account', '=', account)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The row of `table` with this id, if there is one (e.g. a record an event's details name). */
 export function rowById<T extends keyof Database & string>(
   db: Kysely<Database>,

@@ -208,15 +208,15 @@ export function ofMember<
 
 const idSchema = z.coerce.number().int().positive();
 
-type Derived = 'path' | 'id' | 'nouns' | 'tag' | 'parent' | 'scope';
+type Derived = 'path' | 'id' | 'noun' | 'nouns' | 'tag' | 'parent' | 'scope';
 
 /** A collection as declared: what `collection` can derive may be left out. */
 export type Declaration<T extends Table, Rec> = Omit<Collection<T, Rec>, Derived> &
   Partial<Pick<Collection<T, Rec>, Derived>>;
 
 /**
- * Declares a collection, deriving what is left out: `path` from the table (`resource_types`:
- * `/resource-types`), `id` from the noun's last word (`Training course`: `courseId`), `nouns`
+ * Declares a collection, deriving what is left out: `path` and `noun` from the table
+ * (`resource_types`: `/resource-types`, `Resource type`), `id` from the noun's last word (`Training course`: `courseId`), `nouns`
  * from the noun (`resource types`) or, nested, from the parent and the path's tail (`a member's
  * trainings`), `tag` from the path's first segment, `parent` from the path's `:params` (all
  * ids), and `scope` as the caller's account's rows (`ofAccount`).
@@ -225,9 +225,11 @@ export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collec
   const path = d.path ?? `/${d.table.replaceAll('_', '-')}`;
   const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
   const owner = params.at(-1)?.replace(/Id$/, '');
-  const lastWord = d.noun.split(' ').at(-1) as string;
-  const firstWord = d.noun.split(' ')[0];
-  const plural = `${firstWord === firstWord.toUpperCase() ? d.noun : d.noun[0].toLowerCase() + d.noun.slice(1)}s`;
+  const singular = d.table.replaceAll('_', ' ').replace(/s$/, '');
+  const noun = d.noun ?? singular[0].toUpperCase() + singular.slice(1);
+  const lastWord = noun.split(' ').at(-1) as string;
+  const firstWord = noun.split(' ')[0];
+  const plural = `${firstWord === firstWord.toUpperCase() ? noun : noun[0].toLowerCase() + noun.slice(1)}s`;
   const tail = path
     .split(/\/:\w+/)
     .at(-1)
@@ -237,6 +239,7 @@ export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collec
   return {
     ...d,
     path,
+    noun,
     id: d.id ?? `${lastWord.toLowerCase()}Id`,
     nouns: d.nouns ?? (owner ? `a ${owner}'s ${tail}` : plural),
     tag: d.tag ?? path.split('/')[1],

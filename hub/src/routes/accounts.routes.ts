@@ -11,7 +11,6 @@ import { adminOnly } from '../identity/caller.js';
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
   table: 'accounts',
-  noun: 'Account',
   record: AccountRecord,
   scope: (_ctx, caller, _params, db) => visibleAccounts(db, caller),
   records: (_ctx, rows) => rows.map(accountRecord),

@@ -17,7 +17,6 @@ import { billingList } from './billing-lists.js';
 /** spec: charges (usage, bookings, package fees and manual charges). */
 export const charges = collection({
   table: 'charges',
-  noun: 'Charge',
   record: ChargeRecord,
   scope: (_ctx, caller, _params, db) => visibleCharges(db, caller),
   records: (_ctx, rows) => rows.map(chargeRecord),

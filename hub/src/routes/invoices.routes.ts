@@ -25,7 +25,6 @@ import { billingList } from './billing-lists.js';
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
   table: 'invoices',
-  noun: 'Invoice',
   record: InvoiceRecord,
   embeds: ['details'],
   scope: (_ctx, caller, _params, db) => visibleInvoices(db, caller),

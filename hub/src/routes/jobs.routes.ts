@@ -9,7 +9,6 @@ import type { HubServices } from '../http/services.js';
 /** spec: jobs, the hub's background work (admins see their account's; members none). */
 export const jobs = collection({
   table: 'jobs',
-  noun: 'Job',
   record: JobRecord,
   scope: (_ctx, caller, _params, db) => visibleJobs(db, caller),
   records: (_ctx, rows) => rows.map(jobRecord),

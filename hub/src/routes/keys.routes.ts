@@ -31,7 +31,6 @@ const MemberKeyChange = MemberKeyPut.extend({ type: KeyType.optional() });
 /** spec 4.3: key assignments (the next card tapped at a reader becomes a member's key). */
 export const keyAssignments = collection({
   table: 'key_assignments',
-  noun: 'Key assignment',
   tag: 'members',
   record: KeyAssignmentRecord,
   // Assignments are admin business: members get 403 before anything is looked up.

@@ -14,7 +14,6 @@ import { findMember } from '../identity/members.js';
 export const memberChanges = collection({
   table: 'member_changes',
   path: '/members/:memberId/changes',
-  noun: 'Member change',
   nouns: "a member's scheduled changes",
   record: MemberChangeRecord,
   scope: ofMember('member_changes'),

@@ -31,7 +31,6 @@ const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 export const memberCredits = collection({
   table: 'member_credits',
   path: '/members/:memberId/credits',
-  noun: 'Member credit',
   record: MemberCreditRecord,
   scope: ofMember('member_credits'),
   records: (_ctx, rows) => rows.map(memberCreditRecord),
@@ -80,7 +79,6 @@ async function usesOf(ctx: HubServices, caller: Caller, params: Record<string, n
 export const creditUses = collection({
   table: 'credit_uses',
   path: '/members/:memberId/credits/:creditId/uses',
-  noun: 'Credit use',
   nouns: "a member credit's uses",
   record: CreditUseRecord,
   scope: usesOf,

@@ -10,7 +10,6 @@ export const memberPackages = collection({
   table: 'member_packages',
   path: '/members/:memberId/packages',
   id: 'memberPackageId',
-  noun: 'Member package',
   record: MemberPackageRecord,
   embeds: ['package'],
   scope: ofMember('member_packages'),

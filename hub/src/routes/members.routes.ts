@@ -37,7 +37,6 @@ const endedSessions = new WeakMap<object, number[]>();
 /** spec 4.2: members (a member sees and edits only themself; admins their account). */
 export const members = collection({
   table: 'members',
-  noun: 'Member',
   record: MemberRecord,
   embeds: memberEmbeds,
   scope: (_ctx, caller, _params, db) => visibleMembers(db, caller),

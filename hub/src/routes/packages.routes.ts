@@ -37,7 +37,6 @@ const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events
 /** spec 4.11: packages (what members get for what they pay). */
 export const packages = collection({
   table: 'packages',
-  noun: 'Package',
   record: PackageRecord,
   scope: (_ctx, caller, _params, db) => visiblePackages(db, caller),
   records: (_ctx, rows) => rows.map(packageRecord),
@@ -84,7 +83,6 @@ const ofPackage =
 export const packageCredits = collection({
   table: 'package_credits',
   path: '/packages/:packageId/credits',
-  noun: 'Package credit',
   record: PackageCreditRecord,
   scope: ofPackage('package_credits'),
   records: (_ctx, rows) => rows.map(creditRecord),
@@ -110,7 +108,6 @@ export const packageCredits = collection({
 export const packagePermissions = collection({
   table: 'package_permissions',
   path: '/packages/:packageId/permissions',
-  noun: 'Package permission',
   record: PackagePermissionRecord,
   scope: ofPackage('package_permissions'),
   records: (_ctx, rows) => rows.map(permissionRecord),

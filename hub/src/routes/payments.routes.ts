@@ -28,7 +28,6 @@ import { billingList } from './billing-lists.js';
 /** spec: payments (money received from members). */
 export const payments = collection({
   table: 'payments',
-  noun: 'Payment',
   record: PaymentRecord,
   scope: (_ctx, caller, _params, db) => visiblePayments(db, caller),
   records: (ctx, rows) => paymentRecords(ctx.db, rows),

@@ -26,7 +26,6 @@ const resolvesMember = (request?: FastifyRequest) =>
 /** spec 4.8: resource logs (who used what, when; denials with their reason). Members see their own. */
 export const resourceLogs = collection({
   table: 'resource_logs',
-  noun: 'Resource log',
   record: ResourceLogRecord,
   scope: (_ctx, caller, _params, db) => visibleLogs(db, caller),
   records: (ctx, rows, _caller, _embed, request) => logRecords(ctx.db, rows, resolvesMember(request)),

@@ -6,7 +6,6 @@ import type { HubServices } from '../http/services.js';
 /** spec 4.8: resource types (laser cutters, 3D printers, ...), which packages grant by type. */
 export const resourceTypes = collection({
   table: 'resource_types',
-  noun: 'Resource type',
   tag: 'resources',
   record: ResourceTypeRecord,
   records: (_ctx, rows) => rows,

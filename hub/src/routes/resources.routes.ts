@@ -17,7 +17,6 @@ import { registerBridgeRoutes } from './resource-bridge.routes.js';
 /** spec 4.8: resources. Members see those visible to members; admins every one of the account. */
 export const resources = collection({
   table: 'resources',
-  noun: 'Resource',
   record: ResourceRecord,
   embeds: ['bridge'],
   scope: (_ctx, caller, _params, db) => visibleResources(db, caller),

@@ -35,7 +35,6 @@ const stampOf = (at: string, caller: { memberId: number }) => ({ at, by: caller.
 /** spec 4.9: spaces, with their opening hours, upcoming holidays and billing settings as embeds. */
 export const spaces = collection({
   table: 'spaces',
-  noun: 'Space',
   record: SpaceRecord,
   embeds: ['openingHours', 'holidays', 'billingSettings'],
   scope: (_ctx, caller, _params, db) => visibleSpaces(db, caller),
@@ -76,7 +75,6 @@ export const holidays = collection({
   path: '/spaces/:spaceId/holidays',
   // The spec spells the record's writes with the singular /space.
   aliases: [{ path: '/space/:spaceId/holidays', parts: ['update', 'remove'] }],
-  noun: 'Holiday',
   record: HolidayRecord,
   scope: async (ctx, caller, params, db) => {
     const space = await spaceOf(ctx, caller, params.spaceId, db);

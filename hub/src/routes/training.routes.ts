@@ -31,7 +31,6 @@ const id = z.coerce.number().int().positive();
 /** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
 export const trainingCourses = collection({
   table: 'training_courses',
-  noun: 'Training course',
   tag: 'training',
   record: TrainingCourseRecord,
   records: async (ctx, rows) => {
@@ -67,7 +66,6 @@ export const trainingCourses = collection({
 export const memberTrainings = collection({
   table: 'member_trainings',
   path: '/members/:memberId/trainings',
-  noun: 'Member training',
   tag: 'training',
   record: MemberTrainingRecord,
   scope: ofMember('member_trainings'),

@@ -47,7 +47,6 @@ const urlRules = (ctx: HubServices) => ({
 /** spec 4: webhooks (admins only; superusers see every account's). */
 export const webhooks = collection({
   table: 'webhooks',
-  noun: 'Webhook',
   // Create and rotate answers carry the signing secret, shown only then.
   record: WebhookWithSecret,
   scope: (_ctx, caller, _params, db) => visibleWebhooks(db, adminOnly(caller)),

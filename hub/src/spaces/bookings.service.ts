@@ -13,7 +13,8 @@ import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
 import { columnsOf, flags, stampColumns } from '../db/records.js';
-import { accountOrOwn, inAccount } from './row-record.js';
+import { inAccount } from '../db/records.js';
+import { accountOrOwn } from './row-record.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
 

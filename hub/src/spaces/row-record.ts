@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely';
-import { bool, type Db, defined, flag } from '../db/crud.js';
+import { type Db, defined, flag } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 
@@ -13,22 +13,6 @@ export function writeColumns(input: Record<string, unknown>, booleans: readonly 
   const { lockVersion: _, ...fields } = input;
   for (const key of booleans) fields[key] = flag(fields[key] as boolean | undefined);
   return defined(fields);
-}
-
-/** Does a row with this id exist in the account? (A reference a body names, e.g. its member.) */
-export async function inAccount(
-  db: Db,
-  table: 'members' | 'spaces' | 'resource_types',
-  id: number,
-  account: number,
-): Promise<boolean> {
-  const row = await (db as unknown as Db)
-    .selectFrom(table as 'members')
-    .select('id')
-    .where('id', '=', id)
-    .where('account', '=', account)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Rows of a member's own (bookings, logs): admins see their account's, members their own (DESIGN 4). */
