@@ -1,7 +1,7 @@
-import { columnsOf, recordEvents, recordOf } from '../db/records.js';
 import type { Selectable } from 'kysely';
 import { type Db, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { columnsOf, recordEvents, recordOf } from '../db/records.js';
 import { unprocessable } from '../errors.js';
 import { formatMoney, max, parseMoney } from './money.js';
 import type { MemberCreditsTable } from '../db/schema.js';

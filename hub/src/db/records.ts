@@ -1,6 +1,7 @@
 import type { WebhookEventType } from '@makerspace/shared';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { notFound, unprocessable } from '../errors.js';
+import { findRow } from './collection-rows.js';
 import { bool } from './crud.js';
 import { emitEvent } from './outbox.js';
 import type { Database } from './schema.js';
@@ -56,6 +57,16 @@ export async function foundOr404<T>(row: Promise<T | undefined>, noun: string): 
   const found = await row;
   if (found === undefined) throw notFound(noun);
   return found;
+}
+
+/** The row with this id among those the caller sees (`scope`, a select from `table`), or 404 naming the record. */
+export function visibleRow<T extends keyof Database & string>(
+  scope: SelectQueryBuilder<Database, T, object>,
+  table: T,
+  id: number,
+  noun: string,
+): Promise<Selectable<Database[T]>> {
+  return foundOr404(findRow(scope, table, id), noun) as Promise<Selectable<Database[T]>>;
 }
 
 /** Groups rows by a key (e.g. a page's allocations by invoice), reading each group once. */
@@ -116,6 +127,19 @@ export function rowById<T extends keyof Database & string>(
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+}
+
+/** The row of `table` with this id, which must be there (a row another one points to): throws otherwise. */
+export function requiredRow<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  id: number,
+): Promise<Selectable<Database[T]>> {
+  return (db as unknown as Kysely<any>)
+    .selectFrom(table)
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow() as Promise<Selectable<Database[T]>>;
 }
 
 /**

@@ -325,9 +325,16 @@ export async function updateIn<T extends Table, Rec>(
   return (update.answer ? update.answer(record, before, after, ctx) : record) as Rec;
 }
 
-/** The routes of one collection (and its OpenAPI entries). */
-export function collectionRoutes<T extends Table>(ctx: HubServices, c: Collection<T>): FastifyPluginAsyncZod {
-  return async (app) => registerCollection(app, ctx, c);
+/** The routes of one collection (and its OpenAPI entries), then the plain routes `beside` it. */
+export function collectionRoutes<T extends Table>(
+  ctx: HubServices,
+  c: Collection<T>,
+  beside?: FastifyPluginAsyncZod,
+): FastifyPluginAsyncZod {
+  return async (app, options) => {
+    registerCollection(app, ctx, c);
+    await beside?.(app, options);
+  };
 }
 
 const allParts: readonly Part[] = ['list', 'get', 'create', 'update', 'remove'];
@@ -361,6 +368,13 @@ function registerAt<T extends Table>(
   const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
   const noun = c.noun.toLowerCase();
   const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
+  /** The docs of one record's operation: its tag, `Create a thing`, the description. */
+  const docs = (verb: string, description: string) => ({
+    tags,
+    summary: `${verb} ${a} ${noun}`,
+    description,
+  });
+  const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
 
   if (c.list && parts.includes('list')) {
     const list = c.list;
@@ -432,9 +446,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          tags,
-          summary: `Get ${a} ${noun}`,
-          description: `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`,
+          ...docs('Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
           params: withId,
           ...(c.embeds || c.recordQuery
             ? {
@@ -466,9 +478,10 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          tags,
-          summary: `Create ${a} ${noun}`,
-          description: `Creates ${a} ${noun}${create.rule === 'member' ? '' : ' (admins and owners)'}; answers it with 201.${more(create.note)}`,
+          ...docs(
+            'Create',
+            `Creates ${a} ${noun}${whoWrites(create.rule)}; answers it with 201.${more(create.note)}`,
+          ),
           ...(c.parent ? { params: parent } : {}),
           ...(create.body ? { body: create.body } : {}),
           response: { 201: c.record },
@@ -497,9 +510,10 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          tags,
-          summary: `Update ${a} ${noun}`,
-          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
+          ...docs(
+            'Update',
+            `Changes the fields sent${whoWrites(update.rule)}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
+          ),
           params: withId,
           body: update.body,
           response: { 200: c.record },
@@ -516,9 +530,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          tags,
-          summary: `Delete ${a} ${noun}`,
-          description: `Deletes the ${noun}${remove.rule === 'member' ? '' : ' (admins and owners)'}; answers 204.${more(remove.note)}`,
+          ...docs('Delete', `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`),
           params: withId,
         },
       },

@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
+import { recordOf, visibleRow } from '../db/records.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { foundOr404, recordOf } from '../db/records.js';
 import { ofCallersAccount } from './records.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
@@ -20,10 +20,7 @@ export function visibleApiKeys(db: Db, caller: Caller) {
 }
 
 export async function findApiKey(db: Db, caller: Caller, id: number): Promise<ApiKeyRow> {
-  return foundOr404(
-    visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
-    'API key',
-  );
+  return visibleRow(visibleApiKeys(db, caller), 'api_keys', id, 'API key');
 }
 
 /** Creates a key for a member; the token is stored only hashed (look-up) and sealed (read-back). */

@@ -1,7 +1,7 @@
-import { inAccount } from '../db/records.js';
 import type { KeyAssignmentRecord, KeyType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
+import { inAccount } from '../db/records.js';
 import type { KeyAssignmentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { unprocessable } from '../errors.js';

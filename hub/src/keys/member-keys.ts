@@ -1,7 +1,7 @@
-import { recordEvents, rowById, stampsOf } from '../db/records.js';
 import type { KeyType, MemberKeyPut, MemberKeyRecord } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { type Db, isUniqueViolation } from '../db/crud.js';
+import { recordEvents, rowById, stampsOf } from '../db/records.js';
 import type { MemberKeysTable } from '../db/schema.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';

@@ -1,10 +1,9 @@
-import { recordEvents } from '../db/records.js';
 import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
+import { inAccount, recordEvents } from '../db/records.js';
 import type { ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
-import { inAccount } from '../db/records.js';
 import { writeColumns } from '../spaces/row-record.js';
 import { badRequest, notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { defined, flag } from '../db/crud.js';
 import { callerOf } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../identity/caller.js';
@@ -26,9 +26,7 @@ export const accounts = collection({
 const IdParams = z.object({ accountId: z.coerce.number().int().positive() });
 
 export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, accounts);
-
+  return collectionRoutes(ctx, accounts, async (app) => {
     app.get(
       '/accounts/:accountId/payment-info',
       { schema: { tags: ['accounts'], params: IdParams, response: { 200: AccountPaymentInfo } } },
@@ -40,5 +38,5 @@ export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         return { id: row.id, paymentMethod: null, lockVersion: row.lockVersion };
       },
     );
-  };
+  });
 }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../errors.js';
 import { callerOf } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
 import { isAdmin } from '../identity/caller.js';
@@ -48,9 +48,7 @@ export const apiKeys = collection({
 });
 
 export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, apiKeys);
-
+  return collectionRoutes(ctx, apiKeys, async (app) => {
     // The token is read back only by its member or the account's admins, and only by a call
     // that is itself made with an API key (DESIGN 4).
     app.get(
@@ -80,5 +78,5 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         return { token: ctx.tokens.open(row.tokenEncrypted) };
       },
     );
-  };
+  });
 }

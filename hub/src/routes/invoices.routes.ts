@@ -18,7 +18,7 @@ import {
 import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { defined } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
 
@@ -47,8 +47,7 @@ const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
 
 /** spec: invoices, their cancellation and details. */
 export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, invoices);
+  return collectionRoutes(ctx, invoices, async (app) => {
     const tags = ['invoices'];
 
     app.post(
@@ -70,5 +69,5 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request) =>
         invoiceDetails(ctx.db, await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId)),
     );
-  };
+  });
 }

@@ -2,7 +2,7 @@ import { JobCreate, JobRecord, JobState, JobType } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { checkJobMember, enqueueJob, jobRecord, visibleJobs } from '../billing/jobs.js';
 import { requireAdmin } from '../http/auth.js';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
 
@@ -25,8 +25,7 @@ export const jobs = collection({
  * also runs by itself every hour). Answers 202.
  */
 export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, jobs);
+  return collectionRoutes(ctx, jobs, async (app) => {
     app.post(
       '/jobs',
       {
@@ -55,5 +54,5 @@ export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAs
         return reply.code(202).send(jobRecord(job));
       },
     );
-  };
+  });
 }

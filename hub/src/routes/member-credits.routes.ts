@@ -17,7 +17,7 @@ import {
 } from '../billing/member-credits.js';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
-import { collection, findIn, ofMember, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn, ofMember, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
@@ -92,8 +92,7 @@ export const creditUses = collection({
 });
 
 export function memberCreditsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, memberCredits);
+  return collectionRoutes(ctx, memberCredits, async (app) => {
     registerCollection(app, ctx, creditUses as never);
-  };
+  });
 }

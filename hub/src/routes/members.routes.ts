@@ -11,7 +11,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
 import { memberEmbeds, membersWithEmbeds } from '../identity/member-embeds.js';
@@ -96,9 +96,7 @@ const Privileges = z.object({ privileges: MemberPrivileges });
 
 /** spec 4.2: members, their privileges, and /user/me. */
 export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, members);
-
+  return collectionRoutes(ctx, members, async (app) => {
     app.get(
       '/members/:memberId/privileges',
       { schema: { tags: ['members'], params: IdParams, response: { 200: Privileges } } },
@@ -125,5 +123,5 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
       return userMeRecord(row);
     });
-  };
+  });
 }

@@ -21,7 +21,7 @@ import {
   visiblePayments,
 } from '../billing/payments.js';
 import { requireAdmin } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
 
@@ -53,9 +53,7 @@ export function paymentsRoutes(
   ctx: HubServices,
   provider: PaymentProvider = new ManualTransferProvider(),
 ): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, payments);
-
+  return collectionRoutes(ctx, payments, async (app) => {
     app.post(
       '/payments/:paymentId/request-payment',
       {
@@ -80,5 +78,5 @@ export function paymentsRoutes(
         return paymentRequestRecord(created);
       },
     );
-  };
+  });
 }

@@ -13,7 +13,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { requireAdmin } from '../http/auth.js';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam, pageParams, sendPage } from '../http/list.js';
 import { adminOnly } from '../identity/caller.js';
 import {
@@ -83,9 +83,7 @@ export const webhooks = collection({
 
 /** spec 4: webhooks, their recent events with every attempt, and test events. */
 export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, webhooks);
-
+  return collectionRoutes(ctx, webhooks, async (app) => {
     app.get(
       '/webhooks/:webhookId/events',
       {
@@ -121,5 +119,5 @@ export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     };
     app.post('/webhooks/:webhookId/events', { schema: testSchema }, sendTest);
     app.post('/webhooks/:webhookId/test', { schema: testSchema }, sendTest);
-  };
+  });
 }

@@ -1,10 +1,10 @@
-import { recordEvents } from '../db/records.js';
 import type { BookingRecord } from '@makerspace/shared';
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
+import { columnsOf, flags, inAccount, recordEvents, requiredRow, stampColumns } from '../db/records.js';
 import type { BookingsTable, Database, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
@@ -12,8 +12,6 @@ import { chargeForBooking } from '../billing/charges.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
-import { columnsOf, flags, stampColumns } from '../db/records.js';
-import { inAccount } from '../db/records.js';
 import { accountOrOwn } from './row-record.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
@@ -266,11 +264,7 @@ export async function createBooking(
   );
   // The booking fee is charged with the booking (once; chargeForBooking marks it charged).
   if (Number(resource.pricePerBooking) > 0) await chargeForBooking(trx, ctx, row.id);
-  const booking = await trx
-    .selectFrom('bookings')
-    .selectAll()
-    .where('id', '=', row.id)
-    .executeTakeFirstOrThrow();
+  const booking = await requiredRow(trx, 'bookings', row.id);
   await emitBooking(trx, 'booking_created', booking);
   return booking;
 }
@@ -295,11 +289,7 @@ export async function bookingChanges(
   change: BookingChange,
 ) {
   const privileged = isAdmin(caller);
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', current.resource)
-    .executeTakeFirstOrThrow();
+  const resource = await requiredRow(trx, 'resources', current.resource);
   const space = await spaceOf(trx, resource);
   const at = ctx.clock.now();
   const fromDateTime = change.fromDateTime ?? current.fromDateTime;

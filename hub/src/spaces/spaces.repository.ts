@@ -3,11 +3,11 @@ import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
 import { defined } from '../db/crud.js';
+import { columnsOf, flags, stampColumns } from '../db/records.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
 import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { hashToken, type TokenBox } from '../secrets.js';
-import { columnsOf, flags, stampColumns } from '../db/records.js';
 import { writeColumns } from './row-record.js';
 import { localDateTime } from './zoned-time.js';
 

@@ -1,8 +1,8 @@
-import { recordEvents, recordOf } from '../db/records.js';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { recordEvents, recordOf } from '../db/records.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';

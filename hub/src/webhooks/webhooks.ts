@@ -3,9 +3,9 @@ import type { WebhookCategory, WebhookEventRecord, WebhookRecord, WebhookState }
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
+import { stampsOf, visibleRow } from '../db/records.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
-import { foundOr404, stampsOf } from '../db/records.js';
 import { ofCallersAccount } from '../identity/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
@@ -52,10 +52,7 @@ export function visibleWebhooks(db: Db, caller: Caller) {
 }
 
 export async function findWebhook(db: Db, caller: Caller, id: number): Promise<WebhookRow> {
-  return foundOr404(
-    visibleWebhooks(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
-    'Webhook',
-  );
+  return visibleRow(visibleWebhooks(db, caller), 'webhooks', id, 'Webhook');
 }
 
 export interface WebhookListQuery {
