@@ -10,6 +10,7 @@ import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';
+import { pathId } from './params.js';
 import type { HubServices } from './services.js';
 
 type Table = keyof Database & string;
@@ -206,8 +207,6 @@ export function ofMember<
   };
 }
 
-const idSchema = z.coerce.number().int().positive();
-
 type Derived = 'path' | 'id' | 'noun' | 'nouns' | 'tag' | 'parent' | 'scope';
 
 /** A collection as declared: what `collection` can derive may be left out. */
@@ -244,7 +243,7 @@ export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collec
     nouns: d.nouns ?? (owner ? `a ${owner}'s ${tail}` : plural),
     tag: d.tag ?? path.split('/')[1],
     ...(d.parent || params.length > 0
-      ? { parent: d.parent ?? Object.fromEntries(params.map((p) => [p, idSchema])) }
+      ? { parent: d.parent ?? Object.fromEntries(params.map((p) => [p, pathId])) }
       : {}),
     scope: d.scope ?? ((_ctx, caller, _params, db) => ofAccount(db, d.table, caller)),
   };
@@ -360,7 +359,7 @@ function registerAt<T extends Table>(
   aka: string,
 ): void {
   const parent = z.object(c.parent ?? {});
-  const withId = parent.extend({ [c.id]: idSchema });
+  const withId = parent.extend({ [c.id]: pathId });
   const tags = [c.tag];
   const idOf = (request: FastifyRequest) => (request.params as Params)[c.id];
   const paramsOf = (request: FastifyRequest) => request.params as Params;

@@ -7,6 +7,7 @@ import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../identity/caller.js';
+import { pathId } from '../http/params.js';
 
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
@@ -23,7 +24,7 @@ export const accounts = collection({
   },
 });
 
-const IdParams = z.object({ accountId: z.coerce.number().int().positive() });
+const IdParams = z.object({ accountId: pathId });
 
 export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, accounts, async (app) => {

@@ -8,6 +8,7 @@ import type { HubServices } from '../http/services.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
 import { isAdmin } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
+import { pathId } from '../http/params.js';
 
 /** spec 4.1: API keys. Members manage their own; admins their account's. */
 export const apiKeys = collection({
@@ -59,7 +60,7 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: "Read an API key's token",
           description:
             "The key's token, for its member and the account's admins, and only to a call made with an API key.",
-          params: z.object({ apiKeyId: z.coerce.number().int().positive() }),
+          params: z.object({ apiKeyId: pathId }),
           response: { 200: ApiKeyToken },
         },
       },

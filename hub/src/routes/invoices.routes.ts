@@ -21,6 +21,7 @@ import { callerOf, requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
+import { pathId } from '../http/params.js';
 
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
@@ -43,7 +44,7 @@ export const invoices = collection({
   },
 });
 
-const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
+const IdParams = z.object({ invoiceId: pathId });
 
 /** spec: invoices, their cancellation and details. */
 export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {

@@ -18,9 +18,7 @@ import {
   putMemberDevice,
 } from '../identity/member-devices.js';
 import { findMember } from '../identity/members.js';
-
-const id = z.coerce.number().int().positive();
-const MemberParams = z.object({ memberId: id });
+import { MemberParams } from '../http/params.js';
 
 /** The history of a member's device (each PUT of the device adds one); admins may edit it. */
 export const deviceChanges = collection({

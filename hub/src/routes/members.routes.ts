@@ -29,8 +29,8 @@ import {
   visibleMembers,
 } from '../identity/members.js';
 import { hotMember, hotMemberList } from './members.hot.js';
+import { MemberParams } from '../http/params.js';
 
-const IdParams = z.object({ memberId: z.coerce.number().int().positive() });
 /** Sessions of a member being deleted, read before the delete takes them along; announced after it. */
 const endedSessions = new WeakMap<object, number[]>();
 
@@ -99,7 +99,7 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, members, async (app) => {
     app.get(
       '/members/:memberId/privileges',
-      { schema: { tags: ['members'], params: IdParams, response: { 200: Privileges } } },
+      { schema: { tags: ['members'], params: MemberParams, response: { 200: Privileges } } },
       async (request) => {
         const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
         return { privileges: row.privileges as MemberPrivileges };
@@ -108,7 +108,9 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.put(
       '/members/:memberId/privileges',
-      { schema: { tags: ['members'], params: IdParams, body: Privileges, response: { 200: Privileges } } },
+      {
+        schema: { tags: ['members'], params: MemberParams, body: Privileges, response: { 200: Privileges } },
+      },
       async (request) => {
         const caller = requireAdmin(request);
         const row = await findMember(ctx.db, caller, request.params.memberId);

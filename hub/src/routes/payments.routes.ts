@@ -24,6 +24,7 @@ import { requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
+import { pathId } from '../http/params.js';
 
 /** spec: payments (money received from members). */
 export const payments = collection({
@@ -46,7 +47,7 @@ export const payments = collection({
   remove: { before: (trx, row, ctx) => releasePayment(trx, row.id, ctx.clock.now().toISOString()) },
 });
 
-const IdParams = z.object({ paymentId: z.coerce.number().int().positive() });
+const IdParams = z.object({ paymentId: pathId });
 
 /** spec: payments and payment requests. */
 export function paymentsRoutes(

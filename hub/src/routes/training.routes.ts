@@ -25,8 +25,7 @@ import {
   refuseDeleteOfTakenCourse,
   trainingCourseRecord,
 } from '../spaces/training.repository.js';
-
-const id = z.coerce.number().int().positive();
+import { MemberParams, pathId } from '../http/params.js';
 
 /** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
 export const trainingCourses = collection({
@@ -44,7 +43,7 @@ export const trainingCourses = collection({
     search: 'title',
     query: {
       state: z.enum(['active', 'inactive']).optional(),
-      resource: id.optional().describe('Courses that qualify for this resource'),
+      resource: pathId.optional().describe('Courses that qualify for this resource'),
     },
     where: (base, query) => {
       let q = query.state ? base.where('state', '=', query.state as string) : base;
@@ -106,7 +105,7 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['training'],
-          params: z.object({ memberId: id }),
+          params: MemberParams,
           response: { 200: z.array(z.number()) },
         },
       },

@@ -29,8 +29,9 @@ import {
   webhookRecord,
 } from '../webhooks/webhooks.js';
 import { sendTestEvent } from '../webhooks/worker.js';
+import { pathId } from '../http/params.js';
 
-const IdParams = z.object({ webhookId: z.coerce.number().int().positive() });
+const IdParams = z.object({ webhookId: pathId });
 
 const EventsQuery = z.object({
   limit: pageParams.limit,

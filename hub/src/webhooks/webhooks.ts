@@ -3,7 +3,7 @@ import type { WebhookCategory, WebhookEventRecord, WebhookRecord, WebhookState }
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
-import { stampsOf, visibleRow } from '../db/records.js';
+import { columnsOf, recordOf, visibleRow } from '../db/records.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { ofCallersAccount } from '../identity/records.js';
@@ -16,15 +16,11 @@ export type WebhookRow = Selectable<WebhooksTable>;
 
 export function webhookRecord(row: WebhookRow): WebhookRecord {
   return {
-    id: row.id,
-    account: row.account,
-    url: row.url,
-    label: row.label,
+    ...columnsOf(row, ['id', 'account', 'url', 'label']),
     state: row.state as WebhookState,
     notes: row.notes,
     categories: parseJson<WebhookCategory[]>(row.categories) ?? [],
-    failingSince: row.failingSince,
-    ...stampsOf(row),
+    ...recordOf(row, ['failingSince']),
   };
 }
 
