@@ -189,14 +189,7 @@ export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Sc
  * The rows of a member's own sub-collection (`/members/:memberId/...`), once the caller sees the
  * member (404 otherwise).
  */
-export function ofMember<
-  T extends
-    | 'member_trainings'
-    | 'member_packages'
-    | 'member_credits'
-    | 'member_changes'
-    | 'member_device_changes',
->(table: T) {
+export function ofMember<T extends MemberTable>(table: T) {
   return async (_ctx: HubServices, caller: Caller, params: Params, db: Db): Promise<Scope<T>> => {
     const member = await findMember(db, caller, params.memberId);
     return (db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>).where(
@@ -205,6 +198,36 @@ export function ofMember<
       member.id as never,
     ) as Scope<T>;
   };
+}
+
+type MemberTable =
+  | 'member_trainings'
+  | 'member_packages'
+  | 'member_credits'
+  | 'member_changes'
+  | 'member_device_changes';
+
+/** The table, path (`/members/:memberId/<segments>`) and scope (`ofMember`) of a member's sub-collection. */
+export function underMember<T extends MemberTable>(table: T, segments: string) {
+  return { table, path: `/members/:memberId/${segments}`, scope: ofMember(table) };
+}
+
+/**
+ * The create of a member's sub-collection by an area function that takes the member the path
+ * names (404 when the caller does not see it), the body and the write's stamp.
+ */
+export function insertForMember<B, R>(
+  insert: (
+    trx: Db,
+    member: { id: number; account: number },
+    body: B,
+    stamp: { at: string; by: number },
+  ) => Promise<R>,
+) {
+  return async (
+    trx: Db,
+    { caller, body, params, at }: { caller: Caller; body: B; params: Params; at: string },
+  ) => insert(trx, await findMember(trx, caller, params.memberId), body, { at, by: caller.memberId });
 }
 
 type Derived = 'path' | 'id' | 'noun' | 'nouns' | 'tag' | 'parent' | 'scope';

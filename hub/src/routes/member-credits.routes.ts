@@ -17,7 +17,7 @@ import {
 } from '../billing/member-credits.js';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
-import { collection, collectionRoutes, findIn, ofMember, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
@@ -29,10 +29,8 @@ const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
  * by hand; `remaining` is what is left. Members see their own, admins write.
  */
 export const memberCredits = collection({
-  table: 'member_credits',
-  path: '/members/:memberId/credits',
+  ...underMember('member_credits', 'credits'),
   record: MemberCreditRecord,
-  scope: ofMember('member_credits'),
   records: (_ctx, rows) => rows.map(memberCreditRecord),
   list: {
     query: {

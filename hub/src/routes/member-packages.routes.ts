@@ -2,17 +2,15 @@ import { MemberPackageCreate, MemberPackageRecord, MemberPackageUpdate } from '@
 import { emitCreditsDeleted } from '../billing/member-credits.js';
 import { createMemberPackage, memberPackageChanged } from '../billing/package-billing.js';
 import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
-import { collection, ofMember } from '../http/collection.js';
+import { collection, underMember } from '../http/collection.js';
 import { findMember } from '../identity/members.js';
 
 /** Fabman's paths for the packages a member holds. */
 export const memberPackages = collection({
-  table: 'member_packages',
-  path: '/members/:memberId/packages',
+  ...underMember('member_packages', 'packages'),
   id: 'memberPackageId',
   record: MemberPackageRecord,
   embeds: ['package'],
-  scope: ofMember('member_packages'),
   records: (ctx, rows, _caller, embed) => memberPackageRecords(ctx.db, rows, embed),
   list: {
     order: [

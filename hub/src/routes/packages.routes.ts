@@ -79,12 +79,17 @@ const ofPackage =
     ) as unknown as SelectQueryBuilder<Database, T, object>;
   };
 
+/** The table, path (`/packages/:packageId/<segment>`) and scope (`ofPackage`) of a package's sub-collection. */
+const underPackage = <T extends 'package_credits' | 'package_permissions'>(table: T, segment: string) => ({
+  table,
+  path: `/packages/:packageId/${segment}`,
+  scope: ofPackage(table),
+});
+
 /** spec 4.11: a package's credits (amounts members get each period). */
 export const packageCredits = collection({
-  table: 'package_credits',
-  path: '/packages/:packageId/credits',
+  ...underPackage('package_credits', 'credits'),
   record: PackageCreditRecord,
-  scope: ofPackage('package_credits'),
   records: (_ctx, rows) => rows.map(creditRecord),
   list: {},
   // No body: a default credit (global, 0.00 a month, any resource) that the client then edits.
@@ -106,10 +111,8 @@ export const packageCredits = collection({
 
 /** spec 4.11: a package's permissions (which resources, at which times, with which discounts). */
 export const packagePermissions = collection({
-  table: 'package_permissions',
-  path: '/packages/:packageId/permissions',
+  ...underPackage('package_permissions', 'permissions'),
   record: PackagePermissionRecord,
-  scope: ofPackage('package_permissions'),
   records: (_ctx, rows) => rows.map(permissionRecord),
   list: {},
   create: {

@@ -8,7 +8,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, ofMember, registerCollection } from '../http/collection.js';
+import { collection, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
 import { findMember } from '../identity/members.js';
@@ -63,11 +63,9 @@ export const trainingCourses = collection({
 
 /** spec 4.2: the trainings a member has taken. */
 export const memberTrainings = collection({
-  table: 'member_trainings',
-  path: '/members/:memberId/trainings',
+  ...underMember('member_trainings', 'trainings'),
   tag: 'training',
   record: MemberTrainingRecord,
-  scope: ofMember('member_trainings'),
   records: (_ctx, rows) => rows.map(memberTrainingRecord),
   list: {
     order: [
