@@ -1,11 +1,19 @@
 import type { WebhookEventType } from '@makerspace/shared';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { columnsOf, groupBy, referencedRow, rowById, stampsOf } from '../db/records.js';
+import {
+  columnsOf,
+  groupBy,
+  referencedRow,
+  requiredRow,
+  rowById,
+  stampsOf,
+  visibleRow,
+} from '../db/records.js';
 import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
-import { conflict, notFound, staleLockVersion, unprocessable } from '../errors.js';
+import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from './money.js';
@@ -82,9 +90,7 @@ function invoiceFields(row: InvoiceRow, allocations: { payment: number; amount: 
 export const visibleInvoices = (db: Db, caller: Caller) => visibleIn(db, 'invoices', caller);
 
 export async function findInvoice(db: Db, caller: Caller, id: number): Promise<InvoiceRow> {
-  const row = await visibleInvoices(db, caller).selectAll().where('invoices.id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Invoice');
-  return row;
+  return visibleRow(visibleInvoices(db, caller), 'invoices', id, 'Invoice');
 }
 
 /** Recomputes what has been paid on an invoice and whether it reads `paid`. */
@@ -322,11 +328,7 @@ export function emitInvoice(
     account: invoice.account,
     type,
     details: async () => {
-      const row = await db
-        .selectFrom('invoices')
-        .selectAll()
-        .where('id', '=', invoice.id)
-        .executeTakeFirstOrThrow();
+      const row = await requiredRow(db, 'invoices', invoice.id);
       const charges = await db
         .selectFrom('charges')
         .selectAll()

@@ -1,10 +1,9 @@
-import type { WebhookEventType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { type Db, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { columnsOf, recordEvents, recordOf } from '../db/records.js';
 import { unprocessable } from '../errors.js';
 import { formatMoney, max, parseMoney } from './money.js';
-import { emitEvent } from '../db/outbox.js';
 import type { MemberCreditsTable } from '../db/schema.js';
 import { memberEventRecord } from '../identity/members.js';
 
@@ -13,40 +12,17 @@ export type MemberCreditRow = Selectable<MemberCreditsTable>;
 /** A member's credit from a package credit (what it gave, what is left, when it applies). */
 export function memberCreditRecord(row: MemberCreditRow) {
   return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    memberPackage: row.memberPackage,
-    packageCredit: row.packageCredit,
-    scope: row.scope,
+    ...columnsOf(row, ['id', 'account', 'member', 'memberPackage', 'packageCredit', 'scope']),
     resources: parseJson<unknown[]>(row.resources) ?? [],
-    amount: row.amount,
-    remaining: row.remaining,
-    fromDate: row.fromDate,
-    untilDate: row.untilDate,
-    notes: row.notes,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
+    ...recordOf(row, ['amount', 'remaining', 'fromDate', 'untilDate', 'notes']),
   };
 }
 
 /** memberCredit_created when package billing grants a credit; _updated when a charge spends from it. */
-export function emitMemberCredit(
-  db: Db,
-  type: Extract<WebhookEventType, `memberCredit_${string}`>,
-  row: MemberCreditRow,
-) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => ({
-      memberCredit: memberCreditRecord(row),
-      member: await memberEventRecord(db, row.member),
-    }),
-  });
-}
+export const emitMemberCredit = recordEvents<MemberCreditRow, 'memberCredit'>(async (db, row) => ({
+  memberCredit: memberCreditRecord(row),
+  member: await memberEventRecord(db, row.member),
+}));
 
 /** memberCredit_deleted for every member credit that a delete of its source is about to take along. */
 export async function emitCreditsDeleted(db: Db, source: 'memberPackage' | 'packageCredit', id: number) {

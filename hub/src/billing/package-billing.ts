@@ -1,4 +1,5 @@
 import type { Db } from '../db/crud.js';
+import { referencedRow, rowById } from '../db/records.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
@@ -8,7 +9,6 @@ import { unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { spaceTimezone } from './settings.js';
 import { emitMemberCredit } from './member-credits.js';
-import { referencedRow, rowById } from '../db/records.js';
 
 const MAX_PERIODS = 2000;
 

@@ -2,13 +2,13 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
-import { columnsOf, recordEvents, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type {
   MemberPackagesTable,
   PackageCreditsTable,
   PackagePermissionsTable,
   PackagesTable,
 } from '../db/schema.js';
+import { columnsOf, recordEvents, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';

@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely';
 import type { z } from 'zod';
 import { insertRow } from '../db/collection-rows.js';
 import { type Db, defined } from '../db/crud.js';
-import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
+import { columnsOf, referencedRow, requiredRow, stampsOf } from '../db/records.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
@@ -181,11 +181,7 @@ export async function requestPayment(
   if (payment.state === 'completed') {
     throw conflict('This payment is already completed; there is nothing to request', { alreadyPaid: true });
   }
-  const member = await db
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', payment.member)
-    .executeTakeFirstOrThrow();
+  const member = await requiredRow(db, 'members', payment.member);
   const { currency } = await billingSettingsFor(db, member.space, { at });
   const reference = `P${payment.id}-${randomBytes(4).toString('hex').toUpperCase()}`;
   const total = formatMoney(parseMoney(payment.total));

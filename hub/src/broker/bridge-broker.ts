@@ -327,22 +327,28 @@ export class BridgeBroker implements BridgeLink {
     if (!this.isOnline(resourceId)) return null;
     if (this.cluster && !this.clients.has(resourceId))
       return this.sendRemoteCommand(resourceId, command, timeoutMs);
-    const reply = new Promise<CommandReply | null>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(command.id);
-        resolve(null);
-      }, timeoutMs);
-      this.pending.set(command.id, {
-        resourceId,
-        resolve: (value) => {
-          clearTimeout(timer);
-          this.pending.delete(command.id);
-          resolve(value);
-        },
-      });
-    });
+    const reply = this.awaitReply(resourceId, command.id, timeoutMs);
     await this.publish(resourceId, 'commands', command);
     return reply;
+  }
+
+  /** The reply to a command, or null when none came within `timeoutMs`; `settled` runs once either way. */
+  private awaitReply(
+    resourceId: number,
+    commandId: string,
+    timeoutMs: number,
+    settled: () => void = () => {},
+  ): Promise<CommandReply | null> {
+    return new Promise((resolve) => {
+      const done = (value: CommandReply | null) => {
+        clearTimeout(timer);
+        this.pending.delete(commandId);
+        settled();
+        resolve(value);
+      };
+      const timer = setTimeout(() => done(null), timeoutMs);
+      this.pending.set(commandId, { resourceId, resolve: done });
+    });
   }
 
   /** Called by the replies handler; a reply nobody waits for any more may settle a late switch. */
@@ -378,22 +384,7 @@ export class BridgeBroker implements BridgeLink {
       return null;
     }
     const left = Math.max(1, timeoutMs - (this.ctx.clock.now().getTime() - started));
-    const reply = new Promise<CommandReply | null>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(command.id);
-        void cluster.replySettled(command.id);
-        resolve(null);
-      }, left);
-      this.pending.set(command.id, {
-        resourceId,
-        resolve: (value) => {
-          clearTimeout(timer);
-          this.pending.delete(command.id);
-          void cluster.replySettled(command.id);
-          resolve(value);
-        },
-      });
-    });
+    const reply = this.awaitReply(resourceId, command.id, left, () => void cluster.replySettled(command.id));
     await this.publish(resourceId, 'commands', command).catch((err) => {
       this.ctx.logger.error({ err, resourceId }, 'publishing a command to another hub failed');
       this.pending.get(command.id)?.resolve(null);

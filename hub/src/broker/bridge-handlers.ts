@@ -1,3 +1,4 @@
+import { inAccount } from '../db/records.js';
 import { logStorageFailure } from '../db/storage-errors.js';
 import type { BridgeMessage, CommandReply, DownTopicName, LogItem, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
@@ -108,13 +109,7 @@ async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { k
 
 async function memberOf(db: Db, account: number, memberId: number | null | undefined) {
   if (!memberId) return null;
-  const row = await db
-    .selectFrom('members')
-    .select('id')
-    .where('id', '=', memberId)
-    .where('account', '=', account)
-    .executeTakeFirst();
-  return row?.id ?? null;
+  return (await inAccount(db, 'members', memberId, account)) ? memberId : null;
 }
 
 async function sessionLog(db: Db, resource: number, sessionId: string): Promise<number | null> {

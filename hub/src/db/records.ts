@@ -1,6 +1,8 @@
 import type { WebhookEventType } from '@makerspace/shared';
-import type { Kysely, Selectable } from 'kysely';
-import { unprocessable } from '../errors.js';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { notFound, unprocessable } from '../errors.js';
+import { findRow } from './collection-rows.js';
+import { bool } from './crud.js';
 import { emitEvent } from './outbox.js';
 import type { Database } from './schema.js';
 
@@ -19,14 +21,12 @@ export interface StampedRow {
   updatedBy: number | null;
 }
 
+/** The stamp columns, for a list of columns shown as stored that ends with them. */
+export const stampColumns = ['lockVersion', 'createdAt', 'updatedAt', 'updatedBy'] as const;
+
 /** The stamps of a row, for the record: lockVersion, createdAt, updatedAt, updatedBy. */
 export function stampsOf(row: StampedRow): StampedRow {
-  return {
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return columnsOf(row, stampColumns);
 }
 
 /** The named columns of a row as stored. */
@@ -42,6 +42,31 @@ export function recordOf<R extends StampedRow, K extends keyof R>(
   columns: readonly K[],
 ): Pick<R, K> & StampedRow {
   return { ...columnsOf(row, columns), ...stampsOf(row) };
+}
+
+/** The named 0/1 columns of a row as true/false (booleans are stored as 0/1 in both dialects). */
+export function flags<R extends object, K extends keyof R>(
+  row: R,
+  columns: readonly K[],
+): { [P in K]: boolean } {
+  return Object.fromEntries(columns.map((column) => [column, bool(row[column])])) as { [P in K]: boolean };
+}
+
+/** The row found, or 404 naming the record. */
+export async function foundOr404<T>(row: Promise<T | undefined>, noun: string): Promise<T> {
+  const found = await row;
+  if (found === undefined) throw notFound(noun);
+  return found;
+}
+
+/** The row with this id among those the caller sees (`scope`, a select from `table`), or 404 naming the record. */
+export function visibleRow<T extends keyof Database & string>(
+  scope: SelectQueryBuilder<Database, T, object>,
+  table: T,
+  id: number,
+  noun: string,
+): Promise<Selectable<Database[T]>> {
+  return foundOr404(findRow(scope, table, id), noun) as Promise<Selectable<Database[T]>>;
 }
 
 /** Groups rows by a key (e.g. a page's allocations by invoice), reading each group once. */
@@ -75,6 +100,22 @@ export async function referencedRow<T extends keyof Database & string>(
   return row as Selectable<Database[T]>;
 }
 
+/** Does a row with this id exist in the account? (A reference a body or a bridge names, e.g. a member.) */
+export async function inAccount(
+  db: Kysely<Database>,
+  table: 'members' | 'spaces' | 'resource_types' | 'resources',
+  id: number,
+  account: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom(table as 'members')
+    .select('id')
+    .where('id', '=', id)
+    .where('account', '=', account)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The row of `table` with this id, if there is one (e.g. a record an event's details name). */
 export function rowById<T extends keyof Database & string>(
   db: Kysely<Database>,
@@ -86,6 +127,19 @@ export function rowById<T extends keyof Database & string>(
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst() as Promise<Selectable<Database[T]> | undefined>;
+}
+
+/** The row of `table` with this id, which must be there (a row another one points to): throws otherwise. */
+export function requiredRow<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  id: number,
+): Promise<Selectable<Database[T]>> {
+  return (db as unknown as Kysely<any>)
+    .selectFrom(table)
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow() as Promise<Selectable<Database[T]>>;
 }
 
 /**

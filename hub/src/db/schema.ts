@@ -271,16 +271,7 @@ export interface WebhookAttemptsTable {
   responseExcerpt: string | null;
 }
 
-export interface RetiredSwitchOnCodesTable {
-  id: Generated<number>;
-  resource: number;
-  /** hashToken of the upper-case code. */
-  codeHash: string;
-  retiredAt: string;
-}
-
 export interface Database {
-  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -453,16 +444,7 @@ export interface JobsTable extends Stamps {
   finishedAt: string | null;
 }
 
-export interface RetiredSwitchOnCodesTable {
-  id: Generated<number>;
-  resource: number;
-  /** hashToken of the upper-case code. */
-  codeHash: string;
-  retiredAt: string;
-}
-
 export interface Database {
-  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   packages: PackagesTable;
   package_credits: PackageCreditsTable;
   package_permissions: PackagePermissionsTable;
@@ -558,16 +540,7 @@ export interface BookingsTable extends Stamps {
   notes: string | null;
 }
 
-export interface RetiredSwitchOnCodesTable {
-  id: Generated<number>;
-  resource: number;
-  /** hashToken of the upper-case code. */
-  codeHash: string;
-  retiredAt: string;
-}
-
 export interface Database {
-  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   opening_hours: OpeningHoursTable;
   holidays: HolidaysTable;
   space_billing_settings: SpaceBillingSettingsTable;
@@ -602,16 +575,7 @@ export interface KeyAssignmentsTable {
   createdBy: number | null;
 }
 
-export interface RetiredSwitchOnCodesTable {
-  id: Generated<number>;
-  resource: number;
-  /** hashToken of the upper-case code. */
-  codeHash: string;
-  retiredAt: string;
-}
-
 export interface Database {
-  retired_switch_on_codes: RetiredSwitchOnCodesTable;
   member_keys: MemberKeysTable;
   key_assignments: KeyAssignmentsTable;
 }

@@ -10,6 +10,7 @@ import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';
+import { pathId } from './params.js';
 import type { HubServices } from './services.js';
 
 type Table = keyof Database & string;
@@ -188,14 +189,7 @@ export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Sc
  * The rows of a member's own sub-collection (`/members/:memberId/...`), once the caller sees the
  * member (404 otherwise).
  */
-export function ofMember<
-  T extends
-    | 'member_trainings'
-    | 'member_packages'
-    | 'member_credits'
-    | 'member_changes'
-    | 'member_device_changes',
->(table: T) {
+export function ofMember<T extends MemberTable>(table: T) {
   return async (_ctx: HubServices, caller: Caller, params: Params, db: Db): Promise<Scope<T>> => {
     const member = await findMember(db, caller, params.memberId);
     return (db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>).where(
@@ -206,12 +200,77 @@ export function ofMember<
   };
 }
 
-/** Declares a collection (only for type inference). */
-export function collection<T extends Table, Rec>(c: Collection<T, Rec>): Collection<T, Rec> {
-  return c;
+type MemberTable =
+  | 'member_trainings'
+  | 'member_packages'
+  | 'member_credits'
+  | 'member_changes'
+  | 'member_device_changes';
+
+/** The table, path (`/members/:memberId/<segments>`) and scope (`ofMember`) of a member's sub-collection. */
+export function underMember<T extends MemberTable>(table: T, segments: string) {
+  return { table, path: `/members/:memberId/${segments}`, scope: ofMember(table) };
 }
 
-const idSchema = z.coerce.number().int().positive();
+/**
+ * The create of a member's sub-collection by an area function that takes the member the path
+ * names (404 when the caller does not see it), the body and the write's stamp.
+ */
+export function insertForMember<B, R>(
+  insert: (
+    trx: Db,
+    member: { id: number; account: number },
+    body: B,
+    stamp: { at: string; by: number },
+  ) => Promise<R>,
+) {
+  return async (
+    trx: Db,
+    { caller, body, params, at }: { caller: Caller; body: B; params: Params; at: string },
+  ) => insert(trx, await findMember(trx, caller, params.memberId), body, { at, by: caller.memberId });
+}
+
+type Derived = 'path' | 'id' | 'noun' | 'nouns' | 'tag' | 'parent' | 'scope';
+
+/** A collection as declared: what `collection` can derive may be left out. */
+export type Declaration<T extends Table, Rec> = Omit<Collection<T, Rec>, Derived> &
+  Partial<Pick<Collection<T, Rec>, Derived>>;
+
+/**
+ * Declares a collection, deriving what is left out: `path` and `noun` from the table
+ * (`resource_types`: `/resource-types`, `Resource type`), `id` from the noun's last word (`Training course`: `courseId`), `nouns`
+ * from the noun (`resource types`) or, nested, from the parent and the path's tail (`a member's
+ * trainings`), `tag` from the path's first segment, `parent` from the path's `:params` (all
+ * ids), and `scope` as the caller's account's rows (`ofAccount`).
+ */
+export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collection<T, Rec> {
+  const path = d.path ?? `/${d.table.replaceAll('_', '-')}`;
+  const params = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  const owner = params.at(-1)?.replace(/Id$/, '');
+  const singular = d.table.replaceAll('_', ' ').replace(/s$/, '');
+  const noun = d.noun ?? singular[0].toUpperCase() + singular.slice(1);
+  const lastWord = noun.split(' ').at(-1) as string;
+  const firstWord = noun.split(' ')[0];
+  const plural = `${firstWord === firstWord.toUpperCase() ? noun : noun[0].toLowerCase() + noun.slice(1)}s`;
+  const tail = path
+    .split(/\/:\w+/)
+    .at(-1)
+    ?.split('/')
+    .filter(Boolean)
+    .join(' ');
+  return {
+    ...d,
+    path,
+    noun,
+    id: d.id ?? `${lastWord.toLowerCase()}Id`,
+    nouns: d.nouns ?? (owner ? `a ${owner}'s ${tail}` : plural),
+    tag: d.tag ?? path.split('/')[1],
+    ...(d.parent || params.length > 0
+      ? { parent: d.parent ?? Object.fromEntries(params.map((p) => [p, pathId])) }
+      : {}),
+    scope: d.scope ?? ((_ctx, caller, _params, db) => ofAccount(db, d.table, caller)),
+  };
+}
 
 function allowed(caller: Caller, rule: WriteRule | undefined): Caller {
   return rule === 'member' ? caller : adminOnly(caller);
@@ -288,9 +347,16 @@ export async function updateIn<T extends Table, Rec>(
   return (update.answer ? update.answer(record, before, after, ctx) : record) as Rec;
 }
 
-/** The routes of one collection (and its OpenAPI entries). */
-export function collectionRoutes<T extends Table>(ctx: HubServices, c: Collection<T>): FastifyPluginAsyncZod {
-  return async (app) => registerCollection(app, ctx, c);
+/** The routes of one collection (and its OpenAPI entries), then the plain routes `beside` it. */
+export function collectionRoutes<T extends Table>(
+  ctx: HubServices,
+  c: Collection<T>,
+  beside?: FastifyPluginAsyncZod,
+): FastifyPluginAsyncZod {
+  return async (app, options) => {
+    registerCollection(app, ctx, c);
+    await beside?.(app, options);
+  };
 }
 
 const allParts: readonly Part[] = ['list', 'get', 'create', 'update', 'remove'];
@@ -316,7 +382,7 @@ function registerAt<T extends Table>(
   aka: string,
 ): void {
   const parent = z.object(c.parent ?? {});
-  const withId = parent.extend({ [c.id]: idSchema });
+  const withId = parent.extend({ [c.id]: pathId });
   const tags = [c.tag];
   const idOf = (request: FastifyRequest) => (request.params as Params)[c.id];
   const paramsOf = (request: FastifyRequest) => request.params as Params;
@@ -324,6 +390,13 @@ function registerAt<T extends Table>(
   const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
   const noun = c.noun.toLowerCase();
   const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
+  /** The docs of one record's operation: its tag, `Create a thing`, the description. */
+  const docs = (verb: string, description: string) => ({
+    tags,
+    summary: `${verb} ${a} ${noun}`,
+    description,
+  });
+  const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
 
   if (c.list && parts.includes('list')) {
     const list = c.list;
@@ -395,9 +468,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          tags,
-          summary: `Get ${a} ${noun}`,
-          description: `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`,
+          ...docs('Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
           params: withId,
           ...(c.embeds || c.recordQuery
             ? {
@@ -429,9 +500,10 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          tags,
-          summary: `Create ${a} ${noun}`,
-          description: `Creates ${a} ${noun}${create.rule === 'member' ? '' : ' (admins and owners)'}; answers it with 201.${more(create.note)}`,
+          ...docs(
+            'Create',
+            `Creates ${a} ${noun}${whoWrites(create.rule)}; answers it with 201.${more(create.note)}`,
+          ),
           ...(c.parent ? { params: parent } : {}),
           ...(create.body ? { body: create.body } : {}),
           response: { 201: c.record },
@@ -460,9 +532,10 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          tags,
-          summary: `Update ${a} ${noun}`,
-          description: `Changes the fields sent${update.rule === 'member' ? '' : ' (admins and owners)'}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
+          ...docs(
+            'Update',
+            `Changes the fields sent${whoWrites(update.rule)}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
+          ),
           params: withId,
           body: update.body,
           response: { 200: c.record },
@@ -479,9 +552,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          tags,
-          summary: `Delete ${a} ${noun}`,
-          description: `Deletes the ${noun}${remove.rule === 'member' ? '' : ' (admins and owners)'}; answers 204.${more(remove.note)}`,
+          ...docs('Delete', `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`),
           params: withId,
         },
       },

@@ -1,21 +1,16 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { now } from '../db/crud.js';
+import { recordOf, visibleRow } from '../db/records.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { foundOr404, ofCallersAccount, stamps } from './records.js';
+import { ofCallersAccount } from './records.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 export function apiKeyRecord(row: ApiKeyRow) {
-  return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    label: row.label,
-    ...stamps(row),
-  };
+  return recordOf(row, ['id', 'account', 'member', 'label']);
 }
 
 /** Keys the caller sees: admins those of their account, members their own. */
@@ -25,10 +20,7 @@ export function visibleApiKeys(db: Db, caller: Caller) {
 }
 
 export async function findApiKey(db: Db, caller: Caller, id: number): Promise<ApiKeyRow> {
-  return foundOr404(
-    visibleApiKeys(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
-    'API key',
-  );
+  return visibleRow(visibleApiKeys(db, caller), 'api_keys', id, 'API key');
 }
 
 /** Creates a key for a member; the token is stored only hashed (look-up) and sealed (read-back). */

@@ -4,6 +4,7 @@ import type { Clock } from '../context.js';
 import { insertRow } from '../db/collection-rows.js';
 import { type Db, parseJson } from '../db/crud.js';
 import type { EventBus } from '../db/outbox.js';
+import { rowById } from '../db/records.js';
 import type { MemberChangesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
@@ -133,11 +134,7 @@ async function applyChange(trx: Db, id: number, at: string): Promise<MemberRow |
     .where('appliedAt', 'is', null)
     .executeTakeFirst();
   if (!change) return null; // applied meanwhile (another hub, or a second run)
-  const member = await trx
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', change.member)
-    .executeTakeFirst();
+  const member = await rowById(trx, 'members', change.member);
   if (!member) return null;
   const fields = parseJson<Fields>(change.fields) ?? {};
   const before = valuesOf(member, fields);

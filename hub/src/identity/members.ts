@@ -4,10 +4,11 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool, defined, flag, isUniqueViolation, jsonText, likePattern, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { requiredRow, stampsOf, visibleRow } from '../db/records.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
-import { foundOr404, ofCallersAccount, stamps } from './records.js';
+import { ofCallersAccount } from './records.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 import { updateRow } from '../db/collection-rows.js';
@@ -53,7 +54,7 @@ export function memberRecord(row: MemberRow): MemberRecord {
     allowLogin: bool(row.allowLogin),
     language: row.language,
     superuser: bool(row.superuser),
-    ...stamps(row),
+    ...stampsOf(row),
   };
 }
 
@@ -105,10 +106,7 @@ export function canSeeMember(caller: Caller, row: Pick<MemberRow, 'id' | 'accoun
 }
 
 export async function findMember(db: Db, caller: Caller, id: number): Promise<MemberRow> {
-  return foundOr404(
-    visibleMembers(db, caller).selectAll().where('members.id', '=', id).executeTakeFirst(),
-    'Member',
-  );
+  return visibleRow(visibleMembers(db, caller), 'members', id, 'Member');
 }
 
 export interface MemberListQuery {
@@ -325,11 +323,7 @@ export async function writeMemberFields(
     refuseDuplicateEmail(err);
     throw err;
   }
-  const row = await db
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', current.id)
-    .executeTakeFirstOrThrow();
+  const row = await requiredRow(db, 'members', current.id);
   await emitMember(db, 'member_updated', row);
   return row;
 }

@@ -3,6 +3,7 @@ import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.
 import { chargeForStoppedSession } from '../billing/charges.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
+import { requiredRow, rowById } from '../db/records.js';
 import { insertLog, sessionKey, stopLog } from '../resources/resource-logs.js';
 import { claimAssignment } from './key-assignments.js';
 import { keyByCard, putMemberKey } from './member-keys.js';
@@ -37,11 +38,7 @@ export async function answerTap(
   resourceId: number,
   request: AccessRequest,
 ): Promise<AccessReply | null> {
-  const resource = await ctx.db
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', resourceId)
-    .executeTakeFirst();
+  const resource = await rowById(ctx.db, 'resources', resourceId);
   if (!resource) return null;
   const at = ctx.clock.now();
   const stamp = at.toISOString();
@@ -59,11 +56,7 @@ export async function answerTap(
   const key = await keyByCard(ctx.db, resource.account, cards);
   if (!key) return { ...(await unknownCard(ctx, resource, cards[0], at, base)), id: request.id };
 
-  const member = await ctx.db
-    .selectFrom('members')
-    .selectAll()
-    .where('id', '=', key.member)
-    .executeTakeFirstOrThrow();
+  const member = await requiredRow(ctx.db, 'members', key.member);
   return answerMember(
     ctx,
     resource,
@@ -242,11 +235,7 @@ async function unknownCard(
     .transaction(async (trx) => {
       const assignment = await claimAssignment(trx, resource.id, card, at);
       if (!assignment) return null;
-      const member = await trx
-        .selectFrom('members')
-        .selectAll()
-        .where('id', '=', assignment.member)
-        .executeTakeFirstOrThrow();
+      const member = await requiredRow(trx, 'members', assignment.member);
       // One key per member: the new card replaces the old one.
       await putMemberKey(
         trx,

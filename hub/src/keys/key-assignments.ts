@@ -1,6 +1,7 @@
 import type { KeyAssignmentRecord, KeyType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
+import { inAccount } from '../db/records.js';
 import type { KeyAssignmentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { unprocessable } from '../errors.js';
@@ -30,13 +31,8 @@ export function keyAssignmentRecord(row: KeyAssignmentRow, at: Date): KeyAssignm
 /** The resource must be one of the member's account; a missing one is 422, like other references. */
 export async function checkResource(db: Db, account: number, resource: number | null | undefined) {
   if (resource === null || resource === undefined) return;
-  const row = await db
-    .selectFrom('resources')
-    .select('id')
-    .where('id', '=', resource)
-    .where('account', '=', account)
-    .executeTakeFirst();
-  if (!row) throw unprocessable('No such resource in this account', { unknownResource: true });
+  if (!(await inAccount(db, 'resources', resource, account)))
+    throw unprocessable('No such resource in this account', { unknownResource: true });
 }
 
 const windowEnd = (at: Date) => new Date(at.getTime() + ASSIGNMENT_WINDOW_MS).toISOString();

@@ -1,11 +1,10 @@
-import type { KeyType, MemberKeyPut, MemberKeyRecord, WebhookEventType } from '@makerspace/shared';
+import type { KeyType, MemberKeyPut, MemberKeyRecord } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { type Db, isUniqueViolation } from '../db/crud.js';
+import { recordEvents, rowById, stampsOf } from '../db/records.js';
 import type { MemberKeysTable } from '../db/schema.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
-import { stamps } from '../identity/records.js';
-import { emitEvent } from '../db/outbox.js';
 
 export type MemberKeyRow = Selectable<MemberKeysTable>;
 
@@ -15,7 +14,7 @@ export function memberKeyRecord(row: MemberKeyRow): MemberKeyRecord {
     type: row.type as KeyType,
     token: row.token,
     state: row.state as MemberKeyRecord['state'],
-    ...stamps(row),
+    ...stampsOf(row),
   };
 }
 
@@ -103,24 +102,10 @@ export async function deleteMemberKey(db: Db, memberId: number): Promise<boolean
 }
 
 /** memberKey_created/updated/deleted `{key, member}`, in the change's transaction. */
-export function emitMemberKey(
-  db: Db,
-  type: Extract<WebhookEventType, `memberKey_${string}`>,
-  row: MemberKeyRow,
-) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => {
-      const member = await db
-        .selectFrom('members')
-        .selectAll()
-        .where('id', '=', row.member)
-        .executeTakeFirst();
-      return { key: memberKeyRecord(row), member: member ? memberRecord(member) : null };
-    },
-  });
-}
+export const emitMemberKey = recordEvents<MemberKeyRow, 'memberKey'>(async (db, row) => {
+  const member = await rowById(db, 'members', row.member);
+  return { key: memberKeyRecord(row), member: member ? memberRecord(member) : null };
+});
 
 /** The key (and its member) of a card tapped at a resource of this account; undefined for an unknown card. */
 export async function keyByCard(

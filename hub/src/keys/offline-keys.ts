@@ -4,6 +4,16 @@ import type { Db } from '../db/crud.js';
 import { spaceTimezone } from '../billing/settings.js';
 import { localDate } from '../spaces/zoned-time.js';
 
+/** The value kept under `key`, loaded on the first ask. */
+function cached<K, V>(map: Map<K, V>, key: K, load: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = load();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /**
  * What the offline keys of an account's resources are made of, read once per refresh for the
  * whole account (a refresh republishes every bridge of the account: reading per resource would
@@ -41,26 +51,22 @@ export class OfflineKeyFacts {
 
   /** The permissions of the member packages active on the (space-local) date. */
   permissionsOn(date: string) {
-    let rows = this.permissions.get(date);
-    if (!rows) {
-      rows = this.db
+    return cached(this.permissions, date, () =>
+      this.db
         .selectFrom('member_packages as mp')
         .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
         .select(['mp.member', 'pp.type', 'pp.resource', 'pp.resourceType'])
         .where('mp.account', '=', this.account)
         .where('mp.fromDate', '<=', date)
         .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', date)]))
-        .execute();
-      this.permissions.set(date, rows);
-    }
-    return rows;
+        .execute(),
+    );
   }
 
   /** Which member is trained for which resource on the date (active courses only). */
   trainingsOn(date: string) {
-    let rows = this.trainings.get(date);
-    if (!rows) {
-      rows = this.db
+    return cached(this.trainings, date, () =>
+      this.db
         .selectFrom('member_trainings as t')
         .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
         .innerJoin('training_course_resources as r', 'r.course', 'c.id')
@@ -69,19 +75,12 @@ export class OfflineKeyFacts {
         .where('c.state', '=', 'active')
         .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', date)]))
         .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', date)]))
-        .execute();
-      this.trainings.set(date, rows);
-    }
-    return rows;
+        .execute(),
+    );
   }
 
   zone(space: number) {
-    let zone = this.zones.get(space);
-    if (!zone) {
-      zone = spaceTimezone(this.db, space);
-      this.zones.set(space, zone);
-    }
-    return zone;
+    return cached(this.zones, space, () => spaceTimezone(this.db, space));
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { type Db, now } from '../db/crud.js';
-import { flags, pick } from '../spaces/row-record.js';
+import { columnsOf, flags } from '../db/records.js';
 import type { BridgesTable } from '../db/schema.js';
 import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
 import type { WebhookEventType } from '@makerspace/shared';
@@ -12,7 +12,7 @@ export type BridgeRow = Selectable<BridgesTable>;
 
 export function bridgeRecord(row: BridgeRow) {
   return {
-    ...pick(row, [
+    ...columnsOf(row, [
       'resource',
       'serialNumber',
       'agentVersion',

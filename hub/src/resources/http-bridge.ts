@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
 import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../billing/charges.js';
 import { formatMoney, parseMoney } from '../billing/money.js';
+import { rowById } from '../db/records.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
@@ -348,11 +349,7 @@ export async function httpStop(
       await clearInUse(trx, resource.id, at);
       await chargeForStoppedSession(trx, ctx, log.id);
       if (session.charge && log.member !== null && price > 0n) {
-        const member = await trx
-          .selectFrom('members')
-          .selectAll()
-          .where('id', '=', log.member)
-          .executeTakeFirst();
+        const member = await rowById(trx, 'members', log.member);
         if (member) {
           const what = session.charge.description ?? 'extra charge';
           await insertCharge(trx, {

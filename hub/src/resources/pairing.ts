@@ -1,6 +1,7 @@
 import type { PairingRedeemed } from '@makerspace/shared';
 import { randomInt } from 'node:crypto';
 import type { HubContext } from '../context.js';
+import { requiredRow } from '../db/records.js';
 import type { Caller } from '../identity/caller.js';
 import { badRequest } from '../errors.js';
 import { hashToken } from '../secrets.js';
@@ -75,11 +76,7 @@ export async function redeemPairing(ctx: HubContext, code: string) {
       .returningAll()
       .executeTakeFirst();
     if (!pairing) return null;
-    const resource = await trx
-      .selectFrom('resources')
-      .selectAll()
-      .where('id', '=', pairing.resource)
-      .executeTakeFirstOrThrow();
+    const resource = await requiredRow(trx, 'resources', pairing.resource);
     let apiKey: string;
     if (await findBridge(trx, resource.id)) apiKey = await rotateBridgeKey(trx, ctx.tokens, resource.id, at);
     else {

@@ -1,15 +1,15 @@
 import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
+import { inAccount, recordEvents } from '../db/records.js';
 import type { ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
-import { inAccount, writeColumns } from '../spaces/row-record.js';
+import { writeColumns } from '../spaces/row-record.js';
 import { badRequest, notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, totpUri } from './codes.js';
-import type { StopType, WebhookEventType } from '@makerspace/shared';
+import type { StopType } from '@makerspace/shared';
 import { insertRow } from '../db/collection-rows.js';
-import { emitEvent } from '../db/outbox.js';
 import { webhookReceiver } from '../identity/caller.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -210,14 +210,6 @@ export async function resourceEventRecordById(db: Db, id: number) {
   return row ? resourceEventRecord(db, row) : null;
 }
 
-export function emitResource(
-  db: Db,
-  type: Extract<WebhookEventType, `resource_${string}`>,
-  row: ResourceRow,
-) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => ({ resource: await resourceEventRecord(db, row) }),
-  });
-}
+export const emitResource = recordEvents<ResourceRow, 'resource'>(async (db, row) => ({
+  resource: await resourceEventRecord(db, row),
+}));

@@ -3,19 +3,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { defined, flag } from '../db/crud.js';
 import { callerOf } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../identity/caller.js';
+import { pathId } from '../http/params.js';
 
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
   table: 'accounts',
-  path: '/accounts',
-  id: 'accountId',
-  noun: 'Account',
-  nouns: 'accounts',
-  tag: 'accounts',
   record: AccountRecord,
   scope: (_ctx, caller, _params, db) => visibleAccounts(db, caller),
   records: (_ctx, rows) => rows.map(accountRecord),
@@ -28,12 +24,10 @@ export const accounts = collection({
   },
 });
 
-const IdParams = z.object({ accountId: z.coerce.number().int().positive() });
+const IdParams = z.object({ accountId: pathId });
 
 export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, accounts);
-
+  return collectionRoutes(ctx, accounts, async (app) => {
     app.get(
       '/accounts/:accountId/payment-info',
       { schema: { tags: ['accounts'], params: IdParams, response: { 200: AccountPaymentInfo } } },
@@ -45,5 +39,5 @@ export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         return { id: row.id, paymentMethod: null, lockVersion: row.lockVersion };
       },
     );
-  };
+  });
 }

@@ -12,8 +12,7 @@ import { requireAdmin } from '../http/auth.js';
 import { createPairing, redeemPairing } from '../resources/pairing.js';
 import { findResourceInAccount } from '../resources/resources.js';
 import { recentUnknownCards } from '../keys/unknown-cards.js';
-
-const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
+import { ResourceParams } from '../http/params.js';
 
 /** What the admin console needs beyond the Fabman interface: bridge pairing and unknown cards. */
 export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -26,7 +25,7 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'Create a one-use pairing code for a new bridge (admins)',
           description:
             'Answers the code once, with the one line to run on the Pi: `makerspace-agent pair <hub URL> <code>`. The code is valid for 30 minutes and one redemption; a new code replaces an unredeemed earlier one.',
-          params: IdParams,
+          params: ResourceParams,
           response: { 201: PairingCode },
         },
       },

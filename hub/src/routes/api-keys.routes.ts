@@ -3,20 +3,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../errors.js';
 import { callerOf } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
 import { isAdmin } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
+import { pathId } from '../http/params.js';
 
 /** spec 4.1: API keys. Members manage their own; admins their account's. */
 export const apiKeys = collection({
   table: 'api_keys',
-  path: '/api-keys',
   id: 'apiKeyId',
   noun: 'API key',
-  nouns: 'API keys',
-  tag: 'api-keys',
   record: ApiKeyRecord,
   scope: (_ctx, caller, _params, db) => visibleApiKeys(db, caller),
   records: (_ctx, rows) => rows.map(apiKeyRecord),
@@ -51,9 +49,7 @@ export const apiKeys = collection({
 });
 
 export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, apiKeys);
-
+  return collectionRoutes(ctx, apiKeys, async (app) => {
     // The token is read back only by its member or the account's admins, and only by a call
     // that is itself made with an API key (DESIGN 4).
     app.get(
@@ -64,7 +60,7 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: "Read an API key's token",
           description:
             "The key's token, for its member and the account's admins, and only to a call made with an API key.",
-          params: z.object({ apiKeyId: z.coerce.number().int().positive() }),
+          params: z.object({ apiKeyId: pathId }),
           response: { 200: ApiKeyToken },
         },
       },
@@ -83,5 +79,5 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         return { token: ctx.tokens.open(row.tokenEncrypted) };
       },
     );
-  };
+  });
 }

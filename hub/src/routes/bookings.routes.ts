@@ -24,11 +24,6 @@ const refusals =
 /** spec 4.10: bookings of resources. Members book and cancel their own; admins any of the account. */
 export const bookings = collection({
   table: 'bookings',
-  path: '/bookings',
-  id: 'bookingId',
-  noun: 'Booking',
-  nouns: 'bookings',
-  tag: 'bookings',
   record: BookingRecord,
   scope: (_ctx, caller, _params, db) => visibleBookings(db, caller),
   records: (_ctx, rows) => rows.map(bookingRecord),

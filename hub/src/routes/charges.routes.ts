@@ -17,11 +17,6 @@ import { billingList } from './billing-lists.js';
 /** spec: charges (usage, bookings, package fees and manual charges). */
 export const charges = collection({
   table: 'charges',
-  path: '/charges',
-  id: 'chargeId',
-  noun: 'Charge',
-  nouns: 'charges',
-  tag: 'charges',
   record: ChargeRecord,
   scope: (_ctx, caller, _params, db) => visibleCharges(db, caller),
   records: (_ctx, rows) => rows.map(chargeRecord),

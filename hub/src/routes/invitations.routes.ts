@@ -16,9 +16,9 @@ import { forbidden, unprocessable } from '../errors.js';
 import { findMember, type MemberRow } from '../identity/members.js';
 import { createLink, mailLink, supersedeInvitations } from '../sign-in/links.js';
 import { canSignIn, invitationOf, markInvited } from '../sign-in/sign-in.repository.js';
+import { MemberParams } from '../http/params.js';
 
 const tags = ['sign-in'];
-const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
 
 /** May the caller receive a link that signs in as this member (when no mail can carry it)? */
 function mayHandOver(caller: Caller, member: MemberRow): boolean {

@@ -18,18 +18,14 @@ import {
 import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { defined } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
+import { pathId } from '../http/params.js';
 
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
   table: 'invoices',
-  path: '/invoices',
-  id: 'invoiceId',
-  noun: 'Invoice',
-  nouns: 'invoices',
-  tag: 'invoices',
   record: InvoiceRecord,
   embeds: ['details'],
   scope: (_ctx, caller, _params, db) => visibleInvoices(db, caller),
@@ -48,12 +44,11 @@ export const invoices = collection({
   },
 });
 
-const IdParams = z.object({ invoiceId: z.coerce.number().int().positive() });
+const IdParams = z.object({ invoiceId: pathId });
 
 /** spec: invoices, their cancellation and details. */
 export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, invoices);
+  return collectionRoutes(ctx, invoices, async (app) => {
     const tags = ['invoices'];
 
     app.post(
@@ -75,5 +70,5 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request) =>
         invoiceDetails(ctx.db, await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId)),
     );
-  };
+  });
 }

@@ -2,18 +2,13 @@ import { JobCreate, JobRecord, JobState, JobType } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { checkJobMember, enqueueJob, jobRecord, visibleJobs } from '../billing/jobs.js';
 import { requireAdmin } from '../http/auth.js';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
 
 /** spec: jobs, the hub's background work (admins see their account's; members none). */
 export const jobs = collection({
   table: 'jobs',
-  path: '/jobs',
-  id: 'jobId',
-  noun: 'Job',
-  nouns: 'jobs',
-  tag: 'jobs',
   record: JobRecord,
   scope: (_ctx, caller, _params, db) => visibleJobs(db, caller),
   records: (_ctx, rows) => rows.map(jobRecord),
@@ -30,8 +25,7 @@ export const jobs = collection({
  * also runs by itself every hour). Answers 202.
  */
 export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, jobs);
+  return collectionRoutes(ctx, jobs, async (app) => {
     app.post(
       '/jobs',
       {
@@ -60,5 +54,5 @@ export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAs
         return reply.code(202).send(jobRecord(job));
       },
     );
-  };
+  });
 }

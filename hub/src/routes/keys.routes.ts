@@ -8,7 +8,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { collection, ofAccount, registerCollection } from '../http/collection.js';
@@ -23,18 +23,14 @@ import {
   memberKeyRecord,
   putMemberKey,
 } from '../keys/member-keys.js';
+import { MemberParams } from '../http/params.js';
 
-const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
 /** PUT and POST of a member's key: without `type` the key keeps its type. */
 const MemberKeyChange = MemberKeyPut.extend({ type: KeyType.optional() });
 
 /** spec 4.3: key assignments (the next card tapped at a reader becomes a member's key). */
 export const keyAssignments = collection({
   table: 'key_assignments',
-  path: '/key-assignments',
-  id: 'assignmentId',
-  noun: 'Key assignment',
-  nouns: 'key assignments',
   tag: 'members',
   record: KeyAssignmentRecord,
   // Assignments are admin business: members get 403 before anything is looked up.

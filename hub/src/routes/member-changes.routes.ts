@@ -1,28 +1,19 @@
 import { MemberChangeCreate, MemberChangeRecord, MemberChangeUpdate } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, ofMember, registerCollection } from '../http/collection.js';
+import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { createMemberChange, memberChangeColumns, memberChangeRecords } from '../identity/member-changes.js';
 import type { MemberRow } from '../identity/members.js';
-import { findMember } from '../identity/members.js';
-
-const id = z.coerce.number().int().positive();
 
 /**
  * Scheduled changes of a member's data: member fields with the `date` they apply on. The hub's
  * periodic worker applies them (identity/member-changes.ts). Members see their own, admins write.
  */
 export const memberChanges = collection({
-  table: 'member_changes',
-  path: '/members/:memberId/changes',
-  id: 'changeId',
-  parent: { memberId: id },
-  noun: 'Member change',
+  ...underMember('member_changes', 'changes'),
   nouns: "a member's scheduled changes",
-  tag: 'members',
   record: MemberChangeRecord,
-  scope: ofMember('member_changes'),
   records: (ctx, rows) => memberChangeRecords(ctx.db, rows),
   list: {
     query: { state: z.enum(['scheduled', 'applied']).optional() },
@@ -37,11 +28,7 @@ export const memberChanges = collection({
   },
   create: {
     body: MemberChangeCreate,
-    insert: async (trx, { caller, body, params, at }) =>
-      createMemberChange(trx, await findMember(trx, caller, params.memberId), body, {
-        at,
-        by: caller.memberId,
-      }),
+    insert: insertForMember(createMemberChange),
   },
   update: { body: MemberChangeUpdate, columns: (body, row) => memberChangeColumns(row, body) },
   remove: {},

@@ -17,12 +17,11 @@ import {
 } from '../billing/member-credits.js';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
-import { collection, findIn, ofMember, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 
-const id = z.coerce.number().int().positive();
 const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 
 /**
@@ -30,15 +29,8 @@ const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
  * by hand; `remaining` is what is left. Members see their own, admins write.
  */
 export const memberCredits = collection({
-  table: 'member_credits',
-  path: '/members/:memberId/credits',
-  id: 'creditId',
-  parent: { memberId: id },
-  noun: 'Member credit',
-  nouns: "a member's credits",
-  tag: 'members',
+  ...underMember('member_credits', 'credits'),
   record: MemberCreditRecord,
-  scope: ofMember('member_credits'),
   records: (_ctx, rows) => rows.map(memberCreditRecord),
   list: {
     query: {
@@ -85,11 +77,7 @@ async function usesOf(ctx: HubServices, caller: Caller, params: Record<string, n
 export const creditUses = collection({
   table: 'credit_uses',
   path: '/members/:memberId/credits/:creditId/uses',
-  id: 'useId',
-  parent: { memberId: id, creditId: id },
-  noun: 'Credit use',
   nouns: "a member credit's uses",
-  tag: 'members',
   record: CreditUseRecord,
   scope: usesOf,
   records: (ctx, rows) => creditUseRecords(ctx.db, rows),
@@ -102,8 +90,7 @@ export const creditUses = collection({
 });
 
 export function memberCreditsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, memberCredits);
+  return collectionRoutes(ctx, memberCredits, async (app) => {
     registerCollection(app, ctx, creditUses as never);
-  };
+  });
 }

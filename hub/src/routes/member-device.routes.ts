@@ -8,7 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../http/auth.js';
-import { collection, ofMember, registerCollection } from '../http/collection.js';
+import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import {
   deviceChangeRecord,
@@ -18,21 +18,13 @@ import {
   putMemberDevice,
 } from '../identity/member-devices.js';
 import { findMember } from '../identity/members.js';
-
-const id = z.coerce.number().int().positive();
-const MemberParams = z.object({ memberId: id });
+import { MemberParams } from '../http/params.js';
 
 /** The history of a member's device (each PUT of the device adds one); admins may edit it. */
 export const deviceChanges = collection({
-  table: 'member_device_changes',
-  path: '/members/:memberId/device/changes',
-  id: 'changeId',
-  parent: { memberId: id },
+  ...underMember('member_device_changes', 'device/changes'),
   noun: 'Device change',
-  nouns: "a member's device changes",
-  tag: 'members',
   record: DeviceChangeRecord,
-  scope: ofMember('member_device_changes'),
   records: (_ctx, rows) => rows.map(deviceChangeRecord),
   list: {
     order: [
@@ -42,11 +34,7 @@ export const deviceChanges = collection({
   },
   create: {
     body: DeviceChangeCreate,
-    insert: async (trx, { caller, body, params, at }) =>
-      insertDeviceChange(trx, await findMember(trx, caller, params.memberId), body, {
-        at,
-        by: caller.memberId,
-      }),
+    insert: insertForMember(insertDeviceChange),
   },
   update: { body: DeviceChangeUpdate },
   remove: {},

@@ -1,25 +1,16 @@
 import { MemberPackageCreate, MemberPackageRecord, MemberPackageUpdate } from '@makerspace/shared';
-import { z } from 'zod';
 import { emitCreditsDeleted } from '../billing/member-credits.js';
 import { createMemberPackage, memberPackageChanged } from '../billing/package-billing.js';
 import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
-import { collection, ofMember } from '../http/collection.js';
+import { collection, underMember } from '../http/collection.js';
 import { findMember } from '../identity/members.js';
-
-const id = z.coerce.number().int().positive();
 
 /** Fabman's paths for the packages a member holds. */
 export const memberPackages = collection({
-  table: 'member_packages',
-  path: '/members/:memberId/packages',
+  ...underMember('member_packages', 'packages'),
   id: 'memberPackageId',
-  parent: { memberId: id },
-  noun: 'Member package',
-  nouns: "a member's packages",
-  tag: 'members',
   record: MemberPackageRecord,
   embeds: ['package'],
-  scope: ofMember('member_packages'),
   records: (ctx, rows, _caller, embed) => memberPackageRecords(ctx.db, rows, embed),
   list: {
     order: [

@@ -19,8 +19,8 @@ import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
 import { adminOnly } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
+import { MemberParams } from '../http/params.js';
 
-const MemberParams = z.object({ memberId: z.coerce.number().int().positive() });
 const none = z.undefined().describe('None written yet');
 
 /**

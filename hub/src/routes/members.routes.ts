@@ -11,7 +11,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
 import { memberEmbeds, membersWithEmbeds } from '../identity/member-embeds.js';
@@ -29,19 +29,14 @@ import {
   visibleMembers,
 } from '../identity/members.js';
 import { hotMember, hotMemberList } from './members.hot.js';
+import { MemberParams } from '../http/params.js';
 
-const IdParams = z.object({ memberId: z.coerce.number().int().positive() });
 /** Sessions of a member being deleted, read before the delete takes them along; announced after it. */
 const endedSessions = new WeakMap<object, number[]>();
 
 /** spec 4.2: members (a member sees and edits only themself; admins their account). */
 export const members = collection({
   table: 'members',
-  path: '/members',
-  id: 'memberId',
-  noun: 'Member',
-  nouns: 'members',
-  tag: 'members',
   record: MemberRecord,
   embeds: memberEmbeds,
   scope: (_ctx, caller, _params, db) => visibleMembers(db, caller),
@@ -101,12 +96,10 @@ const Privileges = z.object({ privileges: MemberPrivileges });
 
 /** spec 4.2: members, their privileges, and /user/me. */
 export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, members);
-
+  return collectionRoutes(ctx, members, async (app) => {
     app.get(
       '/members/:memberId/privileges',
-      { schema: { tags: ['members'], params: IdParams, response: { 200: Privileges } } },
+      { schema: { tags: ['members'], params: MemberParams, response: { 200: Privileges } } },
       async (request) => {
         const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
         return { privileges: row.privileges as MemberPrivileges };
@@ -115,7 +108,9 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.put(
       '/members/:memberId/privileges',
-      { schema: { tags: ['members'], params: IdParams, body: Privileges, response: { 200: Privileges } } },
+      {
+        schema: { tags: ['members'], params: MemberParams, body: Privileges, response: { 200: Privileges } },
+      },
       async (request) => {
         const caller = requireAdmin(request);
         const row = await findMember(ctx.db, caller, request.params.memberId);
@@ -130,5 +125,5 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
       return userMeRecord(row);
     });
-  };
+  });
 }

@@ -31,18 +31,12 @@ import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberPackages } from './member-packages.routes.js';
 
-const id = z.coerce.number().int().positive();
 // Who may use what follows from packages, their permissions and time rules.
 const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
 
 /** spec 4.11: packages (what members get for what they pay). */
 export const packages = collection({
   table: 'packages',
-  path: '/packages',
-  id: 'packageId',
-  noun: 'Package',
-  nouns: 'packages',
-  tag: 'packages',
   record: PackageRecord,
   scope: (_ctx, caller, _params, db) => visiblePackages(db, caller),
   records: (_ctx, rows) => rows.map(packageRecord),
@@ -85,17 +79,17 @@ const ofPackage =
     ) as unknown as SelectQueryBuilder<Database, T, object>;
   };
 
+/** The table, path (`/packages/:packageId/<segment>`) and scope (`ofPackage`) of a package's sub-collection. */
+const underPackage = <T extends 'package_credits' | 'package_permissions'>(table: T, segment: string) => ({
+  table,
+  path: `/packages/:packageId/${segment}`,
+  scope: ofPackage(table),
+});
+
 /** spec 4.11: a package's credits (amounts members get each period). */
 export const packageCredits = collection({
-  table: 'package_credits',
-  path: '/packages/:packageId/credits',
-  id: 'creditId',
-  parent: { packageId: id },
-  noun: 'Package credit',
-  nouns: "a package's credits",
-  tag: 'packages',
+  ...underPackage('package_credits', 'credits'),
   record: PackageCreditRecord,
-  scope: ofPackage('package_credits'),
   records: (_ctx, rows) => rows.map(creditRecord),
   list: {},
   // No body: a default credit (global, 0.00 a month, any resource) that the client then edits.
@@ -117,15 +111,8 @@ export const packageCredits = collection({
 
 /** spec 4.11: a package's permissions (which resources, at which times, with which discounts). */
 export const packagePermissions = collection({
-  table: 'package_permissions',
-  path: '/packages/:packageId/permissions',
-  id: 'permissionId',
-  parent: { packageId: id },
-  noun: 'Package permission',
-  nouns: "a package's permissions",
-  tag: 'packages',
+  ...underPackage('package_permissions', 'permissions'),
   record: PackagePermissionRecord,
-  scope: ofPackage('package_permissions'),
   records: (_ctx, rows) => rows.map(permissionRecord),
   list: {},
   create: {

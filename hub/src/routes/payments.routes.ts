@@ -21,18 +21,14 @@ import {
   visiblePayments,
 } from '../billing/payments.js';
 import { requireAdmin } from '../http/auth.js';
-import { collection, findIn, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
+import { pathId } from '../http/params.js';
 
 /** spec: payments (money received from members). */
 export const payments = collection({
   table: 'payments',
-  path: '/payments',
-  id: 'paymentId',
-  noun: 'Payment',
-  nouns: 'payments',
-  tag: 'payments',
   record: PaymentRecord,
   scope: (_ctx, caller, _params, db) => visiblePayments(db, caller),
   records: (ctx, rows) => paymentRecords(ctx.db, rows),
@@ -51,16 +47,14 @@ export const payments = collection({
   remove: { before: (trx, row, ctx) => releasePayment(trx, row.id, ctx.clock.now().toISOString()) },
 });
 
-const IdParams = z.object({ paymentId: z.coerce.number().int().positive() });
+const IdParams = z.object({ paymentId: pathId });
 
 /** spec: payments and payment requests. */
 export function paymentsRoutes(
   ctx: HubServices,
   provider: PaymentProvider = new ManualTransferProvider(),
 ): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, payments);
-
+  return collectionRoutes(ctx, payments, async (app) => {
     app.post(
       '/payments/:paymentId/request-payment',
       {
@@ -85,5 +79,5 @@ export function paymentsRoutes(
         return paymentRequestRecord(created);
       },
     );
-  };
+  });
 }

@@ -15,8 +15,8 @@ import {
   rotateBridgeKey,
   updateBridge,
 } from '../resources/bridges.js';
+import { ResourceParams } from '../http/params.js';
 
-const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
 const tags = ['bridges'];
 
 /** spec 4.8: a resource's bridge (the agent's record) and its API key, beside the resources collection. */
@@ -36,7 +36,13 @@ export function registerBridgeRoutes(
 
   app.get(
     '/resources/:resourceId/bridge',
-    { schema: { tags, params: IdParams, response: { 200: z.union([BridgeRecord, z.array(z.never())]) } } },
+    {
+      schema: {
+        tags,
+        params: ResourceParams,
+        response: { 200: z.union([BridgeRecord, z.array(z.never())]) },
+      },
+    },
     async (request) => {
       const bridge = await findBridge(ctx.db, (await resourceOf(request, request.params.resourceId)).id);
       return bridge ? bridgeRecord(bridge) : [];
@@ -45,7 +51,14 @@ export function registerBridgeRoutes(
 
   app.put(
     '/resources/:resourceId/bridge',
-    { schema: { tags, params: IdParams, body: BridgeUpdate.optional(), response: { 200: BridgeRecord } } },
+    {
+      schema: {
+        tags,
+        params: ResourceParams,
+        body: BridgeUpdate.optional(),
+        response: { 200: BridgeRecord },
+      },
+    },
     async (request) => {
       const { row, caller, at } = await resourceToManage(request, request.params.resourceId);
       const { rotateApiKey, ...changes } = request.body ?? {};
@@ -75,7 +88,7 @@ export function registerBridgeRoutes(
 
   app.delete(
     '/resources/:resourceId/bridge',
-    { schema: { tags, params: IdParams } },
+    { schema: { tags, params: ResourceParams } },
     async (request, reply) => {
       const { row } = await resourceToManage(request, request.params.resourceId);
       await ctx.events.transaction(async (trx) => {
@@ -90,7 +103,7 @@ export function registerBridgeRoutes(
   // Shown to superusers and to the admin who created the bridge; everyone else gets 204 (DESIGN 4).
   app.get(
     '/resources/:resourceId/bridge/api-key',
-    { schema: { tags, params: IdParams, response: { 200: BridgeApiKey, 204: z.undefined() } } },
+    { schema: { tags, params: ResourceParams, response: { 200: BridgeApiKey, 204: z.undefined() } } },
     async (request, reply) => {
       const caller = callerOf(request);
       const bridge = await findBridge(ctx.db, (await resourceOf(request, request.params.resourceId)).id);

@@ -26,11 +26,6 @@ const resolvesMember = (request?: FastifyRequest) =>
 /** spec 4.8: resource logs (who used what, when; denials with their reason). Members see their own. */
 export const resourceLogs = collection({
   table: 'resource_logs',
-  path: '/resource-logs',
-  id: 'logId',
-  noun: 'Resource log',
-  nouns: 'resource logs',
-  tag: 'resource-logs',
   record: ResourceLogRecord,
   scope: (_ctx, caller, _params, db) => visibleLogs(db, caller),
   records: (ctx, rows, _caller, _embed, request) => logRecords(ctx.db, rows, resolvesMember(request)),

@@ -1,18 +1,13 @@
 import { ResourceTypeCreate, ResourceTypeRecord, ResourceTypeUpdate } from '@makerspace/shared';
 import { insertRow } from '../db/collection-rows.js';
-import { collection, collectionRoutes, ofAccount } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 
 /** spec 4.8: resource types (laser cutters, 3D printers, ...), which packages grant by type. */
 export const resourceTypes = collection({
   table: 'resource_types',
-  path: '/resource-types',
-  id: 'typeId',
-  noun: 'Resource type',
-  nouns: 'resource types',
   tag: 'resources',
   record: ResourceTypeRecord,
-  scope: (_ctx, caller, _params, db) => ofAccount(db, 'resource_types', caller),
   records: (_ctx, rows) => rows,
   list: { search: 'name' },
   create: {

@@ -1,7 +1,7 @@
 import { ControlType, Id, ResourceCreate, ResourceRecord, ResourceUpdate } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
 import {
@@ -17,11 +17,6 @@ import { registerBridgeRoutes } from './resource-bridge.routes.js';
 /** spec 4.8: resources. Members see those visible to members; admins every one of the account. */
 export const resources = collection({
   table: 'resources',
-  path: '/resources',
-  id: 'resourceId',
-  noun: 'Resource',
-  nouns: 'resources',
-  tag: 'resources',
   record: ResourceRecord,
   embeds: ['bridge'],
   scope: (_ctx, caller, _params, db) => visibleResources(db, caller),
@@ -65,8 +60,7 @@ export const resources = collection({
 
 /** spec 4.8: resources, and their bridge and bridge API key. */
 export function resourcesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, resources);
+  return collectionRoutes(ctx, resources, async (app) => {
     registerBridgeRoutes(app, ctx, resources);
-  };
+  });
 }

@@ -7,8 +7,9 @@ import { notFound } from '../errors.js';
 import { clearSessionCookie } from '../sign-in/cookie.js';
 import { sessionRecord } from '../sign-in/sessions.js';
 import { tags } from './sign-in.support.js';
+import { pathId } from '../http/params.js';
 
-const SessionParams = z.object({ sessionId: z.coerce.number().int().positive() });
+const SessionParams = z.object({ sessionId: pathId });
 
 /** docs/SIGN-IN.md: the caller's browser sessions (list, the current one, ending them). */
 export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {

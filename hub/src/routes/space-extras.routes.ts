@@ -28,8 +28,8 @@ import {
   setCalendarToken,
   spaceOfCalendarToken,
 } from '../spaces/spaces.repository.js';
+import { SpaceParams } from '../http/params.js';
 
-const SpaceParams = z.object({ spaceId: z.coerce.number().int().positive() });
 const tags = ['spaces'];
 
 /**

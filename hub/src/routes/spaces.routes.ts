@@ -30,17 +30,11 @@ import {
 } from '../spaces/spaces.repository.js';
 import { registerSpaceExtras } from './space-extras.routes.js';
 
-const id = z.coerce.number().int().positive();
 const stampOf = (at: string, caller: { memberId: number }) => ({ at, by: caller.memberId });
 
 /** spec 4.9: spaces, with their opening hours, upcoming holidays and billing settings as embeds. */
 export const spaces = collection({
   table: 'spaces',
-  path: '/spaces',
-  id: 'spaceId',
-  noun: 'Space',
-  nouns: 'spaces',
-  tag: 'spaces',
   record: SpaceRecord,
   embeds: ['openingHours', 'holidays', 'billingSettings'],
   scope: (_ctx, caller, _params, db) => visibleSpaces(db, caller),
@@ -79,13 +73,8 @@ const spaceOf = (
 export const holidays = collection({
   table: 'holidays',
   path: '/spaces/:spaceId/holidays',
-  id: 'holidayId',
-  parent: { spaceId: id },
   // The spec spells the record's writes with the singular /space.
   aliases: [{ path: '/space/:spaceId/holidays', parts: ['update', 'remove'] }],
-  noun: 'Holiday',
-  nouns: "a space's holidays",
-  tag: 'spaces',
   record: HolidayRecord,
   scope: async (ctx, caller, params, db) => {
     const space = await spaceOf(ctx, caller, params.spaceId, db);
@@ -121,7 +110,6 @@ export const holidays = collection({
 /** spec 4.9: a space's billing settings (one per space), changed by their id. */
 export const billingSettings = collection({
   table: 'space_billing_settings',
-  path: '/space-billing-settings',
   id: 'billingSettingsId',
   noun: 'Space billing settings',
   nouns: 'space billing settings',

@@ -7,7 +7,6 @@ import {
   SwitchOnResult,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { isAdmin } from '../identity/caller.js';
@@ -17,8 +16,7 @@ import { findResource, findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
 import { stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
 import { checkCode, policyVerdict, switchOff, switchOn, switchOnFacts } from '../resources/switch-on.js';
-
-const IdParams = z.object({ resourceId: z.coerce.number().int().positive() });
+import { ResourceParams } from '../http/params.js';
 
 /** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker. */
 export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -29,7 +27,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         summary: 'Switch a resource on (a door opens for its pulse)',
         description:
           'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker); admins and owners may leave the code out. 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
-        params: IdParams,
+        params: ResourceParams,
         // No body at all (or `false`) is an admin's switch-on without a code.
         body: SwitchOnBody.nullable().optional(),
         response: { 200: SwitchOnResult },
@@ -57,7 +55,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         tags: ['switch-on'],
         summary: 'Switch a machine off and end its session',
         description: 'Allowed to the member who runs the session and to admins.',
-        params: IdParams,
+        params: ResourceParams,
       },
     };
     const switchOffHandler = async (request: any) => {
@@ -77,7 +75,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'What switch-on would answer now, without switching',
           description:
             'Runs the same access policy as switch-on for the caller at this moment and reports the verdict with its reason in words, when the reason ends (the space opens, a booking ends), the training courses that would allow the resource, and the resource’s live state. Writes no log and switches nothing. A `code` from an old QR sticker answers `staleCode`; whether any other code is right is only told by switch-on itself.',
-          params: IdParams,
+          params: ResourceParams,
           querystring: AccessCheckQuery,
           response: { 200: AccessCheck },
         },
@@ -149,7 +147,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'The printable QR sticker of a resource (admins)',
           description:
             'An SVG (default) or a 300 dpi PNG (`format=png`) with the resource’s name and a QR code of `{HUB_PUBLIC_URL}/r/{id}?c={switch-on code}`. Changing the code makes printed stickers stale. Only admins see it, since it carries the code.',
-          params: IdParams,
+          params: ResourceParams,
           querystring: StickerQuery,
           produces: ['image/svg+xml', 'image/png'],
         },

@@ -8,7 +8,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, ofAccount, ofMember, registerCollection } from '../http/collection.js';
+import { collection, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
 import { findMember } from '../identity/members.js';
@@ -25,19 +25,13 @@ import {
   refuseDeleteOfTakenCourse,
   trainingCourseRecord,
 } from '../spaces/training.repository.js';
-
-const id = z.coerce.number().int().positive();
+import { MemberParams, pathId } from '../http/params.js';
 
 /** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
 export const trainingCourses = collection({
   table: 'training_courses',
-  path: '/training-courses',
-  id: 'courseId',
-  noun: 'Training course',
-  nouns: 'training courses',
   tag: 'training',
   record: TrainingCourseRecord,
-  scope: (_ctx, caller, _params, db) => ofAccount(db, 'training_courses', caller),
   records: async (ctx, rows) => {
     const resources = await courseResources(
       ctx.db,
@@ -49,7 +43,7 @@ export const trainingCourses = collection({
     search: 'title',
     query: {
       state: z.enum(['active', 'inactive']).optional(),
-      resource: id.optional().describe('Courses that qualify for this resource'),
+      resource: pathId.optional().describe('Courses that qualify for this resource'),
     },
     where: (base, query) => {
       let q = query.state ? base.where('state', '=', query.state as string) : base;
@@ -69,15 +63,9 @@ export const trainingCourses = collection({
 
 /** spec 4.2: the trainings a member has taken. */
 export const memberTrainings = collection({
-  table: 'member_trainings',
-  path: '/members/:memberId/trainings',
-  id: 'trainingId',
-  parent: { memberId: id },
-  noun: 'Member training',
-  nouns: "a member's trainings",
+  ...underMember('member_trainings', 'trainings'),
   tag: 'training',
   record: MemberTrainingRecord,
-  scope: ofMember('member_trainings'),
   records: (_ctx, rows) => rows.map(memberTrainingRecord),
   list: {
     order: [
@@ -115,7 +103,7 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['training'],
-          params: z.object({ memberId: id }),
+          params: MemberParams,
           response: { 200: z.array(z.number()) },
         },
       },

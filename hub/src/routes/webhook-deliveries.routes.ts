@@ -5,9 +5,10 @@ import type { HubServices } from '../http/services.js';
 import { requireAdmin } from '../http/auth.js';
 import { retryDelivery } from '../webhooks/retry.js';
 import { findWebhook, findWebhookEvent } from '../webhooks/webhooks.js';
+import { pathId } from '../http/params.js';
 
 const Params = z.object({
-  webhookId: z.coerce.number().int().positive(),
+  webhookId: pathId,
   deliveryId: z.coerce
     .number()
     .int()

@@ -13,7 +13,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { requireAdmin } from '../http/auth.js';
-import { collection, registerCollection } from '../http/collection.js';
+import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam, pageParams, sendPage } from '../http/list.js';
 import { adminOnly } from '../identity/caller.js';
 import {
@@ -29,8 +29,9 @@ import {
   webhookRecord,
 } from '../webhooks/webhooks.js';
 import { sendTestEvent } from '../webhooks/worker.js';
+import { pathId } from '../http/params.js';
 
-const IdParams = z.object({ webhookId: z.coerce.number().int().positive() });
+const IdParams = z.object({ webhookId: pathId });
 
 const EventsQuery = z.object({
   limit: pageParams.limit,
@@ -47,11 +48,6 @@ const urlRules = (ctx: HubServices) => ({
 /** spec 4: webhooks (admins only; superusers see every account's). */
 export const webhooks = collection({
   table: 'webhooks',
-  path: '/webhooks',
-  id: 'webhookId',
-  noun: 'Webhook',
-  nouns: 'webhooks',
-  tag: 'webhooks',
   // Create and rotate answers carry the signing secret, shown only then.
   record: WebhookWithSecret,
   scope: (_ctx, caller, _params, db) => visibleWebhooks(db, adminOnly(caller)),
@@ -88,9 +84,7 @@ export const webhooks = collection({
 
 /** spec 4: webhooks, their recent events with every attempt, and test events. */
 export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
-  return async (app) => {
-    registerCollection(app, ctx, webhooks);
-
+  return collectionRoutes(ctx, webhooks, async (app) => {
     app.get(
       '/webhooks/:webhookId/events',
       {
@@ -126,5 +120,5 @@ export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     };
     app.post('/webhooks/:webhookId/events', { schema: testSchema }, sendTest);
     app.post('/webhooks/:webhookId/test', { schema: testSchema }, sendTest);
-  };
+  });
 }

@@ -1,18 +1,18 @@
-import type { BookingRecord, WebhookEventType } from '@makerspace/shared';
+import type { BookingRecord } from '@makerspace/shared';
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
+import { columnsOf, flags, inAccount, recordEvents, requiredRow, stampColumns } from '../db/records.js';
 import type { BookingsTable, Database, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import { chargeForBooking } from '../billing/charges.js';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
-import { accountOrOwn, flags, inAccount, pick, stamps } from './row-record.js';
+import { accountOrOwn } from './row-record.js';
 import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
 
@@ -21,7 +21,7 @@ type ResourceRow = Selectable<ResourcesTable>;
 
 export function bookingRecord(row: BookingRow): BookingRecord {
   return {
-    ...pick(row, [
+    ...columnsOf(row, [
       'id',
       'account',
       'resource',
@@ -30,7 +30,7 @@ export function bookingRecord(row: BookingRow): BookingRecord {
       'untilDateTime',
       'state',
       'notes',
-      ...stamps,
+      ...stampColumns,
     ]),
     ...flags(row, ['charged']),
   };
@@ -264,11 +264,7 @@ export async function createBooking(
   );
   // The booking fee is charged with the booking (once; chargeForBooking marks it charged).
   if (Number(resource.pricePerBooking) > 0) await chargeForBooking(trx, ctx, row.id);
-  const booking = await trx
-    .selectFrom('bookings')
-    .selectAll()
-    .where('id', '=', row.id)
-    .executeTakeFirstOrThrow();
+  const booking = await requiredRow(trx, 'bookings', row.id);
   await emitBooking(trx, 'booking_created', booking);
   return booking;
 }
@@ -293,11 +289,7 @@ export async function bookingChanges(
   change: BookingChange,
 ) {
   const privileged = isAdmin(caller);
-  const resource = await trx
-    .selectFrom('resources')
-    .selectAll()
-    .where('id', '=', current.resource)
-    .executeTakeFirstOrThrow();
+  const resource = await requiredRow(trx, 'resources', current.resource);
   const space = await spaceOf(trx, resource);
   const at = ctx.clock.now();
   const fromDateTime = change.fromDateTime ?? current.fromDateTime;
@@ -339,20 +331,8 @@ export async function bookingChanges(
   return values;
 }
 
-export function emitBooking(
-  db: Db,
-  type: Extract<WebhookEventType, `booking_${string}`>,
-  booking: BookingRow,
-) {
-  return emitEvent(db, {
-    account: booking.account,
-    type,
-    details: async () => {
-      return {
-        booking: bookingRecord(booking),
-        resource: await resourceEventRecordById(db, booking.resource),
-        member: await memberEventRecord(db, booking.member),
-      };
-    },
-  });
-}
+export const emitBooking = recordEvents<BookingRow, 'booking'>(async (db, booking) => ({
+  booking: bookingRecord(booking),
+  resource: await resourceEventRecordById(db, booking.resource),
+  member: await memberEventRecord(db, booking.member),
+}));

@@ -3,11 +3,12 @@ import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
 import { defined } from '../db/crud.js';
+import { columnsOf, flags, stampColumns } from '../db/records.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
 import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { hashToken, type TokenBox } from '../secrets.js';
-import { flags, pick, stamps, writeColumns } from './row-record.js';
+import { writeColumns } from './row-record.js';
 import { localDateTime } from './zoned-time.js';
 
 export type SpaceRow = Selectable<SpacesTable>;
@@ -38,14 +39,14 @@ const spaceFields = [
   'bookingMaxMinutesPerMemberWeek',
   'bookingExclusiveMinutes',
   'bookingTermsOfService',
-  ...stamps,
+  ...stampColumns,
 ] as const;
 
 /** The space record; the calendar token and URL only for admins (`base` = public origin). */
 export function spaceRecord(row: SpaceRow, caller: Caller, box: TokenBox, base: string): SpaceRecord {
   const token = isAdmin(caller) && row.calendarTokenEncrypted ? box.open(row.calendarTokenEncrypted) : null;
   return {
-    ...pick(row, spaceFields),
+    ...columnsOf(row, spaceFields),
     ...flags(row, ['bookingOpeningHours', 'bookingRefundable']),
     calendarToken: token,
     calendarUrl: token ? `${base}${calendarPath(token)}` : null,
@@ -176,7 +177,15 @@ export async function replaceOpeningHours(trx: Db, space: SpaceRow, hours: Openi
 // ---- holidays ----
 
 export function holidayRecord(row: HolidayRow): HolidayRecord {
-  return pick(row, ['id', 'space', 'title', 'fromDateTime', 'untilDateTime', 'affects', ...stamps]);
+  return columnsOf(row, [
+    'id',
+    'space',
+    'title',
+    'fromDateTime',
+    'untilDateTime',
+    'affects',
+    ...stampColumns,
+  ]);
 }
 
 /** The space's holidays that are not over on its wall clock at `at`. */
@@ -242,7 +251,7 @@ export function holidayChanges(row: HolidayRow, input: Partial<HolidayInput> & {
 
 export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsRecord {
   return {
-    ...pick(row, [
+    ...columnsOf(row, [
       'id',
       'space',
       'account',
@@ -262,7 +271,7 @@ export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsR
       'sepaIban',
       'sepaAccountOwnerName',
       'sepaMandateText',
-      ...stamps,
+      ...stampColumns,
     ]),
     ...flags(row, ['stripeLivemode', 'enableSepa']),
   };

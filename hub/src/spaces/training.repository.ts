@@ -2,12 +2,11 @@ import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
+import { recordEvents, recordOf } from '../db/records.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';
 import { addDays, localDate } from './zoned-time.js';
-import type { WebhookEventType } from '@makerspace/shared';
-import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
 export type TrainingCourseRow = Selectable<TrainingCoursesTable>;
@@ -31,19 +30,7 @@ export function trainingCourseRecord(row: TrainingCourseRow, resources: number[]
 }
 
 export function memberTrainingRecord(row: MemberTrainingRow) {
-  return {
-    id: row.id,
-    member: row.member,
-    trainingCourse: row.trainingCourse,
-    date: row.date,
-    fromDate: row.fromDate,
-    untilDate: row.untilDate,
-    notes: row.notes,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return recordOf(row, ['id', 'member', 'trainingCourse', 'date', 'fromDate', 'untilDate', 'notes']);
 }
 
 /** Resource ids per course, for a page of courses. */
@@ -219,20 +206,10 @@ export function defaultUntil(course: TrainingCourseRow, from: string): string | 
   }
 }
 
-export function emitMemberTraining(
-  db: Db,
-  type: Extract<WebhookEventType, `memberTraining_${string}`>,
-  row: MemberTrainingRow,
-) {
-  return emitEvent(db, {
-    account: row.account,
-    type,
-    details: async () => ({
-      memberTraining: memberTrainingRecord(row),
-      member: await memberEventRecord(db, row.member),
-    }),
-  });
-}
+export const emitMemberTraining = recordEvents<MemberTrainingRow, 'memberTraining'>(async (db, row) => ({
+  memberTraining: memberTrainingRecord(row),
+  member: await memberEventRecord(db, row.member),
+}));
 
 /** The columns of a change to a member training: the dates and notes sent, in a valid range. */
 export function memberTrainingChanges(

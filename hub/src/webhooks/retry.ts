@@ -1,5 +1,6 @@
 import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
+import { requiredRow } from '../db/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { TokenBox } from '../secrets.js';
 import type { WebhookRow } from './webhooks.js';
@@ -52,11 +53,7 @@ export async function retryDelivery(
     return 'scheduled';
   }
   // A failed test event ('test': one whose attempt never finished): send it again, once.
-  const event = await db
-    .selectFrom('webhook_events')
-    .selectAll()
-    .where('id', '=', delivery.event)
-    .executeTakeFirstOrThrow();
+  const event = await requiredRow(db, 'webhook_events', delivery.event);
   const at = iso(deps.clock);
   const result = await attemptDelivery(
     {

@@ -3,9 +3,10 @@ import type { WebhookCategory, WebhookEventRecord, WebhookRecord, WebhookState }
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
+import { columnsOf, recordOf, visibleRow } from '../db/records.js';
 import type { WebhooksTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
-import { foundOr404, ofCallersAccount, stamps } from '../identity/records.js';
+import { ofCallersAccount } from '../identity/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import { insertRow } from '../db/collection-rows.js';
@@ -15,15 +16,11 @@ export type WebhookRow = Selectable<WebhooksTable>;
 
 export function webhookRecord(row: WebhookRow): WebhookRecord {
   return {
-    id: row.id,
-    account: row.account,
-    url: row.url,
-    label: row.label,
+    ...columnsOf(row, ['id', 'account', 'url', 'label']),
     state: row.state as WebhookState,
     notes: row.notes,
     categories: parseJson<WebhookCategory[]>(row.categories) ?? [],
-    failingSince: row.failingSince,
-    ...stamps(row),
+    ...recordOf(row, ['failingSince']),
   };
 }
 
@@ -51,10 +48,7 @@ export function visibleWebhooks(db: Db, caller: Caller) {
 }
 
 export async function findWebhook(db: Db, caller: Caller, id: number): Promise<WebhookRow> {
-  return foundOr404(
-    visibleWebhooks(db, caller).selectAll().where('id', '=', id).executeTakeFirst(),
-    'Webhook',
-  );
+  return visibleRow(visibleWebhooks(db, caller), 'webhooks', id, 'Webhook');
 }
 
 export interface WebhookListQuery {

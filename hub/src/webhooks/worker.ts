@@ -100,6 +100,16 @@ export async function recordAttempt(db: Db, deliveryId: number, at: string, resu
     .execute();
 }
 
+/** A webhook's state becomes `to` when it is one of `from` (a state set by hand stays). */
+function moveState(db: Db, webhookId: number, from: string[], to: string) {
+  return db
+    .updateTable('webhooks')
+    .set({ state: to })
+    .where('id', '=', webhookId)
+    .where('state', 'in', from)
+    .execute();
+}
+
 export interface WorkerDeps {
   db: Db;
   tokens: TokenBox;
@@ -300,12 +310,7 @@ export class WebhookWorker {
           .set({ consecutiveFailures: 0, failingSince: null })
           .where('id', '=', webhookId)
           .execute();
-        await trx
-          .updateTable('webhooks')
-          .set({ state: 'active' })
-          .where('id', '=', webhookId)
-          .where('state', '=', 'failing')
-          .execute();
+        await moveState(trx, webhookId, ['failing'], 'active');
         return;
       }
       const delay = retryDelay(attempts, settings);
@@ -323,20 +328,10 @@ export class WebhookWorker {
         .executeTakeFirst();
       if (!hook) return;
       if (Date.now() - Date.parse(failingSince) >= settings.deactivateAfterMs) {
-        await trx
-          .updateTable('webhooks')
-          .set({ state: 'deactivated' })
-          .where('id', '=', webhookId)
-          .where('state', 'in', ['active', 'failing'])
-          .execute();
+        await moveState(trx, webhookId, ['active', 'failing'], 'deactivated');
         this.deps.logger.warn({ webhook: webhookId }, 'webhooks: deactivated after failing for too long');
       } else if (hook.consecutiveFailures >= settings.failingAfter) {
-        await trx
-          .updateTable('webhooks')
-          .set({ state: 'failing' })
-          .where('id', '=', webhookId)
-          .where('state', '=', 'active')
-          .execute();
+        await moveState(trx, webhookId, ['active'], 'failing');
       }
       const timer = setTimeout(() => {
         this.retryTimers.delete(timer);

@@ -80,9 +80,7 @@ export function spaces(dialect: DialectName): Migration {
             c.notNull().references('training_courses.id').onDelete('cascade'),
           )
           .addColumn('date', 'text', (c) => c.notNull())
-          .addColumn('fromDate', 'text')
-          .addColumn('untilDate', 'text')
-          .addColumn('notes', 'text'),
+          .$call(texts('fromDate', 'untilDate', 'notes')),
       ).execute();
       await index(db, 'member_trainings', ['member']);
 

@@ -12,7 +12,7 @@ export function webhooks(dialect: DialectName): Migration {
     async up(db: Kysely<any>) {
       await withStamps(
         accountTable(db, 'webhooks', dialect)
-          .addColumn('url', 'text', (c) => c.notNull())
+          .$call(required('text', 'url'))
           .addColumn('label', 'text')
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
           .addColumn('notes', 'text')

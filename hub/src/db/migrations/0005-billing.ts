@@ -13,8 +13,7 @@ export function billing(dialect: DialectName): Migration {
       await withStamps(
         accountTable(db, 'packages', dialect)
           .addColumn('name', 'text', (c) => c.notNull())
-          .addColumn('description', 'text')
-          .addColumn('notes', 'text')
+          .$call(texts('description', 'notes'))
           .addColumn('state', 'text', (c) => c.notNull().defaultTo('active'))
           .addColumn('allowsBooking', 'integer', (c) => c.notNull().defaultTo(1))
           .$call(
@@ -53,9 +52,8 @@ export function billing(dialect: DialectName): Migration {
         accountTable(db, 'member_packages', dialect)
           .addColumn('member', 'integer', cascadeTo('members.id'))
           .addColumn('package', 'integer', (c) => c.notNull().references('packages.id'))
-          .addColumn('fromDate', 'text', (c) => c.notNull())
-          .addColumn('untilDate', 'text')
-          .addColumn('notes', 'text')
+          .$call(required('text', 'fromDate'))
+          .$call(texts('untilDate', 'notes'))
           // Billing state: the setup fee was charged; recurring fees are charged up to (excluding) this date.
           .addColumn('setupCharged', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('billedUntil', 'text'),

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index, withId } from './helpers.js';
+import { cascadeTo, index, required, withId } from './helpers.js';
 
 /**
  * Switch-on codes a resource had before (old QR stickers), kept as hashes so the machine page
@@ -11,8 +11,7 @@ export function retiredCodes(dialect: DialectName): Migration {
     async up(db: Kysely<any>) {
       await withId(db.schema.createTable('retired_switch_on_codes'), dialect)
         .addColumn('resource', 'integer', cascadeTo('resources.id'))
-        .addColumn('codeHash', 'text', (c) => c.notNull())
-        .addColumn('retiredAt', 'text', (c) => c.notNull())
+        .$call(required('text', 'codeHash', 'retiredAt'))
         .execute();
       await index(db, 'retired_switch_on_codes', ['resource', 'codeHash']);
     },

@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { DialectName } from '../database.js';
-import { index, withId, withStamps } from './helpers.js';
+import { index, texts, withId, withStamps } from './helpers.js';
 
 /**
  * The member sub-resources of the commercial interface: credits an admin grants by hand (no
@@ -77,18 +77,14 @@ export function memberSubresources(dialect: DialectName): Migration {
         withId(db.schema.createTable('member_devices'), dialect)
           .addColumn('account', 'integer', account)
           .addColumn('member', 'integer', (c) => member(c).unique())
-          .addColumn('name', 'text')
-          .addColumn('details', 'text')
-          .addColumn('userAgent', 'text'),
+          .$call(texts('name', 'details', 'userAgent')),
       ).execute();
 
       await withStamps(
         withId(db.schema.createTable('member_device_changes'), dialect)
           .addColumn('account', 'integer', account)
           .addColumn('member', 'integer', member)
-          .addColumn('name', 'text')
-          .addColumn('details', 'text')
-          .addColumn('userAgent', 'text'),
+          .$call(texts('name', 'details', 'userAgent')),
       ).execute();
       await index(db, 'member_device_changes', ['member']);
 
