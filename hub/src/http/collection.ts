@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
+import { operationCatalogue } from './openapi-catalogue.js';
 import { z } from 'zod';
 import { type Db, likePattern, retryOnConflict } from '../db/crud.js';
 import { deleteRow, findRow, updateRow } from '../db/collection-rows.js';
@@ -230,18 +231,26 @@ export function insertForMember<B, R>(
   ) => insert(trx, await findMember(trx, caller, params.memberId), body, { at, by: caller.memberId });
 }
 
-type Derived = 'path' | 'id' | 'noun' | 'nouns' | 'tag' | 'parent' | 'scope';
+type Derived = 'path' | 'id' | 'noun' | 'nouns' | 'tag' | 'parent' | 'scope' | 'records';
 
-/** A collection as declared: what `collection` can derive may be left out. */
+/**
+ * A collection as declared: what `collection` can derive may be left out. Two short forms:
+ * `visible` (the rows the caller sees, from the database and the caller) for a `scope` that
+ * needs neither the path nor the context, and `toRecord` (one row to its record) for `records`
+ * that read nothing more.
+ */
 export type Declaration<T extends Table, Rec> = Omit<Collection<T, Rec>, Derived> &
-  Partial<Pick<Collection<T, Rec>, Derived>>;
+  Partial<Pick<Collection<T, Rec>, Derived>> & {
+    visible?(db: Db, caller: Caller): Scope<T>;
+    toRecord?(row: RowOf<T>): Rec;
+  };
 
 /**
  * Declares a collection, deriving what is left out: `path` and `noun` from the table
  * (`resource_types`: `/resource-types`, `Resource type`), `id` from the noun's last word (`Training course`: `courseId`), `nouns`
  * from the noun (`resource types`) or, nested, from the parent and the path's tail (`a member's
  * trainings`), `tag` from the path's first segment, `parent` from the path's `:params` (all
- * ids), and `scope` as the caller's account's rows (`ofAccount`).
+ * ids), and `scope` as the caller's account's rows (`ofAccount`) unless `visible` names them.
  */
 export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collection<T, Rec> {
   const path = d.path ?? `/${d.table.replaceAll('_', '-')}`;
@@ -268,8 +277,16 @@ export function collection<T extends Table, Rec>(d: Declaration<T, Rec>): Collec
     ...(d.parent || params.length > 0
       ? { parent: d.parent ?? Object.fromEntries(params.map((p) => [p, pathId])) }
       : {}),
-    scope: d.scope ?? ((_ctx, caller, _params, db) => ofAccount(db, d.table, caller)),
+    scope:
+      d.scope ??
+      ((_ctx, caller, _params, db) => (d.visible ? d.visible(db, caller) : ofAccount(db, d.table, caller))),
+    records: d.records ?? ((_ctx, rows) => rows.map((row) => recordFromRow(d, row))),
   };
+}
+
+function recordFromRow<T extends Table, Rec>(d: Declaration<T, Rec>, row: RowOf<T>): Rec {
+  if (!d.toRecord) throw new Error(`${d.table}: declare records or toRecord`);
+  return d.toRecord(row);
 }
 
 function allowed(caller: Caller, rule: WriteRule | undefined): Caller {
@@ -390,12 +407,18 @@ function registerAt<T extends Table>(
   const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
   const noun = c.noun.toLowerCase();
   const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
-  /** The docs of one record's operation: its tag, `Create a thing`, the description. */
-  const docs = (verb: string, description: string) => ({
-    tags,
-    summary: `${verb} ${a} ${noun}`,
-    description,
-  });
+  /**
+   * The docs of one operation: its tag, and the catalogue's summary and description where it
+   * has them (written for people), else the generated `Create a thing` and description.
+   */
+  const written = (key: string, summary: string, description: string) => {
+    const entry = operationCatalogue[key];
+    if (!entry) return { tags, summary, description };
+    const also = aka && !entry.description.includes('Also at') ? aka : '';
+    return { tags, summary: entry.summary, description: `${entry.description}${also}` };
+  };
+  const docs = (method: string, verb: string, description: string) =>
+    written(`${method} ${itemPath}`, `${verb} ${a} ${noun}`, description);
   const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
 
   if (c.list && parts.includes('list')) {
@@ -408,9 +431,11 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          tags,
-          summary: `List ${c.nouns}`,
-          description: `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
+          ...written(
+            `GET ${path}`,
+            `List ${c.nouns}`,
+            `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
+          ),
           ...(c.parent ? { params: parent } : {}),
           querystring: z.object({
             ...pageParams,
@@ -468,7 +493,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs('Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
+          ...docs('GET', 'Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
           params: withId,
           ...(c.embeds || c.recordQuery
             ? {
@@ -500,8 +525,9 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          ...docs(
-            'Create',
+          ...written(
+            `POST ${path}`,
+            `Create ${a} ${noun}`,
             `Creates ${a} ${noun}${whoWrites(create.rule)}; answers it with 201.${more(create.note)}`,
           ),
           ...(c.parent ? { params: parent } : {}),
@@ -533,6 +559,7 @@ function registerAt<T extends Table>(
       {
         schema: {
           ...docs(
+            'PUT',
             'Update',
             `Changes the fields sent${whoWrites(update.rule)}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
           ),
@@ -552,7 +579,11 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs('Delete', `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`),
+          ...docs(
+            'DELETE',
+            'Delete',
+            `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`,
+          ),
           params: withId,
         },
       },

@@ -13,8 +13,8 @@ import { pathId } from '../http/params.js';
 export const accounts = collection({
   table: 'accounts',
   record: AccountRecord,
-  scope: (_ctx, caller, _params, db) => visibleAccounts(db, caller),
-  records: (_ctx, rows) => rows.map(accountRecord),
+  visible: visibleAccounts,
+  toRecord: accountRecord,
   list: { search: 'name' },
   // Owners and admins change their account's name, locale and billing contact.
   update: {

@@ -16,8 +16,8 @@ export const apiKeys = collection({
   id: 'apiKeyId',
   noun: 'API key',
   record: ApiKeyRecord,
-  scope: (_ctx, caller, _params, db) => visibleApiKeys(db, caller),
-  records: (_ctx, rows) => rows.map(apiKeyRecord),
+  visible: visibleApiKeys,
+  toRecord: apiKeyRecord,
   list: { search: 'label', equals: { member: Id.optional() } },
   create: {
     body: ApiKeyCreate,

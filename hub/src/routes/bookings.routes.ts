@@ -25,8 +25,8 @@ const refusals =
 export const bookings = collection({
   table: 'bookings',
   record: BookingRecord,
-  scope: (_ctx, caller, _params, db) => visibleBookings(db, caller),
-  records: (_ctx, rows) => rows.map(bookingRecord),
+  visible: visibleBookings,
+  toRecord: bookingRecord,
   list: {
     equals: { resource: Id.optional(), member: Id.optional(), state: BookingState.optional() },
     query: {

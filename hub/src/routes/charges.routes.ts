@@ -18,8 +18,8 @@ import { billingList } from './billing-lists.js';
 export const charges = collection({
   table: 'charges',
   record: ChargeRecord,
-  scope: (_ctx, caller, _params, db) => visibleCharges(db, caller),
-  records: (_ctx, rows) => rows.map(chargeRecord),
+  visible: visibleCharges,
+  toRecord: chargeRecord,
   list: billingList(chargeFilterParams, filterCharges, 'dateTime'),
   create: {
     body: ChargeCreate,

@@ -28,7 +28,7 @@ export const invoices = collection({
   table: 'invoices',
   record: InvoiceRecord,
   embeds: ['details'],
-  scope: (_ctx, caller, _params, db) => visibleInvoices(db, caller),
+  visible: visibleInvoices,
   records: (ctx, rows, _caller, embed) => invoiceRecords(ctx.db, rows, embed),
   list: billingList(invoiceFilterParams, filterInvoices),
   create: {

@@ -10,8 +10,8 @@ import type { HubServices } from '../http/services.js';
 export const jobs = collection({
   table: 'jobs',
   record: JobRecord,
-  scope: (_ctx, caller, _params, db) => visibleJobs(db, caller),
-  records: (_ctx, rows) => rows.map(jobRecord),
+  visible: visibleJobs,
+  toRecord: jobRecord,
   list: {
     equals: { type: JobType.optional(), state: JobState.optional() },
     query: { order: orderParam.default('desc') },

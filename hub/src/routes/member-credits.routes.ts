@@ -31,7 +31,7 @@ const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 export const memberCredits = collection({
   ...underMember('member_credits', 'credits'),
   record: MemberCreditRecord,
-  records: (_ctx, rows) => rows.map(memberCreditRecord),
+  toRecord: memberCreditRecord,
   list: {
     query: {
       current: z.enum(['true', 'false']).optional().describe("true: only credits of today's period"),

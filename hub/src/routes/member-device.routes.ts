@@ -25,7 +25,7 @@ export const deviceChanges = collection({
   ...underMember('member_device_changes', 'device/changes'),
   noun: 'Device change',
   record: DeviceChangeRecord,
-  records: (_ctx, rows) => rows.map(deviceChangeRecord),
+  toRecord: deviceChangeRecord,
   list: {
     order: [
       ['createdAt', 'desc'],

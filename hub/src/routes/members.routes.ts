@@ -39,7 +39,7 @@ export const members = collection({
   table: 'members',
   record: MemberRecord,
   embeds: memberEmbeds,
-  scope: (_ctx, caller, _params, db) => visibleMembers(db, caller),
+  visible: visibleMembers,
   records: (ctx, rows, _caller, embed) => membersWithEmbeds(ctx.db, rows, embed, ctx.clock.now()),
   list: {
     query: {

@@ -38,8 +38,8 @@ const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events
 export const packages = collection({
   table: 'packages',
   record: PackageRecord,
-  scope: (_ctx, caller, _params, db) => visiblePackages(db, caller),
-  records: (_ctx, rows) => rows.map(packageRecord),
+  visible: visiblePackages,
+  toRecord: packageRecord,
   list: {
     search: 'name',
     query: { state: z.enum(['active', 'archived']).optional() },
@@ -90,7 +90,7 @@ const underPackage = <T extends 'package_credits' | 'package_permissions'>(table
 export const packageCredits = collection({
   ...underPackage('package_credits', 'credits'),
   record: PackageCreditRecord,
-  records: (_ctx, rows) => rows.map(creditRecord),
+  toRecord: creditRecord,
   list: {},
   // No body: a default credit (global, 0.00 a month, any resource) that the client then edits.
   create: {
@@ -113,7 +113,7 @@ export const packageCredits = collection({
 export const packagePermissions = collection({
   ...underPackage('package_permissions', 'permissions'),
   record: PackagePermissionRecord,
-  records: (_ctx, rows) => rows.map(permissionRecord),
+  toRecord: permissionRecord,
   list: {},
   create: {
     body: PackagePermissionCreate,

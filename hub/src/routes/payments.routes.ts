@@ -30,7 +30,7 @@ import { pathId } from '../http/params.js';
 export const payments = collection({
   table: 'payments',
   record: PaymentRecord,
-  scope: (_ctx, caller, _params, db) => visiblePayments(db, caller),
+  visible: visiblePayments,
   records: (ctx, rows) => paymentRecords(ctx.db, rows),
   list: billingList(paymentFilterParams, filterPayments),
   create: {

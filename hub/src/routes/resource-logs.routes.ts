@@ -27,7 +27,7 @@ const resolvesMember = (request?: FastifyRequest) =>
 export const resourceLogs = collection({
   table: 'resource_logs',
   record: ResourceLogRecord,
-  scope: (_ctx, caller, _params, db) => visibleLogs(db, caller),
+  visible: visibleLogs,
   records: (ctx, rows, _caller, _embed, request) => logRecords(ctx.db, rows, resolvesMember(request)),
   recordQuery: {
     resolve: z

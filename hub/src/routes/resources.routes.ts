@@ -19,7 +19,7 @@ export const resources = collection({
   table: 'resources',
   record: ResourceRecord,
   embeds: ['bridge'],
-  scope: (_ctx, caller, _params, db) => visibleResources(db, caller),
+  visible: visibleResources,
   records: (ctx, rows, caller, embed) => resourceRecords(ctx, rows, caller, embed),
   list: {
     search: 'name',

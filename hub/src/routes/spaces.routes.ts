@@ -37,7 +37,7 @@ export const spaces = collection({
   table: 'spaces',
   record: SpaceRecord,
   embeds: ['openingHours', 'holidays', 'billingSettings'],
-  scope: (_ctx, caller, _params, db) => visibleSpaces(db, caller),
+  visible: visibleSpaces,
   records: (ctx, rows, caller, embed, request) => {
     // Absolute calendar links: HUB_PUBLIC_URL, else the request's own origin.
     const origin = request ? publicOrigin(ctx.publicUrl, request) : (ctx.publicUrl ?? '');
@@ -80,7 +80,7 @@ export const holidays = collection({
     const space = await spaceOf(ctx, caller, params.spaceId, db);
     return ofAccount(db, 'holidays', caller).where('holidays.space', '=', space.id);
   },
-  records: (_ctx, rows) => rows.map(holidayRecord),
+  toRecord: holidayRecord,
   list: {
     note: 'Upcoming holidays (`past=true` also those that ended), by start.',
     search: 'title',
@@ -115,8 +115,8 @@ export const billingSettings = collection({
   nouns: 'space billing settings',
   tag: 'spaces',
   record: BillingSettingsRecord,
-  scope: (_ctx, caller, _params, db) => visibleBillingSettings(db, caller),
-  records: (_ctx, rows) => rows.map(billingSettingsRecord),
+  visible: visibleBillingSettings,
+  toRecord: billingSettingsRecord,
   update: { body: BillingSettingsUpdate, columns: (body) => billingColumns(body) },
 });
 

@@ -66,7 +66,7 @@ export const memberTrainings = collection({
   ...underMember('member_trainings', 'trainings'),
   tag: 'training',
   record: MemberTrainingRecord,
-  records: (_ctx, rows) => rows.map(memberTrainingRecord),
+  toRecord: memberTrainingRecord,
   list: {
     order: [
       ['date', 'desc'],

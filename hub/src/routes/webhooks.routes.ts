@@ -51,7 +51,7 @@ export const webhooks = collection({
   // Create and rotate answers carry the signing secret, shown only then.
   record: WebhookWithSecret,
   scope: (_ctx, caller, _params, db) => visibleWebhooks(db, adminOnly(caller)),
-  records: (_ctx, rows) => rows.map(webhookRecord),
+  toRecord: webhookRecord,
   list: {
     rule: 'admin',
     query: {
