@@ -193,6 +193,34 @@ function errorSchema(): Json {
   };
 }
 
+const successWords: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted: queued, done in the background',
+  '204': 'Done; no content',
+};
+
+/**
+ * Success answers in words instead of the framework's "Default Response", naming the record they
+ * carry. A delete that declares no answer answers 204 with no content (every delete of the API
+ * does), not the 200 the framework assumes.
+ */
+function describeSuccess(method: string, op: Json): void {
+  for (const [status, response] of Object.entries<Json>(op.responses)) {
+    if (!status.startsWith('2') || response.description !== 'Default Response') continue;
+    const schema = response.content?.['application/json']?.schema;
+    if (method === 'delete' && status === '200' && !schema) {
+      delete op.responses[status];
+      op.responses['204'] = { description: 'Deleted; no content' };
+      continue;
+    }
+    const ref: string | undefined = schema?.$ref ?? schema?.items?.$ref;
+    const name = ref?.split('/').pop();
+    const what = name ? (schema?.type === 'array' ? `: a page of ${name}s` : `: the ${name}`) : '';
+    response.description = `${successWords[status] ?? 'Success'}${what}`;
+  }
+}
+
 /** Fills summaries, descriptions, body examples and error answers into the document (in place). */
 export function completeDocument(
   doc: Json,
@@ -215,6 +243,7 @@ export function completeDocument(
         media.example = entry.body;
     }
     op.responses ??= {};
+    describeSuccess(method, op);
     const reasons = errorReasons(method, op, entry);
     for (const status of [...reasons.keys()].sort((a, b) => a - b)) {
       if (op.responses[status]) continue;
