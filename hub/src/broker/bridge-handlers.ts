@@ -2,7 +2,7 @@ import { inAccount } from '../db/records.js';
 import { logStorageFailure } from '../db/storage-errors.js';
 import type { BridgeMessage, CommandReply, DownTopicName, LogItem, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
-import { type Db, now } from '../db/crud.js';
+import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
 import { keyByCard } from '../keys/member-keys.js';
@@ -152,7 +152,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
 
   const table: { [N in UpTopicName]: (resourceId: number, message: BridgeMessage<N>) => Promise<void> } = {
     async status(resourceId, message) {
-      const at = now();
+      const at = ctx.clock.now().toISOString();
       if (message.online) {
         await ctx.db
           .updateTable('bridges')
@@ -177,7 +177,11 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     async state(resourceId, message) {
       await ctx.db
         .updateTable('bridges')
-        .set({ inUse: message.relay === 'on' ? 1 : 0, relaySince: message.since, lastSeenAt: now() })
+        .set({
+          inUse: message.relay === 'on' ? 1 : 0,
+          relaySince: message.since,
+          lastSeenAt: ctx.clock.now().toISOString(),
+        })
         .where('resource', '=', resourceId)
         .execute();
       ctx.signals.changed(resourceId);
@@ -209,7 +213,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     markOnline(resourceId, claim) {
       track(resourceId, async () => {
         await claim?.();
-        const at = now();
+        const at = ctx.clock.now().toISOString();
         await ctx.db
           .updateTable('bridges')
           .set({ offline: 0, lastSeenAt: at, updatedAt: at })
@@ -226,7 +230,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
         if (release && !(await release())) return;
         await ctx.db
           .updateTable('bridges')
-          .set({ offline: 1, inUse: 0, updatedAt: now() })
+          .set({ offline: 1, inUse: 0, updatedAt: ctx.clock.now().toISOString() })
           .where('resource', '=', resourceId)
           .execute();
         ctx.signals.changed(resourceId);
