@@ -59,8 +59,9 @@ export async function ingestLogs(
           idleDurationSeconds: item.idleDurationSeconds ?? null,
           clientId: item.id,
           offline: item.offline,
+          updatedAt: ctx.clock.now().toISOString(),
         });
-        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item);
+        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item, ctx.clock.now());
       } else {
         const log = await sessionLog(trx, resource.id, item.sessionId);
         if (log !== null) {
@@ -68,6 +69,7 @@ export async function ingestLogs(
             stoppedAt: item.stoppedAt,
             stopType: item.stopType,
             idleDurationSeconds: item.idleDurationSeconds ?? null,
+            at: ctx.clock.now().toISOString(),
           });
           if (stoppedNow) {
             stopped.push(log);
@@ -89,7 +91,7 @@ export async function ingestLogs(
  * The agent decided a tap offline after the hub had written its own (too late) answer under the
  * same tap id: what the relay did is the agent's decision, so the one log tells that.
  */
-async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }) {
+async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }, at: Date) {
   const row = await db
     .selectFrom('resource_logs')
     .select(['id', 'offline'])
@@ -103,6 +105,7 @@ async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { k
     stoppedAt: item.stoppedAt ?? null,
     stopType: item.stopType ?? null,
     notes: item.notes ?? 'Decided by the bridge offline: the hub answered too late',
+    at: at.toISOString(),
   });
   await db.updateTable('resource_logs').set({ offline: 1 }).where('id', '=', row.id).execute();
 }
