@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
+import { bool, defined, isUniqueViolation, parseJson } from '../db/crud.js';
 import { columnsOf, recordEvents, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
@@ -63,13 +63,13 @@ export interface NewCharge {
   feeKey?: string | null;
   calculated: boolean;
   updatedBy: number | null;
-  /** When it is written, from the hub's clock (callers outside billing may leave it out). */
-  at?: string;
+  /** When it is written, from the hub's clock. */
+  at: string;
 }
 
 /** Inserts a charge and emits charge_created with `db` (pass the transaction of the change). */
 export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
-  const at = c.at ?? now();
+  const at = c.at;
   const row = await db
     .insertInto('charges')
     .values({
@@ -148,6 +148,7 @@ export async function createCharge(
       memberPackage: input.memberPackage,
       calculated: false,
       updatedBy: caller.memberId,
+      at: at.toISOString(),
     });
   } catch (err) {
     if (isUniqueViolation(err))
@@ -217,7 +218,7 @@ export async function spendCredits(
   target: CreditTarget,
   wanted: Amount,
   use: { resourceLog?: number; booking?: number },
-  at: string = now(),
+  at: string,
 ): Promise<Amount> {
   if (wanted <= 0n) return 0n;
   const credits = await db

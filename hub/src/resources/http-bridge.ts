@@ -366,6 +366,7 @@ export async function httpStop(
             feeKey: `bridgeCharge:${log.id}`,
             calculated: false,
             updatedBy: null,
+            at,
           });
         }
       }
