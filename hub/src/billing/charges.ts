@@ -45,9 +45,11 @@ export const visibleCharges = (db: Db, caller: Caller) => visibleIn(db, 'charges
 export async function memberTaxPercent(
   db: Db,
   member: { space: number; taxExempt: number },
+  /** The hub clock's time: stamps the space's settings row if it has none yet. */
+  at: string,
 ): Promise<string> {
   if (member.taxExempt === 1) return '0';
-  return (await billingSettingsFor(db, member.space)).taxPercent;
+  return (await billingSettingsFor(db, member.space, { at })).taxPercent;
 }
 
 export interface NewCharge {
@@ -142,7 +144,7 @@ export async function createCharge(
       dateTime: input.dateTime ? new Date(input.dateTime).toISOString() : at.toISOString(),
       description: input.description,
       price: parseMoney(input.price),
-      taxPercent: input.taxPercent ?? (await memberTaxPercent(db, member)),
+      taxPercent: input.taxPercent ?? (await memberTaxPercent(db, member, at.toISOString())),
       booking: input.booking,
       resourceLog: input.resourceLog,
       memberPackage: input.memberPackage,
@@ -344,7 +346,7 @@ async function billUse(
           member: member.id,
           ...bill.charge,
           price: rest,
-          taxPercent: await memberTaxPercent(trx, member),
+          taxPercent: await memberTaxPercent(trx, member, at),
           ...use,
           memberPackage: permission?.memberPackage ?? null,
           calculated: true,

@@ -360,7 +360,7 @@ export async function httpStop(
             dateTime: at,
             description: `${resource.name}: ${what}`,
             price,
-            taxPercent: await memberTaxPercent(trx, member),
+            taxPercent: await memberTaxPercent(trx, member, at),
             resourceLog: log.id,
             // One bridge charge per session, whatever the bridge resends.
             feeKey: `bridgeCharge:${log.id}`,
