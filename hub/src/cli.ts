@@ -172,12 +172,17 @@ async function createTokenForMember(
     ]);
   const [m] = found;
   if (m.state !== 'active') throw new ConfigError('token', [`member ${m.id} is not active`]);
-  const { row, token } = await insertApiKey(db, box, {
-    account: m.account,
-    member: m.id,
-    label: values.label ?? 'issued with makerspace-hub token create',
-    createdBy: null,
-  });
+  const { row, token } = await insertApiKey(
+    db,
+    box,
+    {
+      account: m.account,
+      member: m.id,
+      label: values.label ?? 'issued with makerspace-hub token create',
+      createdBy: null,
+    },
+    new Date().toISOString(),
+  ); // the CLI has no hub context: the system clock, taken once
   return { accountId: m.account, memberId: m.id, apiKeyId: row.id, token };
 }
 

@@ -133,7 +133,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       signals: new ResourceSignals(),
       metrics: new HubMetrics(),
       metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,
-      events: new EventBus(storage.db),
+      events: new EventBus(storage.db, clock),
       webhooks: {
         ...defaultWebhookSettings,
         ...settings.webhookTuning,

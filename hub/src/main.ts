@@ -82,11 +82,16 @@ async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<num
 
   const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
   if (accounts.length === 0) {
-    const created = await createAccountWithOwner(ctx.db, ctx.tokens, {
-      accountName: 'My makerspace',
-      emailAddress: process.env.HUB_OWNER_EMAIL ?? 'owner@makerspace.invalid',
-      timezone: process.env.TZ?.includes('/') ? process.env.TZ : 'UTC',
-    });
+    const created = await createAccountWithOwner(
+      ctx.db,
+      ctx.tokens,
+      {
+        accountName: 'My makerspace',
+        emailAddress: process.env.HUB_OWNER_EMAIL ?? 'owner@makerspace.invalid',
+        timezone: process.env.TZ?.includes('/') ? process.env.TZ : 'UTC',
+      },
+      ctx.clock.now().toISOString(),
+    );
     const file = writeFirstToken(settings.dataDir, created.token);
     logger.info(
       { accountId: created.accountId, memberId: created.memberId, tokenFile: file },

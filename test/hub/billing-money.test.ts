@@ -105,6 +105,7 @@ describe('billing properties on the database', () => {
               taxPercent: tax,
               calculated: false,
               updatedBy: null,
+              at: new Date().toISOString(),
             });
           }
           const invoice = await t.hub.ctx.db
@@ -181,6 +182,7 @@ describe('billing properties on the database', () => {
               { resource, scope: 'usage', date: '2026-02-01' },
               wanted,
               {},
+              new Date().toISOString(),
             );
             expect(got >= 0n && got <= wanted).toBe(true);
             taken += got;

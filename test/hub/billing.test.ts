@@ -78,7 +78,9 @@ describeEachDialect('billing: packages, policy rules, charges, invoices, payment
       .set({ timezone: 'Europe/Vienna' })
       .where('id', '=', t.owner.spaceId)
       .execute();
-    const settings = await billingSettingsFor(db, t.owner.spaceId);
+    const settings = await billingSettingsFor(db, t.owner.spaceId, {
+      at: t.hub.ctx.clock.now().toISOString(),
+    });
     await (db as any)
       .updateTable('space_billing_settings')
       .set({ taxPercent: '20', invoiceNumberPrefix: 'INV-', nextInvoiceNumber: 7 })

@@ -342,3 +342,26 @@ describe('a duplicate device (the same bridge key on two devices) is visible and
     await eventually(() => holders[4].closed(), 5_000, 'the dead connection closed');
   });
 });
+
+describe("the broker stamps a bridge's rows with the hub's clock", () => {
+  it("a connect writes the fake clock's time as the bridge's lastSeenAt, not the system time", async () => {
+    const h = await hubWithLog();
+    const { id, apiKey } = await h.bridge();
+    h.clock.advance(1_234);
+    expect(await h.outcome(h.client('tcp', id, apiKey))).toBe('connected');
+    const row = await eventually(
+      async () => {
+        const r = await h.t.hub.ctx.db
+          .selectFrom('bridges')
+          .select(['lastSeenAt', 'updatedAt', 'offline'])
+          .where('resource', '=', id)
+          .executeTakeFirst();
+        return r?.offline === 0 ? r : undefined;
+      },
+      5_000,
+      'the bridge marked online',
+    );
+    expect(row.lastSeenAt).toBe('2026-11-23T10:00:01.234Z');
+    expect(row.updatedAt).toBe('2026-11-23T10:00:01.234Z');
+  });
+});

@@ -327,6 +327,7 @@ describeEachDialect('bridge trust: identity, revocation, presence, offline keys,
         type: 'allowed',
         member: t.owner.memberId,
         createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
       });
       const command = { id: `c-${log.id}`, type: 'switchOn', maxDuration: null };
       await t.hub.ctx.db
@@ -390,6 +391,7 @@ describeEachDialect('bridge trust: identity, revocation, presence, offline keys,
         type: 'allowed',
         member: t.owner.memberId,
         createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
       });
       const switched = await leftByACrash(machine);
       const agent = await reconnect(machine, { relay: 'on', sessionId: String(switched) }, false);

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { bool, defined, isUniqueViolation, now, parseJson } from '../db/crud.js';
+import { bool, defined, isUniqueViolation, parseJson } from '../db/crud.js';
 import { columnsOf, recordEvents, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
@@ -45,9 +45,11 @@ export const visibleCharges = (db: Db, caller: Caller) => visibleIn(db, 'charges
 export async function memberTaxPercent(
   db: Db,
   member: { space: number; taxExempt: number },
+  /** The hub clock's time: stamps the space's settings row if it has none yet. */
+  at: string,
 ): Promise<string> {
   if (member.taxExempt === 1) return '0';
-  return (await billingSettingsFor(db, member.space)).taxPercent;
+  return (await billingSettingsFor(db, member.space, { at })).taxPercent;
 }
 
 export interface NewCharge {
@@ -63,13 +65,13 @@ export interface NewCharge {
   feeKey?: string | null;
   calculated: boolean;
   updatedBy: number | null;
-  /** When it is written, from the hub's clock (callers outside billing may leave it out). */
-  at?: string;
+  /** When it is written, from the hub's clock. */
+  at: string;
 }
 
 /** Inserts a charge and emits charge_created with `db` (pass the transaction of the change). */
 export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
-  const at = c.at ?? now();
+  const at = c.at;
   const row = await db
     .insertInto('charges')
     .values({
@@ -142,12 +144,13 @@ export async function createCharge(
       dateTime: input.dateTime ? new Date(input.dateTime).toISOString() : at.toISOString(),
       description: input.description,
       price: parseMoney(input.price),
-      taxPercent: input.taxPercent ?? (await memberTaxPercent(db, member)),
+      taxPercent: input.taxPercent ?? (await memberTaxPercent(db, member, at.toISOString())),
       booking: input.booking,
       resourceLog: input.resourceLog,
       memberPackage: input.memberPackage,
       calculated: false,
       updatedBy: caller.memberId,
+      at: at.toISOString(),
     });
   } catch (err) {
     if (isUniqueViolation(err))
@@ -217,7 +220,7 @@ export async function spendCredits(
   target: CreditTarget,
   wanted: Amount,
   use: { resourceLog?: number; booking?: number },
-  at: string = now(),
+  at: string,
 ): Promise<Amount> {
   if (wanted <= 0n) return 0n;
   const credits = await db
@@ -343,7 +346,7 @@ async function billUse(
           member: member.id,
           ...bill.charge,
           price: rest,
-          taxPercent: await memberTaxPercent(trx, member),
+          taxPercent: await memberTaxPercent(trx, member, at),
           ...use,
           memberPackage: permission?.memberPackage ?? null,
           calculated: true,

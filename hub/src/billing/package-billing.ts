@@ -90,7 +90,7 @@ export async function billMemberPackage(
   const pkg = await rowById(db, 'packages', mp.package);
   const member = await rowById(db, 'members', mp.member);
   if (!pkg || !member) return result;
-  const taxPercent = await memberTaxPercent(db, member);
+  const taxPercent = await memberTaxPercent(db, member, stamp);
   const chargeFee = async (feeKey: string, description: string, price: bigint, dateTime: string) => {
     const exists = await db
       .selectFrom('charges')

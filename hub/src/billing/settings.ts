@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
-import { now } from '../db/crud.js';
 
 /** The billing settings of a space that billing reads (space_billing_settings, migration 0003). */
 export interface BillingSettings {
@@ -27,7 +26,7 @@ export interface BillingSettings {
 export async function billingSettingsFor(
   db: Db,
   spaceId: number,
-  options: { forUpdate?: boolean; at?: string } = {},
+  options: { forUpdate?: boolean; at: string },
 ): Promise<BillingSettings> {
   const anyDb = db as unknown as Kysely<any>;
   const read = async () => {
@@ -43,7 +42,7 @@ export async function billingSettingsFor(
     .where('id', '=', spaceId)
     .executeTakeFirst();
   if (!space) throw new Error(`Space ${spaceId} does not exist`);
-  const at = options.at ?? now(); // the hub clock's time where the caller has it
+  const at = options.at;
   await anyDb
     .insertInto('space_billing_settings')
     .values({ space: space.id, account: space.account, createdAt: at, updatedAt: at })

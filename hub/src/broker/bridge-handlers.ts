@@ -2,7 +2,7 @@ import { inAccount } from '../db/records.js';
 import { logStorageFailure } from '../db/storage-errors.js';
 import type { BridgeMessage, CommandReply, DownTopicName, LogItem, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
-import { type Db, now } from '../db/crud.js';
+import type { Db } from '../db/crud.js';
 import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
 import { keyByCard } from '../keys/member-keys.js';
@@ -59,8 +59,9 @@ export async function ingestLogs(
           idleDurationSeconds: item.idleDurationSeconds ?? null,
           clientId: item.id,
           offline: item.offline,
+          updatedAt: ctx.clock.now().toISOString(),
         });
-        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item);
+        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item, ctx.clock.now());
       } else {
         const log = await sessionLog(trx, resource.id, item.sessionId);
         if (log !== null) {
@@ -68,6 +69,7 @@ export async function ingestLogs(
             stoppedAt: item.stoppedAt,
             stopType: item.stopType,
             idleDurationSeconds: item.idleDurationSeconds ?? null,
+            at: ctx.clock.now().toISOString(),
           });
           if (stoppedNow) {
             stopped.push(log);
@@ -89,7 +91,7 @@ export async function ingestLogs(
  * The agent decided a tap offline after the hub had written its own (too late) answer under the
  * same tap id: what the relay did is the agent's decision, so the one log tells that.
  */
-async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }) {
+async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }, at: Date) {
   const row = await db
     .selectFrom('resource_logs')
     .select(['id', 'offline'])
@@ -103,6 +105,7 @@ async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { k
     stoppedAt: item.stoppedAt ?? null,
     stopType: item.stopType ?? null,
     notes: item.notes ?? 'Decided by the bridge offline: the hub answered too late',
+    at: at.toISOString(),
   });
   await db.updateTable('resource_logs').set({ offline: 1 }).where('id', '=', row.id).execute();
 }
@@ -152,7 +155,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
 
   const table: { [N in UpTopicName]: (resourceId: number, message: BridgeMessage<N>) => Promise<void> } = {
     async status(resourceId, message) {
-      const at = now();
+      const at = ctx.clock.now().toISOString();
       if (message.online) {
         await ctx.db
           .updateTable('bridges')
@@ -177,7 +180,11 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     async state(resourceId, message) {
       await ctx.db
         .updateTable('bridges')
-        .set({ inUse: message.relay === 'on' ? 1 : 0, relaySince: message.since, lastSeenAt: now() })
+        .set({
+          inUse: message.relay === 'on' ? 1 : 0,
+          relaySince: message.since,
+          lastSeenAt: ctx.clock.now().toISOString(),
+        })
         .where('resource', '=', resourceId)
         .execute();
       ctx.signals.changed(resourceId);
@@ -209,7 +216,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     markOnline(resourceId, claim) {
       track(resourceId, async () => {
         await claim?.();
-        const at = now();
+        const at = ctx.clock.now().toISOString();
         await ctx.db
           .updateTable('bridges')
           .set({ offline: 0, lastSeenAt: at, updatedAt: at })
@@ -226,7 +233,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
         if (release && !(await release())) return;
         await ctx.db
           .updateTable('bridges')
-          .set({ offline: 1, inUse: 0, updatedAt: now() })
+          .set({ offline: 1, inUse: 0, updatedAt: ctx.clock.now().toISOString() })
           .where('resource', '=', resourceId)
           .execute();
         ctx.signals.changed(resourceId);

@@ -1,12 +1,7 @@
 import type { Kysely } from 'kysely';
-import { updateRow } from './collection-rows.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
-
-export function now(): string {
-  return new Date().toISOString();
-}
 
 /** Booleans are stored as 0/1 in both dialects; records show them as true/false. */
 export const bool = (v: unknown): boolean => v === 1 || v === true || v === '1';
@@ -29,18 +24,6 @@ export function defined<T extends Record<string, unknown>>(values: T): Partial<T
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) if (v !== undefined) out[k] = v;
   return out as Partial<T>;
-}
-
-/** Updates one row under optimistic locking, stamped now (see updateRow). */
-export function updateLocked(
-  db: Db,
-  table: keyof Database & string,
-  id: number,
-  lockVersion: number,
-  values: Record<string, unknown>,
-  updatedBy: number | null,
-): Promise<void> {
-  return updateRow(db, table, id, lockVersion, values, { at: now(), by: updatedBy });
 }
 
 /** Is this error a unique-constraint violation (SQLite or PostgreSQL)? */

@@ -1,7 +1,7 @@
 import type { WebhookCategory, WebhookEventType } from '@makerspace/shared';
 import { webhookCategories } from '@makerspace/shared';
 import type { Db } from './crud.js';
-import { now, parseJson } from './crud.js';
+import { parseJson } from './crud.js';
 import { rawRows } from './fast-reads.js';
 
 export interface EventInput {
@@ -39,7 +39,8 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
   );
   const targets = hooks.filter((h) => parseJson<string[]>(h.categories)?.includes(category));
   if (targets.length === 0) return null;
-  const createdAt = now();
+  // The hub's clock when the bus runs the transaction; the system's for a write outside it.
+  const createdAt = (clockOf.get(trx)?.now() ?? new Date()).toISOString();
   const details = typeof input.details === 'function' ? await input.details() : input.details;
   const event = await insertEvent(trx, { ...input, details }, createdAt);
   await trx
@@ -51,7 +52,8 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
         event: event,
         state: 'pending',
         attempts: 0,
-        nextAttemptAt: createdAt,
+        // Delivery timing is the worker's, on the system clock (webhooks/worker.ts).
+        nextAttemptAt: new Date().toISOString(),
         createdAt,
       })),
     )
@@ -62,7 +64,7 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
 export async function insertEvent(
   db: Db,
   input: EventInput & { details: Record<string, unknown> },
-  createdAt = now(),
+  createdAt: string,
 ): Promise<number> {
   const row = await db
     .insertInto('webhook_events')
@@ -81,6 +83,9 @@ const accessTypes = /^(member|memberKey|memberPackage|memberTraining)_/;
  * notes them, the bus announces them after the commit (a rolled-back change announces nothing).
  */
 const accessChangesOf = new WeakMap<Db, Set<number>>();
+
+/** The clock of the bus running a transaction (the hub's), by transaction: events take their time from it. */
+const clockOf = new WeakMap<Db, { now(): Date }>();
 
 /** Events written so far by this process: a transaction that wrote none need not wake the worker. */
 let eventsStored = 0;
@@ -102,7 +107,11 @@ export class EventBus {
   private queue: QueuedWork[] = [];
   private flushing = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The hub's clock (a structural type: storage imports no area): stamps the events. */
+    private readonly clock: { now(): Date } = { now: () => new Date() },
+  ) {}
 
   /**
    * Like transaction(), but small writes that arrive together share one transaction (group
@@ -154,6 +163,7 @@ export class EventBus {
     const changed = new Set<number>();
     const result = await this.db.transaction().execute((trx) => {
       accessChangesOf.set(trx, changed);
+      clockOf.set(trx, this.clock);
       return fn(trx);
     });
     // Any event written meanwhile (by this transaction or another) wakes the worker; the worker

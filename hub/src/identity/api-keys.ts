@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { now } from '../db/crud.js';
 import { recordOf, visibleRow } from '../db/records.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
@@ -28,7 +27,7 @@ export async function insertApiKey(
   db: Db,
   box: TokenBox,
   values: { account: number; member: number; label: string | null; createdBy: number | null },
-  at: string = now(),
+  at: string,
 ): Promise<{ row: ApiKeyRow; token: string }> {
   const token = newToken();
   const row = await db

@@ -1,5 +1,4 @@
 import type { Db } from '../db/crud.js';
-import { now } from '../db/crud.js';
 import type { TokenBox } from '../secrets.js';
 import { insertApiKey } from './api-keys.js';
 
@@ -21,14 +20,18 @@ export interface CreatedAccount {
   token: string;
 }
 
-/** Creates an account with its first space, an owner member and an API key, in one transaction. */
+/**
+ * Creates an account with its first space, an owner member and an API key, in one transaction,
+ * all stamped `at` (the hub's clock where the caller has one; the CLI has no hub context and
+ * takes the system time once).
+ */
 export async function createAccountWithOwner(
   db: Db,
   box: TokenBox,
   input: NewAccount,
+  at: string = new Date().toISOString(),
 ): Promise<CreatedAccount> {
   return db.transaction().execute(async (trx) => {
-    const at = now();
     const stamps = { createdAt: at, updatedAt: at, updatedBy: null };
     const account = await trx
       .insertInto('accounts')
@@ -60,12 +63,17 @@ export async function createAccountWithOwner(
       } as any)
       .returning('id')
       .executeTakeFirstOrThrow();
-    const { row, token } = await insertApiKey(trx, box, {
-      account: account.id,
-      member: member.id,
-      label: 'Created at set-up',
-      createdBy: null,
-    });
+    const { row, token } = await insertApiKey(
+      trx,
+      box,
+      {
+        account: account.id,
+        member: member.id,
+        label: 'Created at set-up',
+        createdBy: null,
+      },
+      at,
+    );
     return { accountId: account.id, spaceId: space.id, memberId: member.id, apiKeyId: row.id, token };
   });
 }

@@ -51,7 +51,14 @@ export async function answerTap(
     const first = await firstDecision(ctx, resource, clientId);
     if (first) return { ...first, id: request.id };
   }
-  const base = { account: resource.account, resource: resource.id, createdAt: stamp, metadata, clientId };
+  const base = {
+    account: resource.account,
+    resource: resource.id,
+    createdAt: stamp,
+    updatedAt: stamp,
+    metadata,
+    clientId,
+  };
 
   const key = await keyByCard(ctx.db, resource.account, cards);
   if (!key) return { ...(await unknownCard(ctx, resource, cards[0], at, base)), id: request.id };
@@ -135,6 +142,7 @@ export async function answerMember(
     account: resource.account,
     resource: resource.id,
     createdAt: stamp,
+    updatedAt: stamp,
     metadata,
     clientId: who.clientId ?? null,
   };
@@ -146,7 +154,7 @@ export async function answerMember(
   // The session's own member ends it with a tap, whatever the rules say now (never trap a machine on).
   if (running && running.member === member.id) {
     await ctx.events.transaction(async (trx) => {
-      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'normal' })) {
+      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'normal', at: stamp })) {
         await chargeForStoppedSession(trx, ctx, running.id);
       }
     });
@@ -184,7 +192,7 @@ export async function answerMember(
   const log = await ctx.events.transaction(async (trx) => {
     if (running) {
       // Takeover: the other member's session ends now, this member's begins.
-      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'takeover' })) {
+      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'takeover', at: stamp })) {
         await chargeForStoppedSession(trx, ctx, running.id);
       }
     }
@@ -227,6 +235,7 @@ async function unknownCard(
     account: number;
     resource: number;
     createdAt: string;
+    updatedAt: string;
     metadata: Record<string, unknown>;
     clientId: string | null;
   },

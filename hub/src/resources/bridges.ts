@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { type Db, now } from '../db/crud.js';
+import type { Db } from '../db/crud.js';
 import { columnsOf, flags } from '../db/records.js';
 import type { BridgesTable } from '../db/schema.js';
 import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
@@ -60,7 +60,7 @@ export async function createBridge(
     serialNumber?: string | null;
     heartbeatInterval?: number | null;
   },
-  at: string = now(),
+  at: string,
 ): Promise<{ row: BridgeRow; apiKey: string }> {
   const apiKey = newBridgeKey();
   const row = await db
@@ -102,12 +102,7 @@ export async function updateBridge(
     .execute();
 }
 
-export async function rotateBridgeKey(
-  db: Db,
-  box: TokenBox,
-  resource: number,
-  at: string = now(),
-): Promise<string> {
+export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number, at: string): Promise<string> {
   const apiKey = newBridgeKey();
   await db
     .updateTable('bridges')

@@ -219,6 +219,7 @@ async function unknownMember(ctx: HubContext, resource: ResourceRow): Promise<Ac
       createdAt: at,
       stoppedAt: at,
       reason: 'unknownMember',
+      updatedAt: at,
     }),
   );
   return { id: '', type: 'denied', reason: 'unknownMember', messages: ['Unknown member'], member: null };
@@ -334,6 +335,7 @@ export async function httpStop(
     stoppedAt: at,
     stopType: request.stopType,
     idleDurationSeconds: session.idleDurationSeconds ?? log.idleDurationSeconds ?? null,
+    at,
   };
   const price = session.charge ? bridgePrice(session.charge.price) : 0n;
   try {
@@ -358,12 +360,13 @@ export async function httpStop(
             dateTime: at,
             description: `${resource.name}: ${what}`,
             price,
-            taxPercent: await memberTaxPercent(trx, member),
+            taxPercent: await memberTaxPercent(trx, member, at),
             resourceLog: log.id,
             // One bridge charge per session, whatever the bridge resends.
             feeKey: `bridgeCharge:${log.id}`,
             calculated: false,
             updatedBy: null,
+            at,
           });
         }
       }

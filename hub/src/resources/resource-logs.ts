@@ -1,6 +1,6 @@
 import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
-import { bool, type Db, jsonText, now, parseJson } from '../db/crud.js';
+import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
 import type { Database, ResourceLogsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
@@ -74,8 +74,8 @@ export interface NewLog {
   idleDurationSeconds?: number | null;
   clientId?: string | null;
   offline?: boolean;
-  /** The hub's time of the write (the hub's clock); now when absent. */
-  updatedAt?: string;
+  /** The hub's time of the write (the hub's clock). */
+  updatedAt: string;
   updatedBy?: number | null;
 }
 
@@ -104,7 +104,7 @@ export async function insertLogOnce(
   log: NewLog,
   known: KnownRows = {},
 ): Promise<ResourceLogRow | undefined> {
-  const at = log.updatedAt ?? now();
+  const at = log.updatedAt;
   // Every switch-on, tap and ingested log comes through here: plain SQL, no query builder.
   const [row] = await rawRows<ResourceLogRow>(db, INSERT_LOG, [
     log.account,
@@ -135,12 +135,16 @@ export async function insertLogOnce(
 export async function updateLog(
   db: Db,
   id: number,
-  values: Partial<Pick<ResourceLogRow, 'type' | 'reason' | 'notes' | 'stoppedAt' | 'stopType'>>,
+  values: Partial<Pick<ResourceLogRow, 'type' | 'reason' | 'notes' | 'stoppedAt' | 'stopType'>> & {
+    /** The hub's time of the change (the hub's clock). */
+    at: string;
+  },
   known: KnownRows = {},
 ): Promise<ResourceLogRow | undefined> {
+  const { at, ...changes } = values;
   const row = await db
     .updateTable('resource_logs')
-    .set({ ...values, updatedAt: now(), lockVersion: (eb) => eb('lockVersion', '+', 1) })
+    .set({ ...changes, updatedAt: at, lockVersion: (eb) => eb('lockVersion', '+', 1) })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
@@ -158,6 +162,8 @@ export async function stopLog(
     idleDurationSeconds?: number | null;
     /** The member who stopped it (an admin's switch-off), when not the bridge. */
     updatedBy?: number;
+    /** The hub's time of the change (the hub's clock). */
+    at: string;
   },
   known: KnownRows = {},
 ): Promise<boolean> {
@@ -168,7 +174,7 @@ export async function stopLog(
       stopType: values.stopType,
       idleDurationSeconds: values.idleDurationSeconds ?? null,
       ...(values.updatedBy === undefined ? {} : { updatedBy: values.updatedBy }),
-      updatedAt: now(),
+      updatedAt: values.at,
       lockVersion: (eb) => eb('lockVersion', '+', 1),
     })
     .where('id', '=', id)

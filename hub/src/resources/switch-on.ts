@@ -130,6 +130,7 @@ export async function switchOn(
           stoppedAt: extra.stoppedAt ?? (type === 'denied' ? at.toISOString() : null),
           reason: extra.reason ?? null,
           notes: extra.notes ?? null,
+          updatedAt: ctx.clock.now().toISOString(),
           updatedBy: member.id,
         },
         { resource, member },
@@ -224,7 +225,12 @@ export async function switchOff(
       const stopped = await stopLog(
         trx,
         running.id,
-        { stoppedAt: ctx.clock.now().toISOString(), stopType: 'normal', updatedBy: caller.memberId },
+        {
+          stoppedAt: ctx.clock.now().toISOString(),
+          stopType: 'normal',
+          updatedBy: caller.memberId,
+          at: ctx.clock.now().toISOString(),
+        },
         { resource },
       );
       if (stopped) await chargeForStoppedSession(trx, ctx, running.id);

@@ -126,6 +126,7 @@ export async function runSwitchOn(
         member: member.id,
         createdAt: stamp,
         stoppedAt: door ? stamp : null,
+        updatedAt: ctx.clock.now().toISOString(),
         updatedBy: member.id,
       },
       { resource, member },
@@ -159,7 +160,13 @@ export async function runSwitchOn(
     await updateLog(
       trx,
       entry.id,
-      { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt: ctx.clock.now().toISOString() },
+      {
+        type: 'denied',
+        reason: 'thirdPartyError',
+        notes,
+        stoppedAt: ctx.clock.now().toISOString(),
+        at: ctx.clock.now().toISOString(),
+      },
       { resource, member },
     );
     if (reply) await trx.deleteFrom('pending_switch_ons').where('commandId', '=', commandId).execute();
@@ -183,13 +190,14 @@ type PendingRow = {
 };
 
 /** The bridge carried the switch-on out: the log is (again) allowed, the record goes. */
-async function settleSwitched(trx: Db, pending: PendingRow, late: boolean): Promise<void> {
+async function settleSwitched(trx: Db, pending: PendingRow, late: boolean, at: Date): Promise<void> {
   if (pending.state === 'timedOut' || late) {
     await updateLog(trx, pending.log, {
       type: 'allowed',
       reason: null,
       notes: 'The bridge switched after the hub had stopped waiting (a late switch)',
       stoppedAt: pending.door ? undefined : null,
+      at: at.toISOString(),
     });
   }
   await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
@@ -199,7 +207,13 @@ async function settleSwitched(trx: Db, pending: PendingRow, late: boolean): Prom
 async function settleFailed(trx: Db, pending: PendingRow, notes: string, at: Date): Promise<void> {
   if (pending.state !== 'timedOut') {
     const stoppedAt = at.toISOString();
-    await updateLog(trx, pending.log, { type: 'denied', reason: 'thirdPartyError', notes, stoppedAt });
+    await updateLog(trx, pending.log, {
+      type: 'denied',
+      reason: 'thirdPartyError',
+      notes,
+      stoppedAt,
+      at: stoppedAt,
+    });
   }
   await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
 }
@@ -218,7 +232,7 @@ export async function settleLateReply(
       .where('resource', '=', resourceId)
       .executeTakeFirst();
     if (!pending) return;
-    if (reply.ok) await settleSwitched(trx, pending, true);
+    if (reply.ok) await settleSwitched(trx, pending, true, ctx.clock.now());
     else await settleFailed(trx, pending, failedNotes(reply, 0), ctx.clock.now());
   });
 }
@@ -252,7 +266,7 @@ export async function reconcileBridge(
             askTimeoutMs,
           );
       await ctx.events.transaction(async (trx) => {
-        if (running || reply?.ok) await settleSwitched(trx, p, false);
+        if (running || reply?.ok) await settleSwitched(trx, p, false, ctx.clock.now());
         else
           await settleFailed(
             trx,
@@ -299,7 +313,7 @@ async function closeSessionsNotRunning(ctx: HubContext, resourceId: number, stat
   await ctx.events.transaction(async (trx) => {
     for (const log of stale) {
       const stoppedAt = ctx.clock.now().toISOString();
-      const stopped = await stopLog(trx, log.id, { stoppedAt, stopType: 'offline' });
+      const stopped = await stopLog(trx, log.id, { stoppedAt, stopType: 'offline', at: stoppedAt });
       if (stopped) await chargeForStoppedSession(trx, ctx, log.id);
     }
   });
