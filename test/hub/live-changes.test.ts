@@ -28,6 +28,15 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     await api('PUT', `/resources/${machine}/bridge`, {});
     const key = (await api('GET', `/resources/${machine}/bridge/api-key`)).json().apiKey;
     agent = await connectFakeAgent(urls.mqttUrl, machine, key);
+    // The agent's status (its version) is stored after the connect that marks it online.
+    await eventually(
+      async () => {
+        const bridge = (await api('GET', `/resources/${machine}/bridge`)).json();
+        return bridge.agentVersion === 'test' && !bridge.offline;
+      },
+      5_000,
+      "the agent's status",
+    );
   });
 
   afterAll(async () => {
