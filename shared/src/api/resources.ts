@@ -190,15 +190,8 @@ export const ResourceLogCreate = z.strictObject({
 });
 /** An admin's correction of a log; `originalMember` keeps the member it was first recorded for. */
 export const ResourceLogUpdate = z.object({
+  ...ResourceLogCreate.omit({ resource: true }).shape,
   type: ResourceLogType.optional(),
-  member: Id.nullable().optional(),
-  createdAt: Timestamp.optional(),
-  stoppedAt: Timestamp.nullable().optional(),
-  stopType: StopType.nullable().optional(),
-  reason: DenyReason.nullable().optional(),
-  notes: z.string().max(2000).nullable().optional(),
-  metadata: Metadata(1024).nullable().optional(),
-  idleDurationSeconds: z.number().int().min(0).nullable().optional(),
   lockVersion: LockVersion,
 });
 export const ResourceLogRecord = z.object({
