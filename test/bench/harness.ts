@@ -106,8 +106,33 @@ export function openLoop(options: {
  * A hub process for a benchmark; `cli` runs another build of it (a baseline to compare with).
  * BENCH_HUB_CLI does the same for every hub of a run.
  */
-export async function startBenchHub(cli = process.env.BENCH_HUB_CLI): Promise<HubProcess> {
-  return startHubProcess({ cli });
+export async function startBenchHub(
+  cli = process.env.BENCH_HUB_CLI,
+  env?: NodeJS.ProcessEnv,
+): Promise<HubProcess> {
+  return startHubProcess({ cli, env });
+}
+
+/** HUB_METRICS_TOKEN of bench hubs that are asked for their event-loop delay. */
+export const benchMetricsToken = 'bench-metrics-token-0123456789';
+
+/**
+ * The hub's event-loop delay since the last call (p99 and max, in ms), from its /metrics (the
+ * hub must run with HUB_METRICS_TOKEN=benchMetricsToken). prom-client samples the loop every
+ * 10 ms and starts afresh at each scrape, so a call before a run and one after it measure the run.
+ */
+export async function loopDelay(hub: HubProcess): Promise<{ p99: number; max: number }> {
+  const res = await fetch(`http://127.0.0.1:${hub.httpPort}/metrics`, {
+    headers: { authorization: `Bearer ${benchMetricsToken}` },
+  });
+  const text = await res.text();
+  const read = (name: string) => {
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`makerspace_hub_nodejs_eventloop_lag_${name}_seconds `));
+    return line ? Number(line.split(' ')[1]) * 1000 : Number.NaN;
+  };
+  return { p99: read('p99'), max: read('max') };
 }
 
 /**

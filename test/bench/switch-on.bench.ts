@@ -86,8 +86,10 @@ export async function setUp(hub: HubProcess, count = BRIDGES) {
  * A bench hub with 100 doors (or `count`) whose bridges the agent farm holds online, and the
  * switch-on requests that cycle through them. `cli`: another build of the hub.
  */
-export async function startSwitchOnScene(options: { cli?: string; count?: number } = {}) {
-  const hub = await startBenchHub(options.cli);
+export async function startSwitchOnScene(
+  options: { cli?: string; count?: number; env?: NodeJS.ProcessEnv } = {},
+) {
+  const hub = await startBenchHub(options.cli, options.env);
   const { token, resources, memberId } = await setUp(hub, options.count);
   const farm = await startFarm(
     `mqtt://127.0.0.1:${hub.mqttPort}`,

@@ -7,8 +7,10 @@ import { hasChromium, launchChromium } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 import { repoRoot } from '../support/processes.js';
 import {
+  benchMetricsToken,
   cpuMilliseconds,
   fmt,
+  loopDelay,
   median,
   type OpenLoopResult,
   openLoop,
@@ -212,17 +214,21 @@ const failures = (r: OpenLoopResult) => r.non2xx + r.errors + r.timeouts + r.una
  */
 async function liveChannelBench(seconds: number, say: Say) {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
-  const scene = await startSwitchOnScene();
+  const scene = await startSwitchOnScene({ env: { HUB_METRICS_TOKEN: benchMetricsToken } });
   const { hub, token, resources, requests, farm } = scene;
   const origin = `http://127.0.0.1:${hub.httpPort}`;
   /** The hub's CPU time per switch-on of the last run, in milliseconds. */
   let cpuPerCall = Number.NaN;
+  /** The hub's event-loop delay during the last run (p99 and max, ms). */
+  let delay = { p99: Number.NaN, max: Number.NaN };
   const run = async () => {
+    await loopDelay(hub);
     const cpuBefore = cpuMilliseconds(hub.proc.child.pid);
     farm.send(`events 50 ${seconds} states`);
     const r = await openLoop({ url: origin, requests, seconds, rate: 200 });
     await farm.next();
     const cpuAfter = cpuMilliseconds(hub.proc.child.pid);
+    delay = await loopDelay(hub);
     cpuPerCall = cpuBefore === null || cpuAfter === null ? Number.NaN : (cpuAfter - cpuBefore) / r.sent;
     return r;
   };
@@ -238,7 +244,7 @@ async function liveChannelBench(seconds: number, say: Say) {
   ].filter((kind) => only.includes(kind.key));
   const report = (label: string, r: OpenLoopResult) =>
     say(
-      `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
+      `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call, hub event-loop delay p99 ${fmt(delay.p99, 1)} ms, max ${fmt(delay.max, 1)} ms | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
     );
   for (const kind of kinds) {
     const without = { p50: [] as number[], p99: [] as number[], cpu: [] as number[] };
