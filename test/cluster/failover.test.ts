@@ -1,72 +1,36 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sendTap, tapSocketPath } from '../../agent/dist/tap-socket.js';
-import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { stopAll } from '../support/processes.js';
-import { describeCluster, startCluster, type TestCluster } from './support.js';
+import { bridgeOnline, describeCluster, useCluster } from './support.js';
 
 /**
  * kill -9 of one hub of two while bridges send logs and members switch doors on: the bridges
  * move to the other hub, nothing acknowledged is lost or doubled, no 200 without the relay.
  */
 describeCluster('cluster mode: a hub killed under load', () => {
-  let cluster: TestCluster;
-  let a: HubProcess;
-  let b: HubProcess;
-  const doors: { id: number; code: string; agent: AgentProcess }[] = [];
-  let lonely: { id: number; agent: AgentProcess };
+  const cluster = useCluster(
+    {
+      hubs: 2,
+      doors: [
+        // Two doors on a (listing b second), one on b (listing a second).
+        { hubs: [0, 1] },
+        { hubs: [0, 1] },
+        { hubs: [1, 0] },
+        // A bridge that knows only hub a, with the default keepalive (10 s).
+        { hubs: [0], name: 'Lonely door', keepaliveSeconds: 10 },
+      ],
+    },
+    120_000,
+  );
 
   // Switch-ons answered 503 write denied logs too (the bridge offline); the rest are the taps.
   const fromTap = (log: { reason: string | null }) => log.reason !== 'thirdPartyError';
-  const online = async (hub: HubProcess, id: number) =>
-    (await hub.api('GET', `/resources/${id}/bridge`)).body.offline === false;
-
-  async function door(name: string) {
-    const me = (await a.api('GET', '/user/me')).body;
-    const r = (
-      await a.api('POST', '/resources', { space: me.space, name, controlType: 'door', pulseSeconds: 1 })
-    ).body;
-    expect((await a.api('PUT', `/resources/${r.id}/bridge`, {})).status).toBe(200);
-    const apiKey = (await a.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
-    return { id: r.id as number, code: r.switchOnCode as string, apiKey: apiKey as string };
-  }
-
-  beforeAll(async () => {
-    cluster = await startCluster(2);
-    [a, b] = cluster.hubs;
-    const urls = [a, b].map((h) => `mqtt://127.0.0.1:${h.mqttPort}`);
-    // Two doors on a (listing b second), one on b (listing a second).
-    for (const [i, list] of [urls, urls, [urls[1], urls[0]]].entries()) {
-      const d = await door(`Door ${i}`);
-      const agent = await startAgentProcess({
-        hubUrl: list,
-        resourceId: d.id,
-        apiKey: d.apiKey,
-        controlType: 'door',
-      });
-      doors.push({ id: d.id, code: d.code, agent });
-    }
-    // A bridge that knows only hub a, with the default keepalive (10 s).
-    const d = await door('Lonely door');
-    lonely = {
-      id: d.id,
-      agent: await startAgentProcess({
-        hubUrl: urls[0],
-        resourceId: d.id,
-        apiKey: d.apiKey,
-        controlType: 'door',
-        keepaliveSeconds: 10,
-      }),
-    };
-    for (const { id } of [...doors, lonely]) await eventually(() => online(b, id), 10_000, 'bridge online');
-  }, 120_000);
-  afterAll(async () => {
-    await stopAll();
-    await cluster?.dispose();
-  });
 
   it('moves the bridges, loses and doubles no log, and never answers 200 without the relay', async () => {
+    const [a, b] = cluster.hubs;
+    const doors = cluster.doors.slice(0, 3);
+    const lonely = cluster.doors[3];
     let running = true;
     const taps = new Map<number, number>(); // door -> taps the agent answered
     const tapLoops = doors.map(async (d) => {
@@ -127,7 +91,7 @@ describeCluster('cluster mode: a hub killed under load', () => {
     expect(b.proc.output().match(leaderLine)).toHaveLength(1);
     // The bridge that knows only a is offline within 1.5 times its keepalive.
     await eventually(
-      async () => !(await online(b, lonely.id)),
+      async () => !(await bridgeOnline(b, lonely.id)),
       15_000 - (Date.now() - killedAt),
       'lonely bridge offline',
     );
