@@ -123,3 +123,55 @@ describeCluster('cluster mode: a hub killed under load', () => {
     }
   }, 90_000);
 });
+
+/**
+ * Issue 19: when a hub dies, the surviving hubs mark its bridges offline within 1.5 times the
+ * bridges' keepalive, without waiting for wills. Agents with a short keepalive (4 s: 6 s allowed)
+ * that know only the hub that dies, so they cannot come back online through the other one.
+ */
+describeCluster('cluster mode: a dead hub’s bridges offline within 1.5 keepalives', () => {
+  const keepaliveSeconds = 4;
+  const cluster = useCluster({
+    hubs: 2,
+    doors: [
+      { hubs: [0], keepaliveSeconds },
+      { hubs: [0], keepaliveSeconds },
+      { hubs: [1], keepaliveSeconds },
+      // Shorter than the bound covers (3 s with the default timing): accepted, with a warning.
+      { hubs: [1], keepaliveSeconds: 2 },
+    ],
+  });
+
+  it('shows the bridges of a hub killed with SIGKILL offline on the survivor within 1.5 keepalives', async () => {
+    const [a, b] = cluster.hubs;
+    const onA = cluster.doors.slice(0, 2);
+    const onB = cluster.doors[2];
+    const allowedMs = 1.5 * keepaliveSeconds * 1_000;
+    const killedAt = Date.now();
+    const killed = a.proc.stop('SIGKILL');
+    const offlineAfter = await Promise.all(
+      onA.map(async (d) => {
+        await eventually(
+          async () => !(await bridgeOnline(b, d.id)),
+          allowedMs + 2_000,
+          `door ${d.id} offline`,
+        );
+        return Date.now() - killedAt;
+      }),
+    );
+    await killed;
+    console.log(`bridges of the killed hub offline after ${offlineAfter.map((ms) => `${ms} ms`).join(', ')}`);
+    for (const ms of offlineAfter) expect(ms).toBeLessThan(allowedMs);
+    // The survivor's own bridge was never taken for one of the dead hub's.
+    expect(await bridgeOnline(b, onB.id)).toBe(true);
+    expect(b.proc.output().match(/hub stopped: its bridge is offline/g)).toHaveLength(onA.length);
+  }, 30_000);
+
+  it('warns once about a bridge whose keepalive is shorter than the offline bound covers', () => {
+    const short = cluster.doors[3];
+    const warnings = cluster.hubs[1].proc.output().match(/[^\n]*keepalive: if its hub dies[^\n]*/g) ?? [];
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`bridge ${short.id} connects with a 2 s keepalive`);
+    expect(warnings[0]).toContain('within 4 s');
+  });
+});
