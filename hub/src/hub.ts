@@ -31,6 +31,7 @@ import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 import { Cluster } from './cluster/cluster.js';
 import { type LeaderTask, Leadership } from './cluster/leadership.js';
 import { shareInvalidations } from './cluster/shared-state.js';
+import { minKeepaliveSeconds, offlineBoundMs } from './cluster/timing.js';
 
 export interface Hub {
   ctx: HubServices;
@@ -147,7 +148,15 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       started.push(() => cluster.close());
       cluster.start();
       shareInvalidations(cluster, { counts: ctx.caches.counts, auth: ctx.auth, signals: ctx.signals });
-      logger.info({ node: cluster.nodeId }, 'cluster mode: sharing state through PostgreSQL and Redis');
+      logger.info(
+        {
+          node: cluster.nodeId,
+          ...cluster.timing,
+          offlineBoundMs: offlineBoundMs(cluster.timing),
+          minKeepaliveSeconds: minKeepaliveSeconds(cluster.timing),
+        },
+        'cluster mode: sharing state through PostgreSQL and Redis',
+      );
     }
     const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy, cluster: cluster ?? undefined });
     ctx.bridges = broker;

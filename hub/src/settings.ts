@@ -6,8 +6,16 @@ import type { AuthThrottleSettings } from './http/auth-throttle.js';
 import { type HttpLimits, parseTrustProxy } from './http/server-options.js';
 import type { WebhookSettings } from './webhooks/worker.js';
 import type { ClusterSettings } from './cluster/cluster.js';
+import { defaultClusterTiming, minHeartbeatsPerTtl } from './cluster/timing.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
+/** A duration in whole milliseconds between `min` and `max`. */
+const ms = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'a whole number of milliseconds' })
+    .int('a whole number of milliseconds')
+    .min(min, `at least ${min} (milliseconds)`)
+    .max(max, `at most ${max} (milliseconds)`);
 
 const Env = z.object({
   HUB_HTTP_HOST: z.string().default('0.0.0.0'),
@@ -37,6 +45,10 @@ const Env = z.object({
       'letters, digits, "_", "." and "-" only (at most 64), fixed per hub process',
     )
     .optional(),
+  // How fast the hubs notice a dead one (cluster/timing.ts; docs/SCALING.md, "The offline bound").
+  HUB_NODE_HEARTBEAT_MS: ms(100, 60_000).default(defaultClusterTiming.heartbeatMs),
+  HUB_NODE_TTL_MS: ms(300, 600_000).default(defaultClusterTiming.nodeTtlMs),
+  HUB_NODE_SWEEP_MS: ms(100, 60_000).default(defaultClusterTiming.sweepMs),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -72,7 +84,10 @@ export interface HubSettings {
   homeAssistant?: HomeAssistantSettings;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
   webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
-  /** Cluster mode: HUB_REDIS_URL and HUB_NODE_ID, on PostgreSQL (none: one process, state in memory). */
+  /**
+   * Cluster mode: HUB_REDIS_URL and HUB_NODE_ID, on PostgreSQL, with the liveness timing
+   * HUB_NODE_HEARTBEAT_MS, HUB_NODE_TTL_MS and HUB_NODE_SWEEP_MS (none: one process, state in memory).
+   */
   cluster?: ClusterSettings;
 }
 
@@ -114,6 +129,12 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
         });
       for (const [path, message] of clusterProblems(v))
         issues.addIssue({ code: 'custom', path: [path], message });
+      if (v.HUB_NODE_TTL_MS < minHeartbeatsPerTtl * v.HUB_NODE_HEARTBEAT_MS)
+        issues.addIssue({
+          code: 'custom',
+          path: ['HUB_NODE_TTL_MS'],
+          message: `must cover at least ${minHeartbeatsPerTtl} heartbeats (${minHeartbeatsPerTtl} x HUB_NODE_HEARTBEAT_MS = ${minHeartbeatsPerTtl * v.HUB_NODE_HEARTBEAT_MS} ms), so a late beat is not taken for a dead hub`,
+        });
       for (const message of parseTrustProxy(v.HUB_TRUST_PROXY).problems)
         issues.addIssue({ code: 'custom', path: ['HUB_TRUST_PROXY'], message });
     }),
@@ -139,7 +160,15 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
     homeAssistant: homeAssistantFromEnv(env),
     ...(e.HUB_REDIS_URL && e.HUB_NODE_ID
-      ? { cluster: { redisUrl: e.HUB_REDIS_URL, nodeId: e.HUB_NODE_ID } }
+      ? {
+          cluster: {
+            redisUrl: e.HUB_REDIS_URL,
+            nodeId: e.HUB_NODE_ID,
+            heartbeatMs: e.HUB_NODE_HEARTBEAT_MS,
+            nodeTtlMs: e.HUB_NODE_TTL_MS,
+            sweepMs: e.HUB_NODE_SWEEP_MS,
+          },
+        }
       : {}),
   };
 }

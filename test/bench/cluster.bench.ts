@@ -24,7 +24,7 @@ export async function clusterBench(seconds: number): Promise<string[]> {
     process.stderr.write(`${line}\n`);
   };
   for (const hubs of [1, 2]) {
-    const cluster = await startCluster(hubs, {}, { clusterMode: hubs > 1 });
+    const cluster = await startCluster({ hubs, clusterMode: hubs > 1 });
     try {
       const { token, resources } = await setUp(cluster.hubs[0], BRIDGES);
       // Bridge i connects to hub i % hubs; its switch-ons go to hub (i + 1) % hubs.

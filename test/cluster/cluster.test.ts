@@ -1,60 +1,27 @@
 import { createServer, type Server } from 'node:http';
 import mqtt from 'mqtt';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { stopAll } from '../support/processes.js';
-import { describeCluster, startCluster, type TestCluster } from './support.js';
+import { bridgeOnline, describeCluster, useCluster } from './support.js';
 
 /**
  * Two hub processes on one PostgreSQL schema and one Redis (cluster mode), each with a door agent
  * of its own (simulated relays): any hub serves any bridge.
  */
 describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
-  let cluster: TestCluster;
-  let a: HubProcess;
-  let b: HubProcess;
-  const doors: { id: number; code: string; apiKey: string; agent?: AgentProcess }[] = [];
-
-  const online = async (hub: HubProcess, id: number) =>
-    (await hub.api('GET', `/resources/${id}/bridge`)).body.offline === false;
-
-  beforeAll(async () => {
-    cluster = await startCluster(2);
-    [a, b] = cluster.hubs;
-    const me = (await a.api('GET', '/user/me')).body;
-    for (const [i, hub] of [a, b].entries()) {
-      const door = (
-        await a.api('POST', '/resources', {
-          space: me.space,
-          name: `Door ${i}`,
-          controlType: 'door',
-          pulseSeconds: 1,
-        })
-      ).body;
-      expect((await a.api('PUT', `/resources/${door.id}/bridge`, {})).status).toBe(200);
-      const apiKey = (await a.api('GET', `/resources/${door.id}/bridge/api-key`)).body.apiKey;
-      const agent = await startAgentProcess({
-        hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
-        resourceId: door.id,
-        apiKey,
-        controlType: 'door',
-      });
-      doors.push({ id: door.id, code: door.switchOnCode, apiKey, agent });
-    }
-    for (const door of doors) await eventually(() => online(b, door.id), 10_000, 'bridge online');
-  }, 90_000);
-  afterAll(async () => {
-    await stopAll();
-    await cluster?.dispose();
-  });
+  // A door agent on each hub.
+  const cluster = useCluster({ hubs: 2, doors: [{ hubs: [0] }, { hubs: [1] }] });
+  const { doors } = cluster;
 
   it('runs the periodic jobs on exactly one hub', () => {
+    const [a, b] = cluster.hubs;
     const leaders = [a, b].filter((h) => /runs the periodic jobs of the cluster/.test(h.proc.output()));
     expect(leaders).toHaveLength(1);
   });
 
   it('delivers each webhook event once, whichever hub made it', async () => {
+    const [a, b] = cluster.hubs;
     const received: string[] = [];
     const server: Server = createServer((req, res) => {
       let body = '';
@@ -92,6 +59,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
   }, 30_000);
 
   it('switches every door on through every hub, whichever hub holds its bridge', async () => {
+    const [a, b] = cluster.hubs;
     for (const hub of [a, b]) {
       for (const door of doors) {
         await eventually(() => door.agent?.relay() !== 'on', 5_000, 'door closed');
@@ -106,6 +74,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
   }, 30_000);
 
   it('shows a list change made on one hub on the other within a second', async () => {
+    const [a, b] = cluster.hubs;
     const count = async (hub: HubProcess) => {
       const res = await fetch(`${hub.base}/members?limit=1`, {
         headers: { authorization: `Bearer ${cluster.token}` },
@@ -122,6 +91,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
   });
 
   it('stops a deleted API key on every hub within a second', async () => {
+    const [a, b] = cluster.hubs;
     const me = (await a.api('GET', '/user/me')).body;
     const key = (await a.api('POST', '/api-keys', { member: me.id })).body;
     const token = (await a.api('GET', `/api-keys/${key.id}/token`)).body.token;
@@ -135,6 +105,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
   });
 
   it('follows a bridge whose agent moves to the other hub', async () => {
+    const [a, b] = cluster.hubs;
     const door = doors[0]; // on a
     const old = door.agent as AgentProcess;
     await old.proc.stop('SIGKILL');
@@ -145,10 +116,10 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
       controlType: 'door',
       dir: old.dir,
     });
-    await eventually(() => online(a, door.id), 10_000, 'online after the move');
+    await eventually(() => bridgeOnline(a, door.id), 10_000, 'online after the move');
     // Stays online (a's disconnect of the old connection must not mark it offline) and works.
     await new Promise((r) => setTimeout(r, 2_500));
-    expect(await online(a, door.id)).toBe(true);
+    expect(await bridgeOnline(a, door.id)).toBe(true);
     await eventually(() => door.agent?.relay() !== 'on', 5_000, 'door closed');
     const res = await a.api('POST', `/resources/${door.id}/switch-on`, { code: door.code });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -156,6 +127,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
   }, 30_000);
 
   it('closes the old connection of a bridge on one hub when it connects to the other', async () => {
+    const [a, b] = cluster.hubs;
     const me = (await a.api('GET', '/user/me')).body;
     const r = (await a.api('POST', '/resources', { space: me.space, name: 'Takeover', controlType: 'door' }))
       .body;
@@ -175,7 +147,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
       });
     const first = await connect(a);
     const closed = new Promise<void>((resolve) => first.once('close', () => resolve()));
-    await eventually(() => online(b, r.id), 5_000, 'online through a');
+    await eventually(() => bridgeOnline(b, r.id), 5_000, 'online through a');
     const second = await connect(b);
     try {
       await Promise.race([
@@ -184,7 +156,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
       ]);
       // The bridge stays online, now held by b.
       await new Promise((r) => setTimeout(r, 2_500));
-      expect(await online(a, r.id)).toBe(true);
+      expect(await bridgeOnline(a, r.id)).toBe(true);
       expect(second.connected).toBe(true);
     } finally {
       first.end(true);

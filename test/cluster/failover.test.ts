@@ -1,72 +1,36 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sendTap, tapSocketPath } from '../../agent/dist/tap-socket.js';
-import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { stopAll } from '../support/processes.js';
-import { describeCluster, startCluster, type TestCluster } from './support.js';
+import { bridgeOnline, describeCluster, useCluster } from './support.js';
 
 /**
  * kill -9 of one hub of two while bridges send logs and members switch doors on: the bridges
  * move to the other hub, nothing acknowledged is lost or doubled, no 200 without the relay.
  */
 describeCluster('cluster mode: a hub killed under load', () => {
-  let cluster: TestCluster;
-  let a: HubProcess;
-  let b: HubProcess;
-  const doors: { id: number; code: string; agent: AgentProcess }[] = [];
-  let lonely: { id: number; agent: AgentProcess };
+  const cluster = useCluster(
+    {
+      hubs: 2,
+      doors: [
+        // Two doors on a (listing b second), one on b (listing a second).
+        { hubs: [0, 1] },
+        { hubs: [0, 1] },
+        { hubs: [1, 0] },
+        // A bridge that knows only hub a, with the default keepalive (10 s).
+        { hubs: [0], name: 'Lonely door', keepaliveSeconds: 10 },
+      ],
+    },
+    120_000,
+  );
 
   // Switch-ons answered 503 write denied logs too (the bridge offline); the rest are the taps.
   const fromTap = (log: { reason: string | null }) => log.reason !== 'thirdPartyError';
-  const online = async (hub: HubProcess, id: number) =>
-    (await hub.api('GET', `/resources/${id}/bridge`)).body.offline === false;
-
-  async function door(name: string) {
-    const me = (await a.api('GET', '/user/me')).body;
-    const r = (
-      await a.api('POST', '/resources', { space: me.space, name, controlType: 'door', pulseSeconds: 1 })
-    ).body;
-    expect((await a.api('PUT', `/resources/${r.id}/bridge`, {})).status).toBe(200);
-    const apiKey = (await a.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
-    return { id: r.id as number, code: r.switchOnCode as string, apiKey: apiKey as string };
-  }
-
-  beforeAll(async () => {
-    cluster = await startCluster(2);
-    [a, b] = cluster.hubs;
-    const urls = [a, b].map((h) => `mqtt://127.0.0.1:${h.mqttPort}`);
-    // Two doors on a (listing b second), one on b (listing a second).
-    for (const [i, list] of [urls, urls, [urls[1], urls[0]]].entries()) {
-      const d = await door(`Door ${i}`);
-      const agent = await startAgentProcess({
-        hubUrl: list,
-        resourceId: d.id,
-        apiKey: d.apiKey,
-        controlType: 'door',
-      });
-      doors.push({ id: d.id, code: d.code, agent });
-    }
-    // A bridge that knows only hub a, with the default keepalive (10 s).
-    const d = await door('Lonely door');
-    lonely = {
-      id: d.id,
-      agent: await startAgentProcess({
-        hubUrl: urls[0],
-        resourceId: d.id,
-        apiKey: d.apiKey,
-        controlType: 'door',
-        keepaliveSeconds: 10,
-      }),
-    };
-    for (const { id } of [...doors, lonely]) await eventually(() => online(b, id), 10_000, 'bridge online');
-  }, 120_000);
-  afterAll(async () => {
-    await stopAll();
-    await cluster?.dispose();
-  });
 
   it('moves the bridges, loses and doubles no log, and never answers 200 without the relay', async () => {
+    const [a, b] = cluster.hubs;
+    const doors = cluster.doors.slice(0, 3);
+    const lonely = cluster.doors[3];
     let running = true;
     const taps = new Map<number, number>(); // door -> taps the agent answered
     const tapLoops = doors.map(async (d) => {
@@ -127,7 +91,7 @@ describeCluster('cluster mode: a hub killed under load', () => {
     expect(b.proc.output().match(leaderLine)).toHaveLength(1);
     // The bridge that knows only a is offline within 1.5 times its keepalive.
     await eventually(
-      async () => !(await online(b, lonely.id)),
+      async () => !(await bridgeOnline(b, lonely.id)),
       15_000 - (Date.now() - killedAt),
       'lonely bridge offline',
     );
@@ -158,4 +122,56 @@ describeCluster('cluster mode: a hub killed under load', () => {
       expect(logs.filter(fromTap).length, `door ${d.id}`).toBe(expected);
     }
   }, 90_000);
+});
+
+/**
+ * Issue 19: when a hub dies, the surviving hubs mark its bridges offline within 1.5 times the
+ * bridges' keepalive, without waiting for wills. Agents with a short keepalive (4 s: 6 s allowed)
+ * that know only the hub that dies, so they cannot come back online through the other one.
+ */
+describeCluster('cluster mode: a dead hub’s bridges offline within 1.5 keepalives', () => {
+  const keepaliveSeconds = 4;
+  const cluster = useCluster({
+    hubs: 2,
+    doors: [
+      { hubs: [0], keepaliveSeconds },
+      { hubs: [0], keepaliveSeconds },
+      { hubs: [1], keepaliveSeconds },
+      // Shorter than the bound covers (3 s with the default timing): accepted, with a warning.
+      { hubs: [1], keepaliveSeconds: 2 },
+    ],
+  });
+
+  it('shows the bridges of a hub killed with SIGKILL offline on the survivor within 1.5 keepalives', async () => {
+    const [a, b] = cluster.hubs;
+    const onA = cluster.doors.slice(0, 2);
+    const onB = cluster.doors[2];
+    const allowedMs = 1.5 * keepaliveSeconds * 1_000;
+    const killedAt = Date.now();
+    const killed = a.proc.stop('SIGKILL');
+    const offlineAfter = await Promise.all(
+      onA.map(async (d) => {
+        await eventually(
+          async () => !(await bridgeOnline(b, d.id)),
+          allowedMs + 2_000,
+          `door ${d.id} offline`,
+        );
+        return Date.now() - killedAt;
+      }),
+    );
+    await killed;
+    console.log(`bridges of the killed hub offline after ${offlineAfter.map((ms) => `${ms} ms`).join(', ')}`);
+    for (const ms of offlineAfter) expect(ms).toBeLessThan(allowedMs);
+    // The survivor's own bridge was never taken for one of the dead hub's.
+    expect(await bridgeOnline(b, onB.id)).toBe(true);
+    expect(b.proc.output().match(/hub stopped: its bridge is offline/g)).toHaveLength(onA.length);
+  }, 30_000);
+
+  it('warns once about a bridge whose keepalive is shorter than the offline bound covers', () => {
+    const short = cluster.doors[3];
+    const warnings = cluster.hubs[1].proc.output().match(/[^\n]*keepalive: if its hub dies[^\n]*/g) ?? [];
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`bridge ${short.id} connects with a 2 s keepalive`);
+    expect(warnings[0]).toContain('within 4 s');
+  });
 });

@@ -1,55 +1,20 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AgentProcess, type HubProcess, startAgentProcess } from '../support/e2e.js';
+import { expect, it } from 'vitest';
+import type { HubProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { stopAll } from '../support/processes.js';
-import { describeCluster, startCluster, type TestCluster } from './support.js';
+import { describeCluster, useCluster } from './support.js';
 
 /** Redis (this test's own) goes away and comes back: the hubs say so, then recover by themselves. */
 describeCluster('cluster mode: Redis restarted under the hubs', () => {
-  let cluster: TestCluster;
-  let a: HubProcess;
-  let b: HubProcess;
-  const doors: { id: number; code: string; agent: AgentProcess }[] = [];
-
-  beforeAll(async () => {
-    cluster = await startCluster(2);
-    [a, b] = cluster.hubs;
-    const me = (await a.api('GET', '/user/me')).body;
-    for (const [i, hub] of [a, b].entries()) {
-      const r = (
-        await a.api('POST', '/resources', {
-          space: me.space,
-          name: `Door ${i}`,
-          controlType: 'door',
-          pulseSeconds: 1,
-        })
-      ).body;
-      await a.api('PUT', `/resources/${r.id}/bridge`, {});
-      const apiKey = (await a.api('GET', `/resources/${r.id}/bridge/api-key`)).body.apiKey;
-      const agent = await startAgentProcess({
-        hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
-        resourceId: r.id,
-        apiKey,
-        controlType: 'door',
-      });
-      doors.push({ id: r.id, code: r.switchOnCode, agent });
-    }
-    for (const d of doors)
-      await eventually(
-        async () => (await b.api('GET', `/resources/${d.id}/bridge`)).body.offline === false,
-        10_000,
-      );
-  }, 90_000);
-  afterAll(async () => {
-    await stopAll();
-    await cluster?.dispose();
-  });
+  // A door agent on each hub.
+  const cluster = useCluster({ hubs: 2, doors: [{ hubs: [0] }, { hubs: [1] }] });
+  const { doors } = cluster;
 
   const ready = async (hub: HubProcess) => (await fetch(`http://127.0.0.1:${hub.httpPort}/ready`)).status;
   const switchOn = (hub: HubProcess, d: (typeof doors)[number]) =>
     hub.api('POST', `/resources/${d.id}/switch-on`, { code: d.code });
 
   it('answers 503 without Redis, never 200 without the relay, and recovers without a restart', async () => {
+    const [a, b] = cluster.hubs;
     expect((await switchOn(b, doors[0])).status).toBe(200);
     await eventually(() => doors[0].agent.relay() === 'off', 5_000, 'door closed');
 

@@ -22,7 +22,25 @@ describe('cluster mode settings', () => {
       HUB_REDIS_URL: 'redis://127.0.0.1:6379',
       HUB_NODE_ID: 'hub-1',
     });
-    expect(s.cluster).toEqual({ redisUrl: 'redis://127.0.0.1:6379', nodeId: 'hub-1' });
+    expect(s.cluster).toEqual({
+      redisUrl: 'redis://127.0.0.1:6379',
+      nodeId: 'hub-1',
+      heartbeatMs: 1_000,
+      nodeTtlMs: 3_000,
+      sweepMs: 1_000,
+    });
+  });
+
+  it('takes the liveness timing from HUB_NODE_HEARTBEAT_MS, HUB_NODE_TTL_MS and HUB_NODE_SWEEP_MS', () => {
+    const s = settingsFromEnv({
+      DATABASE_URL: pg,
+      HUB_REDIS_URL: 'redis://127.0.0.1:6379',
+      HUB_NODE_ID: 'hub-1',
+      HUB_NODE_HEARTBEAT_MS: '500',
+      HUB_NODE_TTL_MS: '2000',
+      HUB_NODE_SWEEP_MS: '250',
+    });
+    expect(s.cluster).toMatchObject({ heartbeatMs: 500, nodeTtlMs: 2_000, sweepMs: 250 });
   });
 
   it.each([
@@ -34,6 +52,17 @@ describe('cluster mode settings', () => {
       /HUB_REDIS_URL.*redis:\/\//,
     ],
     [{ DATABASE_URL: pg, HUB_REDIS_URL: 'redis://127.0.0.1:6379', HUB_NODE_ID: 'hub 1' }, /HUB_NODE_ID/],
+    [
+      { HUB_NODE_TTL_MS: '2500' },
+      /HUB_NODE_TTL_MS: must cover at least 3 heartbeats \(3 x HUB_NODE_HEARTBEAT_MS = 3000 ms\)/,
+    ],
+    [
+      { HUB_NODE_HEARTBEAT_MS: '2000', HUB_NODE_TTL_MS: '5000' },
+      /HUB_NODE_TTL_MS: must cover at least 3 heartbeats/,
+    ],
+    [{ HUB_NODE_SWEEP_MS: '1s' }, /HUB_NODE_SWEEP_MS: a whole number of milliseconds/],
+    [{ HUB_NODE_HEARTBEAT_MS: '1.5' }, /HUB_NODE_HEARTBEAT_MS: a whole number of milliseconds/],
+    [{ HUB_NODE_SWEEP_MS: '10' }, /HUB_NODE_SWEEP_MS: at least 100 \(milliseconds\)/],
   ])('refuses %o', (env, message) => {
     expect(() => settingsFromEnv(env)).toThrow(message);
   });

@@ -30,6 +30,7 @@ import { plainAddress, trustedProxies, webSocketClientAddress } from './client-a
 import { ConnectThrottle } from './connect-throttle.js';
 import { TakeoverGuard } from './takeover-guard.js';
 import type { Cluster } from '../cluster/cluster.js';
+import { minKeepaliveSeconds, offlineBoundMs } from '../cluster/timing.js';
 
 type BridgeClient = Client & {
   resourceId?: number;
@@ -83,6 +84,8 @@ export class BridgeBroker implements BridgeLink {
   private readonly takeovers: TakeoverGuard;
   private readonly cluster: Cluster | null;
   private reconcileTimer: NodeJS.Timeout | null = null;
+  /** Bridges already warned about a keepalive shorter than the cluster's offline bound covers. */
+  private readonly warnedKeepalive = new Set<number>();
 
   constructor(
     private readonly ctx: PolicyContext,
@@ -197,6 +200,7 @@ export class BridgeBroker implements BridgeLink {
             resourceId,
             cluster ? () => cluster.claim(resourceId, client.clockOffsetMs ?? 0) : undefined,
           );
+          if (cluster) this.checkKeepalive(cluster, resourceId, client.keepaliveSeconds ?? 0);
           this.publishConfig(resourceId).catch((err) =>
             this.ctx.logger.error({ err, resourceId }, 'config publish failed'),
           );
@@ -448,6 +452,26 @@ export class BridgeBroker implements BridgeLink {
       if (this.clients.get(resourceId) === client)
         this.handlers?.markOnline(resourceId, () => cluster.claim(resourceId, client.clockOffsetMs ?? 0));
     }
+  }
+
+  /**
+   * A bridge whose keepalive is shorter than the cluster's offline bound covers is accepted (a
+   * door that works beats a door refused over timing), with one warning per bridge and process
+   * naming the bound that applies to it (docs/SCALING.md, "The offline bound").
+   */
+  private checkKeepalive(cluster: Cluster, resourceId: number, keepaliveSeconds: number): void {
+    const min = minKeepaliveSeconds(cluster.timing);
+    if (keepaliveSeconds <= 0 || keepaliveSeconds >= min || this.warnedKeepalive.has(resourceId)) return;
+    this.warnedKeepalive.add(resourceId);
+    this.ctx.logger.warn(
+      {
+        resourceId,
+        keepaliveSeconds,
+        offlineBoundSeconds: offlineBoundMs(cluster.timing) / 1_000,
+        minKeepaliveSeconds: min,
+      },
+      `bridge ${resourceId} connects with a ${keepaliveSeconds} s keepalive: if its hub dies, the other hubs mark it offline within ${offlineBoundMs(cluster.timing) / 1_000} s, more than 1.5 keepalives (set its keepaliveSeconds to ${min} or more, or shorten HUB_NODE_TTL_MS and HUB_NODE_SWEEP_MS)`,
+    );
   }
 
   private releaser(resourceId: number): (() => Promise<boolean>) | undefined {

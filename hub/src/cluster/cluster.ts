@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from '@makerspace/shared';
 import aedesPersistenceRedis from 'aedes-persistence-redis';
 import { Redis } from 'ioredis';
 import mqemitterRedis from 'mqemitter-redis';
 import { type FailureWindowsFactory, redisFailureWindows } from '../throttling/failure-windows.js';
+import type { HeartbeatData } from './heartbeat-worker.js';
+import { type ClusterTiming, defaultClusterTiming, minHeartbeatsPerTtl } from './timing.js';
 
 /**
  * Cluster mode (docs/SCALING.md): several identical hubs on one PostgreSQL and one Redis. This
@@ -14,9 +18,11 @@ export interface ClusterSettings {
   redisUrl: string;
   /** HUB_NODE_ID: fixed per hub process; also the embedded broker's id. */
   nodeId: string;
-  /** A hub not heard from for this long is dead and its bridges offline (default 6 s). */
+  /** How often this hub writes its liveness key (default 1 s; timing.ts). */
+  heartbeatMs?: number;
+  /** A hub not heard from for this long is dead and its bridges offline (default 3 s). */
   nodeTtlMs?: number;
-  /** How often each hub looks for dead hubs and refreshes its view of presence (default 2 s). */
+  /** How often each hub looks for dead hubs and refreshes its view of presence (default 1 s). */
   sweepMs?: number;
   /** Prefix of the hub's own Redis keys and channels (default `makerspace:`). */
   prefix?: string;
@@ -49,14 +55,15 @@ const connectOptions = { maxRetriesPerRequest: 1, connectTimeout: 5_000, lazyCon
 export class Cluster {
   readonly nodeId: string;
   private readonly prefix: string;
-  private readonly nodeTtlMs: number;
-  private readonly sweepMs: number;
+  /** Heartbeat, node TTL and sweep: together they bound how late a dead hub's bridges go offline. */
+  readonly timing: ClusterTiming;
   /** Commands: fail fast while Redis is away (the hub answers 503 rather than hang). */
   private readonly redis: Redis;
   private readonly sub: Redis;
   private readonly handlers = new Map<string, Handler[]>();
   private mirror = new Map<number, Presence>();
   private timers: NodeJS.Timeout[] = [];
+  private heartbeat: Worker | null = null;
   private sweeping: Promise<void> | null = null;
   private heardDuringRefresh: (BusMessage & { k: 'presence' })[] | null = null;
   private closed = false;
@@ -72,8 +79,11 @@ export class Cluster {
   ) {
     this.nodeId = settings.nodeId;
     this.prefix = settings.prefix ?? 'makerspace:';
-    this.nodeTtlMs = settings.nodeTtlMs ?? 6_000;
-    this.sweepMs = settings.sweepMs ?? 2_000;
+    this.timing = {
+      heartbeatMs: settings.heartbeatMs ?? defaultClusterTiming.heartbeatMs,
+      nodeTtlMs: settings.nodeTtlMs ?? defaultClusterTiming.nodeTtlMs,
+      sweepMs: settings.sweepMs ?? defaultClusterTiming.sweepMs,
+    };
     this.redis = new Redis(settings.redisUrl, { ...connectOptions, enableOfflineQueue: false });
     this.sub = new Redis(settings.redisUrl, { ...connectOptions });
     for (const conn of [this.redis, this.sub])
@@ -128,15 +138,61 @@ export class Cluster {
 
   /** Starts the heartbeat and the sweep for dead hubs. */
   start(): void {
-    this.timers.push(setInterval(() => void this.beat().catch(() => {}), Math.max(200, this.nodeTtlMs / 3)));
-    this.timers.push(setInterval(() => void this.sweep(), this.sweepMs));
+    this.startHeartbeat();
+    this.timers.push(setInterval(() => void this.sweep(), this.timing.sweepMs));
     for (const t of this.timers) t.unref();
+  }
+
+  /**
+   * The liveness key is written from a worker thread with a Redis connection of its own, so a
+   * busy or paused main event loop (a long synchronous task, a GC pause, a loaded machine) does
+   * not delay the beats and get this hub declared dead (docs/DECISIONS.md, "The offline bound").
+   * The worker stops vouching for the hub once the main loop has been silent for `mainStallMs`.
+   */
+  private startHeartbeat(): void {
+    const { heartbeatMs, nodeTtlMs } = this.timing;
+    const mainTick = new SharedArrayBuffer(8);
+    const tick = new BigInt64Array(mainTick);
+    const touch = () => Atomics.store(tick, 0, BigInt(Date.now()));
+    touch();
+    this.timers.push(setInterval(touch, heartbeatMs));
+    const script = new URL('./heartbeat-worker.js', import.meta.url);
+    // Run from the TypeScript sources (no compiled worker beside this file): beat on this thread.
+    if (!existsSync(script)) {
+      this.beatOnMainThread();
+      return;
+    }
+    const data: HeartbeatData = {
+      redisUrl: this.settings.redisUrl,
+      key: this.key(`node:${this.nodeId}`),
+      heartbeatMs,
+      nodeTtlMs,
+      mainStallMs: Math.max(10_000, minHeartbeatsPerTtl * heartbeatMs),
+      mainTick,
+    };
+    const worker = new Worker(script, { workerData: data });
+    worker.unref();
+    worker.on('error', (err) => {
+      this.logger.error({ err }, 'cluster heartbeat thread failed: beating on the main thread');
+      if (this.heartbeat === worker) this.heartbeat = null;
+      if (!this.closed) this.beatOnMainThread();
+    });
+    this.heartbeat = worker;
+  }
+
+  private beatOnMainThread(): void {
+    const timer = setInterval(() => void this.beat().catch(() => {}), this.timing.heartbeatMs);
+    timer.unref();
+    this.timers.push(timer);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    // Stopped before the key is deleted, so no late beat writes it again.
+    await this.heartbeat?.terminate();
+    this.heartbeat = null;
     await this.sweeping;
     // Leaving on purpose: the others need not wait for the heartbeat to run out.
     await this.redis.del(this.key(`node:${this.nodeId}`)).catch(() => {});
@@ -266,7 +322,7 @@ export class Cluster {
   }
 
   private async beat(): Promise<void> {
-    await this.redis.set(this.key(`node:${this.nodeId}`), '1', 'PX', this.nodeTtlMs);
+    await this.redis.set(this.key(`node:${this.nodeId}`), '1', 'PX', this.timing.nodeTtlMs);
   }
 
   /** Looks for bridges held by dead hubs (releases them) and refreshes the presence mirror. */
