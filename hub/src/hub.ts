@@ -177,6 +177,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     started.push(async () => homeAssistant?.stop());
     const webhookWorker = new WebhookWorker({
       db: storage.db,
+      dialect: storage.dialect,
       tokens,
       logger,
       settings: ctx.webhooks,

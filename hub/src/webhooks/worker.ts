@@ -2,6 +2,7 @@ import type { HubMetrics } from '../observability/metrics.js';
 import type { Logger } from '@makerspace/shared';
 import { sql } from 'kysely';
 import type { Db } from '../db/crud.js';
+import type { DialectName } from '../db/database.js';
 import type { TokenBox } from '../secrets.js';
 import { type SendResult, sendWebhook, signature, standardWebhookHeaders } from './delivery.js';
 import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
@@ -112,6 +113,8 @@ function moveState(db: Db, webhookId: number, from: string[], to: string) {
 
 export interface WorkerDeps {
   db: Db;
+  /** How deliveries are claimed: see WebhookWorker.claim. */
+  dialect: DialectName;
   tokens: TokenBox;
   logger: Logger;
   settings: WebhookSettings;
@@ -123,7 +126,9 @@ export interface WorkerDeps {
  * Delivers the outbox. Per webhook strictly in order and one at a time: only the oldest pending
  * delivery of a webhook is ever attempted, and the next waits until it is delivered. Webhooks
  * are independent of each other, and nothing here runs inside an API request.
- * A lease on the delivery row keeps a second hub process (PostgreSQL setups) off it.
+ * Several hubs on one PostgreSQL database each run a worker: a hub claims its deliveries with
+ * SELECT ... FOR UPDATE SKIP LOCKED and a lease (`leaseUntil`) in one short transaction, and the
+ * lease keeps the others off a delivery until it is recorded, or until it ends when the hub died.
  */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -203,11 +208,12 @@ export class WebhookWorker {
       .execute();
   }
 
-  private async dispatch(): Promise<void> {
-    const { db, settings } = this.deps;
-    await this.prune();
-    const at = iso(Date.now());
-    const heads = await db
+  /**
+   * The due head deliveries (the oldest pending one of each active or failing webhook) whose
+   * lease is free, soonest due first.
+   */
+  private dueHeads(db: Db, at: string) {
+    return db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook')
       .select(['d.id', 'd.webhook'])
@@ -221,20 +227,82 @@ export class WebhookWorker {
         sql<number>`(select min(d2.id) from webhook_deliveries d2 where d2.webhook = d.webhook and d2.state = 'pending')`,
       )
       .orderBy('d.nextAttemptAt')
-      .limit(100)
-      .execute();
+      .limit(100);
+  }
+
+  /**
+   * Claims due head deliveries for this hub and answers them; each is leased until `lease`.
+   *
+   * PostgreSQL (several hubs may share the outbox): one short transaction selects the heads with
+   * FOR UPDATE OF d SKIP LOCKED, so a row another hub is claiming (or recording) right now is
+   * passed over rather than waited for, sets the lease on the rows it got, and commits. A row
+   * whose lease another hub committed meanwhile is re-checked by PostgreSQL when locked and
+   * dropped. Webhooks this hub is sending to are left out, and so is a webhook another pending
+   * delivery of which is leased: ids come from a sequence and are not in commit order, so a
+   * delivery committed late can become the head while a later one is being sent.
+   *
+   * SQLite (one hub, one connection, no FOR UPDATE): each head is taken with a conditional
+   * update of its lease, which only one claimant can win.
+   */
+  private async claim(at: string, lease: string): Promise<{ id: number; webhook: number }[]> {
+    const { db, dialect } = this.deps;
+    const busy = [...this.inFlight.keys()];
+    if (dialect === 'postgres') {
+      return db.transaction().execute(async (trx) => {
+        let query = this.dueHeads(trx, at).where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries as d3')
+                .select('d3.id')
+                .whereRef('d3.webhook', '=', 'd.webhook')
+                .where('d3.state', '=', 'pending')
+                .where('d3.leaseUntil', '>=', at),
+            ),
+          ),
+        );
+        if (busy.length > 0) query = query.where('d.webhook', 'not in', busy);
+        const heads = await query.forUpdate('d').skipLocked().execute();
+        const ids = heads.map((h) => h.id);
+        if (ids.length > 0) {
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ leaseUntil: lease })
+            .where('id', 'in', ids)
+            .execute();
+        }
+        return heads;
+      });
+    }
+    const heads = await this.dueHeads(db, at).execute();
+    const claimed: { id: number; webhook: number }[] = [];
     for (const head of heads) {
-      if (this.stopped) return;
+      if (this.stopped) break;
       if (this.inFlight.has(head.webhook)) continue;
-      const lease = iso(Date.now() + settings.timeoutMs + 30_000);
-      const claimed = await db
+      const result = await db
         .updateTable('webhook_deliveries')
         .set({ leaseUntil: lease })
         .where('id', '=', head.id)
         .where('state', '=', 'pending')
         .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', at)]))
         .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) continue;
+      if (Number(result.numUpdatedRows) === 1) claimed.push(head);
+    }
+    return claimed;
+  }
+
+  private async dispatch(): Promise<void> {
+    const { settings } = this.deps;
+    await this.prune();
+    if (this.stopped) return;
+    const at = iso(Date.now());
+    const lease = iso(Date.now() + settings.timeoutMs + 30_000);
+    const claimed = await this.claim(at, lease);
+    for (const head of claimed) {
+      if (this.stopped || this.inFlight.has(head.webhook)) {
+        // Claimed but not sent (the hub is closing): the lease goes, the delivery waits.
+        await this.release(head.id).catch(() => {});
+        continue;
+      }
       const controller = new AbortController();
       const done = this.deliver(head.id, head.webhook, controller.signal)
         .catch((err) => {
@@ -245,6 +313,14 @@ export class WebhookWorker {
         });
       this.inFlight.set(head.webhook, { controller, done });
     }
+  }
+
+  private release(deliveryId: number) {
+    return this.deps.db
+      .updateTable('webhook_deliveries')
+      .set({ leaseUntil: null })
+      .where('id', '=', deliveryId)
+      .execute();
   }
 
   private async deliver(deliveryId: number, webhookId: number, signal: AbortSignal): Promise<void> {
@@ -267,8 +343,7 @@ export class WebhookWorker {
       .where('d.id', '=', deliveryId)
       .executeTakeFirst();
     if (!row) return;
-    const release = () =>
-      db.updateTable('webhook_deliveries').set({ leaseUntil: null }).where('id', '=', deliveryId).execute();
+    const release = () => this.release(deliveryId);
     if (row.webhookState !== 'active' && row.webhookState !== 'failing') {
       await release();
       return;
