@@ -234,8 +234,9 @@ export class WebhookWorker {
    * Claims due head deliveries for this hub and answers them; each is leased until `lease`.
    *
    * PostgreSQL (several hubs may share the outbox): one short transaction selects the heads with
-   * FOR UPDATE OF d SKIP LOCKED, so a row another hub is claiming (or recording) right now is
-   * passed over rather than waited for, sets the lease on the rows it got, and commits. A row
+   * FOR UPDATE OF d SKIP LOCKED (and their webhooks' rows FOR NO KEY UPDATE SKIP LOCKED), so a
+   * row another hub is claiming (or recording) right now is passed over rather than waited for,
+   * sets the lease on the rows it got, and commits. A row
    * whose lease another hub committed meanwhile is re-checked by PostgreSQL when locked and
    * dropped. Webhooks this hub is sending to are left out, and so is a webhook another pending
    * delivery of which is leased: ids come from a sequence and are not in commit order, so a
@@ -261,7 +262,31 @@ export class WebhookWorker {
           ),
         );
         if (busy.length > 0) query = query.where('d.webhook', 'not in', busy);
-        const heads = await query.forUpdate('d').skipLocked().execute();
+        // The webhook's row too (NO KEY UPDATE: event inserts, which reference it, still go
+        // through): while one hub claims for a webhook, the others pass that webhook over.
+        const locked = await query
+          .modifyEnd(sql`for update of d skip locked for no key update of w skip locked`)
+          .execute();
+        // A claim committed by another hub after this statement's snapshot but before its locks
+        // were taken is visible to a new statement: drop the webhooks it leased.
+        const ids0 = locked.map((h) => h.id);
+        const leased =
+          locked.length === 0
+            ? []
+            : await trx
+                .selectFrom('webhook_deliveries')
+                .select('webhook')
+                .where(
+                  'webhook',
+                  'in',
+                  locked.map((h) => h.webhook),
+                )
+                .where('state', '=', 'pending')
+                .where('leaseUntil', '>=', at)
+                .where('id', 'not in', ids0)
+                .execute();
+        const taken = new Set(leased.map((r) => r.webhook));
+        const heads = locked.filter((h) => !taken.has(h.webhook));
         const ids = heads.map((h) => h.id);
         if (ids.length > 0) {
           await trx
