@@ -199,6 +199,12 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   const live = new LiveChannel(ctx);
   app.decorate('live', live);
   app.addHook('preClose', async () => live.close());
+  // Flushes of the streams give way to API requests in flight (a switch-on waits for at most one
+  // slice of socket writes).
+  const liveUrl = `${API_PREFIX}/live`;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url !== liveUrl) live.track(reply.raw);
+  });
   // A revoked or signed-out session ends its streams at once (DESIGN 11).
   const stopHearing = ctx.sessions.onRevoked((ids) =>
     live.end(

@@ -57,17 +57,39 @@ interface LiveView {
  */
 const SLICE_MS = 0.1;
 
-/** Gives the event loop a turn once the current slice has used its time; call in a loop. */
-function slicer(): () => Promise<void> | undefined {
+/**
+ * How long one flush's writes may wait, in all, for moments without API requests in flight (ms).
+ * Live changes are batched every 250-500 ms anyway; past this a flush goes on in slices even
+ * under constant load.
+ */
+const MAX_YIELD_MS = 50;
+
+/**
+ * Gives the event loop a turn once the current slice has used its time; call in a loop. While
+ * API requests are in flight (`busy`) it keeps giving turns, up to MAX_YIELD_MS per flush, so a
+ * switch-on that arrives during a flush meets at most one slice of it.
+ */
+function slicer(busy: () => boolean): () => Promise<void> | undefined {
   let started = performance.now();
+  let waited = 0;
+  const pause = (resolve: () => void) =>
+    setImmediate(() => {
+      if (waited < MAX_YIELD_MS && busy()) {
+        // A timer, not another immediate: the loop may sleep until the request's I/O arrives.
+        const from = performance.now();
+        setTimeout(() => {
+          waited += performance.now() - from;
+          pause(resolve);
+        }, 1);
+        return;
+      }
+      started = performance.now();
+      resolve();
+    });
   return () => {
-    if (performance.now() - started < SLICE_MS) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        started = performance.now();
-        resolve();
-      }),
-    );
+    const sliceLeft = performance.now() - started < SLICE_MS;
+    if (sliceLeft && (waited >= MAX_YIELD_MS || !busy())) return undefined;
+    return new Promise<void>(pause);
   };
 }
 
@@ -162,6 +184,24 @@ export class LiveChannel {
 
   get size(): number {
     return this.clients.size;
+  }
+
+  /** API requests being answered now (not the live streams themselves): flushes give way to them. */
+  private requestsInFlight = 0;
+
+  /** Waits until no API request is in flight, for MAX_YIELD_MS at most. */
+  private async untilIdle(): Promise<void> {
+    const until = performance.now() + MAX_YIELD_MS;
+    while (this.requestsInFlight > 0 && performance.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  /** Counts an API request until its response closes (answered, failed or cut off). */
+  track(response: { once(event: 'close', listener: () => void): unknown }): void {
+    this.requestsInFlight++;
+    response.once('close', () => {
+      this.requestsInFlight--;
+    });
   }
 
   /** Starts a stream on `out` (headers not yet sent) and sends the snapshot. */
@@ -272,6 +312,8 @@ export class LiveChannel {
 
   private async flush(kind: 'narrow' | 'wide'): Promise<void> {
     const pace = this.paces[kind];
+    // The read and the building below run in one piece: they start between API requests.
+    await this.untilIdle();
     let ids = [...pace.changed];
     pace.changed.clear();
     try {
@@ -318,7 +360,7 @@ export class LiveChannel {
    * write of the batch.
    */
   private async writeAll(writes: [Iterable<LiveClient>, Wire][]): Promise<void> {
-    const turn = slicer();
+    const turn = slicer(() => this.requestsInFlight > 0);
     for (const [clients, out] of writes) {
       for (const client of [...clients]) {
         const pause = turn();
@@ -394,6 +436,7 @@ export class LiveChannel {
       return;
     }
     try {
+      await this.untilIdle();
       const rows = await logsAfter(this.ctx.storage.reads, this.logCursor ?? 0, 500);
       if (rows.length > 0) {
         this.logCursor = Number(rows[rows.length - 1].id);
@@ -428,7 +471,7 @@ export class LiveChannel {
   private closed = false;
 
   private async ping(): Promise<void> {
-    const turn = slicer();
+    const turn = slicer(() => this.requestsInFlight > 0);
     for (const client of [...this.clients]) {
       // Each check reads the database: in slices, so a thousand streams' checks do not hold up
       // the requests that arrive meanwhile.
