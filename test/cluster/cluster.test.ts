@@ -6,22 +6,23 @@ import { eventually } from '../support/fake-agent.js';
 import { bridgeOnline, describeCluster, useCluster } from './support.js';
 
 /**
- * Two hub processes on one PostgreSQL schema and one Redis (cluster mode), each with a door agent
- * of its own (simulated relays): any hub serves any bridge.
+ * Three hub processes on one PostgreSQL schema and one Redis (cluster mode), each with a door agent
+ * of its own (simulated relays): any hub serves any bridge, and what one hub changes the other two
+ * see.
  */
-describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
+describeCluster('cluster mode: three hubs, PostgreSQL and Redis', () => {
   // A door agent on each hub.
-  const cluster = useCluster({ hubs: 2, doors: [{ hubs: [0] }, { hubs: [1] }] });
+  const cluster = useCluster({ hubs: 3, doors: [{ hubs: [0] }, { hubs: [1] }, { hubs: [2] }] });
   const { doors } = cluster;
 
   it('runs the periodic jobs on exactly one hub', () => {
-    const [a, b] = cluster.hubs;
-    const leaders = [a, b].filter((h) => /runs the periodic jobs of the cluster/.test(h.proc.output()));
+    expect(cluster.hubs).toHaveLength(3);
+    const leaders = cluster.hubs.filter((h) => /runs the periodic jobs of the cluster/.test(h.proc.output()));
     expect(leaders).toHaveLength(1);
   });
 
   it('delivers each webhook event once, whichever hub made it', async () => {
-    const [a, b] = cluster.hubs;
+    const [a] = cluster.hubs;
     const received: string[] = [];
     const server: Server = createServer((req, res) => {
       let body = '';
@@ -42,7 +43,7 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
       });
       expect(hook.status).toBe(201);
       for (let i = 0; i < 12; i++) {
-        const hub = i % 2 === 0 ? a : b;
+        const hub = cluster.hubs[i % cluster.hubs.length]; // round-robin: four events on each hub
         const res = await hub.api('POST', '/members', {
           firstName: `Hook ${i}`,
           emailAddress: `hook${i}@cluster.example`,
@@ -59,8 +60,8 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
   }, 30_000);
 
   it('switches every door on through every hub, whichever hub holds its bridge', async () => {
-    const [a, b] = cluster.hubs;
-    for (const hub of [a, b]) {
+    const [a] = cluster.hubs;
+    for (const hub of cluster.hubs) {
       for (const door of doors) {
         await eventually(() => door.agent?.relay() !== 'on', 5_000, 'door closed');
         const res = await hub.api('POST', `/resources/${door.id}/switch-on`, { code: door.code });
@@ -73,35 +74,49 @@ describeCluster('cluster mode: two hubs, PostgreSQL and Redis', () => {
     }
   }, 30_000);
 
-  it('shows a list change made on one hub on the other within a second', async () => {
-    const [a, b] = cluster.hubs;
+  it('shows a list change made on one hub on each of the other two within a second', async () => {
     const count = async (hub: HubProcess) => {
       const res = await fetch(`${hub.base}/members?limit=1`, {
         headers: { authorization: `Bearer ${cluster.token}` },
       });
       return Number(res.headers.get('x-total-count'));
     };
-    const before = await count(b); // b now holds the total in its cache
-    expect(
-      (await a.api('POST', '/members', { firstName: 'Grace', emailAddress: 'grace@cluster.example' })).status,
-    ).toBe(201);
-    const t0 = Date.now();
-    await eventually(async () => (await count(b)) === before + 1, 1_000, 'new total on the other hub');
-    expect(Date.now() - t0).toBeLessThan(1_000);
+    // The change made on each hub in turn.
+    for (const [i, origin] of cluster.hubs.entries()) {
+      const others = cluster.hubs.filter((h) => h !== origin);
+      const before = await Promise.all(others.map(count)); // the others now hold the total in their caches
+      const res = await origin.api('POST', '/members', {
+        firstName: `Grace ${i}`,
+        emailAddress: `grace${i}@cluster.example`,
+      });
+      expect(res.status).toBe(201);
+      const t0 = Date.now();
+      await eventually(
+        async () => (await Promise.all(others.map(count))).every((n, j) => n === before[j] + 1),
+        1_000,
+        `new total on both other hubs (change made on hub ${i})`,
+      );
+      expect(Date.now() - t0).toBeLessThan(1_000);
+    }
   });
 
   it('stops a deleted API key on every hub within a second', async () => {
-    const [a, b] = cluster.hubs;
+    const [a, ...others] = cluster.hubs;
     const me = (await a.api('GET', '/user/me')).body;
     const key = (await a.api('POST', '/api-keys', { member: me.id })).body;
     const token = (await a.api('GET', `/api-keys/${key.id}/token`)).body.token;
-    expect((await b.api('GET', '/user/me', undefined, token)).status).toBe(200); // cached on b
+    for (const hub of others) expect((await hub.api('GET', '/user/me', undefined, token)).status).toBe(200); // cached there
     expect((await a.api('DELETE', `/api-keys/${key.id}`)).status).toBe(204);
+    const t0 = Date.now();
     await eventually(
-      async () => (await b.api('GET', '/user/me', undefined, token)).status === 401,
+      async () =>
+        (await Promise.all(others.map((hub) => hub.api('GET', '/user/me', undefined, token)))).every(
+          (res) => res.status === 401,
+        ),
       1_000,
-      '401 on b',
+      '401 on both other hubs',
     );
+    expect(Date.now() - t0).toBeLessThan(1_000);
   });
 
   it('follows a bridge whose agent moves to the other hub', async () => {

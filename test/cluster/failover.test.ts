@@ -1,22 +1,26 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { sendTap, tapSocketPath } from '../../agent/dist/tap-socket.js';
+import type { HubProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 import { bridgeOnline, describeCluster, useCluster } from './support.js';
 
 /**
- * kill -9 of one hub of two while bridges send logs and members switch doors on: the bridges
- * move to the other hub, nothing acknowledged is lost or doubled, no 200 without the relay.
+ * kill -9 of one hub of three while bridges send logs and members switch doors on through the
+ * other two: the bridges move to the survivors, nothing acknowledged is lost or doubled, no 200
+ * without the relay.
  */
 describeCluster('cluster mode: a hub killed under load', () => {
   const cluster = useCluster(
     {
-      hubs: 2,
+      hubs: 3,
       doors: [
-        // Two doors on a (listing b second), one on b (listing a second).
-        { hubs: [0, 1] },
-        { hubs: [0, 1] },
-        { hubs: [1, 0] },
+        // Two doors on a: one listing b next, one listing c next.
+        { hubs: [0, 1, 2] },
+        { hubs: [0, 2, 1] },
+        // One door on b and one on c.
+        { hubs: [1, 0, 2] },
+        { hubs: [2, 1, 0] },
         // A bridge that knows only hub a, with the default keepalive (10 s).
         { hubs: [0], name: 'Lonely door', keepaliveSeconds: 10 },
       ],
@@ -28,9 +32,11 @@ describeCluster('cluster mode: a hub killed under load', () => {
   const fromTap = (log: { reason: string | null }) => log.reason !== 'thirdPartyError';
 
   it('moves the bridges, loses and doubles no log, and never answers 200 without the relay', async () => {
-    const [a, b] = cluster.hubs;
-    const doors = cluster.doors.slice(0, 3);
-    const lonely = cluster.doors[3];
+    const [a, b, c] = cluster.hubs;
+    const survivors = [b, c];
+    const doors = cluster.doors.slice(0, 4);
+    const onA = doors.slice(0, 2); // the bridges of a that know another hub
+    const lonely = cluster.doors[4];
     let running = true;
     const taps = new Map<number, number>(); // door -> taps the agent answered
     const tapLoops = doors.map(async (d) => {
@@ -47,11 +53,16 @@ describeCluster('cluster mode: a hub killed under load', () => {
     });
     const statuses: number[] = [];
     const wrong: string[] = [];
+    const sentThrough = new Map<HubProcess, number>(); // survivor -> switch-ons sent through it
     const switchLoop = (async () => {
+      let k = 0;
       while (running) {
         for (const d of doors) {
           if (d.agent.relay() === 'on') continue; // still pulsing from the last one
-          const res = await b.api('POST', `/resources/${d.id}/switch-on`, { code: d.code });
+          // Through b and c in turn.
+          const hub = survivors[k++ % survivors.length];
+          sentThrough.set(hub, (sentThrough.get(hub) ?? 0) + 1);
+          const res = await hub.api('POST', `/resources/${d.id}/switch-on`, { code: d.code });
           statuses.push(res.status);
           if (res.status === 200 && d.agent.relay() !== 'on')
             wrong.push(`door ${d.id}: 200 with the relay off`);
@@ -61,37 +72,31 @@ describeCluster('cluster mode: a hub killed under load', () => {
     })();
 
     await new Promise((r) => setTimeout(r, 2_000));
-    const connectsBefore = doors.map(
-      (d) => (d.agent.proc.output().match(/connected to the hub/g) ?? []).length,
-    );
+    const connects = (d: (typeof doors)[number]) =>
+      (d.agent.proc.output().match(/connected to the hub/g) ?? []).length;
+    const connectsBefore = onA.map(connects);
     const killedAt = Date.now();
     await a.proc.stop('SIGKILL');
-    // Every bridge of a that knows b is connected to b again within 10 s.
+    // Every bridge of a that knows another hub is connected again within 10 s: a is gone, so to a
+    // survivor, and both survivors read it online.
     await eventually(
-      () =>
-        doors.every(
-          (d, i) =>
-            (d.agent.proc.output().match(/connected to the hub/g) ?? []).length > connectsBefore[i] ||
-            i === 2,
-        ),
+      async () => {
+        if (!onA.every((d, i) => connects(d) > connectsBefore[i])) return false;
+        for (const d of onA) for (const hub of survivors) if (!(await bridgeOnline(hub, d.id))) return false;
+        return true;
+      },
       10_000,
-      'bridges reconnected to b',
+      'bridges of a reconnected to a survivor',
     );
     expect(Date.now() - killedAt).toBeLessThan(10_000);
-    // The periodic jobs ran on exactly one hub, and run on the survivor now.
+    // The periodic jobs ran on some hub, and run on exactly one survivor now.
     const leaderLine = /runs the periodic jobs of the cluster/g;
-    expect(
-      [a, b].map((h) => (h.proc.output().match(leaderLine) ?? []).length).reduce((x, y) => x + y),
-    ).toBeGreaterThan(0);
-    await eventually(
-      () => /runs the periodic jobs of the cluster/.test(b.proc.output()),
-      5_000,
-      'the survivor runs the periodic jobs',
-    );
-    expect(b.proc.output().match(leaderLine)).toHaveLength(1);
+    const leads = (h: HubProcess) => (h.proc.output().match(leaderLine) ?? []).length;
+    expect(cluster.hubs.map(leads).reduce((x, y) => x + y)).toBeGreaterThan(0);
+    await eventually(() => survivors.some((h) => leads(h) > 0), 5_000, 'a survivor runs the periodic jobs');
     // The bridge that knows only a is offline within 1.5 times its keepalive.
     await eventually(
-      async () => !(await bridgeOnline(b, lonely.id)),
+      async () => !(await bridgeOnline(b, lonely.id)) && !(await bridgeOnline(c, lonely.id)),
       15_000 - (Date.now() - killedAt),
       'lonely bridge offline',
     );
@@ -99,6 +104,10 @@ describeCluster('cluster mode: a hub killed under load', () => {
     running = false;
     await Promise.all([...tapLoops, switchLoop]);
 
+    // Seconds after the takeover (more than one retry of the lock): still exactly one survivor,
+    // which took the jobs once.
+    expect(survivors.map(leads).sort()).toEqual([0, 1]);
+    expect(survivors.every((h) => (sentThrough.get(h) ?? 0) > 0)).toBe(true);
     expect(wrong).toEqual([]);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
     expect(
