@@ -46,6 +46,10 @@ type BridgeClient = Client & {
   address?: string;
   /** Its CONNECT's keepalive (s); 0: none. */
   keepaliveSeconds?: number;
+  /** It has subscribed to its commands topic: a command published now reaches it. */
+  hearsCommands?: boolean;
+  /** Commands waiting for that subscription (a bridge reads online from its CONNECT on). */
+  awaitingSubscription?: (() => void)[];
   /** When it last sent a packet (hub clock, ms). */
   heardAt?: number;
 };
@@ -178,7 +182,13 @@ export class BridgeBroker implements BridgeLink {
     };
     aedes.on('ping', (_packet, client: BridgeClient) => heard(client));
     aedes.on('ack', (_packet, client: BridgeClient) => heard(client));
-    aedes.on('subscribe', (_subscriptions, client: BridgeClient) => heard(client));
+    aedes.on('subscribe', (subscriptions, client: BridgeClient) => {
+      heard(client);
+      const resourceId = client?.resourceId;
+      if (!resourceId || !subscriptions.some((s) => s.topic === bridgeTopic(resourceId, 'commands'))) return;
+      client.hearsCommands = true;
+      for (const go of client.awaitingSubscription?.splice(0) ?? []) go();
+    });
     aedes.on('clientReady', (client: BridgeClient) => {
       const resourceId = client.resourceId;
       if (!resourceId) return;
@@ -331,9 +341,32 @@ export class BridgeBroker implements BridgeLink {
     if (!this.isOnline(resourceId)) return null;
     if (this.cluster && !this.clients.has(resourceId))
       return this.sendRemoteCommand(resourceId, command, timeoutMs);
-    const reply = this.awaitReply(resourceId, command.id, timeoutMs);
+    // A bridge reads online from its CONNECT on, and subscribes just after: a command published
+    // in between would reach nobody (its session starts clean), so it waits for the subscription.
+    const started = Date.now();
+    const client = this.clients.get(resourceId);
+    if (client && !client.hearsCommands && !(await this.subscribed(client, timeoutMs))) return null;
+    const left = Math.max(1, timeoutMs - (Date.now() - started));
+    const reply = this.awaitReply(resourceId, command.id, left);
     await this.publish(resourceId, 'commands', command);
     return reply;
+  }
+
+  /** Resolves true once the client has subscribed to its commands, false after `timeoutMs` or if it goes. */
+  private subscribed(client: BridgeClient, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const waiting = client.awaitingSubscription ?? [];
+        const at = waiting.indexOf(go);
+        if (at >= 0) waiting.splice(at, 1);
+        resolve(false);
+      }, timeoutMs);
+      const go = () => {
+        clearTimeout(timer);
+        resolve(!client.closed);
+      };
+      (client.awaitingSubscription ??= []).push(go);
+    });
   }
 
   /** The reply to a command, or null when none came within `timeoutMs`; `settled` runs once either way. */
