@@ -365,7 +365,8 @@ export class BridgeBroker implements BridgeLink {
         clearTimeout(timer);
         resolve(!client.closed);
       };
-      (client.awaitingSubscription ??= []).push(go);
+      client.awaitingSubscription ??= [];
+      client.awaitingSubscription.push(go);
     });
   }
 
