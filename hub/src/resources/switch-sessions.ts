@@ -156,6 +156,13 @@ export async function runSwitchOn(
     };
   }
   const notes = failedNotes(reply, timeoutMs);
+  // An operator looking for why a member's switch-on failed finds it here (the log names no member).
+  ctx.logger.warn(
+    { resourceId: resource.id, commandId, resourceLog: entry.id, timeoutMs },
+    reply
+      ? 'switch-on: the bridge answered with an error'
+      : 'switch-on: no reply from the bridge in time (504)',
+  );
   await ctx.events.transaction(async (trx) => {
     await updateLog(
       trx,
