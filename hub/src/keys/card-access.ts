@@ -51,14 +51,7 @@ export async function answerTap(
     const first = await firstDecision(ctx, resource, clientId);
     if (first) return { ...first, id: request.id };
   }
-  const base = {
-    account: resource.account,
-    resource: resource.id,
-    createdAt: stamp,
-    updatedAt: stamp,
-    metadata,
-    clientId,
-  };
+  const base = logBase(resource, stamp, metadata, clientId);
 
   const key = await keyByCard(ctx.db, resource.account, cards);
   if (!key) return { ...(await unknownCard(ctx, resource, cards[0], at, base)), id: request.id };
@@ -117,6 +110,23 @@ async function firstDecision(
   return { type: 'denied', reason, messages: [denyMessage(reason)], member };
 }
 
+/** The fields every log of a tap at `resource` shares. */
+function logBase<M extends Record<string, unknown> | null>(
+  resource: ResourceRow,
+  stamp: string,
+  metadata: M,
+  clientId: string | null,
+) {
+  return {
+    account: resource.account,
+    resource: resource.id,
+    createdAt: stamp,
+    updatedAt: stamp,
+    metadata,
+    clientId,
+  };
+}
+
 /**
  * The member is known (by card, or named by an HTTP bridge): the running session's own member
  * stops it, otherwise the policy decides, the log is written and the reply says what happened.
@@ -138,14 +148,7 @@ export async function answerMember(
   const { member, key, metadata } = who;
   const request = { id: requestId, currentSession };
   const stamp = at.toISOString();
-  const base = {
-    account: resource.account,
-    resource: resource.id,
-    createdAt: stamp,
-    updatedAt: stamp,
-    metadata,
-    clientId: who.clientId ?? null,
-  };
+  const base = logBase(resource, stamp, metadata, who.clientId ?? null);
   const running =
     request.currentSession && resource.controlType !== 'door'
       ? await runningSessionLog(ctx.db, resource.id, request.currentSession.id)

@@ -269,7 +269,7 @@ export class WebhookWorker {
           .execute();
         // A claim committed by another hub after this statement's snapshot but before its locks
         // were taken is visible to a new statement: drop the webhooks it leased.
-        const ids0 = locked.map((h) => h.id);
+        const lockedIds = locked.map((h) => h.id);
         const leased =
           locked.length === 0
             ? []
@@ -283,7 +283,7 @@ export class WebhookWorker {
                 )
                 .where('state', '=', 'pending')
                 .where('leaseUntil', '>=', at)
-                .where('id', 'not in', ids0)
+                .where('id', 'not in', lockedIds)
                 .execute();
         const taken = new Set(leased.map((r) => r.webhook));
         const heads = locked.filter((h) => !taken.has(h.webhook));
