@@ -8,6 +8,7 @@ import {
   desktop,
   freePort,
   launchChromium,
+  phone,
   saveScreenshot,
   signInWithPassword,
 } from '../support/browser.js';
@@ -268,6 +269,45 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
       .poll(() => cyBrowser.page.getByRole('heading', { name: 'Welcome, Cy' }).isVisible())
       .toBe(true);
     await cyBrowser.context.close();
+  });
+
+  it('on a phone every admin page fits the width: list rows stack, each value led by its column', async () => {
+    const mobile = await phone(browser);
+    const { page } = mobile;
+    await signIn(page, owner.emailAddress, adminPassword, '/admin/resources');
+    const pages: [string, string][] = [
+      ['/admin', 'Dashboard'],
+      ['/admin/members', 'Members'],
+      ['/admin/keys', 'Key cards'],
+      ['/admin/resources', 'Resources'],
+      ['/admin/spaces', 'Spaces'],
+      ['/admin/bookings', 'Bookings'],
+      ['/admin/billing', 'Billing'],
+      ['/admin/webhooks', 'Webhooks'],
+    ];
+    const overflow: string[] = [];
+    for (const [path, heading] of pages) {
+      await page.goto(`${web}${path}`);
+      await expect.poll(() => page.getByRole('heading', { name: heading, level: 1 }).isVisible()).toBe(true);
+      await page.waitForLoadState('networkidle');
+      // Against the phone's width, not innerWidth: a mobile browser zooms out to fit a wider page.
+      const screen = page.viewportSize()?.width ?? 360;
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (wide > screen) overflow.push(`${path}: ${wide} px on a ${screen} px screen`);
+    }
+    expect(overflow).toEqual([]);
+    // The members' list: a row is a block, its values named by their columns; the table and its
+    // header stay for screen readers.
+    await page.goto(`${web}/admin/members`);
+    const row = page.getByRole('row').filter({ hasText: 'Ada Lovelace' });
+    await expect.poll(() => row.isVisible()).toBe(true);
+    const cell = row.getByRole('cell').filter({ hasText: 'ada@admin-test.example' });
+    expect(await cell.evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"E-mail"');
+    expect(await page.getByRole('columnheader', { name: 'E-mail' }).count()).toBe(1);
+    await page.goto(`${web}/admin/resources`);
+    await expect.poll(() => page.getByRole('row', { name: 'Front door' }).isVisible()).toBe(true);
+    await shot(page, 'admin-phone-resources');
+    await mobile.context.close();
   });
 
   it('a member who opens an admin URL is refused by the API, not only by the navigation', async () => {

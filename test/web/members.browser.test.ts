@@ -67,6 +67,10 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     );
   }
   async function shot(page: Page, name: string) {
+    // Every page shot fits its screen: nothing to scroll sideways (a mobile browser would zoom
+    // out to fit a wider page, so against the screen's width, not innerWidth).
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(`${name}: ${wide} px`).toBe(`${name}: ${Math.min(wide, page.viewportSize()?.width ?? wide)} px`);
     mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
   }

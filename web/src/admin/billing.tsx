@@ -338,7 +338,11 @@ function BillingSection<L extends BillingList>({
           {rows?.records.map((r) => (
             <tr key={r.id}>
               {spec.row(r, rows.names).map((c, i) => (
-                <td key={spec.head[i]} class={/Price|Total|Paid/.test(spec.head[i]) ? 'amount' : undefined}>
+                <td
+                  key={spec.head[i]}
+                  data-label={spec.head[i]}
+                  class={/Price|Total|Paid/.test(spec.head[i]) ? 'amount' : undefined}
+                >
                   {c}
                 </td>
               ))}

@@ -78,7 +78,7 @@ export function MembersPage() {
             <tbody>
               {page?.members.map((m) => (
                 <tr key={m.id} aria-selected={selected?.id === m.id}>
-                  <td>
+                  <td data-label="Name">
                     <button
                       type="button"
                       class="link"
@@ -90,9 +90,9 @@ export function MembersPage() {
                       {memberName(m)}
                     </button>
                   </td>
-                  <td>{m.emailAddress ?? ''}</td>
-                  <td>{m.memberNumber ?? ''}</td>
-                  <td>{m.state}</td>
+                  <td data-label="E-mail">{m.emailAddress ?? ''}</td>
+                  <td data-label="Number">{m.memberNumber ?? ''}</td>
+                  <td data-label="State">{m.state}</td>
                 </tr>
               ))}
             </tbody>

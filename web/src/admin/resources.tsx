@@ -118,7 +118,7 @@ export function ResourcesPage() {
                   const state = bridgeState(live.statuses.get(r.id));
                   return (
                     <tr key={r.id} aria-selected={selectedId === r.id} aria-label={r.name}>
-                      <td>
+                      <td data-label="Sticker">
                         <input
                           type="checkbox"
                           aria-label={`Sticker of ${r.name}`}
@@ -131,7 +131,7 @@ export function ResourcesPage() {
                           }}
                         />
                       </td>
-                      <td>
+                      <td data-label="Name">
                         <button
                           type="button"
                           class="link"
@@ -143,10 +143,10 @@ export function ResourcesPage() {
                           {r.name}
                         </button>
                       </td>
-                      <td>{r.type === null ? '' : (typeNames.get(r.type) ?? '')}</td>
-                      <td>{r.controlType}</td>
-                      <td>{r.state}</td>
-                      <td>
+                      <td data-label="Type">{r.type === null ? '' : (typeNames.get(r.type) ?? '')}</td>
+                      <td data-label="Control">{r.controlType}</td>
+                      <td data-label="State">{r.state}</td>
+                      <td data-label="Bridge">
                         <span
                           class={`badge ${state.toLowerCase().replace(/ /g, '-')}`}
                           data-testid="bridge-state"

@@ -147,18 +147,18 @@ export function WebhooksPage() {
               )}
               {hooks?.map((h) => (
                 <tr key={h.id} aria-selected={h.id === selected}>
-                  <td>
+                  <td data-label="Webhook">
                     <button type="button" class="link" onClick={() => setSelected(h.id)}>
                       {hookName(h)}
                     </button>
                     <div class="hint">{h.url}</div>
                   </td>
-                  <td>
+                  <td data-label="State">
                     <span class={`delivery-state ${h.state}`}>{h.state}</span>
                     {h.failingSince && <div class="hint">Failures since {dateTime(h.failingSince)}</div>}
                   </td>
-                  <td>{h.categories.map((c) => categoryNames[c] ?? c).join(', ')}</td>
-                  <td>
+                  <td data-label="Categories">{h.categories.map((c) => categoryNames[c] ?? c).join(', ')}</td>
+                  <td data-label="Actions">
                     <div class="actions">
                       {h.state === 'active' || h.state === 'failing' ? (
                         <button
@@ -408,13 +408,13 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
               (e.delivery.state === 'pending' && e.delivery.attempts.length > 0);
             return (
               <tr key={e.delivery.id}>
-                <td>{`${e.type} #${e.id}`}</td>
-                <td>{dateTime(e.createdAt)}</td>
-                <td>
+                <td data-label="Event">{`${e.type} #${e.id}`}</td>
+                <td data-label="Created">{dateTime(e.createdAt)}</td>
+                <td data-label="Status">
                   <span class={`delivery-state ${s.kind}`}>{s.text}</span>
                 </td>
-                <td>{response(e)}</td>
-                <td>{e.delivery.attempts.length}</td>
+                <td data-label="Response">{response(e)}</td>
+                <td data-label="Attempts">{e.delivery.attempts.length}</td>
                 <td>
                   {retriable && (
                     <button type="button" class="secondary" onClick={() => void retry(e)}>
