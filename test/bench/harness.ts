@@ -189,3 +189,19 @@ export function commitMilliseconds(commits = 500): number {
     db.close();
   }
 }
+
+/**
+ * The hub's warnings and errors (pino lines of level 40 and up) written after `from` (a length of
+ * its output), at most `max`: printed beside a run that had failures, so the cause shows.
+ */
+export function hubWarnings(hub: HubProcess, from: number, max = 10): string[] {
+  return hub.proc
+    .output()
+    .slice(from)
+    .split('\n')
+    .filter((line) => {
+      const level = /"level":(\d+)/.exec(line)?.[1];
+      return level !== undefined && Number(level) >= 40;
+    })
+    .slice(0, max);
+}

@@ -10,6 +10,7 @@ import {
   benchMetricsToken,
   cpuMilliseconds,
   fmt,
+  hubWarnings,
   loopDelay,
   median,
   type OpenLoopResult,
@@ -235,7 +236,10 @@ async function liveChannelBench(seconds: number, say: Say) {
   let cpuPerCall = Number.NaN;
   /** The hub's event-loop delay during the last run (p99 and max, ms). */
   let delay = { p99: Number.NaN, max: Number.NaN };
+  /** What the hub said about failures in the last run (its warnings and errors). */
+  let warnings: string[] = [];
   const run = async () => {
+    const logFrom = hub.proc.output().length;
     await loopDelay(hub);
     const cpuBefore = cpuMilliseconds(hub.proc.child.pid);
     farm.send(`events 50 ${seconds} states`);
@@ -244,6 +248,7 @@ async function liveChannelBench(seconds: number, say: Say) {
     const cpuAfter = cpuMilliseconds(hub.proc.child.pid);
     delay = await loopDelay(hub);
     cpuPerCall = cpuBefore === null || cpuAfter === null ? Number.NaN : (cpuAfter - cpuBefore) / r.sent;
+    warnings = failures(r) ? hubWarnings(hub, logFrom) : [];
     return r;
   };
   // Warm-up as long as a run: the first seconds of a new hub (compiling, caches, the database
@@ -258,10 +263,12 @@ async function liveChannelBench(seconds: number, say: Say) {
     { key: 'one', label: 'one resource each', follows: resources.map((r) => `${format}&resource=${r.id}`) },
     { key: 'all', label: 'all resources each', follows: [format] },
   ].filter((kind) => only.includes(kind.key));
-  const report = (label: string, r: OpenLoopResult) =>
+  const report = (label: string, r: OpenLoopResult) => {
+    for (const line of warnings) process.stderr.write(`hub during "${label}": ${line}\n`);
     say(
       `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call, hub event-loop delay p99 ${fmt(delay.p99, 1)} ms, max ${fmt(delay.max, 1)} ms | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
     );
+  };
   for (const kind of kinds) {
     const without = { p50: [] as number[], p99: [] as number[], cpu: [] as number[] };
     const withChannels = {
