@@ -103,6 +103,40 @@ describeEachDialect("Fabman's HTTP bridge API: heartbeat, access, stop", (dialec
     });
   });
 
+  describe('remote switch-on of a bridge on HTTP only', () => {
+    it('the verdict and switch-on agree: online by its heartbeats, but used at its reader (noRemoteSwitch), not "offline"', async () => {
+      const door = await resource({ name: 'Garden door', controlType: 'door' });
+      const ada = await member();
+      const key = (await api(owner, 'POST', '/api-keys', { member: ada.id })).json();
+      const token = (await api(owner, 'GET', `/api-keys/${key.id}/token`)).json().token as string;
+      const code = (await api(owner, 'GET', `/resources/${door.id}`)).json().switchOnCode as string;
+      const check = () => api(token, 'GET', `/resources/${door.id}/access-check`);
+
+      // Before its first heartbeat the bridge is offline, and both say so.
+      expect((await check()).json()).toMatchObject({ reason: 'bridgeOffline' });
+      const offline = await api(token, 'POST', `/resources/${door.id}/switch-on`, { code });
+      expect(offline.statusCode).toBe(503);
+      expect(offline.json().data.reason).toBe('bridgeOffline');
+
+      expect((await api(door.apiKey, 'POST', '/bridge/heartbeat', { configVersion: 0 })).statusCode).toBe(
+        200,
+      );
+      const verdict = (await check()).json();
+      expect(verdict).toMatchObject({
+        reason: 'noRemoteSwitch',
+        message: expect.stringContaining('use it at its reader'),
+        status: { online: true },
+      });
+      const refused = await api(token, 'POST', `/resources/${door.id}/switch-on`, { code });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toMatchObject({ message: verdict.message, data: { reason: 'noRemoteSwitch' } });
+      // The refusal is in the resource's log, with why.
+      const logs = (await api(owner, 'GET', `/resource-logs?resource=${door.id}`)).json();
+      expect(logs[0]).toMatchObject({ type: 'denied', reason: 'thirdPartyError', member: ada.id });
+      expect(logs[0].notes).toContain('HTTP only');
+    });
+  });
+
   describe('heartbeatInterval: null', () => {
     it('turns offline detection off for the bridge, and a number turns it on again', async () => {
       const door = await resource({ name: 'Garden door', controlType: 'door' });

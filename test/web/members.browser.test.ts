@@ -356,6 +356,20 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     await expect
       .poll(() => page.getByTestId('verdict').textContent(), { timeout: 10_000 })
       .toBe('You may use it now.');
+
+    // A DIY bridge on the HTTP bridge API: online by its heartbeats, but no command reaches it.
+    const gate = (
+      await hub.api('POST', '/resources', { space: ids.space, name: 'Garden gate', controlType: 'door' })
+    ).body;
+    await hub.api('PUT', `/resources/${gate.id}/bridge`, {});
+    const gateKey = (await hub.api('GET', `/resources/${gate.id}/bridge/api-key`)).body.apiKey;
+    const beat = await fetch(`${hub.base}/bridge/heartbeat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ configVersion: 0 }),
+    });
+    expect(beat.status).toBe(200);
+    await expectVerdict(gate.id, gate.switchOnCode, /used at its reader with your key card/);
   });
 
   it('an old sticker says it is out of date', async () => {

@@ -79,6 +79,8 @@ export function verdictText(check: AccessCheck, noun: string, retryLeft: number 
       return `The ${noun} is offline: its controller does not answer.`;
     case 'noBridge':
       return `This ${noun} has no controller yet.`;
+    case 'noRemoteSwitch':
+      return `This ${noun} is used at its reader with your key card: its controller cannot be switched from here.`;
     default:
       return check.message;
   }

@@ -263,7 +263,7 @@ const resources: Record<string, CatalogueEntry> = {
       403: 'The access policy or a wrong code refused: `data.reason` says why (noPackage, openingHours, wrongCode, ...).',
       429: 'Too many wrong codes for this member and resource (`data.reason: tooManyAttempts`); wait `Retry-After` seconds.',
       502: 'The bridge answered that it could not switch.',
-      503: 'The bridge of this resource is offline (`data.reason: bridgeOffline`).',
+      503: 'The bridge of this resource is offline (`data.reason: bridgeOffline`), or online over the HTTP bridge API only, which no command reaches (`data.reason: noRemoteSwitch`).',
       504: 'The bridge did not answer in time (`data.reason: noReply`).',
     },
     errorExamples: {
@@ -280,7 +280,7 @@ const resources: Record<string, CatalogueEntry> = {
     errors: {
       403: 'Only the member using the resource, or an admin, may switch it off.',
       502: 'The bridge answered that it could not switch.',
-      503: 'The bridge of this resource is offline.',
+      503: 'The bridge of this resource is offline (`bridgeOffline`) or reachable over HTTP only (`noRemoteSwitch`).',
       504: 'The bridge did not answer in time.',
     },
   },

@@ -162,11 +162,9 @@ export async function switchOn(
   }
 
   if (!ctx.bridges.isOnline(resource.id)) {
-    const entry = await log('denied', { reason: 'thirdPartyError', notes: 'The bridge is offline' });
-    throw serviceUnavailable('The bridge of this resource is offline', {
-      reason: 'bridgeOffline',
-      resourceLog: entry.id,
-    });
+    const why = await unreachable(ctx, resource.id);
+    const entry = await log('denied', { reason: 'thirdPartyError', notes: why.notes });
+    throw serviceUnavailable(why.message, { reason: why.reason, resourceLog: entry.id });
   }
 
   const outcome = await runSwitchOn(
@@ -179,6 +177,30 @@ export async function switchOn(
   const data = { reason: outcome.kind, resourceLog: outcome.resourceLog };
   if (outcome.kind === 'noReply') throw gatewayTimeout(outcome.notes, data);
   throw new HttpError(502, outcome.notes, data);
+}
+
+/** Why no command reaches a resource's bridge (none holds a connection to the broker). */
+export const unreachableWords = {
+  bridgeOffline: 'The bridge of this resource is offline',
+  noRemoteSwitch:
+    'The bridge of this resource connects over HTTP only and cannot be switched from here: use it at its reader',
+} as const;
+
+/**
+ * A bridge with no broker connection: offline, or online through the HTTP bridge API alone (its
+ * heartbeats keep it online, but the hub cannot reach a bridge that only polls). The same test
+ * as GET /resources/{id}/access-check, so the verdict and the switch agree.
+ */
+async function unreachable(ctx: PolicyContext, resourceId: number) {
+  const bridge = await ctx.db
+    .selectFrom('bridges')
+    .select('offline')
+    .where('resource', '=', resourceId)
+    .executeTakeFirst();
+  const polls = bridge !== undefined && Number(bridge.offline) === 0;
+  const reason = polls ? ('noRemoteSwitch' as const) : ('bridgeOffline' as const);
+  const notes = polls ? 'The bridge connects over HTTP only: no command reaches it' : 'The bridge is offline';
+  return { reason, message: unreachableWords[reason], notes };
 }
 
 /** POST /resources/{id}/bridge/switch-off: ends the running machine session. */
@@ -200,8 +222,10 @@ export async function switchOff(
   if (!admin && running?.member !== caller.memberId) {
     throw forbidden('Only the member using the resource, or an admin, may switch it off');
   }
-  if (!ctx.bridges.isOnline(resource.id))
-    throw serviceUnavailable('The bridge of this resource is offline', { reason: 'bridgeOffline' });
+  if (!ctx.bridges.isOnline(resource.id)) {
+    const why = await unreachable(ctx, resource.id);
+    throw serviceUnavailable(why.message, { reason: why.reason });
+  }
   const { expiresAt, waitMs } = commandDeadline(ctx, resource.id, timeoutMs);
   const reply = await ctx.bridges.sendCommand(
     resource.id,

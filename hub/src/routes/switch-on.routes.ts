@@ -15,7 +15,14 @@ import { denyMessage, zoneOf } from '../access/policy.js';
 import { findResource, findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
 import { stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
-import { checkCode, policyVerdict, switchOff, switchOn, switchOnFacts } from '../resources/switch-on.js';
+import {
+  checkCode,
+  policyVerdict,
+  switchOff,
+  switchOn,
+  switchOnFacts,
+  unreachableWords,
+} from '../resources/switch-on.js';
 import { ResourceParams } from '../http/params.js';
 
 /** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker. */
@@ -113,7 +120,12 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           message = 'This resource has no bridge yet';
         } else if (!status.online) {
           reason = 'bridgeOffline';
-          message = 'The bridge of this resource is offline';
+          message = unreachableWords.bridgeOffline;
+        } else if (!ctx.bridges.isOnline(resource.id)) {
+          // Online by its heartbeats over HTTP, but holding no broker connection: no command
+          // reaches it (switch-on answers 503 with the same reason).
+          reason = 'noRemoteSwitch';
+          message = unreachableWords.noRemoteSwitch;
         }
         const denial = decision.allowed ? undefined : decision;
         return {

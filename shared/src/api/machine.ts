@@ -32,8 +32,12 @@ export const ResourceStatus = z.object({
 });
 export type ResourceStatus = z.infer<typeof ResourceStatus>;
 
-/** Why switch-on would be refused: the policy's reasons plus the bridge's state. */
-export const AccessCheckReason = z.enum([...denyReasons, 'bridgeOffline', 'noBridge']);
+/**
+ * Why switch-on would be refused: the policy's reasons plus the bridge's state. `noRemoteSwitch`:
+ * the bridge is online but only polls the hub over HTTP (a DIY bridge on the HTTP bridge API), so
+ * no command reaches it: it is used at its reader with a key card.
+ */
+export const AccessCheckReason = z.enum([...denyReasons, 'bridgeOffline', 'noBridge', 'noRemoteSwitch']);
 export type AccessCheckReason = z.infer<typeof AccessCheckReason>;
 
 export const AccessCheckQuery = z.object({
