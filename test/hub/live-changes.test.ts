@@ -13,6 +13,7 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
   let httpUrl: string;
   let agent: FakeAgent;
   let machine: number;
+  let code: string;
   const controller = new AbortController();
 
   beforeAll(async () => {
@@ -25,6 +26,7 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
       await api('POST', '/resources', { space: t.owner.spaceId, name: 'Lathe', controlType: 'machine' })
     ).json();
     machine = r.id;
+    code = r.switchOnCode;
     await api('PUT', `/resources/${machine}/bridge`, {});
     const key = (await api('GET', `/resources/${machine}/bridge/api-key`)).json().apiKey;
     agent = await connectFakeAgent(urls.mqttUrl, machine, key);
@@ -139,4 +141,33 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     const event = await plain.next('resource');
     expect(event.status).toMatchObject({ resource: machine, relay: 'off', agentVersion: 'test' });
   });
+
+  it('keeps sending changes while a switch-on waits for a bridge that does not answer', async () => {
+    const watching = await stream(`?format=changes&resource=${machine}`);
+    await watching.next('snapshot');
+    // The switch-on stays in flight until its deadline (5 s): changes wait for a moment without
+    // requests in flight only briefly, then go out anyway.
+    agent.answering = false;
+    const sent = agent.commands.length;
+    let answered = false;
+    const switchOn = fetch(`${httpUrl}/api/v1/resources/${machine}/switch-on`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    }).then((res) => {
+      answered = true;
+      return res;
+    });
+    try {
+      await eventually(async () => agent.commands.length > sent, 5_000, 'the switch-on command');
+      await relay(true, '2026-11-23T11:00:00.000Z');
+      const change = await watching.next('changes');
+      expect(change.changes[0]).toMatchObject({ resource: machine, relay: 'on' });
+      expect(answered).toBe(false);
+    } finally {
+      agent.answering = true;
+      await switchOn;
+    }
+    expect((await switchOn).status).toBe(504);
+  }, 15_000);
 });

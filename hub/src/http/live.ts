@@ -66,30 +66,25 @@ const MAX_YIELD_MS = 50;
 
 /**
  * Gives the event loop a turn once the current slice has used its time; call in a loop. While
- * API requests are in flight (`busy`) it keeps giving turns, up to MAX_YIELD_MS per flush, so a
- * switch-on that arrives during a flush meets at most one slice of it.
+ * API requests are in flight it waits for the moment none is (`idle`, which answers how long it
+ * waited), up to MAX_YIELD_MS per flush, so a switch-on that arrives during a flush meets at most
+ * one slice of it.
  */
-function slicer(busy: () => boolean): () => Promise<void> | undefined {
+function slicer(
+  busy: () => boolean,
+  idle: (maxMs: number) => Promise<number>,
+): () => Promise<void> | undefined {
   let started = performance.now();
   let waited = 0;
-  const pause = (resolve: () => void) =>
-    setImmediate(() => {
-      if (waited < MAX_YIELD_MS && busy()) {
-        // A timer, not another immediate: the loop may sleep until the request's I/O arrives.
-        const from = performance.now();
-        setTimeout(() => {
-          waited += performance.now() - from;
-          pause(resolve);
-        }, 1);
-        return;
-      }
-      started = performance.now();
-      resolve();
-    });
+  const pause = async () => {
+    await new Promise(setImmediate);
+    if (waited < MAX_YIELD_MS && busy()) waited += await idle(MAX_YIELD_MS - waited);
+    started = performance.now();
+  };
   return () => {
     const sliceLeft = performance.now() - started < SLICE_MS;
     if (sliceLeft && (waited >= MAX_YIELD_MS || !busy())) return undefined;
-    return new Promise<void>(pause);
+    return pause();
   };
 }
 
@@ -107,6 +102,11 @@ function newPace() {
     timer: null as NodeJS.Timeout | null,
     lastRows: new Map<number, string>(),
   };
+}
+
+/** The pace of a view's changes: a machine page's chosen resources, or everything. */
+function paceOf(view: Pick<LiveView, 'only'>): 'narrow' | 'wide' {
+  return view.only === null ? 'wide' : 'narrow';
 }
 
 function frame(message: LiveMessage): string {
@@ -167,6 +167,8 @@ export class LiveChannel {
     narrow: newPace(),
     wide: newPace(),
   };
+  /** How many views each pace has. */
+  private readonly viewCount = { narrow: 0, wide: 0 };
   private readonly keepAlive: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   /** The admins' feed: logs after this id are sent next (null until an admin listens). */
@@ -189,18 +191,33 @@ export class LiveChannel {
   /** API requests being answered now (not the live streams themselves): flushes give way to them. */
   private requestsInFlight = 0;
 
-  /** Waits until no API request is in flight, for MAX_YIELD_MS at most. */
-  private async untilIdle(): Promise<void> {
-    const until = performance.now() + MAX_YIELD_MS;
-    while (this.requestsInFlight > 0 && performance.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 1));
+  /** Flushes waiting for a moment without API requests: called when the last one closes. */
+  private readonly idleWaiters = new Set<() => void>();
+
+  /**
+   * Waits until no API request is in flight, for `maxMs` at most; answers how long it waited
+   * (ms). Woken by the last request's close, not by polling: a loop that waits costs no turns.
+   */
+  private idle(maxMs = MAX_YIELD_MS): Promise<number> {
+    if (this.requestsInFlight === 0 || maxMs <= 0) return Promise.resolve(0);
+    const from = performance.now();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(done);
+        resolve(performance.now() - from);
+      };
+      const timer = setTimeout(done, maxMs);
+      this.idleWaiters.add(done);
+    });
   }
 
   /** Counts an API request until its response closes (answered, failed or cut off). */
   track(response: { once(event: 'close', listener: () => void): unknown }): void {
     this.requestsInFlight++;
     response.once('close', () => {
-      this.requestsInFlight--;
+      if (--this.requestsInFlight > 0 || this.idleWaiters.size === 0) return;
+      for (const wake of [...this.idleWaiters]) wake();
     });
   }
 
@@ -221,15 +238,21 @@ export class LiveChannel {
     });
     const view = this.viewOf(caller, only, format);
     const client: LiveClient = { caller, view, out, stillValid, snapshotSent: false };
+    // In its view at once (which keeps the view while this waits), written to only once in
+    // `clients`; a stream closed meanwhile leaves nothing behind.
+    view.clients.add(client);
+    out.on('close', () => this.drop(client));
     if (format === 'changes') view.fresh.add(client);
     if (view.viewer.admin && this.logCursor === null)
       this.logCursor = await newestLogId(this.ctx.storage.reads);
+    if (out.destroyed) {
+      this.drop(client);
+      return;
+    }
     this.clients.add(client);
-    view.clients.add(client);
-    out.on('close', () => this.drop(client));
     if (view.viewer.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
     // The snapshot may be newer than what its pace last read: the next flush sends every change.
-    this.paces[view.only === null ? 'wide' : 'narrow'].lastRows.clear();
+    this.paces[paceOf(view)].lastRows.clear();
     const rows = (await readVisibleStatuses(this.ctx.storage.reads, view.viewer)).filter(
       (row) => view.only === null || view.only.has(row.resource),
     );
@@ -260,6 +283,9 @@ export class LiveChannel {
     for (const client of this.clients) client.out.end();
     this.clients.clear();
     this.views.clear();
+    this.viewCount.narrow = this.viewCount.wide = 0;
+    // Flushes that wait for a quiet moment finish now (on no streams) rather than at their timer.
+    for (const wake of [...this.idleWaiters]) wake();
   }
 
   /** The view of a new stream: the one its equals already share, or a new one. */
@@ -285,6 +311,7 @@ export class LiveChannel {
         fresh: new Set(),
       };
       this.views.set(key, view);
+      this.viewCount[paceOf(view)]++;
     }
     return view;
   }
@@ -294,12 +321,16 @@ export class LiveChannel {
     const { view } = client;
     view.clients.delete(client);
     view.fresh.delete(client);
-    if (view.clients.size === 0 && this.views.get(view.key) === view) this.views.delete(view.key);
+    if (view.clients.size === 0 && this.views.get(view.key) === view) {
+      this.views.delete(view.key);
+      this.viewCount[paceOf(view)]--;
+    }
   }
 
   private resourceChanged(resourceId: number): void {
-    if (this.clients.size === 0) return;
     for (const kind of ['narrow', 'wide'] as const) {
+      // No stream at this pace: nothing to gather (a view that opens later starts from its snapshot).
+      if (this.viewCount[kind] === 0) continue;
       const pace = this.paces[kind];
       pace.changed.add(resourceId);
       pace.timer ??= setTimeout(() => void this.flush(kind), this.delay(kind));
@@ -313,11 +344,11 @@ export class LiveChannel {
   private async flush(kind: 'narrow' | 'wide'): Promise<void> {
     const pace = this.paces[kind];
     // The read and the building below run in one piece: they start between API requests.
-    await this.untilIdle();
+    if (this.viewCount[kind] > 0) await this.idle();
     let ids = [...pace.changed];
     pace.changed.clear();
     try {
-      const views = [...this.views.values()].filter((v) => (v.only === null) === (kind === 'wide'));
+      const views = [...this.views.values()].filter((v) => paceOf(v) === kind);
       if (views.length === 0) {
         pace.lastRows.clear();
         return;
@@ -360,7 +391,10 @@ export class LiveChannel {
    * write of the batch.
    */
   private async writeAll(writes: [Iterable<LiveClient>, Wire][]): Promise<void> {
-    const turn = slicer(() => this.requestsInFlight > 0);
+    const turn = slicer(
+      () => this.requestsInFlight > 0,
+      (maxMs) => this.idle(maxMs),
+    );
     for (const [clients, out] of writes) {
       for (const client of [...clients]) {
         const pause = turn();
@@ -436,7 +470,7 @@ export class LiveChannel {
       return;
     }
     try {
-      await this.untilIdle();
+      await this.idle();
       const rows = await logsAfter(this.ctx.storage.reads, this.logCursor ?? 0, 500);
       if (rows.length > 0) {
         this.logCursor = Number(rows[rows.length - 1].id);
@@ -471,7 +505,10 @@ export class LiveChannel {
   private closed = false;
 
   private async ping(): Promise<void> {
-    const turn = slicer(() => this.requestsInFlight > 0);
+    const turn = slicer(
+      () => this.requestsInFlight > 0,
+      (maxMs) => this.idle(maxMs),
+    );
     for (const client of [...this.clients]) {
       // Each check reads the database: in slices, so a thousand streams' checks do not hold up
       // the requests that arrive meanwhile.

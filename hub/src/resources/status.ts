@@ -44,13 +44,17 @@ left join "resource_logs" as "l" on "l"."id" = (
   where "x"."resource" = "r"."id" and "x"."type" = 'allowed' and "x"."stoppedAt" is null)
 left join "members" as "m" on "m"."id" = "l"."member"`;
 
-/** The stored state of the given resources. */
+/**
+ * The stored state of the given resources. The list is padded to a power of two (repeating its
+ * last id), so the prepared statements kept for this query stay a handful however many
+ * resources change at once, not one per list length.
+ */
 export function readStatuses(reads: FastReads, resourceIds: number[]): Promise<StatusRow[]> {
   if (resourceIds.length === 0) return Promise.resolve([]);
-  return reads.rows<StatusRow>(
-    `${STATUS_SQL} where "r"."id" in (${resourceIds.map(() => '?').join(', ')})`,
-    resourceIds,
-  );
+  const ids = [...resourceIds];
+  const size = 2 ** Math.ceil(Math.log2(ids.length));
+  while (ids.length < size) ids.push(resourceIds[resourceIds.length - 1]);
+  return reads.rows<StatusRow>(`${STATUS_SQL} where "r"."id" in (${ids.map(() => '?').join(', ')})`, ids);
 }
 
 /** The stored state of every resource the caller sees (admins: all of the account's). */
