@@ -49,6 +49,9 @@ export async function phone(browser: Browser): Promise<{ context: BrowserContext
     deviceScaleFactor: 2,
     isMobile: true,
     hasTouch: true,
+    // What Chrome on an Android phone sends (Chromium headless would name itself a Linux desktop).
+    userAgent:
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
     locale: 'en-GB',
     timezoneId: 'UTC',
   });

@@ -435,6 +435,9 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     await signInWithPassword(other.page);
     await expect.poll(() => other.page.getByRole('heading', { name: 'Hello, Ada' }).isVisible()).toBe(true);
     await other.page.goto(`${web}/account`);
+    // Each sign-in is named by its device, not by the browser's raw User-Agent text.
+    await expect.poll(() => other.page.getByText('This browser (Chrome on Android)').isVisible()).toBe(true);
+    expect(await other.page.getByText('Mozilla/5.0').count()).toBe(0);
     await shot(other.page, 'member-account');
     await ada.page.goto(`${web}/`);
     await expect.poll(() => ada.page.getByRole('img', { name: 'Live updates on' }).isVisible()).toBe(true);

@@ -85,3 +85,37 @@ export function verdictText(check: AccessCheck, noun: string, retryLeft: number 
       return check.message;
   }
 }
+
+const browsers: [RegExp, string][] = [
+  [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
+  [/\bOPR\/|\bOpera\b/, 'Opera'],
+  [/\bSamsungBrowser\//, 'Samsung Internet'],
+  [/\bFirefox\/|\bFxiOS\//, 'Firefox'],
+  [/Chrome\/|\bCriOS\/|\bChromium\//, 'Chrome'],
+  [/\bSafari\//, 'Safari'],
+];
+
+const systems: [RegExp, string][] = [
+  [/\biPhone\b/, 'iPhone'],
+  [/\biPad\b/, 'iPad'],
+  [/\bAndroid\b/, 'Android'],
+  [/\bCrOS\b/, 'ChromeOS'],
+  [/\bWindows\b/, 'Windows'],
+  [/\bMacintosh\b|\bMac OS X\b/, 'macOS'],
+  [/\bLinux\b/, 'Linux'],
+];
+
+/**
+ * A sign-in's device as a member recognises it, from the browser's User-Agent: "Chrome on
+ * Android", "Safari on iPhone". A text that names no known browser or system is shown as it is
+ * (an app's own name), cut to 60 characters.
+ */
+export function deviceName(userAgent: string | null): string {
+  if (!userAgent?.trim()) return 'A browser';
+  const browser = browsers.find(([pattern]) => pattern.test(userAgent))?.[1];
+  const system = systems.find(([pattern]) => pattern.test(userAgent))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  if (browser ?? system) return (browser ?? system) as string;
+  const text = userAgent.trim();
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type BrowserSession, type UserMe } from '../api';
-import { dateTime } from '../format';
+import { dateTime, deviceName } from '../format';
 import { signOut } from '../session';
 import { PasswordForm } from './password-form';
 import { describe } from './sign-in';
@@ -29,9 +29,9 @@ export function AccountPage({ me }: { me: UserMe }) {
         <ul class="rows">
           {(sessions ?? []).map((s) => (
             <li key={s.id}>
-              <span>
-                {s.current ? 'This browser' : (s.userAgent ?? 'A browser')} · since {dateTime(s.createdAt)} ·
-                last seen {dateTime(s.lastSeenAt)}
+              <span title={s.userAgent ?? undefined}>
+                {s.current ? `This browser (${deviceName(s.userAgent)})` : deviceName(s.userAgent)} · since{' '}
+                {dateTime(s.createdAt)} · last seen {dateTime(s.lastSeenAt)}
               </span>
               <button
                 type="button"
