@@ -438,6 +438,13 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     // Each sign-in is named by its device, not by the browser's raw User-Agent text.
     await expect.poll(() => other.page.getByText('This browser (Chrome on Android)').isVisible()).toBe(true);
     expect(await other.page.getByText('Mozilla/5.0').count()).toBe(0);
+    // A screen reader hears which sign-in each button ends.
+    expect(await other.page.getByRole('button', { name: /^Sign out this browser, signed in / }).count()).toBe(
+      1,
+    );
+    expect(
+      await other.page.getByRole('button', { name: /^Sign out Chrome on Android, signed in / }).count(),
+    ).toBeGreaterThan(0);
     await shot(other.page, 'member-account');
     await ada.page.goto(`${web}/`);
     await expect.poll(() => ada.page.getByRole('img', { name: 'Live updates on' }).isVisible()).toBe(true);

@@ -37,7 +37,7 @@ export function AccountPage({ me }: { me: UserMe }) {
                 type="button"
                 class="secondary"
                 onClick={() => end(s)}
-                aria-label={`Sign out session ${s.id}`}
+                aria-label={`Sign out ${s.current ? 'this browser' : deviceName(s.userAgent)}, signed in ${dateTime(s.createdAt)}`}
               >
                 Sign out
               </button>
