@@ -115,7 +115,8 @@ export function deviceName(userAgent: string | null): string {
   const browser = browsers.find(([pattern]) => pattern.test(userAgent))?.[1];
   const system = systems.find(([pattern]) => pattern.test(userAgent))?.[1];
   if (browser && system) return `${browser} on ${system}`;
-  if (browser ?? system) return (browser ?? system) as string;
+  const known = browser ?? system;
+  if (known) return known;
   const text = userAgent.trim();
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }

@@ -212,6 +212,14 @@ export class LiveChannel {
     });
   }
 
+  /** Turns for a pass of writes or checks, giving way to API requests (see `slicer`). */
+  private slicer() {
+    return slicer(
+      () => this.requestsInFlight > 0,
+      (maxMs) => this.idle(maxMs),
+    );
+  }
+
   /** Counts an API request until its response closes (answered, failed or cut off). */
   track(response: { once(event: 'close', listener: () => void): unknown }): void {
     this.requestsInFlight++;
@@ -391,10 +399,7 @@ export class LiveChannel {
    * write of the batch.
    */
   private async writeAll(writes: [Iterable<LiveClient>, Wire][]): Promise<void> {
-    const turn = slicer(
-      () => this.requestsInFlight > 0,
-      (maxMs) => this.idle(maxMs),
-    );
+    const turn = this.slicer();
     for (const [clients, out] of writes) {
       for (const client of [...clients]) {
         const pause = turn();
@@ -505,10 +510,7 @@ export class LiveChannel {
   private closed = false;
 
   private async ping(): Promise<void> {
-    const turn = slicer(
-      () => this.requestsInFlight > 0,
-      (maxMs) => this.idle(maxMs),
-    );
+    const turn = this.slicer();
     for (const client of [...this.clients]) {
       // Each check reads the database: in slices, so a thousand streams' checks do not hold up
       // the requests that arrive meanwhile.
