@@ -217,15 +217,20 @@ async function machinePageBench(say: Say) {
   await stopScene(scene);
 }
 
+/** 1,000 channels' queries, cycling through `follows` (none for an empty list: the control). */
+const thousand = (follows: string[]) =>
+  follows.length ? Array.from({ length: 1000 }, (_, i) => follows[i % follows.length]) : [];
+
 const failures = (r: OpenLoopResult) => r.non2xx + r.errors + r.timeouts + r.unanswered;
 
 /**
  * issue 12: switch-on latency at 200/s with 1,000 live channels open against the same without
  * them, on one hub, in interleaved rounds (BENCH_ROUNDS, default 4): each round runs "without"
  * and "with" in turn, the order alternating, for each kind of channel (one resource each: phones
- * at machine pages; every resource each: home pages and dashboards). A door's switch-on leaves
- * its shown state as it was (the log is stopped at once), so in every run the farm's bridges
- * also switch their relays on and off, 50 changes a second, for the channels to carry.
+ * at machine pages; every resource each: members' home pages, as the bench's token is a
+ * member's). A door's switch-on leaves its shown state as it was (the log is stopped at once), so
+ * in every run the farm's bridges also switch their relays on and off, 50 changes a second, for
+ * the channels to carry.
  */
 async function liveChannelBench(seconds: number, say: Say) {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -254,7 +259,9 @@ async function liveChannelBench(seconds: number, say: Say) {
   // Warm-up as long as a run: the first seconds of a new hub (compiling, caches, the database
   // file growing) would otherwise land on the first round.
   await openLoop({ url: origin, requests, seconds, rate: 200 });
-  // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default).
+  // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default). `none` is the
+  // control: its "with" runs open the readers' process with no channel, so its ratio shows how far
+  // two runs of the same apart differ on this machine.
   const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
   // The channels are opened as the web app opens them (`format=changes`: each batch as the fields
   // that changed); BENCH_LIVE_FORMAT=full asks for a whole status per changed resource.
@@ -262,6 +269,7 @@ async function liveChannelBench(seconds: number, say: Say) {
   const kinds = [
     { key: 'one', label: 'one resource each', follows: resources.map((r) => `${format}&resource=${r.id}`) },
     { key: 'all', label: 'all resources each', follows: [format] },
+    { key: 'none', label: 'none (control)', follows: [] as string[] },
   ].filter((kind) => only.includes(kind.key));
   const report = (label: string, r: OpenLoopResult) => {
     for (const line of warnings) process.stderr.write(`hub during "${label}": ${line}\n`);
@@ -289,11 +297,7 @@ async function liveChannelBench(seconds: number, say: Say) {
           report(`round ${round + 1}: switch-on at 200/s, no live channels`, r);
           continue;
         }
-        const channels = await openLiveChannels(
-          hub,
-          token,
-          Array.from({ length: 1000 }, (_, i) => kind.follows[i % kind.follows.length]),
-        );
+        const channels = await openLiveChannels(hub, token, thousand(kind.follows));
         await channels.bytes(); // the snapshots are not part of the run
         const readersBefore = channels.cpu();
         const r = await run();
@@ -319,13 +323,7 @@ async function liveChannelBench(seconds: number, say: Say) {
     // (two pairs, A B then B A). CPU time moves much less with the neighbours' load than latency.
     const carry = { without: [] as number[], with: [] as number[] };
     for (const open of [false, true, true, false]) {
-      const channels = open
-        ? await openLiveChannels(
-            hub,
-            token,
-            Array.from({ length: 1000 }, (_, i) => kind.follows[i % kind.follows.length]),
-          )
-        : null;
+      const channels = open ? await openLiveChannels(hub, token, thousand(kind.follows)) : null;
       await channels?.bytes();
       const before = cpuMilliseconds(hub.proc.child.pid);
       farm.send(`events 50 ${seconds} states`);
@@ -343,10 +341,12 @@ async function liveChannelBench(seconds: number, say: Say) {
       `| switch-on at 200/s, no live channels: median of ${rounds} rounds (min-max) | | p50 ${spread(without.p50)} ms, p99 ${spread(without.p99)} ms, hub CPU ${spread(without.cpu, 3)} ms per call | |`,
     );
     say(
-      `| switch-on at 200/s, 1000 live channels, ${kind.label}: median of ${rounds} rounds (min-max) | | p50 ${spread(withChannels.p50)} ms, p99 ${spread(withChannels.p99)} ms, hub CPU ${spread(withChannels.cpu, 3)} ms per call | |`,
+      `| switch-on at 200/s, ${kind.follows.length ? 1000 : 0} live channels, ${kind.label}: median of ${rounds} rounds (min-max) | | p50 ${spread(withChannels.p50)} ms, p99 ${spread(withChannels.p99)} ms, hub CPU ${spread(withChannels.cpu, 3)} ms per call | |`,
     );
+    // Each round's pair ran back to back: how many of them were slower with the channels.
+    const higher = (a: number[], b: number[]) => `${a.filter((v, i) => v > b[i]).length} of ${a.length}`;
     say(
-      `| with against without (medians), ${kind.label} | | p50 ${ratio(withChannels.p50, without.p50)}, p99 ${ratio(withChannels.p99, without.p99)}, hub CPU ${ratio(withChannels.cpu, without.cpu)} | |`,
+      `| with against without (medians), ${kind.label} | | p50 ${ratio(withChannels.p50, without.p50)}, p99 ${ratio(withChannels.p99, without.p99)}, hub CPU ${ratio(withChannels.cpu, without.cpu)}; pairs higher with: p99 ${higher(withChannels.p99, without.p99)}, hub CPU ${higher(withChannels.cpu, without.cpu)} | |`,
     );
     say(
       `| those channels: data received per run, median | ${fmt(median(withChannels.kB), 0)} kB | readers' process CPU ${fmt(median(withChannels.readers), 0)} ms/s | |`,

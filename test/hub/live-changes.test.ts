@@ -170,4 +170,55 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     }
     expect((await switchOn).status).toBe(504);
   }, 15_000);
+
+  /** Reads a stream in the background: `batches()` counts its `changes` events so far. */
+  async function tally(token: string, query: string) {
+    const res = await fetch(`${httpUrl}/api/v1/live${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        text += decoder.decode(value);
+      }
+    })();
+    await eventually(async () => text.includes('event: snapshot'), 5_000, 'the snapshot');
+    return {
+      batches: () => text.split('event: changes\n').length - 1,
+      text: () => text,
+    };
+  }
+
+  it("gathers a member's follow-everything stream per second, an admin's per half second", async () => {
+    const api = (method: string, url: string, payload?: unknown) =>
+      t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
+    const member = (await api('POST', '/members', { firstName: 'Home', lastName: 'Page' })).json();
+    const key = (await api('POST', '/api-keys', { member: member.id })).json();
+    const memberToken = (await api('GET', `/api-keys/${key.id}/token`)).json().token as string;
+    const admin = await tally(t.owner.token, '?format=changes');
+    const home = await tally(memberToken, '?format=changes');
+    // A busy relay: a change every 100 ms for 4 s.
+    const started = Date.now();
+    for (let i = 0; Date.now() - started < 4_000; i++) {
+      await relay(i % 2 === 0, new Date(Date.parse('2026-11-23T12:00:00.000Z') + i * 1000).toISOString());
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const last = new Date(Date.parse('2026-11-23T12:00:00.000Z') + 39 * 1000).toISOString();
+    await eventually(
+      async () => admin.text().includes(last) && home.text().includes(last),
+      5_000,
+      'the last change on both streams',
+    );
+    // About 8 batches for the admin's dashboard, 4 for the member's home page: the home page's
+    // stream is written to half as often, and still ends on the last state.
+    expect(admin.batches()).toBeGreaterThanOrEqual(6);
+    expect(home.batches()).toBeGreaterThanOrEqual(2);
+    expect(home.batches()).toBeLessThanOrEqual(5);
+  }, 20_000);
 });

@@ -59,7 +59,7 @@ const SLICE_MS = 0.1;
 
 /**
  * How long one flush's writes may wait, in all, for moments without API requests in flight (ms).
- * Live changes are batched every 250-500 ms anyway; past this a flush goes on in slices even
+ * Live changes are batched every 250-1000 ms anyway; past this a flush goes on in slices even
  * under constant load.
  */
 const MAX_YIELD_MS = 50;
@@ -104,10 +104,23 @@ function newPace() {
   };
 }
 
-/** The pace of a view's changes: a machine page's chosen resources, or everything. */
-function paceOf(view: Pick<LiveView, 'only'>): 'narrow' | 'wide' {
-  return view.only === null ? 'wide' : 'narrow';
+/**
+ * How soon a view hears of a change:
+ * - `narrow`: a machine page's chosen resources (the member stands at it, waiting for it);
+ * - `wide`: every resource, for an admin (the dashboard shows each event within 1 s);
+ * - `overview`: every resource, for a member (the home page's list of what they may use).
+ * A stream that follows everything is written to at every flush of a busy space, so its pace
+ * sets the number of socket writes: the members' overview, the most numerous such stream, is
+ * gathered longest.
+ */
+type Pace = 'narrow' | 'wide' | 'overview';
+
+function paceOf(view: Pick<LiveView, 'only' | 'viewer'>): Pace {
+  if (view.only !== null) return 'narrow';
+  return view.viewer.admin ? 'wide' : 'overview';
 }
+
+const PACES: readonly Pace[] = ['narrow', 'wide', 'overview'];
 
 function frame(message: LiveMessage): string {
   return `event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`;
@@ -159,16 +172,19 @@ export class LiveChannel {
   /** The views of the open streams, by key; a view goes when its last stream closes. */
   private readonly views = new Map<string, LiveView>();
   /**
-   * Two paces: streams that follow chosen resources (a machine page) hear of a change within
-   * `batchMs`; streams that follow everything (home pages, dashboards) within `wideBatchMs`,
-   * which gathers a busy space's many changes into far fewer, latest-state-only writes.
+   * Three paces (see `paceOf`): streams that follow chosen resources (a machine page) hear of a
+   * change within `batchMs`; admins' streams that follow everything (dashboards) within
+   * `wideBatchMs`; members' streams that follow everything (home pages) within
+   * `overviewBatchMs`. The longer paces gather a busy space's many changes into far fewer,
+   * latest-state-only writes.
    */
-  private readonly paces = {
+  private readonly paces: Record<Pace, ReturnType<typeof newPace>> = {
     narrow: newPace(),
     wide: newPace(),
+    overview: newPace(),
   };
   /** How many views each pace has. */
-  private readonly viewCount = { narrow: 0, wide: 0 };
+  private readonly viewCount: Record<Pace, number> = { narrow: 0, wide: 0, overview: 0 };
   private readonly keepAlive: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   /** The admins' feed: logs after this id are sent next (null until an admin listens). */
@@ -177,7 +193,13 @@ export class LiveChannel {
 
   constructor(
     private readonly ctx: HubContext,
-    private readonly options = { batchMs: 250, wideBatchMs: 500, keepAliveMs: 25_000, logPollMs: 250 },
+    private readonly options = {
+      batchMs: 250,
+      wideBatchMs: 500,
+      overviewBatchMs: 1000,
+      keepAliveMs: 25_000,
+      logPollMs: 250,
+    },
   ) {
     this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
     this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
@@ -291,7 +313,7 @@ export class LiveChannel {
     for (const client of this.clients) client.out.end();
     this.clients.clear();
     this.views.clear();
-    this.viewCount.narrow = this.viewCount.wide = 0;
+    for (const kind of PACES) this.viewCount[kind] = 0;
     // Flushes that wait for a quiet moment finish now (on no streams) rather than at their timer.
     for (const wake of [...this.idleWaiters]) wake();
   }
@@ -336,7 +358,7 @@ export class LiveChannel {
   }
 
   private resourceChanged(resourceId: number): void {
-    for (const kind of ['narrow', 'wide'] as const) {
+    for (const kind of PACES) {
       // No stream at this pace: nothing to gather (a view that opens later starts from its snapshot).
       if (this.viewCount[kind] === 0) continue;
       const pace = this.paces[kind];
@@ -345,11 +367,12 @@ export class LiveChannel {
     }
   }
 
-  private delay(kind: 'narrow' | 'wide'): number {
-    return kind === 'narrow' ? this.options.batchMs : this.options.wideBatchMs;
+  private delay(kind: Pace): number {
+    const { batchMs, wideBatchMs, overviewBatchMs } = this.options;
+    return { narrow: batchMs, wide: wideBatchMs, overview: overviewBatchMs }[kind];
   }
 
-  private async flush(kind: 'narrow' | 'wide'): Promise<void> {
+  private async flush(kind: Pace): Promise<void> {
     const pace = this.paces[kind];
     // The read and the building below run in one piece: they start between API requests.
     if (this.viewCount[kind] > 0) await this.idle();
