@@ -421,6 +421,20 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     await expect.poll(() => page.getByRole('link', { name: 'Front door' }).isVisible()).toBe(true);
     await expect.poll(() => page.getByRole('img', { name: 'Live updates on' }).isVisible()).toBe(true);
     await shot(page, 'member-home');
+    // The door's bridge goes offline and comes back: the badge and the verdict under the name
+    // follow it, and never say different things.
+    const card = page.locator('li.card').filter({ has: page.getByRole('link', { name: 'Front door' }) });
+    const cardText = async () => (await card.innerText()).replace(/\s+/g, ' ');
+    await expect.poll(cardText).toMatch(/free You may use it now\./);
+    await door.proc.stop();
+    await expect.poll(cardText, { timeout: 10_000 }).toMatch(/offline The door is offline/);
+    door = await startOnlineDoorAgent(
+      hub,
+      ids.door,
+      (await hub.api('GET', `/resources/${ids.door}/bridge/api-key`)).body.apiKey,
+      door.dir,
+    );
+    await expect.poll(cardText, { timeout: 10_000 }).toMatch(/free You may use it now\./);
     await page.getByRole('button', { name: 'Report card lost' }).click();
     await page.getByRole('button', { name: 'Yes, it is lost' }).click();
     await expect.poll(() => page.getByText('Your card is disabled').isVisible()).toBe(true);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   type AccessCheck,
   ApiError,
@@ -9,6 +9,7 @@ import {
   type MemberKeyRecord,
   type ResourceLogRecord,
   type ResourceRecord,
+  type ResourceStatus,
   type UserMe,
 } from '../api';
 import { Field } from '../field';
@@ -53,16 +54,53 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
   const live = useLive();
   const [checks, setChecks] = useState<Map<number, AccessCheck>>(new Map());
   const [now, setNow] = useState(Date.now());
+  // Each verdict is asked again when its resource's live state changes in a way it depends on
+  // (bridge online or offline, a session starting or ending), and only that one: the line under
+  // each name never contradicts the badge beside it.
+  const asked = useRef({ list: null as ResourceRecord[] | null, keys: new Map<number, string>(), seq: 0 });
+  const latest = useRef(new Map<number, number>());
+  const liveKeys = (resources ?? []).map((r) => `${r.id}=${verdictKey(live.statuses.get(r.id))}`).join(',');
   useEffect(() => {
     if (!resources) return;
-    let stop = false;
-    Promise.all(resources.map((r) => api.accessCheck(r.id).catch(() => null))).then((list) => {
-      if (!stop) setChecks(new Map(list.filter((c): c is AccessCheck => !!c).map((c) => [c.resource.id, c])));
-    });
-    return () => {
-      stop = true;
-    };
-  }, [resources, live.statuses.size]);
+    // A new list: every verdict (its keys are reset when the asking starts, so a change that
+    // cancels the wait leaves the list still new).
+    const fresh = asked.current.list !== resources;
+    const due = fresh
+      ? resources
+      : resources.filter((r) => {
+          const key = verdictKey(live.statuses.get(r.id));
+          const was = asked.current.keys.get(r.id);
+          // The live snapshot arriving after the first verdicts is not a change.
+          if (was === undefined || was === '') {
+            asked.current.keys.set(r.id, key);
+            return false;
+          }
+          return was !== key;
+        });
+    if (due.length === 0) return;
+    const t = setTimeout(
+      () => {
+        if (fresh) asked.current = { list: resources, keys: new Map(), seq: asked.current.seq };
+        const { keys } = asked.current;
+        const seq = ++asked.current.seq;
+        for (const r of due) {
+          keys.set(r.id, verdictKey(live.statuses.get(r.id)));
+          latest.current.set(r.id, seq);
+        }
+        void Promise.all(due.map((r) => api.accessCheck(r.id).catch(() => null))).then((list) =>
+          setChecks((old) => {
+            const next = new Map(old);
+            // An answer older than one asked since for the same resource is dropped.
+            for (const c of list)
+              if (c && latest.current.get(c.resource.id) === seq) next.set(c.resource.id, c);
+            return next;
+          }),
+        );
+      },
+      fresh ? 0 : 150,
+    );
+    return () => clearTimeout(t);
+  }, [resources, liveKeys]);
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
@@ -115,6 +153,11 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
       </section>
     </>
   );
+}
+
+/** What a verdict depends on in a resource's live state (unknown until the live snapshot: ''). */
+function verdictKey(status: ResourceStatus | undefined): string {
+  return status ? `${status.bridge}:${status.online}:${status.session?.id ?? ''}` : '';
 }
 
 function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }) {
