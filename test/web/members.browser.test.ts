@@ -426,6 +426,16 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
     const card = page.locator('li.card').filter({ has: page.getByRole('link', { name: 'Front door' }) });
     const cardText = async () => (await card.innerText()).replace(/\s+/g, ' ');
     await expect.poll(cardText).toMatch(/free You may use it now\./);
+    // Every state the card goes through, as its badge and its line.
+    await card.evaluate((li) => {
+      const seen: string[] = [];
+      (window as any).cardStates = seen;
+      const note = () =>
+        seen.push(
+          `${li.querySelector('.badge')?.textContent}|${li.querySelector('.small')?.textContent ?? ''}`,
+        );
+      new MutationObserver(note).observe(li, { subtree: true, childList: true, characterData: true });
+    });
     await door.proc.stop();
     await expect.poll(cardText, { timeout: 10_000 }).toMatch(/offline The door is offline/);
     door = await startOnlineDoorAgent(
@@ -435,6 +445,15 @@ describe.runIf(browserTestsEnabled())('members web app in Chromium (real hub and
       door.dir,
     );
     await expect.poll(cardText, { timeout: 10_000 }).toMatch(/free You may use it now\./);
+    const states: string[] = await page.evaluate(() => (window as any).cardStates);
+    expect(states).toContain('offline|The door is offline: its controller does not answer.');
+    expect(
+      states.filter(
+        (s) =>
+          (s.startsWith('offline|') && s.includes('may use')) ||
+          (s.startsWith('free|') && s.includes('offline')),
+      ),
+    ).toEqual([]);
     await page.getByRole('button', { name: 'Report card lost' }).click();
     await page.getByRole('button', { name: 'Yes, it is lost' }).click();
     await expect.poll(() => page.getByText('Your card is disabled').isVisible()).toBe(true);

@@ -52,7 +52,8 @@ export function HomePage({ me }: { me: UserMe }) {
 
 function Resources({ resources, error }: { resources: ResourceRecord[] | null; error: string | null }) {
   const live = useLive();
-  const [checks, setChecks] = useState<Map<number, AccessCheck>>(new Map());
+  /** Each resource's verdict, with the live state (`verdictKey`) it was asked in. */
+  const [checks, setChecks] = useState<Map<number, { check: AccessCheck; key: string }>>(new Map());
   const [now, setNow] = useState(Date.now());
   // Each verdict is asked again when its resource's live state changes in a way it depends on
   // (bridge online or offline, a session starting or ending), and only that one: the line under
@@ -87,12 +88,14 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
           keys.set(r.id, verdictKey(live.statuses.get(r.id)));
           latest.current.set(r.id, seq);
         }
+        const askedIn = new Map(keys);
         void Promise.all(due.map((r) => api.accessCheck(r.id).catch(() => null))).then((list) =>
           setChecks((old) => {
             const next = new Map(old);
             // An answer older than one asked since for the same resource is dropped.
             for (const c of list)
-              if (c && latest.current.get(c.resource.id) === seq) next.set(c.resource.id, c);
+              if (c && latest.current.get(c.resource.id) === seq)
+                next.set(c.resource.id, { check: c, key: askedIn.get(c.resource.id) ?? '' });
             return next;
           }),
         );
@@ -130,7 +133,12 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
         <ul class="cards">
           {(resources ?? []).map((r) => {
             const status = live.statuses.get(r.id);
-            const check = checks.get(r.id);
+            const entry = checks.get(r.id);
+            // A verdict asked in another state than the one shown is not shown while the new one
+            // is on its way (a fraction of a second): the line never contradicts the badge.
+            const shown = verdictKey(status);
+            const current = entry && (entry.key === '' || shown === '' || entry.key === shown);
+            const check = entry?.check;
             const noun = r.controlType === 'door' ? 'door' : 'machine';
             const state = !status?.bridge
               ? 'not connected'
@@ -145,7 +153,7 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
               <li key={r.id} class={`card ${check?.allowed ? 'ok' : 'no'}`}>
                 <a href={`/r/${r.id}`}>{r.name}</a>
                 <span class={`badge ${state.replace(/ /g, '-')}`}>{state}</span>
-                {check && <span class="small">{verdictText(check, noun, null)}</span>}
+                {check && current && <span class="small">{verdictText(check, noun, null)}</span>}
               </li>
             );
           })}
