@@ -261,7 +261,7 @@ async function liveChannelBench(seconds: number, say: Say) {
   await openLoop({ url: origin, requests, seconds, rate: 200 });
   // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default). `none` is the
   // control: its "with" runs open the readers' process with no channel, so its ratio shows how far
-  // two runs of the same apart differ on this machine.
+  // apart two runs of the same work come out on this machine.
   const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
   // The channels are opened as the web app opens them (`format=changes`: each batch as the fields
   // that changed); BENCH_LIVE_FORMAT=full asks for a whole status per changed resource.
