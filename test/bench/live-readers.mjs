@@ -1,63 +1,107 @@
 // Live-channel readers for benchmarks, in their own process so that reading 1,000 streams does not
 // share the load generator's event loop: node live-readers.mjs '<json options>'.
 //
-// Options: { base, token, follows: [query string per channel], maxSeconds }. Opens one
+// Options: { base, token, follows: [query string per channel], maxSeconds, drainMs }. Opens one
 // Server-Sent-Events stream per entry of `follows`, prints `{"ready":n}` once every stream has
 // answered, reads them until stdin ends (or `maxSeconds` pass), then prints `{"bytes":n}` and exits.
 // A line `count` on stdin prints the bytes received since the last count.
 //
 // Plain sockets with a hand-written request, not fetch: the 1,000 browsers stand for phones and
 // desktops elsewhere, so their reading should take as little of this machine as it can. Every
-// byte is still read as it arrives (the bytes counted include the HTTP chunk framing).
+// byte is read and counted (the bytes counted include the HTTP chunk framing): as it arrives, or,
+// with `drainMs`, every drainMs straight from the sockets' descriptors, so that the hub's writes
+// do not wake this process one by one (see drain below).
+import { readSync } from 'node:fs';
 import net from 'node:net';
 
-const { base, token, follows, maxSeconds = 600 } = JSON.parse(process.argv[2]);
+const { base, token, follows, maxSeconds = 600, drainMs = 0 } = JSON.parse(process.argv[2]);
 const url = new URL(base);
 const sockets = new Set();
 let bytes = 0;
 let cutOff = 0;
 let finishing = false;
 
+// One buffer for every socket's reads: the bytes are counted, not kept.
+const scratch = Buffer.alloc(64 * 1024);
+
 function read(follow) {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: url.hostname, port: Number(url.port) });
     let head = '';
     let answered = false;
+    const socket = net.connect({
+      host: url.hostname,
+      port: Number(url.port),
+      onread: {
+        buffer: scratch,
+        callback(n, buffer) {
+          if (answered) {
+            bytes += n;
+            return;
+          }
+          head += buffer.toString('latin1', 0, n);
+          const end = head.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const status = Number(head.slice(9, 12));
+          if (status !== 200) {
+            socket.destroy();
+            return reject(new Error(`live channel answered ${status}`));
+          }
+          answered = true;
+          bytes += head.length - end - 4;
+          sockets.add(socket);
+          resolve();
+          // Drained in turns (below): no wake-up of this process per write.
+          if (drainMs > 0) return false;
+        },
+      },
+    });
     socket.setNoDelay(true);
     socket.on('connect', () =>
       socket.write(
         `GET ${url.pathname}/live${follow} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
       ),
     );
-    socket.on('data', (data) => {
-      if (answered) {
-        bytes += data.length;
-        return;
-      }
-      head += data.toString('latin1');
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const status = Number(head.slice(9, 12));
-      if (status !== 200) {
-        socket.destroy();
-        return reject(new Error(`live channel answered ${status}`));
-      }
-      answered = true;
-      bytes += head.length - end - 4;
-      sockets.add(socket);
-      resolve();
-    });
     // A reader that fell more than the hub's limit behind is cut off by the hub: counted, not fatal.
     socket.on('close', () => {
       if (!answered) return reject(new Error('live channel closed before answering'));
-      sockets.delete(socket);
-      if (!finishing) cutOff++;
+      if (sockets.delete(socket) && !finishing) cutOff++;
     });
     socket.on('error', (err) => {
       if (!answered) reject(err);
     });
   });
 }
+
+/**
+ * drainMs > 0: once a stream has answered, its socket leaves the event loop (paused: after the
+ * next write, libuv takes it out of epoll) and is read every drainMs straight from its file
+ * descriptor until nothing is left, so the hub's writes no longer wake this process.
+ */
+function drain() {
+  for (const socket of sockets) {
+    const fd = socket._handle?.fd;
+    if (typeof fd !== 'number' || fd < 0) continue;
+    for (;;) {
+      let n;
+      try {
+        n = readSync(fd, scratch, 0, scratch.length, null);
+      } catch (err) {
+        if (err.code === 'EAGAIN' || err.code === 'EWOULDBLOCK') break;
+        n = 0; // reset: the hub cut it off
+      }
+      if (n > 0) {
+        bytes += n;
+        continue;
+      }
+      // The end of the stream: the hub cut this reader off.
+      sockets.delete(socket);
+      if (!finishing) cutOff++;
+      socket.destroy();
+      break;
+    }
+  }
+}
+if (drainMs > 0) setInterval(drain, drainMs).unref();
 
 function finish() {
   finishing = true;
@@ -74,6 +118,7 @@ process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text) => {
   for (const line of text.split('\n')) {
     if (line.trim() !== 'count') continue;
+    if (drainMs > 0) drain();
     process.stdout.write(`${JSON.stringify({ bytes, cutOff })}\n`);
     bytes = 0;
   }

@@ -64,13 +64,23 @@ async function sessionCookie(hub: HubProcess, memberId: number): Promise<{ name:
 const readersSched = process.env.BENCH_READERS_SCHED ?? 'idle';
 
 /**
+ * How often the readers read their streams, in ms (BENCH_READERS_DRAIN_MS). By default each
+ * stream is read once a second (every byte is still read and counted): a reader that waits on
+ * its socket is woken by the kernel at every write of the hub, and on loopback that wake-up is
+ * part of the hub's write (a cross-CPU interrupt to the other vCPU), which a phone elsewhere does
+ * not cost the hub's machine. 0: read each write as it arrives. The hub's writes, their TCP
+ * processing on both ends and the bytes queued at the reader are the same either way.
+ */
+const readersDrainMs = Number(process.env.BENCH_READERS_DRAIN_MS ?? 1000);
+
+/**
  * Opens one live channel (Server-Sent Events) per entry of `follows` in a process of its own
  * (live-readers.mjs), which keeps reading them: the bench's load generator and the readers do
  * not share an event loop. Answers once every channel is open.
  */
 async function openLiveChannels(hub: HubProcess, token: string, follows: string[]) {
   const script = new URL('./live-readers.mjs', import.meta.url).pathname;
-  const args = [script, JSON.stringify({ base: hub.base, token, follows })];
+  const args = [script, JSON.stringify({ base: hub.base, token, follows, drainMs: readersDrainMs })];
   const child =
     readersSched === 'idle'
       ? spawn('chrt', ['--idle', '0', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
@@ -260,8 +270,8 @@ async function liveChannelBench(seconds: number, say: Say) {
   // file growing) would otherwise land on the first round.
   await openLoop({ url: origin, requests, seconds, rate: 200 });
   // BENCH_CHANNELS=one or =all runs only that kind of channel (both by default). `none` is the
-  // control: its "with" runs open the readers' process with no channel, so its ratio shows how far
-  // apart two runs of the same work come out on this machine.
+  // control: neither of its runs opens a channel, so its ratio shows how far apart two runs of
+  // the same work come out on this machine.
   const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
   // The channels are opened as the web app opens them (`format=changes`: each batch as the fields
   // that changed); BENCH_LIVE_FORMAT=full asks for a whole status per changed resource.
@@ -289,25 +299,26 @@ async function liveChannelBench(seconds: number, say: Say) {
     let cutOff = 0;
     for (let round = 0; round < rounds; round++) {
       for (const open of round % 2 === 0 ? [false, true] : [true, false]) {
+        // Both runs start the same way: a readers' process is started and asked for its count
+        // (with no channel for the run without), so they differ only by the channels.
+        const channels = await openLiveChannels(hub, token, open ? thousand(kind.follows) : []);
+        await channels.bytes(); // the snapshots are not part of the run
+        const readersBefore = channels.cpu();
+        const r = await run();
+        const received = await channels.bytes();
+        const readersAfter = channels.cpu();
+        await channels.close();
         if (!open) {
-          const r = await run();
           without.p50.push(r.p50 ?? Number.NaN);
           without.p99.push(r.p99 ?? Number.NaN);
           without.cpu.push(cpuPerCall);
           report(`round ${round + 1}: switch-on at 200/s, no live channels`, r);
           continue;
         }
-        const channels = await openLiveChannels(hub, token, thousand(kind.follows));
-        await channels.bytes(); // the snapshots are not part of the run
-        const readersBefore = channels.cpu();
-        const r = await run();
-        const received = await channels.bytes();
-        const readersAfter = channels.cpu();
         if (readersBefore !== null && readersAfter !== null)
           withChannels.readers.push((readersAfter - readersBefore) / seconds);
         const kB = received.bytes / 1024;
         cutOff = received.cutOff;
-        await channels.close();
         withChannels.p50.push(r.p50 ?? Number.NaN);
         withChannels.p99.push(r.p99 ?? Number.NaN);
         withChannels.cpu.push(cpuPerCall);
@@ -323,13 +334,13 @@ async function liveChannelBench(seconds: number, say: Say) {
     // (two pairs, A B then B A). CPU time moves much less with the neighbours' load than latency.
     const carry = { without: [] as number[], with: [] as number[] };
     for (const open of [false, true, true, false]) {
-      const channels = open ? await openLiveChannels(hub, token, thousand(kind.follows)) : null;
-      await channels?.bytes();
+      const channels = await openLiveChannels(hub, token, open ? thousand(kind.follows) : []);
+      await channels.bytes();
       const before = cpuMilliseconds(hub.proc.child.pid);
       farm.send(`events 50 ${seconds} states`);
       await farm.next();
       const after = cpuMilliseconds(hub.proc.child.pid);
-      await channels?.close();
+      await channels.close();
       if (before !== null && after !== null)
         carry[open ? 'with' : 'without'].push((after - before) / seconds);
     }
