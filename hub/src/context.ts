@@ -41,6 +41,8 @@ export interface BridgeLink {
   clockOffsetMs(resourceId: number): number;
   /** Publishes a command and waits for the agent's reply; null when none came in time. */
   sendCommand(resourceId: number, command: Command, timeoutMs: number): Promise<CommandReply | null>;
+  /** Whether a hub (this one, or another of the cluster) still waits for the reply to this command. */
+  replyAwaited(commandId: string): Promise<boolean>;
   /**
    * Re-publishes the resource's retained config (after any change that affects it): `config`
    * when given (made by resources/bridge-config.ts), else the current one.

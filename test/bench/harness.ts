@@ -85,6 +85,8 @@ export interface OpenLoopResult {
   max: number | null;
   lagP99: number | null;
   statusCodes: Record<string, number>;
+  /** Requests sent again, as a browser would: after the server's 408 to a connection it had seen nothing on, or a connection closed as the request went out. */
+  retried: { 408: number; closed: number };
 }
 
 /**

@@ -11,6 +11,14 @@
 // reader can see whether the generator kept up. Keep-alive connections are opened up front; when
 // every connection is busy a new one is opened (up to `maxConnections`), otherwise the request
 // waits for one and that wait shows up in `lag`.
+//
+// A connection that sends nothing for the server's header timeout after it was opened is closed
+// by Node's HTTP server with an unsolicited `408 Request Timeout` (the hub's is 10 s). A request
+// written to such a connection just then reads that 408 as its answer, though the server never
+// saw it. Likewise a request written to a kept-alive connection just as the server closes it for
+// idleness meets a closed connection and no answer. Browsers send such a request again on
+// another connection, and so does this generator (once, its latency still counted from the
+// first write); `retried` says how often, by cause.
 import net from 'node:net';
 
 const options = JSON.parse(process.argv[2]);
@@ -41,6 +49,7 @@ let errors = 0;
 let timeouts = 0;
 let completed = 0;
 let sent = 0;
+const retried = { 408: 0, closed: 0 };
 let open = 0;
 const idle = [];
 const waiting = [];
@@ -48,29 +57,54 @@ const waiting = [];
 function connection() {
   const socket = net.connect({ host, port, noDelay: true });
   open++;
-  const conn = { socket, buffer: Buffer.alloc(0), current: null, timer: null };
+  const conn = { socket, buffer: Buffer.alloc(0), current: null, timer: null, gone: false };
   socket.on('data', (chunk) => {
     conn.buffer = conn.buffer.length ? Buffer.concat([conn.buffer, chunk]) : chunk;
     parse(conn);
   });
   const fail = () => {
+    // 'error' is followed by 'close': count the connection once.
+    if (conn.gone) return;
+    conn.gone = true;
     if (conn.current) {
-      errors++;
+      const { job, writtenAt, retry } = conn.current;
       clearTimeout(conn.timer);
       conn.current = null;
+      if (!retry && conn.buffer.length === 0) {
+        // Closed before any byte of the answer: the server closed the connection as this request
+        // went out on it.
+        retried.closed++;
+        open--;
+        forget(conn);
+        dispatch(job, { writtenAt });
+        return;
+      }
+      errors++;
     }
     open--;
-    const at = idle.indexOf(conn);
-    if (at >= 0) idle.splice(at, 1);
+    forget(conn);
   };
   socket.on('error', fail);
   socket.on('close', fail);
   return conn;
 }
 
+/** Takes a connection out of the idle ones (it closed, or is closing). */
+function forget(conn) {
+  const at = idle.indexOf(conn);
+  if (at >= 0) idle.splice(at, 1);
+}
+
 function parse(conn) {
   const end = conn.buffer.indexOf('\r\n\r\n');
-  if (end < 0 || !conn.current) return;
+  if (end < 0) return;
+  if (!conn.current) {
+    // An answer to no request (the server's 408 on a connection that sent nothing): the
+    // connection is closing, so it takes no more requests.
+    forget(conn);
+    conn.socket.destroy();
+    return;
+  }
   const head = conn.buffer.subarray(0, end).toString('latin1');
   const match = /\r\ncontent-length:\s*(\d+)/i.exec(head);
   const length = match ? Number(match[1]) : 0;
@@ -78,9 +112,16 @@ function parse(conn) {
   const status = head.slice(9, 12);
   conn.buffer = conn.buffer.subarray(end + 4 + length);
   const done = performance.now();
-  const { writtenAt } = conn.current;
+  const { writtenAt, job, retry } = conn.current;
   conn.current = null;
   clearTimeout(conn.timer);
+  if (status === '408' && !retry && /\r\nconnection:\s*close/i.test(head)) {
+    // The server timed out a connection on which it had seen no request: not this request's
+    // answer. The connection is closing; the request goes again on another one.
+    retried[408]++;
+    dispatch(job, { writtenAt });
+    return;
+  }
   statusCodes[status] = (statusCodes[status] ?? 0) + 1;
   if (status[0] === '2') latencies.push(done - writtenAt);
   completed++;
@@ -89,14 +130,14 @@ function parse(conn) {
 
 function release(conn) {
   const next = waiting.shift();
-  if (next) write(conn, next);
+  if (next) write(conn, next.job, next.retry);
   else idle.push(conn);
 }
 
-function write(conn, job) {
-  const writtenAt = performance.now();
-  lags.push(writtenAt - job.due);
-  conn.current = { writtenAt };
+function write(conn, job, retry) {
+  const writtenAt = retry?.writtenAt ?? performance.now();
+  if (!retry) lags.push(writtenAt - job.due);
+  conn.current = { writtenAt, job, retry: Boolean(retry) };
   conn.timer = setTimeout(() => {
     timeouts++;
     conn.current = null;
@@ -105,15 +146,15 @@ function write(conn, job) {
   conn.socket.write(buffers[job.index % buffers.length]);
 }
 
-function dispatch(job) {
+function dispatch(job, retry) {
   const conn = idle.pop();
-  if (conn) return write(conn, job);
+  if (conn) return write(conn, job, retry);
   if (open < maxConnections) {
     const fresh = connection();
-    fresh.socket.once('connect', () => write(fresh, job));
+    fresh.socket.once('connect', () => write(fresh, job, retry));
     return;
   }
-  waiting.push(job);
+  waiting.push({ job, retry });
 }
 
 function percentile(sorted, p) {
@@ -178,6 +219,7 @@ async function main() {
       max: round(latencies.at(-1) ?? null),
       lagP99: round(percentile(lags, 99)),
       connections: open,
+      retried,
       statusCodes,
     })}\n`,
   );

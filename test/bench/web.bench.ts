@@ -233,6 +233,12 @@ const thousand = (follows: string[]) =>
 
 const failures = (r: OpenLoopResult) => r.non2xx + r.errors + r.timeouts + r.unanswered;
 
+/** The requests the generator sent again, as a browser would (see open-loop.mjs), if any. */
+const retries = (r: OpenLoopResult) =>
+  r.retried[408] + r.retried.closed
+    ? `, sent again: ${r.retried[408]} after an unsolicited 408, ${r.retried.closed} after a close`
+    : '';
+
 /**
  * issue 12: switch-on latency at 200/s with 1,000 live channels open against the same without
  * them, on one hub, in interleaved rounds (BENCH_ROUNDS, default 4): each round runs "without"
@@ -284,7 +290,7 @@ async function liveChannelBench(seconds: number, say: Say) {
   const report = (label: string, r: OpenLoopResult) => {
     for (const line of warnings) process.stderr.write(`hub during "${label}": ${line}\n`);
     say(
-      `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call, hub event-loop delay p99 ${fmt(delay.p99, 1)} ms, max ${fmt(delay.max, 1)} ms | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''} |`,
+      `| ${label} | ${fmt(r.rps, 0)} req/s | p50 ${r.p50} ms, p99 ${r.p99} ms, hub CPU ${fmt(cpuPerCall, 2)} ms per call, hub event-loop delay p99 ${fmt(delay.p99, 1)} ms, max ${fmt(delay.max, 1)} ms | errors ${failures(r)}${failures(r) ? ` ${JSON.stringify(r.statusCodes)}` : ''}${retries(r)} |`,
     );
   };
   for (const kind of kinds) {

@@ -406,6 +406,48 @@ describeEachDialect('bridge trust: identity, revocation, presence, offline keys,
       await agent.close();
     });
 
+    it("leaves a switch-on under way to its own reply when the bridge's first state comes meanwhile", async () => {
+      // A bridge that has just connected reports its relay while a member's switch-on waits for
+      // the reply: the reconciliation must not ask about that command again (the same id), which
+      // took the reply from the switch-on and answered the member 504 for a switch that happened.
+      const machine = await resourceWithBridge(owner, t.owner.spaceId, { controlType: 'machine' });
+      const agent = await connectFakeAgent(urls.mqttUrl, machine.id, machine.apiKey);
+      agents.push(agent);
+      agent.answering = false;
+      await eventually(() => t.hub.broker.isOnline(machine.id), 5_000, 'online');
+      const answer = switchOn(t.hub.ctx, caller(), machine.id, machine.switchOnCode, 3_000).then(
+        (result) => ({ result }),
+        (err) => ({ err }),
+      );
+      await eventually(async () => agent.commands.length === 1, 5_000, 'the command received');
+      const since = new Date(Date.now() - 60_000).toISOString();
+      await agent.publish('state', { relay: 'off', sessionId: null, since });
+      const relaySince = async () =>
+        (
+          await t.hub.ctx.db
+            .selectFrom('bridges')
+            .select('relaySince')
+            .where('resource', '=', machine.id)
+            .executeTakeFirstOrThrow()
+        ).relaySince;
+      await eventually(async () => (await relaySince()) === since, 5_000, 'the state stored');
+      // The reconciliation runs beside the state's handling; give it time to ask, if it would.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(agent.commands).toHaveLength(1);
+      const command = agent.commands[0];
+      await agent.publish('replies', {
+        id: command.id,
+        ok: true,
+        state: { relay: 'on', since: new Date().toISOString(), sessionId: command.sessionId ?? null },
+      });
+      const outcome = await answer;
+      expect(outcome).toHaveProperty('result');
+      const logId = Number(command.sessionId);
+      expect(await logRow(logId)).toMatchObject({ type: 'allowed', stoppedAt: null });
+      await eventually(async () => (await pendingOf(machine.id)) === 0, 5_000, 'the record settled');
+      await agent.close();
+    });
+
     it('records a reply that comes after the 504 as a late switch', async () => {
       const door = await resourceWithBridge(owner, t.owner.spaceId, { controlType: 'door' });
       const agent = await connectFakeAgent(urls.mqttUrl, door.id, door.apiKey);

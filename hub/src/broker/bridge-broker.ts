@@ -389,6 +389,17 @@ export class BridgeBroker implements BridgeLink {
     });
   }
 
+  async replyAwaited(commandId: string): Promise<boolean> {
+    if (this.pending.has(commandId)) return true;
+    if (!this.cluster) return false;
+    try {
+      return (await this.cluster.replyWaiter(commandId)) !== null;
+    } catch {
+      // Redis unavailable: no other hub can be told the reply anyway.
+      return false;
+    }
+  }
+
   /** Called by the replies handler; a reply nobody waits for any more may settle a late switch. */
   async resolveReply(resourceId: number, reply: CommandReply): Promise<void> {
     const waiting = this.pending.get(reply.id);

@@ -95,6 +95,23 @@ async function deleteSettled(ctx: HubContext, trx: Db): Promise<void> {
 }
 
 /**
+ * Per hub: the command ids of the switch-ons it is carrying out now, from before their pending
+ * record is written until their outcome is. The reconciliation at a bridge's connect leaves these
+ * to their own switch-on: asking the bridge about one again (the same id) would put a second
+ * waiter on its reply, and the member would be answered 504 for a switch that happened.
+ */
+const underWayOf = new WeakMap<HubContext, Set<string>>();
+
+function underWay(ctx: HubContext): Set<string> {
+  let ids = underWayOf.get(ctx);
+  if (!ids) {
+    ids = new Set();
+    underWayOf.set(ctx, ids);
+  }
+  return ids;
+}
+
+/**
  * Writes the allowed log and its pending record in one transaction, sends the command and waits
  * for the reply. Switched: the record goes. Failed: the log becomes denied. No reply: the log
  * becomes denied and the record stays ('timedOut'), so a late reply is recorded as a late switch.
@@ -104,9 +121,23 @@ export async function runSwitchOn(
   input: { resource: ResourceRow; member: MemberRow; at: Date; maxDuration: number | null },
   timeoutMs: number,
 ): Promise<SwitchOnOutcome> {
+  const commandId = randomUUID();
+  underWay(ctx).add(commandId);
+  try {
+    return await carryOut(ctx, input, timeoutMs, commandId);
+  } finally {
+    underWay(ctx).delete(commandId);
+  }
+}
+
+async function carryOut(
+  ctx: HubContext,
+  input: { resource: ResourceRow; member: MemberRow; at: Date; maxDuration: number | null },
+  timeoutMs: number,
+  commandId: string,
+): Promise<SwitchOnOutcome> {
   const { resource, member, at } = input;
   const door = resource.controlType === 'door';
-  const commandId = randomUUID();
   const stamp = at.toISOString();
   const base: Omit<Command, 'sessionId' | 'expiresAt'> = {
     id: commandId,
@@ -256,11 +287,17 @@ export async function reconcileBridge(
   state: RelayStateMessage,
   askTimeoutMs = 2_000,
 ): Promise<void> {
-  const pending = await ctx.db
+  const rows = await ctx.db
     .selectFrom('pending_switch_ons')
     .selectAll()
     .where('resource', '=', resourceId)
     .execute();
+  // A switch-on still under way (on this hub, or on another one that waits for its reply) settles
+  // itself: its reply, its 504 and a late reply all end its record.
+  const mine = underWay(ctx);
+  const pending: typeof rows = [];
+  for (const row of rows)
+    if (!mine.has(row.commandId) && !(await ctx.bridges.replyAwaited(row.commandId))) pending.push(row);
   await Promise.all(
     pending.map(async (p) => {
       const sent = JSON.parse(p.command) as Omit<Command, 'sessionId' | 'expiresAt'>;
