@@ -292,8 +292,8 @@ export async function reconcileBridge(
     .selectAll()
     .where('resource', '=', resourceId)
     .execute();
-  // A switch-on still under way (on this hub, or on another one that waits for its reply) settles
-  // itself: its reply, its 504 and a late reply all end its record.
+  // A switch-on still under way (on this hub, or on another one that waits for its reply) is left
+  // to it: its reply ends its record; after its 504, a late reply or the next connect does.
   const mine = underWay(ctx);
   const pending: typeof rows = [];
   for (const row of rows)
