@@ -17,8 +17,8 @@
 // written to such a connection just then reads that 408 as its answer, though the server never
 // saw it. Likewise a request written to a kept-alive connection just as the server closes it for
 // idleness meets a closed connection and no answer. Browsers send such a request again on
-// another connection, and so does this generator (once, its latency still counted from the
-// first write); `retried` says how often, by cause.
+// another connection, and so does this generator (once, on a new connection, its latency still
+// counted from the first write); `retried` says how often, by cause.
 import net from 'node:net';
 
 const options = JSON.parse(process.argv[2]);
@@ -147,7 +147,9 @@ function write(conn, job, retry) {
 }
 
 function dispatch(job, retry) {
-  const conn = idle.pop();
+  // A request sent again goes on a new connection: the idle ones were opened or last used at the
+  // same time as the one that failed, and may be closing just the same.
+  const conn = retry && open < maxConnections ? undefined : idle.pop();
   if (conn) return write(conn, job, retry);
   if (open < maxConnections) {
     const fresh = connection();
