@@ -76,6 +76,8 @@ export class HubLink {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private online = false;
+  /** Subscribed on this connection: commands can arrive, and their replies may go out. */
+  private subscribed = false;
   /** Whether the hub has answered (its bridge config) since the last connect. */
   private hubAnswered = false;
   private hubAnswerTimer: NodeJS.Timeout | null = null;
@@ -183,13 +185,17 @@ export class HubLink {
       await withinMs(this.publishRaw(client, 'status', { online: false }), STOP_STEP_MS).catch(() => {});
     }
     this.online = false;
+    this.subscribed = false;
     await withinMs(client.endAsync(false), STOP_STEP_MS).catch(() => client.end(true));
   }
 
   /** Publishes an up message; rejects when the hub is not connected or the broker refuses it. */
   async publish<N extends UpTopicName>(name: N, message: BridgeMessage<N>): Promise<void> {
     const client = this.client;
-    if (!client || !this.online) throw new Error('not connected to the hub');
+    // A command can arrive as soon as the subscription holds, before `status` is acknowledged: its
+    // reply goes out then too, or the hub would answer 504 for a switch that happened.
+    const open = this.online || (name === 'replies' && this.subscribed);
+    if (!client || !open) throw new Error('not connected to the hub');
     await this.publishRaw(client, name, message);
   }
 
@@ -228,6 +234,7 @@ export class HubLink {
       // MQTT-3.9.3: return code 0x80 marks a subscription the broker refused.
       const refused = granted.filter((g) => g.qos === 128).map((g) => g.topic);
       if (refused.length > 0) logger.error({ topics: refused }, 'the hub refused subscriptions');
+      this.subscribed = true;
       const status: StatusMessage = {
         online: true,
         agentVersion: this.options.agentVersion,
@@ -255,6 +262,7 @@ export class HubLink {
   private onClosed(): void {
     const wasOnline = this.online;
     this.online = false;
+    this.subscribed = false;
     this.clearHubAnswerTimer();
     this.firstAttemptDone();
     if (wasOnline) {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentVersion } from '@makerspace/agent';
-import { type BridgeConfig, offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
+import { type BridgeConfig, bridgeTopic, offlineKeyHash, offlineKeySecret } from '@makerspace/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, FakeHub, RESOURCE_ID, startAgent, Teardown, TestBroker, waitFor } from './helpers.js';
 
@@ -88,6 +88,27 @@ describe('agent against an in-process broker', () => {
     expect(hub.messages('replies').map((r) => r.id)).toEqual(['c2']);
     expect(logs().some((l) => l.msg === 'expired command ignored' && l.commandId === 'old')).toBe(true);
     expect(logs().some((l) => l.msg === 'malformed message dropped')).toBe(true);
+  });
+
+  it('answers a command that arrives right after its subscription, while its status is still on the way', async () => {
+    const broker = await new TestBroker().start(teardown);
+    const hub = await new FakeHub(broker).start(teardown);
+    // A busy hub: the bridge's status waits a second for its acknowledgement, and the command is
+    // sent the moment the bridge subscribes (as the hub does with a switch-on that waited for it).
+    broker.aedes.authorizePublish = (client, packet, done) => {
+      if (client?.id === `bridge-${RESOURCE_ID}` && packet.topic === bridgeTopic(RESOURCE_ID, 'status'))
+        setTimeout(() => done(null), 1_000);
+      else done(null);
+    };
+    broker.aedes.on('subscribe', (subscriptions, client) => {
+      if (client?.id !== `bridge-${RESOURCE_ID}`) return;
+      if (!subscriptions.some((s) => s.topic === bridgeTopic(RESOURCE_ID, 'commands'))) return;
+      void hub.publish('commands', { id: 'early', type: 'switchOn', sessionId: 's1', expiresAt: inFuture() });
+    });
+    const { relayFile } = await startAgent(teardown, broker);
+    const reply = await hub.waitForMessage('replies', (m) => m.id === 'early', 5_000);
+    expect(reply).toMatchObject({ ok: true, state: { relay: 'on', sessionId: 's1' } });
+    expect((await relayFile())?.relay).toBe('on');
   });
 
   it('answers a repeated command id without switching again', async () => {
