@@ -3,7 +3,7 @@
 //
 // Options: { base, token, follows: [query string per channel], maxSeconds, drainMs }. Opens one
 // Server-Sent-Events stream per entry of `follows`, prints `{"ready":n}` once every stream has
-// answered, reads them until stdin ends (or `maxSeconds` pass), then prints `{"bytes":n}` and exits.
+// begun to send its snapshot, reads them until stdin ends (or `maxSeconds` pass), then prints `{"bytes":n}` and exits.
 // A line `count` on stdin prints the bytes received since the last count.
 //
 // Plain sockets with a hand-written request, not fetch: the 1,000 browsers stand for phones and
@@ -28,27 +28,36 @@ function read(follow) {
   return new Promise((resolve, reject) => {
     let head = '';
     let answered = false;
+    // Open once its first event (the snapshot) has begun to arrive: the hub may send the headers
+    // on their own first.
+    let opened = false;
     const socket = net.connect({
       host: url.hostname,
       port: Number(url.port),
       onread: {
         buffer: scratch,
         callback(n, buffer) {
-          if (answered) {
+          if (opened) {
             bytes += n;
             return;
           }
-          head += buffer.toString('latin1', 0, n);
-          const end = head.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          const status = Number(head.slice(9, 12));
-          if (status !== 200) {
-            socket.destroy();
-            return reject(new Error(`live channel answered ${status}`));
+          if (answered) bytes += n;
+          else {
+            head += buffer.toString('latin1', 0, n);
+            const end = head.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const status = Number(head.slice(9, 12));
+            if (status !== 200) {
+              socket.destroy();
+              return reject(new Error(`live channel answered ${status}`));
+            }
+            answered = true;
+            sockets.add(socket);
+            const rest = head.length - end - 4;
+            bytes += rest;
+            if (rest === 0) return;
           }
-          answered = true;
-          bytes += head.length - end - 4;
-          sockets.add(socket);
+          opened = true;
           resolve();
           // Drained in turns (below): no wake-up of this process per write.
           if (drainMs > 0) return false;
@@ -63,7 +72,7 @@ function read(follow) {
     );
     // A reader that fell more than the hub's limit behind is cut off by the hub: counted, not fatal.
     socket.on('close', () => {
-      if (!answered) return reject(new Error('live channel closed before answering'));
+      if (!opened) return reject(new Error('live channel closed before its snapshot'));
       if (sockets.delete(socket) && !finishing) cutOff++;
     });
     socket.on('error', (err) => {

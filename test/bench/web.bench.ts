@@ -1,5 +1,5 @@
 import { setPriority } from 'node:os';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -107,6 +107,8 @@ async function openLiveChannels(hub: HubProcess, token: string, follows: string[
       child.once('exit', (code) => reject(new Error(`live readers exited ${code}`)));
     });
   const ready = await next();
+  // The hub's writer process (started with its first stream) is the hub's use of a second core.
+  pinHubChildren(hub.proc.child.pid);
   return {
     count: ready.ready as number,
     /** The readers' process's CPU time so far, in ms. */
@@ -227,6 +229,50 @@ async function machinePageBench(say: Say) {
   await stopScene(scene);
 }
 
+/**
+ * BENCH_HUB_CPU=1: the hub gets that CPU to itself, and the bench, the agent farm, the load
+ * generator and the readers (children of the bench, which inherit its CPUs) the others
+ * (BENCH_OTHERS_CPU, default 0), as on a hub's own machine, where none of them runs. On a 2-vCPU
+ * machine the hub otherwise shares its CPUs with all of them, and what they do moves its tail.
+ */
+function pinHub(hubPid: number | undefined, others: (number | undefined)[]) {
+  const hubCpu = process.env.BENCH_HUB_CPU;
+  if (!hubCpu || hubPid === undefined) return;
+  const othersCpu = process.env.BENCH_OTHERS_CPU ?? '0';
+  pin(hubCpu, hubPid);
+  for (const pid of others) if (pid !== undefined) pin(othersCpu, pid);
+  process.stderr.write(`hub on CPU ${hubCpu}, bench, farm, generator and readers on CPU ${othersCpu}\n`);
+}
+
+/**
+ * BENCH_HUB_CHILDREN_CPU: where the hub's own child processes (the live channel's writer,
+ * started with the hub's first stream) run when BENCH_HUB_CPU is set. By default they stay on
+ * the hub's CPU, which is then the hub's whole machine (a one-core one) and the other CPU the
+ * rest of the world (bridges, phones, clients); set to the others' CPU, the writer stands for
+ * the hub's use of a second core, shared there with the world, whose figures then show any of
+ * its disturbance.
+ */
+function pinHubChildren(hubPid: number | undefined) {
+  const cpu = process.env.BENCH_HUB_CHILDREN_CPU;
+  if (!process.env.BENCH_HUB_CPU || !cpu || hubPid === undefined) return;
+  let listed = '';
+  try {
+    listed = execFileSync('ps', ['-o', 'pid=', '--ppid', String(hubPid)], { encoding: 'utf8' });
+  } catch {
+    return; // none (ps answers 1)
+  }
+  const children = listed
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  for (const pid of children) pin(cpu, pid);
+}
+
+/** Moves a process, every thread of it, to `cpu` (children it starts later inherit it). */
+function pin(cpu: string, pid: number | string) {
+  execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
+}
+
 /** 1,000 channels' queries, cycling through `follows` (none for an empty list: the control). */
 const thousand = (follows: string[]) =>
   follows.length ? Array.from({ length: 1000 }, (_, i) => follows[i % follows.length]) : [];
@@ -252,6 +298,7 @@ async function liveChannelBench(seconds: number, say: Say) {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
   const scene = await startSwitchOnScene({ env: { HUB_METRICS_TOKEN: benchMetricsToken } });
   const { hub, token, resources, requests, farm } = scene;
+  pinHub(hub.proc.child.pid, [process.pid, farm.child.pid]);
   const origin = `http://127.0.0.1:${hub.httpPort}`;
   /** The hub's CPU time per switch-on of the last run, in milliseconds. */
   let cpuPerCall = Number.NaN;

@@ -11,6 +11,7 @@ import {
 } from '../resources/status.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { type LiveLogRow, liveLog, logsAfter, newestLogId } from './live-logs.js';
+import { LiveWriter } from './live-writer.js';
 
 interface LiveClient {
   caller: Caller;
@@ -20,6 +21,10 @@ interface LiveClient {
   stillValid: () => Promise<boolean>;
   /** Its snapshot is written: a flush that reads after this may settle it (see `fresh`). */
   snapshotSent: boolean;
+  /** Its id in the writer process, which holds its socket (see LiveWriter); null: the hub writes it. */
+  remote: number | null;
+  /** It has ended: nothing is written to it any more. */
+  ended: boolean;
 }
 
 /** `full`: a `resource` event per changed resource; `changes`: one `changes` event per batch, only what changed. */
@@ -187,6 +192,10 @@ export class LiveChannel {
   private readonly viewCount: Record<Pace, number> = { narrow: 0, wide: 0, overview: 0 };
   private readonly keepAlive: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  /** Streams whose sockets the writer process holds, by their id there. */
+  private readonly remote = new Map<number, LiveClient>();
+  /** Writes the streams whose sockets it could take (see LiveWriter); the hub writes the rest. */
+  private readonly writer: LiveWriter;
   /** The admins' feed: logs after this id are sent next (null until an admin listens). */
   private logCursor: number | null = null;
   private logTimer: NodeJS.Timeout | null = null;
@@ -201,6 +210,7 @@ export class LiveChannel {
       logPollMs: 250,
     },
   ) {
+    this.writer = new LiveWriter(ctx.logger, (ids) => this.remoteClosed(ids), MAX_BUFFERED);
     this.unsubscribe = ctx.signals.onChange((id) => this.resourceChanged(id));
     this.keepAlive = setInterval(() => void this.ping(), options.keepAliveMs);
     this.keepAlive.unref();
@@ -267,16 +277,32 @@ export class LiveChannel {
       'x-accel-buffering': 'no',
     });
     const view = this.viewOf(caller, only, format);
-    const client: LiveClient = { caller, view, out, stillValid, snapshotSent: false };
+    const client: LiveClient = {
+      caller,
+      view,
+      out,
+      stillValid,
+      snapshotSent: false,
+      remote: null,
+      ended: false,
+    };
     // In its view at once (which keeps the view while this waits), written to only once in
     // `clients`; a stream closed meanwhile leaves nothing behind.
     view.clients.add(client);
-    out.on('close', () => this.drop(client));
+    // Once the writer holds the socket, the hub's copy closes: the writer tells when the stream ends.
+    out.on('close', () => {
+      if (client.remote === null) this.drop(client);
+    });
     if (format === 'changes') view.fresh.add(client);
+    out.flushHeaders();
+    await this.writer.adopt(out, (id) => {
+      client.remote = id;
+      this.remote.set(id, client);
+    });
     if (view.viewer.admin && this.logCursor === null)
       this.logCursor = await newestLogId(this.ctx.storage.reads);
-    if (out.destroyed) {
-      this.drop(client);
+    if (client.ended || this.closed || (client.remote === null && out.destroyed)) {
+      this.endClient(client, null);
       return;
     }
     this.clients.add(client);
@@ -298,8 +324,7 @@ export class LiveChannel {
   end(match: (caller: Caller) => boolean, reason: string): void {
     for (const client of [...this.clients]) {
       if (!match(client.caller)) continue;
-      this.drop(client);
-      client.out.end(frame({ type: 'signedOut', reason }));
+      this.endClient(client, frame({ type: 'signedOut', reason }));
     }
   }
 
@@ -310,7 +335,8 @@ export class LiveChannel {
     for (const pace of Object.values(this.paces)) if (pace.timer) clearTimeout(pace.timer);
     if (this.logTimer) clearTimeout(this.logTimer);
     this.logTimer = null;
-    for (const client of this.clients) client.out.end();
+    for (const client of [...this.clients]) this.endClient(client, null);
+    void this.writer.close();
     this.clients.clear();
     this.views.clear();
     for (const kind of PACES) this.viewCount[kind] = 0;
@@ -346,7 +372,27 @@ export class LiveChannel {
     return view;
   }
 
+  /** Ends a stream (after `last`, its last event, if any) and forgets it. */
+  private endClient(client: LiveClient, last: string | null): void {
+    const ended = client.ended;
+    this.drop(client);
+    if (ended) return;
+    if (client.remote !== null) this.writer.end([client.remote], last === null ? null : wire(last).chunk);
+    else if (last === null) client.out.end();
+    else client.out.end(last);
+  }
+
+  /** Streams the writer process no longer holds. */
+  private remoteClosed(ids: number[]): void {
+    for (const id of ids) {
+      const client = this.remote.get(id);
+      if (client) this.drop(client);
+    }
+  }
+
   private drop(client: LiveClient): void {
+    client.ended = true;
+    if (client.remote !== null) this.remote.delete(client.remote);
     this.clients.delete(client);
     const { view } = client;
     view.clients.delete(client);
@@ -424,7 +470,15 @@ export class LiveChannel {
   private async writeAll(writes: [Iterable<LiveClient>, Wire][]): Promise<void> {
     const turn = this.slicer();
     for (const [clients, out] of writes) {
-      for (const client of [...clients]) {
+      // The writer's streams get the bytes in one message; the hub's own, in slices.
+      const inline: LiveClient[] = [];
+      const ids: number[] = [];
+      for (const client of clients) {
+        if (client.remote === null) inline.push(client);
+        else if (this.clients.has(client)) ids.push(client.remote);
+      }
+      this.writer.write(ids, out.chunk);
+      for (const client of inline) {
         const pause = turn();
         if (pause) await pause;
         if (this.clients.has(client)) this.write(client, out);
@@ -548,6 +602,10 @@ export class LiveChannel {
   }
 
   private write(client: LiveClient, data: string | Wire): void {
+    if (client.remote !== null) {
+      this.writer.write([client.remote], typeof data === 'string' ? wire(data).chunk : data.chunk);
+      return;
+    }
     const { out } = client;
     const socket = out.socket;
     if (out.writableLength > MAX_BUFFERED) {
