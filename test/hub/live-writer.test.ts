@@ -101,6 +101,43 @@ describe('live channel: the writer process', () => {
     await eventually(async () => second.text.includes('2026-11-24T10:05:00.000Z'), 5_000, 'the next change');
   });
 
+  it('at the keep-alive: ends the streams of a deleted key, and keeps the others alive', async () => {
+    const api = (method: string, url: string, payload?: unknown) =>
+      t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
+    const member = (await api('POST', '/members', { firstName: 'Lost', lastName: 'Key' })).json();
+    const key = (await api('POST', '/api-keys', { member: member.id })).json();
+    const token = (await api('GET', `/api-keys/${key.id}/token`)).json().token as string;
+    const open = async (bearer: string) => {
+      const res = await fetch(`${httpUrl}/api/v1/live?format=changes`, {
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      const s = { text: '', done: false };
+      void (async () => {
+        for (;;) {
+          const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+          if (done) break;
+          s.text += decoder.decode(value);
+        }
+        s.done = true;
+      })();
+      return s;
+    };
+    const lost = await open(token);
+    const kept = await open(t.owner.token);
+    await eventually(
+      async () => lost.text.includes('event: snapshot') && kept.text.includes('event: snapshot'),
+    );
+    expect((await api('DELETE', `/api-keys/${key.id}`)).statusCode).toBe(204);
+    // The keep-alive (every 25 s) checks each stream's credential again; run it now.
+    await (t.app as unknown as { live: { ping(): Promise<void> } }).live.ping();
+    await eventually(async () => lost.done, 5_000, 'the stream of the deleted key ended');
+    expect(lost.text).toContain('event: signedOut');
+    await eventually(async () => kept.text.includes(': keep-alive'), 5_000, 'the keep-alive');
+    expect(kept.done).toBe(false);
+  });
+
   it('ends every stream when the hub stops, and the writer with it', async () => {
     const s = await stream();
     await eventually(async () => s.text.includes('event: snapshot'), 5_000, 'the snapshot');

@@ -588,6 +588,8 @@ export class LiveChannel {
 
   private async ping(): Promise<void> {
     const turn = this.slicer();
+    // The writer's streams get their keep-alive in one message, after the checks.
+    const remote: number[] = [];
     for (const client of [...this.clients]) {
       // Each check reads the database: in slices, so a thousand streams' checks do not hold up
       // the requests that arrive meanwhile.
@@ -597,8 +599,12 @@ export class LiveChannel {
         this.end((c) => c === client.caller, 'Your sign-in has ended');
         continue;
       }
-      if (this.clients.has(client)) this.write(client, KEEP_ALIVE);
+      if (!this.clients.has(client)) continue;
+      if (client.remote !== null) remote.push(client.remote);
+      else this.write(client, KEEP_ALIVE);
     }
+    // Streams that ended during the checks are skipped by the writer (it no longer holds them).
+    this.writer.write(remote, KEEP_ALIVE.chunk);
   }
 
   private write(client: LiveClient, data: string | Wire): void {
