@@ -196,11 +196,7 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
   }
 
   it("gathers a member's follow-everything stream per second, an admin's per half second", async () => {
-    const api = (method: string, url: string, payload?: unknown) =>
-      t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
-    const member = (await api('POST', '/members', { firstName: 'Home', lastName: 'Page' })).json();
-    const key = (await api('POST', '/api-keys', { member: member.id })).json();
-    const memberToken = (await api('GET', `/api-keys/${key.id}/token`)).json().token as string;
+    const { token: memberToken } = await t.newMemberWithToken('Home', 'Page');
     const admin = await tally(t.owner.token, '?format=changes');
     const home = await tally(memberToken, '?format=changes');
     // A busy relay: a change every 100 ms for 4 s.

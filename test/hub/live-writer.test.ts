@@ -104,9 +104,8 @@ describe('live channel: the writer process', () => {
   it('at the keep-alive: ends the streams of a deleted key, and keeps the others alive', async () => {
     const api = (method: string, url: string, payload?: unknown) =>
       t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
-    const member = (await api('POST', '/members', { firstName: 'Lost', lastName: 'Key' })).json();
-    const key = (await api('POST', '/api-keys', { member: member.id })).json();
-    const token = (await api('GET', `/api-keys/${key.id}/token`)).json().token as string;
+    const { id: member, token } = await t.newMemberWithToken('Lost', 'Key');
+    const [key] = (await api('GET', `/api-keys?member=${member}`)).json();
     const open = async (bearer: string) => {
       const res = await fetch(`${httpUrl}/api/v1/live?format=changes`, {
         headers: { authorization: `Bearer ${bearer}` },

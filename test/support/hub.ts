@@ -16,6 +16,8 @@ export interface TestHub {
   newAccount(name: string, email: string): Promise<CreatedAccount>;
   /** app.inject with the token as Bearer. */
   call(token: string, options: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  /** A new member of the owner's account with an API key: the member's id and token. */
+  newMemberWithToken(firstName: string, lastName: string): Promise<{ id: number; token: string }>;
   /** Listens on free ports: HTTP (with MQTT over WebSocket) and MQTT over TCP. */
   listen(): Promise<{ httpUrl: string; mqttUrl: string; wsUrl: string }>;
   close(): Promise<void>;
@@ -53,17 +55,28 @@ export async function startTestHub(
   const newAccount = (name: string, email: string) =>
     createAccountWithOwner(hub.ctx.db, hub.ctx.tokens, { accountName: name, emailAddress: email });
   const owner = await newAccount('Test makerspace', 'owner@test.example');
+  const call: TestHub['call'] = (token, options) =>
+    hub.app.inject({
+      ...options,
+      headers: { authorization: `Bearer ${token}`, ...(options.headers ?? {}) },
+    });
   return {
     hub,
     app: hub.app,
     db,
     owner,
     newAccount,
-    call: (token, options) =>
-      hub.app.inject({
-        ...options,
-        headers: { authorization: `Bearer ${token}`, ...(options.headers ?? {}) },
-      }),
+    call,
+    async newMemberWithToken(firstName, lastName) {
+      const post = (url: string, payload: object) =>
+        call(owner.token, { method: 'POST', url: `/api/v1${url}`, payload });
+      const member = (await post('/members', { firstName, lastName })).json();
+      const key = (await post('/api-keys', { member: member.id })).json();
+      const token = (
+        await call(owner.token, { method: 'GET', url: `/api/v1/api-keys/${key.id}/token` })
+      ).json().token as string;
+      return { id: member.id as number, token };
+    },
     async listen() {
       const { httpPort, mqttPort } = await hub.listen();
       return {
