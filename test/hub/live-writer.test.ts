@@ -33,12 +33,13 @@ describe('live channel: the writer process', () => {
   let agent: FakeAgent;
   let machine: number;
 
+  const api = (method: string, url: string, payload?: unknown) =>
+    t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
+
   beforeAll(async () => {
     t = await startTestHub('sqlite');
     const urls = await t.listen();
     httpUrl = urls.httpUrl;
-    const api = (method: string, url: string, payload?: unknown) =>
-      t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
     machine = (
       await api('POST', '/resources', { space: t.owner.spaceId, name: 'Lathe', controlType: 'machine' })
     ).json().id;
@@ -57,21 +58,22 @@ describe('live channel: the writer process', () => {
     await t.close();
   });
 
-  /** A stream read as text; `ended` settles when the hub's side ends it. */
-  async function stream() {
-    const res = await fetch(`${httpUrl}/api/v1/live?resource=${machine}`, {
-      headers: { authorization: `Bearer ${t.owner.token}` },
+  /** A stream read as text (the machine page's, as the owner, unless told); `ended` settles when the hub's side ends it. */
+  async function stream(query = `?resource=${machine}`, bearer = t.owner.token) {
+    const res = await fetch(`${httpUrl}/api/v1/live${query}`, {
+      headers: { authorization: `Bearer ${bearer}` },
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
-    const s = { text: '', ended: null as unknown as Promise<void> };
+    const s = { text: '', done: false, ended: null as unknown as Promise<void> };
     s.ended = (async () => {
       for (;;) {
         const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
+        if (done) break;
         s.text += decoder.decode(value);
       }
+      s.done = true;
     })();
     return s;
   }
@@ -102,36 +104,16 @@ describe('live channel: the writer process', () => {
   });
 
   it('at the keep-alive: ends the streams of a deleted key, and keeps the others alive', async () => {
-    const api = (method: string, url: string, payload?: unknown) =>
-      t.call(t.owner.token, { method: method as any, url: `/api/v1${url}`, payload: payload as any });
-    const { id: member, token } = await t.newMemberWithToken('Lost', 'Key');
-    const [key] = (await api('GET', `/api-keys?member=${member}`)).json();
-    const open = async (bearer: string) => {
-      const res = await fetch(`${httpUrl}/api/v1/live?format=changes`, {
-        headers: { authorization: `Bearer ${bearer}` },
-      });
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      const s = { text: '', done: false };
-      void (async () => {
-        for (;;) {
-          const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-          if (done) break;
-          s.text += decoder.decode(value);
-        }
-        s.done = true;
-      })();
-      return s;
-    };
-    const lost = await open(token);
-    const kept = await open(t.owner.token);
+    const { keyId, token } = await t.newMemberWithToken('Lost', 'Key');
+    const lost = await stream('?format=changes', token);
+    const kept = await stream('?format=changes');
     await eventually(
       async () => lost.text.includes('event: snapshot') && kept.text.includes('event: snapshot'),
     );
-    expect((await api('DELETE', `/api-keys/${key.id}`)).statusCode).toBe(204);
+    expect((await api('DELETE', `/api-keys/${keyId}`)).statusCode).toBe(204);
     // The keep-alive (every 25 s) checks each stream's credential again; run it now.
     await (t.app as unknown as { live: { ping(): Promise<void> } }).live.ping();
-    await eventually(async () => lost.done, 5_000, 'the stream of the deleted key ended');
+    await lost.ended;
     expect(lost.text).toContain('event: signedOut');
     await eventually(async () => kept.text.includes(': keep-alive'), 5_000, 'the keep-alive');
     expect(kept.done).toBe(false);

@@ -16,8 +16,11 @@ export interface TestHub {
   newAccount(name: string, email: string): Promise<CreatedAccount>;
   /** app.inject with the token as Bearer. */
   call(token: string, options: InjectOptions): ReturnType<FastifyInstance['inject']>;
-  /** A new member of the owner's account with an API key: the member's id and token. */
-  newMemberWithToken(firstName: string, lastName: string): Promise<{ id: number; token: string }>;
+  /** A new member of the owner's account with an API key: the member's id, the key's id and its token. */
+  newMemberWithToken(
+    firstName: string,
+    lastName: string,
+  ): Promise<{ id: number; keyId: number; token: string }>;
   /** Listens on free ports: HTTP (with MQTT over WebSocket) and MQTT over TCP. */
   listen(): Promise<{ httpUrl: string; mqttUrl: string; wsUrl: string }>;
   close(): Promise<void>;
@@ -75,7 +78,7 @@ export async function startTestHub(
       const token = (
         await call(owner.token, { method: 'GET', url: `/api/v1/api-keys/${key.id}/token` })
       ).json().token as string;
-      return { id: member.id as number, token };
+      return { id: member.id as number, keyId: key.id as number, token };
     },
     async listen() {
       const { httpPort, mqttPort } = await hub.listen();
