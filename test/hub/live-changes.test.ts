@@ -142,6 +142,40 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     expect(event.status).toMatchObject({ resource: machine, relay: 'off', agentVersion: 'test' });
   });
 
+  it('sends only the fields a stream asks for, and nothing when only the others change', async () => {
+    const every = await stream('?format=changes');
+    const some = await stream('?format=changes&field=relay&field=online');
+    const full = await stream(`?resource=${machine}&field=relay`);
+    const snapshot = await some.next('snapshot');
+    expect(snapshot.resources.find((s: any) => s.resource === machine)).toEqual({
+      resource: machine,
+      relay: expect.any(String),
+      online: true,
+    });
+    for (const s of [every, full]) await s.next('snapshot');
+    await relay(true, '2026-11-23T10:20:00.000Z');
+    expect((await some.next('changes')).changes).toEqual([{ resource: machine, relay: 'on', online: true }]);
+    expect((await full.next('resource')).status).toEqual({ resource: machine, relay: 'on' });
+    await every.next('changes');
+
+    // The same state again: only the hub's note of when it last heard from the bridge moves.
+    await relay(true, '2026-11-23T10:20:00.000Z');
+    const seen = await every.next('changes');
+    expect(Object.keys(seen.changes[0]).sort()).toEqual(['lastSeenAt', 'resource']);
+    // The streams that did not ask for it get nothing for it: their next events are the next relay change.
+    await relay(false, '2026-11-23T10:25:00.000Z');
+    expect((await some.next('changes')).changes).toEqual([{ resource: machine, relay: 'off' }]);
+    expect((await full.next('resource')).status).toEqual({ resource: machine, relay: 'off' });
+  });
+
+  it('refuses a field a status does not have', async () => {
+    const res = await fetch(`${httpUrl}/api/v1/live?format=changes&field=relay&field=password`, {
+      headers: { authorization: `Bearer ${t.owner.token}` },
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toMatch(/field/);
+  });
+
   it('keeps sending changes while a switch-on waits for a bridge that does not answer', async () => {
     const watching = await stream(`?format=changes&resource=${machine}`);
     await watching.next('snapshot');

@@ -1,5 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type LiveLog, type LiveMessage, notifySignedOut, type ResourceStatus } from './api';
+import {
+  type LiveLog,
+  type LiveMessage,
+  notifySignedOut,
+  type ResourceStatus,
+  type ResourceStatusField,
+} from './api';
+import { MEMBER_STATUS_FIELDS } from './live-fields';
 
 /**
  * The live channel (GET /api/v1/live?format=changes, Server-Sent Events): one per browser tab,
@@ -29,6 +36,9 @@ function addToFeed(entries: FeedEntry[]): void {
 let source: EventSource | null = null;
 /** The resources followed: a machine page follows its own, other pages every one (null). */
 let scope: number[] | null = null;
+
+/** The fields of a status the channel asks for (MEMBER_STATUS_FIELDS on members' pages); null: every one. */
+let fields: readonly ResourceStatusField[] | null = MEMBER_STATUS_FIELDS;
 const listeners = new Set<() => void>();
 
 function set(next: Partial<State>): void {
@@ -54,10 +64,15 @@ function notify(): void {
   else setTimeout(run, 50);
 }
 
-/** Follows only `resources` (or all when null); reconnects when that changes. */
-export function setLiveScope(resources: number[] | null): void {
-  const same = JSON.stringify(resources) === JSON.stringify(scope);
+/**
+ * Follows only `resources` (or all when null), and asks for only `shown` of each status (or every
+ * field when null); reconnects when that changes.
+ */
+export function setLiveScope(resources: number[] | null, shown: readonly ResourceStatusField[] | null): void {
+  const same =
+    JSON.stringify(resources) === JSON.stringify(scope) && JSON.stringify(shown) === JSON.stringify(fields);
   scope = resources;
+  fields = shown;
   if (!same && source) {
     stopLive();
     startLive();
@@ -66,7 +81,10 @@ export function setLiveScope(resources: number[] | null): void {
 
 export function startLive(): void {
   if (source) return;
-  const query = (scope ?? []).map((id) => `&resource=${id}`).join('');
+  const query = [
+    ...(scope ?? []).map((id) => `&resource=${id}`),
+    ...(fields ?? []).map((field) => `&field=${field}`),
+  ].join('');
   source = new EventSource(`/api/v1/live?format=changes${query}`);
   source.onopen = () => set({ connected: true });
   source.onerror = () => set({ connected: false });

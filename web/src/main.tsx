@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { UserMe } from './api';
 import './app.css';
 import { setLiveScope, useLive } from './live';
+import { MEMBER_STATUS_FIELDS } from './live-fields';
 import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
 import { MachinePage } from './pages/machine';
@@ -36,8 +37,13 @@ function App() {
   useEffect(() => {
     void loadAuth();
   }, []);
-  // A machine page follows its own resource only; the other pages follow every one.
-  useEffect(() => setLiveScope(machine ? [Number(machine[1])] : null), [machine?.[1]]);
+  // A machine page follows its own resource only; the other pages follow every one. The admin
+  // pages show every field of a status; the members' pages, what they show.
+  const admin = location.path === '/admin' || location.path.startsWith('/admin/');
+  useEffect(
+    () => setLiveScope(machine ? [Number(machine[1])] : null, admin ? null : MEMBER_STATUS_FIELDS),
+    [machine?.[1], admin],
+  );
   // Signed out (or the sign-in ended elsewhere): to the sign-in page, keeping where we were.
   useEffect(() => {
     const open = location.path === '/sign-in' || location.path === '/sign-in/link';
@@ -61,8 +67,7 @@ function App() {
   let page: JSX.Element;
   if (machine) page = <MachinePage id={Number(machine[1])} code={location.query.get('c')} />;
   else if (location.path === '/account') page = <AccountPage me={auth.me} />;
-  else if (location.path === '/admin' || location.path.startsWith('/admin/'))
-    page = <AdminPage path={location.path} me={auth.me} />;
+  else if (admin) page = <AdminPage path={location.path} me={auth.me} />;
   else if (location.path === '/stickers') {
     const ids = (location.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
     page = <StickersPage ids={ids} />;

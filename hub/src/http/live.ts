@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { LiveMessage, ResourceChange, ResourceStatus } from '@makerspace/shared';
+import type { LiveMessage, ResourceChange, ResourceStatus, ResourceStatusField } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import {
   readStatuses,
@@ -44,9 +44,11 @@ interface LiveView {
   /** Resources its streams were told about (so a deleted one can be taken off their screens). */
   known: Set<number>;
   format: LiveFormat;
+  /** Only these fields of each status (and `resource`); null: all of them. */
+  fields: readonly ResourceStatusField[] | null;
   /**
-   * `changes`: the state of each resource as the last flush sent it, which every stream of the
-   * view not in `fresh` holds; a change is sent as the fields that differ from it.
+   * The state of each resource as the last flush sent it, which every stream of the view not in
+   * `fresh` holds: a change is sent as what differs from it (`changes`: those fields).
    */
   sent: Map<number, ResourceStatus>;
   /** Streams whose snapshot may be newer than `sent`: the next flush sends them whole states. */
@@ -152,6 +154,15 @@ function wire(text: string | Buffer): Wire {
 }
 
 const KEEP_ALIVE = wire(': keep-alive\n\n');
+
+/** The status as a view's streams get it: only the fields they asked for. */
+function shape(view: Pick<LiveView, 'viewer' | 'fields'>, row: StatusRow): ResourceStatus {
+  const status = statusFor(view.viewer, row);
+  if (view.fields === null) return status;
+  const shown: Record<string, unknown> = { resource: status.resource };
+  for (const field of view.fields) shown[field] = status[field];
+  return shown as ResourceStatus;
+}
 
 /** The resource and the fields of `after` that differ from `before`. */
 function changedFields(before: ResourceStatus, after: ResourceStatus): ResourceChange {
@@ -261,14 +272,17 @@ export class LiveChannel {
     });
   }
 
-  /** Starts a stream on `out` (headers not yet sent) and sends the snapshot. */
+  /**
+   * Starts a stream on `out` (headers not yet sent) and sends the snapshot. `only`: the resources
+   * it follows (none: every one); `fields`: the fields of a status it gets (none: all).
+   */
   async open(
     caller: Caller,
     out: ServerResponse,
     stillValid: () => Promise<boolean>,
-    only: number[] = [],
-    format: LiveFormat = 'full',
+    follow: { only?: number[]; format?: LiveFormat; fields?: ResourceStatusField[] } = {},
   ): Promise<void> {
+    const { only = [], format = 'full', fields = [] } = follow;
     out.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -276,7 +290,7 @@ export class LiveChannel {
       // Reverse proxies (nginx) must pass events on at once.
       'x-accel-buffering': 'no',
     });
-    const view = this.viewOf(caller, only, format);
+    const view = this.viewOf(caller, only, format, fields);
     const client: LiveClient = {
       caller,
       view,
@@ -293,7 +307,7 @@ export class LiveChannel {
     out.on('close', () => {
       if (client.remote === null) this.drop(client);
     });
-    if (format === 'changes') view.fresh.add(client);
+    view.fresh.add(client);
     out.flushHeaders();
     await this.writer.adopt(out, (id) => {
       client.remote = id;
@@ -312,7 +326,7 @@ export class LiveChannel {
     const rows = (await readVisibleStatuses(this.ctx.storage.reads, view.viewer)).filter(
       (row) => view.only === null || view.only.has(row.resource),
     );
-    const resources = rows.map((row) => statusFor(view.viewer, row));
+    const resources = rows.map((row) => shape(view, row));
     for (const r of resources) view.known.add(r.resource);
     // A retry hint for EventSource, then the snapshot.
     if (this.clients.has(client))
@@ -345,10 +359,16 @@ export class LiveChannel {
   }
 
   /** The view of a new stream: the one its equals already share, or a new one. */
-  private viewOf(caller: Caller, only: number[], format: LiveFormat): LiveView {
+  private viewOf(
+    caller: Caller,
+    only: number[],
+    format: LiveFormat,
+    fields: ResourceStatusField[],
+  ): LiveView {
     const admin = isAdmin(caller);
     const followed = only.length ? [...new Set(only)].sort((a, b) => a - b) : null;
-    const key = `${caller.accountId}:${caller.memberId}:${admin}:${caller.superuser}:${followed ? followed.join(',') : '*'}:${format}`;
+    const shown = fields.length ? [...new Set(fields)].sort() : null;
+    const key = `${caller.accountId}:${caller.memberId}:${admin}:${caller.superuser}:${followed ? followed.join(',') : '*'}:${format}:${shown ? shown.join(',') : '*'}`;
     let view = this.views.get(key);
     if (!view) {
       view = {
@@ -363,6 +383,7 @@ export class LiveChannel {
         clients: new Set(),
         known: new Set(),
         format,
+        fields: shown,
         sent: new Map(),
         fresh: new Set(),
       };
@@ -504,24 +525,25 @@ export class LiveChannel {
       const row = rows.get(id);
       if (row && seesStatus(view.viewer, row)) {
         view.known.add(id);
-        statuses.push(statusFor(view.viewer, row));
+        statuses.push(shape(view, row));
       } else if (view.known.delete(id)) {
         view.sent.delete(id);
         removed += frame({ type: 'resourceRemoved', resource: id });
       }
     }
-    if (view.format === 'full') {
-      let out = '';
-      for (const status of statuses) out += frame({ type: 'resource', status });
-      out += removed;
-      return out ? [[[...view.clients], wire(out)]] : [];
-    }
-    // Streams that hold the last states sent get the fields that differ from them; fresh ones
-    // (a snapshot read since) get the whole states, until a flush that read after their snapshot.
+    // Streams that hold the last states sent are sent what differs from them (`changes`: the
+    // fields; `full`: the whole status), nothing for a resource whose fields they get did not
+    // change; fresh ones (a snapshot read since) get every whole state, until a flush that read
+    // after their snapshot.
     const changes: ResourceChange[] = [];
+    const changed: ResourceStatus[] = [];
     for (const status of statuses) {
       const before = view.sent.get(status.resource);
-      changes.push(before ? changedFields(before, status) : status);
+      const change = before ? changedFields(before, status) : status;
+      if (Object.keys(change).length > 1) {
+        changes.push(change);
+        changed.push(status);
+      }
       view.sent.set(status.resource, status);
     }
     const held =
@@ -529,11 +551,15 @@ export class LiveChannel {
     const fresh = [...view.fresh];
     for (const client of fresh) if (settled.has(client)) view.fresh.delete(client);
     const writes: [LiveClient[], Wire][] = [];
-    const text = (list: ResourceChange[]) =>
-      (list.length ? frame({ type: 'changes', changes: list }) : '') + removed;
-    const forHeld = text(changes.filter((c) => Object.keys(c).length > 1));
+    const text = (list: ResourceChange[], whole: ResourceStatus[]) =>
+      (view.format === 'full'
+        ? whole.map((status) => frame({ type: 'resource', status })).join('')
+        : list.length
+          ? frame({ type: 'changes', changes: list })
+          : '') + removed;
+    const forHeld = text(changes, changed);
     if (forHeld && held.length) writes.push([held, wire(forHeld)]);
-    const forFresh = text(statuses);
+    const forFresh = text(statuses, statuses);
     if (forFresh && fresh.length) writes.push([fresh, wire(forFresh)]);
     return writes;
   }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ResourceStatusField } from '@makerspace/shared';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { callerOf, tokenFromHeader } from '../http/auth.js';
@@ -28,6 +29,13 @@ export function liveRoutes(ctx: HubServices, live: LiveChannel): FastifyPluginAs
               .describe(
                 '`full` (default): a `resource` event with the whole status per changed resource. `changes`: one `changes` event per batch, `{type, changes: [{resource, ...the fields that changed}]}`, each entry the fields that differ from the last state this stream was sent of that resource (a whole status when it had none); apply an entry by merging it into the status held',
               ),
+            field: z
+              .array(ResourceStatusField)
+              .max(20)
+              .default([])
+              .describe(
+                "Send only these fields of each status (repeatable; `resource` is always sent); default: every field. A stream asked for `relay` and `session`, say, is sent nothing when only its bridge's `lastSeenAt` moves, as it does at every message from the bridge",
+              ),
           }),
           produces: ['text/event-stream'],
         },
@@ -45,7 +53,8 @@ export function liveRoutes(ctx: HubServices, live: LiveChannel): FastifyPluginAs
           return again !== null && again.memberId === caller.memberId;
         };
         reply.hijack();
-        await live.open(caller, reply.raw, stillValid, request.query.resource, request.query.format);
+        const { resource: only, format, field: fields } = request.query;
+        await live.open(caller, reply.raw, stillValid, { only, format, fields });
       },
     );
   };

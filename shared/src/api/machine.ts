@@ -33,6 +33,14 @@ export const ResourceStatus = z.object({
 export type ResourceStatus = z.infer<typeof ResourceStatus>;
 
 /**
+ * The fields of a status a live channel may be asked for (`field=...`): a page that shows a
+ * member's doors and machines asks for their state, not the bridge's diagnostics, and is sent
+ * nothing when only those change. `resource` is always sent.
+ */
+export const ResourceStatusField = ResourceStatus.keyof().exclude(['resource']);
+export type ResourceStatusField = z.infer<typeof ResourceStatusField>;
+
+/**
  * Why switch-on would be refused: the policy's reasons plus the bridge's state. `noRemoteSwitch`:
  * the bridge is online but only polls the hub over HTTP (a DIY bridge on the HTTP bridge API), so
  * no command reaches it: it is used at its reader with a key card.
