@@ -19,6 +19,7 @@ import {
   spread,
 } from './harness.js';
 import { startSwitchOnScene } from './switch-on.bench.js';
+import { MEMBER_STATUS_FIELDS } from '../../web/src/live-fields.js';
 
 /** BENCH_WEB=pages,channels,dashboard runs only those parts (all by default). */
 const webParts = process.env.BENCH_WEB?.split(',') ?? ['pages', 'channels', 'dashboard'];
@@ -326,9 +327,13 @@ async function liveChannelBench(seconds: number, say: Say) {
   // control: neither of its runs opens a channel, so its ratio shows how far apart two runs of
   // the same work come out on this machine.
   const only = process.env.BENCH_CHANNELS?.split(',') ?? ['one', 'all'];
-  // The channels are opened as the web app opens them (`format=changes`: each batch as the fields
-  // that changed); BENCH_LIVE_FORMAT=full asks for a whole status per changed resource.
-  const format = `?format=${process.env.BENCH_LIVE_FORMAT ?? 'changes'}`;
+  // The channels are opened as the web app's member pages open them (`format=changes`: each
+  // batch as the fields that changed; `field=...`: the fields those pages show);
+  // BENCH_LIVE_FORMAT=full asks for a whole status per changed resource, BENCH_LIVE_FIELDS=all
+  // for every field of a status (as the admin pages do).
+  const fields =
+    process.env.BENCH_LIVE_FIELDS === 'all' ? '' : MEMBER_STATUS_FIELDS.map((f) => `&field=${f}`).join('');
+  const format = `?format=${process.env.BENCH_LIVE_FORMAT ?? 'changes'}${fields}`;
   const kinds = [
     { key: 'one', label: 'one resource each', follows: resources.map((r) => `${format}&resource=${r.id}`) },
     { key: 'all', label: 'all resources each', follows: [format] },
