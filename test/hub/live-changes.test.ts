@@ -47,10 +47,10 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     await t.close();
   });
 
-  /** A live stream read as events: `next(type)` waits for the next event of that type. */
-  async function stream(query: string) {
+  /** A live stream read as events (the owner's, unless told): `next(type)` waits for the next event of that type. */
+  async function stream(query: string, token = t.owner.token) {
     const res = await fetch(`${httpUrl}/api/v1/live${query}`, {
-      headers: { authorization: `Bearer ${t.owner.token}` },
+      headers: { authorization: `Bearer ${token}` },
       signal: controller.signal,
     });
     expect(res.status).toBe(200);
@@ -166,6 +166,65 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     await relay(false, '2026-11-23T10:25:00.000Z');
     expect((await some.next('changes')).changes).toEqual([{ resource: machine, relay: 'off' }]);
     expect((await full.next('resource')).status).toEqual({ resource: machine, relay: 'off' });
+  });
+
+  it("shows a member their own session on a stream like every other member's, and others only that it runs", async () => {
+    const pkg = (
+      await t.call(t.owner.token, { method: 'POST', url: '/api/v1/packages', payload: { name: 'All' } })
+    ).json();
+    await t.call(t.owner.token, {
+      method: 'POST',
+      url: `/api/v1/packages/${pkg.id}/permissions`,
+      payload: { type: 'everything' },
+    });
+    const [ada, ben] = [await t.newMemberWithToken('Ada', 'L'), await t.newMemberWithToken('Ben', 'M')];
+    await t.call(t.owner.token, {
+      method: 'POST',
+      url: `/api/v1/members/${ada.id}/packages`,
+      payload: { package: pkg.id },
+    });
+    // Two members' home pages, as the web app opens them, and a third stream of Ada's (another tab).
+    const query = '?format=changes&field=relay&field=session';
+    const [adaHome, benHome, adaTab] = [
+      await stream(query, ada.token),
+      await stream(query, ben.token),
+      await stream(query, ada.token),
+    ];
+    for (const s of [adaHome, benHome, adaTab]) await s.next('snapshot');
+    // Settle the fresh streams (their first batch is whole states).
+    await relay(false, '2026-11-23T13:00:00.000Z');
+    for (const s of [adaHome, benHome, adaTab]) await s.next('changes');
+
+    const on = await fetch(`${httpUrl}/api/v1/resources/${machine}/switch-on`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ada.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    expect(on.status).toBe(200);
+    const mine = { mine: true, member: { id: ada.id, firstName: 'Ada', lastName: 'L' } };
+    for (const s of [adaHome, adaTab]) {
+      const { changes } = await s.next('changes');
+      expect(changes).toEqual([{ resource: machine, session: expect.objectContaining(mine) }]);
+    }
+    const { changes: seen } = await benHome.next('changes');
+    expect(seen).toEqual([
+      { resource: machine, session: expect.objectContaining({ mine: false, member: null }) },
+    ]);
+
+    // A change while it runs: the same for all, Ada's streams keep her session as theirs.
+    await relay(true, '2026-11-23T13:05:00.000Z');
+    for (const s of [adaHome, benHome, adaTab])
+      expect((await s.next('changes')).changes).toEqual([{ resource: machine, relay: 'on' }]);
+
+    const off = await fetch(`${httpUrl}/api/v1/resources/${machine}/switch-off`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ada.token}` },
+    });
+    expect(off.status).toBe(200);
+    for (const s of [adaHome, benHome, adaTab]) {
+      const { changes } = await s.next('changes');
+      expect(changes).toEqual([expect.objectContaining({ resource: machine, session: null })]);
+    }
   });
 
   it('refuses a field a status does not have', async () => {

@@ -31,26 +31,43 @@ interface LiveClient {
 export type LiveFormat = 'full' | 'changes';
 
 /**
- * The streams that see the same (the same account, member, role and followed resources): every
- * message of a flush is built once for the view, as the bytes that go on the wire, and written
- * to each of its streams as they are.
+ * The views that see the same but for the sessions that are their member's own (the same
+ * account, role, followed resources, format and fields): a thousand members' home pages are one
+ * family. Each flush builds its message once for the whole family, as the bytes that go on the
+ * wire, and only a view whose member's own session is among the changes gets a message of its
+ * own.
  */
-interface LiveView {
+interface LiveFamily {
   key: string;
+  /** The family's viewer: its member id (0) is nobody's, so no session is its own. */
   viewer: Viewer;
   /** Only these resources (a machine page follows one); null: every resource the caller sees. */
   only: Set<number> | null;
-  clients: Set<LiveClient>;
-  /** Resources its streams were told about (so a deleted one can be taken off their screens). */
-  known: Set<number>;
   format: LiveFormat;
   /** Only these fields of each status (and `resource`); null: all of them. */
   fields: readonly ResourceStatusField[] | null;
+  views: Set<LiveView>;
+  /** Resources its streams were told about (so a deleted one can be taken off their screens). */
+  known: Set<number>;
   /**
-   * The state of each resource as the last flush sent it, which every stream of the view not in
-   * `fresh` holds: a change is sent as what differs from it (`changes`: those fields).
+   * The state of each resource as the last flush sent it to the family (no session its own),
+   * which every stream of its views not in `fresh` holds, but for those in its view's `own`: a
+   * change is sent as what differs from it (`changes`: those fields).
    */
   sent: Map<number, ResourceStatus>;
+}
+
+/** The streams of one caller that see the same (the same member, and the same family). */
+interface LiveView {
+  key: string;
+  viewer: Viewer;
+  family: LiveFamily;
+  clients: Set<LiveClient>;
+  /**
+   * Resources whose state its streams hold as only its member sees it (the member's own
+   * session), as last sent; for the others they hold the family's `sent`.
+   */
+  own: Map<number, ResourceStatus>;
   /** Streams whose snapshot may be newer than `sent`: the next flush sends them whole states. */
   fresh: Set<LiveClient>;
 }
@@ -122,9 +139,9 @@ function newPace() {
  */
 type Pace = 'narrow' | 'wide' | 'overview';
 
-function paceOf(view: Pick<LiveView, 'only' | 'viewer'>): Pace {
-  if (view.only !== null) return 'narrow';
-  return view.viewer.admin ? 'wide' : 'overview';
+function paceOf(family: Pick<LiveFamily, 'only' | 'viewer'>): Pace {
+  if (family.only !== null) return 'narrow';
+  return family.viewer.admin ? 'wide' : 'overview';
 }
 
 const PACES: readonly Pace[] = ['narrow', 'wide', 'overview'];
@@ -155,14 +172,21 @@ function wire(text: string | Buffer): Wire {
 
 const KEEP_ALIVE = wire(': keep-alive\n\n');
 
-/** The status as a view's streams get it: only the fields they asked for. */
-function shape(view: Pick<LiveView, 'viewer' | 'fields'>, row: StatusRow): ResourceStatus {
-  const status = statusFor(view.viewer, row);
-  if (view.fields === null) return status;
+/** The status as `viewer`'s streams get it: only the fields they asked for (null: all). */
+function shape(
+  viewer: Viewer,
+  fields: readonly ResourceStatusField[] | null,
+  row: StatusRow,
+): ResourceStatus {
+  const status = statusFor(viewer, row);
+  if (fields === null) return status;
   const shown: Record<string, unknown> = { resource: status.resource };
-  for (const field of view.fields) shown[field] = status[field];
+  for (const field of fields) shown[field] = status[field];
   return shown as ResourceStatus;
 }
+
+/** Has anything a stream is sent of it changed? (`change`: from changedFields.) */
+const changes = (change: ResourceChange) => Object.keys(change).length > 1;
 
 /** The resource and the fields of `after` that differ from `before`. */
 function changedFields(before: ResourceStatus, after: ResourceStatus): ResourceChange {
@@ -187,6 +211,8 @@ export class LiveChannel {
   private readonly clients = new Set<LiveClient>();
   /** The views of the open streams, by key; a view goes when its last stream closes. */
   private readonly views = new Map<string, LiveView>();
+  /** The views' families, by key; a family goes when its last view does. */
+  private readonly families = new Map<string, LiveFamily>();
   /**
    * Three paces (see `paceOf`): streams that follow chosen resources (a machine page) hear of a
    * change within `batchMs`; admins' streams that follow everything (dashboards) within
@@ -313,21 +339,22 @@ export class LiveChannel {
       client.remote = id;
       this.remote.set(id, client);
     });
-    if (view.viewer.admin && this.logCursor === null)
+    const { family } = view;
+    if (family.viewer.admin && this.logCursor === null)
       this.logCursor = await newestLogId(this.ctx.storage.reads);
     if (client.ended || this.closed || (client.remote === null && out.destroyed)) {
       this.endClient(client, null);
       return;
     }
     this.clients.add(client);
-    if (view.viewer.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
+    if (family.viewer.admin) this.logTimer ??= setTimeout(() => void this.pollLogs(), this.options.logPollMs);
     // The snapshot may be newer than what its pace last read: the next flush sends every change.
-    this.paces[paceOf(view)].lastRows.clear();
+    this.paces[paceOf(family)].lastRows.clear();
     const rows = (await readVisibleStatuses(this.ctx.storage.reads, view.viewer)).filter(
-      (row) => view.only === null || view.only.has(row.resource),
+      (row) => family.only === null || family.only.has(row.resource),
     );
-    const resources = rows.map((row) => shape(view, row));
-    for (const r of resources) view.known.add(r.resource);
+    const resources = rows.map((row) => shape(view.viewer, family.fields, row));
+    for (const r of resources) family.known.add(r.resource);
     // A retry hint for EventSource, then the snapshot.
     if (this.clients.has(client))
       this.write(client, `retry: 2000\n\n${frame({ type: 'snapshot', resources })}`);
@@ -353,12 +380,13 @@ export class LiveChannel {
     void this.writer.close();
     this.clients.clear();
     this.views.clear();
+    this.families.clear();
     for (const kind of PACES) this.viewCount[kind] = 0;
     // Flushes that wait for a quiet moment finish now (on no streams) rather than at their timer.
     for (const wake of [...this.idleWaiters]) wake();
   }
 
-  /** The view of a new stream: the one its equals already share, or a new one. */
+  /** The view of a new stream: the one its equals already share, or a new one (in its family). */
   private viewOf(
     caller: Caller,
     only: number[],
@@ -368,28 +396,35 @@ export class LiveChannel {
     const admin = isAdmin(caller);
     const followed = only.length ? [...new Set(only)].sort((a, b) => a - b) : null;
     const shown = fields.length ? [...new Set(fields)].sort() : null;
-    const key = `${caller.accountId}:${caller.memberId}:${admin}:${caller.superuser}:${followed ? followed.join(',') : '*'}:${format}:${shown ? shown.join(',') : '*'}`;
+    const familyKey = `${caller.accountId}:${admin}:${caller.superuser}:${followed ? followed.join(',') : '*'}:${format}:${shown ? shown.join(',') : '*'}`;
+    const key = `${caller.memberId}:${familyKey}`;
     let view = this.views.get(key);
-    if (!view) {
-      view = {
-        key,
-        viewer: {
-          accountId: caller.accountId,
-          memberId: caller.memberId,
-          superuser: caller.superuser,
-          admin,
-        },
+    if (view) return view;
+    let family = this.families.get(familyKey);
+    if (!family) {
+      family = {
+        key: familyKey,
+        viewer: { accountId: caller.accountId, memberId: 0, superuser: caller.superuser, admin },
         only: followed ? new Set(followed) : null,
-        clients: new Set(),
-        known: new Set(),
         format,
         fields: shown,
+        views: new Set(),
+        known: new Set(),
         sent: new Map(),
-        fresh: new Set(),
       };
-      this.views.set(key, view);
-      this.viewCount[paceOf(view)]++;
+      this.families.set(familyKey, family);
     }
+    view = {
+      key,
+      viewer: { accountId: caller.accountId, memberId: caller.memberId, superuser: caller.superuser, admin },
+      family,
+      clients: new Set(),
+      own: new Map(),
+      fresh: new Set(),
+    };
+    family.views.add(view);
+    this.views.set(key, view);
+    this.viewCount[paceOf(family)]++;
     return view;
   }
 
@@ -420,7 +455,9 @@ export class LiveChannel {
     view.fresh.delete(client);
     if (view.clients.size === 0 && this.views.get(view.key) === view) {
       this.views.delete(view.key);
-      this.viewCount[paceOf(view)]--;
+      this.viewCount[paceOf(view.family)]--;
+      view.family.views.delete(view);
+      if (view.family.views.size === 0) this.families.delete(view.family.key);
     }
   }
 
@@ -446,15 +483,17 @@ export class LiveChannel {
     let ids = [...pace.changed];
     pace.changed.clear();
     try {
-      const views = [...this.views.values()].filter((v) => paceOf(v) === kind);
-      if (views.length === 0) {
+      const families = [...this.families.values()].filter((f) => paceOf(f) === kind);
+      if (families.length === 0) {
         pace.lastRows.clear();
         return;
       }
       // Fresh streams whose snapshot was written before this read: after this flush they hold
       // what their view was sent (the others stay fresh, and get whole states again next time).
       const settled = new Set<LiveClient>();
-      for (const view of views) for (const client of view.fresh) if (client.snapshotSent) settled.add(client);
+      for (const family of families)
+        for (const view of family.views)
+          for (const client of view.fresh) if (client.snapshotSent) settled.add(client);
       const rows = new Map((await readStatuses(this.ctx.storage.reads, ids)).map((r) => [r.resource, r]));
       // Every client of this pace heard of the last state read (or got it in its snapshot, which
       // was read after): an unchanged row needs no event. Views are built from the row alone.
@@ -470,10 +509,10 @@ export class LiveChannel {
         return true;
       });
       if (ids.length === 0) return;
-      // One message per view (the same member, role and followed resources), built once and
-      // written to each of its streams as the same bytes.
+      // One message per family (the same role and followed resources), built once and written to
+      // each of its streams as the same bytes; a view whose member's own session changed, its own.
       const writes: [LiveClient[], Wire][] = [];
-      for (const view of views) writes.push(...this.changesFor(view, ids, rows, settled));
+      for (const family of families) writes.push(...this.changesFor(family, ids, rows, settled));
       await this.writeAll(writes);
     } catch (err) {
       this.ctx.logger.error({ err }, 'live channel: reading resource states failed');
@@ -508,60 +547,101 @@ export class LiveChannel {
   }
 
   /**
-   * The events of one flush for a view, built once for all its streams, with the streams they
-   * go to; what the view's streams were told about follows (a resource gone from the view is
-   * removed from their screens).
+   * The events of one flush for a family, built once for all its views' streams, with the
+   * streams they go to; a view whose member's own session is among the changes (or was, as its
+   * streams hold it) gets events of its own. What the family's streams were told about follows (a
+   * resource gone from it is removed from their screens).
    */
   private changesFor(
-    view: LiveView,
+    family: LiveFamily,
     ids: number[],
     rows: Map<number, StatusRow>,
     settled: Set<LiveClient>,
   ): [LiveClient[], Wire][] {
     let removed = '';
-    const statuses: ResourceStatus[] = [];
+    const shown: StatusRow[] = [];
     for (const id of ids) {
-      if (view.only !== null && !view.only.has(id)) continue;
+      if (family.only !== null && !family.only.has(id)) continue;
       const row = rows.get(id);
-      if (row && seesStatus(view.viewer, row)) {
-        view.known.add(id);
-        statuses.push(shape(view, row));
-      } else if (view.known.delete(id)) {
-        view.sent.delete(id);
+      if (row && seesStatus(family.viewer, row)) {
+        family.known.add(id);
+        shown.push(row);
+      } else if (family.known.delete(id)) {
+        family.sent.delete(id);
+        for (const view of family.views) view.own.delete(id);
         removed += frame({ type: 'resourceRemoved', resource: id });
       }
+    }
+    // The states as the family sees them, and what its streams held before.
+    const before = new Map<number, ResourceStatus | undefined>();
+    const now: ResourceStatus[] = [];
+    const sessionMembers = new Set<number>();
+    for (const row of shown) {
+      const status = shape(family.viewer, family.fields, row);
+      before.set(row.resource, family.sent.get(row.resource));
+      family.sent.set(row.resource, status);
+      now.push(status);
+      if (row.sessionMember !== null) sessionMembers.add(row.sessionMember);
     }
     // Streams that hold the last states sent are sent what differs from them (`changes`: the
     // fields; `full`: the whole status), nothing for a resource whose fields they get did not
     // change; fresh ones (a snapshot read since) get every whole state, until a flush that read
     // after their snapshot.
-    const changes: ResourceChange[] = [];
-    const changed: ResourceStatus[] = [];
-    for (const status of statuses) {
-      const before = view.sent.get(status.resource);
-      const change = before ? changedFields(before, status) : status;
-      if (Object.keys(change).length > 1) {
-        changes.push(change);
-        changed.push(status);
+    const events = (statuses: ResourceStatus[], held: (id: number) => ResourceStatus | undefined) => {
+      const list: ResourceChange[] = [];
+      const whole: ResourceStatus[] = [];
+      for (const status of statuses) {
+        const was = held(status.resource);
+        const change = was ? changedFields(was, status) : status;
+        if (!changes(change)) continue;
+        list.push(change);
+        whole.push(status);
       }
-      view.sent.set(status.resource, status);
-    }
-    const held =
-      view.fresh.size === 0 ? [...view.clients] : [...view.clients].filter((c) => !view.fresh.has(c));
-    const fresh = [...view.fresh];
-    for (const client of fresh) if (settled.has(client)) view.fresh.delete(client);
+      return this.events(family, list, whole, removed);
+    };
     const writes: [LiveClient[], Wire][] = [];
-    const text = (list: ResourceChange[], whole: ResourceStatus[]) =>
-      (view.format === 'full'
-        ? whole.map((status) => frame({ type: 'resource', status })).join('')
-        : list.length
-          ? frame({ type: 'changes', changes: list })
-          : '') + removed;
-    const forHeld = text(changes, changed);
-    if (forHeld && held.length) writes.push([held, wire(forHeld)]);
-    const forFresh = text(statuses, statuses);
-    if (forFresh && fresh.length) writes.push([fresh, wire(forFresh)]);
+    const shared = { held: [] as LiveClient[], fresh: [] as LiveClient[] };
+    for (const view of family.views) {
+      const held: LiveClient[] = [];
+      const fresh: LiveClient[] = [];
+      for (const client of view.clients) (view.fresh.has(client) ? fresh : held).push(client);
+      for (const client of fresh) if (settled.has(client)) view.fresh.delete(client);
+      const own =
+        sessionMembers.has(view.viewer.memberId) ||
+        (view.own.size > 0 && shown.some((row) => view.own.has(row.resource)));
+      if (!own) {
+        shared.held.push(...held);
+        shared.fresh.push(...fresh);
+        continue;
+      }
+      // Its member's own session: the states as that member sees them.
+      const mine = shown.map((row) => shape(view.viewer, family.fields, row));
+      const forHeld = events(mine, (id) => view.own.get(id) ?? before.get(id));
+      if (forHeld && held.length) writes.push([held, wire(forHeld)]);
+      const forFresh = this.events(family, mine, mine, removed);
+      if (forFresh && fresh.length) writes.push([fresh, wire(forFresh)]);
+      mine.forEach((status, i) => {
+        if (changes(changedFields(now[i], status))) view.own.set(status.resource, status);
+        else view.own.delete(status.resource);
+      });
+    }
+    const forHeld = events(now, (id) => before.get(id));
+    if (forHeld && shared.held.length) writes.push([shared.held, wire(forHeld)]);
+    const forFresh = this.events(family, now, now, removed);
+    if (forFresh && shared.fresh.length) writes.push([shared.fresh, wire(forFresh)]);
     return writes;
+  }
+
+  /** A flush's events in the family's format: `changes` as `list`, `full` as the `whole` states. */
+  private events(
+    family: LiveFamily,
+    list: ResourceChange[],
+    whole: ResourceStatus[],
+    removed: string,
+  ): string {
+    if (family.format === 'full')
+      return whole.map((status) => frame({ type: 'resource', status })).join('') + removed;
+    return (list.length ? frame({ type: 'changes', changes: list }) : '') + removed;
   }
 
   /**
@@ -572,8 +652,8 @@ export class LiveChannel {
    */
   private async pollLogs(): Promise<void> {
     this.logTimer = null;
-    const views = [...this.views.values()].filter((v) => v.viewer.admin);
-    if (views.length === 0) {
+    const families = [...this.families.values()].filter((f) => f.viewer.admin);
+    if (families.length === 0) {
       this.logCursor = null;
       return;
     }
@@ -585,11 +665,11 @@ export class LiveChannel {
         // Each log's event is built once, whoever it goes to.
         const events = new Map<LiveLogRow, string>();
         const writes: [Iterable<LiveClient>, Wire][] = [];
-        for (const view of views) {
+        for (const family of families) {
           let out = '';
           for (const row of rows) {
-            if (!view.viewer.superuser && Number(row.account) !== view.viewer.accountId) continue;
-            if (view.only !== null && !view.only.has(Number(row.resource))) continue;
+            if (!family.viewer.superuser && Number(row.account) !== family.viewer.accountId) continue;
+            if (family.only !== null && !family.only.has(Number(row.resource))) continue;
             let event = events.get(row);
             if (event === undefined) {
               event = frame({ type: 'log', log: liveLog(row) });
@@ -597,7 +677,7 @@ export class LiveChannel {
             }
             out += event;
           }
-          if (out) writes.push([view.clients, wire(out)]);
+          if (out) writes.push([[...family.views].flatMap((view) => [...view.clients]), wire(out)]);
         }
         await this.writeAll(writes);
       }
