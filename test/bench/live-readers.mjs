@@ -1,8 +1,9 @@
 // Live-channel readers for benchmarks, in their own process so that reading 1,000 streams does not
 // share the load generator's event loop: node live-readers.mjs '<json options>'.
 //
-// Options: { base, token, follows: [query string per channel], maxSeconds, drainMs }. Opens one
-// Server-Sent-Events stream per entry of `follows`, prints `{"ready":n}` once every stream has
+// Options: { base, tokens: [a token per member], follows: [query string per channel], maxSeconds,
+// drainMs }. Opens one Server-Sent-Events stream per entry of `follows`, channel i as the member
+// of tokens[i % tokens.length], prints `{"ready":n}` once every stream has
 // begun to send its snapshot, reads them until stdin ends (or `maxSeconds` pass), then prints `{"bytes":n}` and exits.
 // A line `count` on stdin prints the bytes received since the last count.
 //
@@ -14,7 +15,7 @@
 import { readSync } from 'node:fs';
 import net from 'node:net';
 
-const { base, token, follows, maxSeconds = 600, drainMs = 0 } = JSON.parse(process.argv[2]);
+const { base, tokens, follows, maxSeconds = 600, drainMs = 0 } = JSON.parse(process.argv[2]);
 const url = new URL(base);
 const sockets = new Set();
 let bytes = 0;
@@ -24,7 +25,8 @@ let finishing = false;
 // One buffer for every socket's reads: the bytes are counted, not kept.
 const scratch = Buffer.alloc(64 * 1024);
 
-function read(follow) {
+function read(follow, index) {
+  const token = tokens[index % tokens.length];
   return new Promise((resolve, reject) => {
     let head = '';
     let answered = false;
@@ -134,5 +136,6 @@ process.stdin.on('data', (text) => {
 });
 
 // Fifty at a time: a thousand connections at once overflow the listen backlog of a busy hub.
-for (let i = 0; i < follows.length; i += 50) await Promise.all(follows.slice(i, i + 50).map(read));
+for (let i = 0; i < follows.length; i += 50)
+  await Promise.all(follows.slice(i, i + 50).map((follow, j) => read(follow, i + j)));
 process.stdout.write(`${JSON.stringify({ ready: follows.length })}\n`);

@@ -79,9 +79,9 @@ const readersDrainMs = Number(process.env.BENCH_READERS_DRAIN_MS ?? 1000);
  * (live-readers.mjs), which keeps reading them: the bench's load generator and the readers do
  * not share an event loop. Answers once every channel is open.
  */
-async function openLiveChannels(hub: HubProcess, token: string, follows: string[]) {
+async function openLiveChannels(hub: HubProcess, tokens: string[], follows: string[]) {
   const script = new URL('./live-readers.mjs', import.meta.url).pathname;
-  const args = [script, JSON.stringify({ base: hub.base, token, follows, drainMs: readersDrainMs })];
+  const args = [script, JSON.stringify({ base: hub.base, tokens, follows, drainMs: readersDrainMs })];
   const child =
     readersSched === 'idle'
       ? spawn('chrt', ['--idle', '0', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
@@ -275,6 +275,21 @@ function pin(cpu: string, pid: number | string) {
 }
 
 /** 1,000 channels' queries, cycling through `follows` (none for an empty list: the control). */
+/** Tokens of `count` members (the first is the bench member's own `token`), each with its own API key. */
+async function channelMembers(hub: HubProcess, count: number, token: string): Promise<string[]> {
+  const tokens = [token];
+  const create = async (i: number) => {
+    const m = (await hub.api('POST', '/members', { firstName: 'Reader', lastName: String(i) })).body;
+    const key = (await hub.api('POST', '/api-keys', { member: m.id })).body;
+    return (await hub.api('GET', `/api-keys/${key.id}/token`)).body.token as string;
+  };
+  for (let i = 1; i < count; i += 8)
+    tokens.push(
+      ...(await Promise.all(Array.from({ length: Math.min(8, count - i) }, (_, j) => create(i + j)))),
+    );
+  return tokens;
+}
+
 const thousand = (follows: string[]) =>
   follows.length ? Array.from({ length: 1000 }, (_, i) => follows[i % follows.length]) : [];
 
@@ -320,6 +335,9 @@ async function liveChannelBench(seconds: number, say: Say) {
     warnings = failures(r) ? hubWarnings(hub, logFrom) : [];
     return r;
   };
+  // The 1,000 channels are 1,000 members' (BENCH_CHANNEL_MEMBERS: how many members share them;
+  // 1: every channel is the bench member's, as before 2026-11-25), each with an API key.
+  const members = await channelMembers(hub, Number(process.env.BENCH_CHANNEL_MEMBERS ?? 1000), token);
   // Warm-up as long as a run: the first seconds of a new hub (compiling, caches, the database
   // file growing) would otherwise land on the first round.
   await openLoop({ url: origin, requests, seconds, rate: 200 });
@@ -359,7 +377,7 @@ async function liveChannelBench(seconds: number, say: Say) {
       for (const open of round % 2 === 0 ? [false, true] : [true, false]) {
         // Both runs start the same way: a readers' process is started and asked for its count
         // (with no channel for the run without), so they differ only by the channels.
-        const channels = await openLiveChannels(hub, token, open ? thousand(kind.follows) : []);
+        const channels = await openLiveChannels(hub, members, open ? thousand(kind.follows) : []);
         await channels.bytes(); // the snapshots are not part of the run
         const readersBefore = channels.cpu();
         const r = await run();
@@ -392,7 +410,7 @@ async function liveChannelBench(seconds: number, say: Say) {
     // (two pairs, A B then B A). CPU time moves much less with the neighbours' load than latency.
     const carry = { without: [] as number[], with: [] as number[] };
     for (const open of [false, true, true, false]) {
-      const channels = await openLiveChannels(hub, token, open ? thousand(kind.follows) : []);
+      const channels = await openLiveChannels(hub, members, open ? thousand(kind.follows) : []);
       await channels.bytes();
       const before = cpuMilliseconds(hub.proc.child.pid);
       farm.send(`events 50 ${seconds} states`);
