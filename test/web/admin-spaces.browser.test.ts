@@ -275,8 +275,9 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     const column = page.getByRole('region', { name: dayLabel(date) });
     await page.getByRole('button', { name: `Book ${dayLabel(date)} 10:00` }).click();
     const form = page.getByRole('form', { name: 'New booking' });
-    expect(await form.getByLabel('Day').inputValue()).toBe(date);
-    expect(await form.getByLabel(`From (${zone})`).inputValue()).toBe('10:00');
+    // The form takes the chosen hour after the click's render: polled, not read at once.
+    await expect.poll(() => form.getByLabel('Day').inputValue()).toBe(date);
+    await expect.poll(() => form.getByLabel(`From (${zone})`).inputValue()).toBe('10:00');
     await form.getByLabel('Find a member').fill('Lovelace');
     await expect
       .poll(() => form.getByRole('combobox', { name: 'Member' }).locator('option:checked').textContent())
