@@ -185,8 +185,8 @@ function shape(
   return shown as ResourceStatus;
 }
 
-/** Has anything a stream is sent of it changed? (`change`: from changedFields.) */
-const changes = (change: ResourceChange) => Object.keys(change).length > 1;
+/** Does a change (from changedFields) hold more than the resource's id? */
+const hasChange = (change: ResourceChange) => Object.keys(change).length > 1;
 
 /** The resource and the fields of `after` that differ from `before`. */
 function changedFields(before: ResourceStatus, after: ResourceStatus): ResourceChange {
@@ -587,17 +587,17 @@ export class LiveChannel {
     // fields; `full`: the whole status), nothing for a resource whose fields they get did not
     // change; fresh ones (a snapshot read since) get every whole state, until a flush that read
     // after their snapshot.
-    const events = (statuses: ResourceStatus[], held: (id: number) => ResourceStatus | undefined) => {
+    const changedText = (statuses: ResourceStatus[], held: (id: number) => ResourceStatus | undefined) => {
       const list: ResourceChange[] = [];
       const whole: ResourceStatus[] = [];
       for (const status of statuses) {
         const was = held(status.resource);
         const change = was ? changedFields(was, status) : status;
-        if (!changes(change)) continue;
+        if (!hasChange(change)) continue;
         list.push(change);
         whole.push(status);
       }
-      return this.events(family, list, whole, removed);
+      return this.eventText(family, list, whole, removed);
     };
     const writes: [LiveClient[], Wire][] = [];
     const shared = { held: [] as LiveClient[], fresh: [] as LiveClient[] };
@@ -616,24 +616,24 @@ export class LiveChannel {
       }
       // Its member's own session: the states as that member sees them.
       const mine = shown.map((row) => shape(view.viewer, family.fields, row));
-      const forHeld = events(mine, (id) => view.own.get(id) ?? before.get(id));
+      const forHeld = changedText(mine, (id) => view.own.get(id) ?? before.get(id));
       if (forHeld && held.length) writes.push([held, wire(forHeld)]);
-      const forFresh = this.events(family, mine, mine, removed);
+      const forFresh = this.eventText(family, mine, mine, removed);
       if (forFresh && fresh.length) writes.push([fresh, wire(forFresh)]);
       mine.forEach((status, i) => {
-        if (changes(changedFields(now[i], status))) view.own.set(status.resource, status);
+        if (hasChange(changedFields(now[i], status))) view.own.set(status.resource, status);
         else view.own.delete(status.resource);
       });
     }
-    const forHeld = events(now, (id) => before.get(id));
+    const forHeld = changedText(now, (id) => before.get(id));
     if (forHeld && shared.held.length) writes.push([shared.held, wire(forHeld)]);
-    const forFresh = this.events(family, now, now, removed);
+    const forFresh = this.eventText(family, now, now, removed);
     if (forFresh && shared.fresh.length) writes.push([shared.fresh, wire(forFresh)]);
     return writes;
   }
 
   /** A flush's events in the family's format: `changes` as `list`, `full` as the `whole` states. */
-  private events(
+  private eventText(
     family: LiveFamily,
     list: ResourceChange[],
     whole: ResourceStatus[],
