@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { HubServices } from './http/services.js';
 import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './http/auth.js';
-import { coerceBySchema } from './http/coerce.js';
+import { coerceBySchema, dropCreateLockVersion } from './http/coerce.js';
 import { isFormBody, registerBodyParsers } from './http/content.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import type { FailureWindowsFactory } from './throttling/failure-windows.js';
@@ -158,6 +158,8 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     if (schema.body && isFormBody(request)) {
       request.body = coerceBySchema(schema.body, request.body, 'form');
     }
+    if (schema.body && request.method === 'POST')
+      request.body = dropCreateLockVersion(schema.body, request.body);
   });
 
   await app.register(swagger, {

@@ -162,7 +162,7 @@ describe('bridge trust with real processes', () => {
           'the bridge online again',
         );
         const off = await hub.api('POST', `/resources/${resource.id}/bridge/switch-off`, {});
-        expect(off.status).toBe(200);
+        expect(off.status).toBe(201);
       }
       await eventually(() => agent.relay() === 'off', 5_000, 'relay off');
     }

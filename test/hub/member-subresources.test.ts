@@ -148,6 +148,23 @@ describeEachDialect('member sub-resources', (dialect) => {
       expect(await count(url)).toBe(before);
     });
 
+    it('takes the lockVersion the published client sends on create and ignores it; other unknown fields stay 400', async () => {
+      const url = `/members/${mia.memberId}/credits`;
+      const before = await count(url);
+      // As the Fabman Python client sends it: the whole record it would write, lockVersion included.
+      const created = await call(owner, 'POST', url, { amount: '7.50', lockVersion: 0 });
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).toMatchObject({ amount: '7.50' });
+      expect(await count(url)).toBe(before + 1);
+      const unknown = await call(owner, 'POST', url, { amount: '1', lockVersion: 0, colour: 'red' });
+      expect(unknown.statusCode).toBe(400);
+      expect(unknown.json().message).toContain('colour');
+      expect(await count(url)).toBe(before + 1);
+      // Every create takes it, a member's too.
+      const member = await call(owner, 'POST', '/members', { firstName: 'Lock', lockVersion: 3 });
+      expect(member.statusCode).toBe(201);
+    });
+
     it('current=true keeps only credits of today’s period', async () => {
       const url = `/members/${leo.memberId}/credits`;
       const now = (await call(owner, 'POST', url, { amount: '5' })).json();

@@ -233,7 +233,7 @@ describeEachDialect('webhook events of every area', (dialect) => {
     expect(wrong.statusCode).toBe(403);
     const on = await api(token, 'POST', `/resources/${machine.id}/switch-on`, { code: machine.switchOnCode });
     expect(on.statusCode).toBe(200);
-    expect((await api(token, 'POST', `/resources/${machine.id}/bridge/switch-off`)).statusCode).toBe(200);
+    expect((await api(token, 'POST', `/resources/${machine.id}/bridge/switch-off`)).statusCode).toBe(201);
     const manual = await api(owner, 'POST', '/resource-logs', {
       resource: machine.id,
       type: 'allowed',
@@ -301,7 +301,7 @@ describeEachDialect('webhook events of every area', (dialect) => {
     const logId = on.json().resourceLog;
     // Nothing is billed while the machine runs.
     expect((await api(owner, 'GET', `/charges?resourceLog=${logId}`)).json()).toEqual([]);
-    expect((await api(token, 'POST', `/resources/${machine.id}/bridge/switch-off`)).statusCode).toBe(200);
+    expect((await api(token, 'POST', `/resources/${machine.id}/bridge/switch-off`)).statusCode).toBe(201);
     const stopId = crypto.randomUUID();
     await agent.publish('logs', {
       items: [

@@ -118,3 +118,18 @@ export function coerceBySchema(schema: unknown, input: unknown, source: Source):
   }
   return out;
 }
+
+/**
+ * Create bodies are strict (an unknown field answers 400), but clients of the Fabman interface
+ * send the `lockVersion` they read with every write, creates too (its published Python client on
+ * `POST /members/{id}/credits`). A strict POST body that declares no `lockVersion` takes it and
+ * ignores it; every other unknown field keeps its 400.
+ */
+export function dropCreateLockVersion(schema: unknown, body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !('lockVersion' in body)) return body;
+  const { base } = unwrap(schema as AnySchema);
+  if (base.def.type !== 'object' || base.def.catchall?.def?.type !== 'never') return body;
+  if ('lockVersion' in base.def.shape) return body;
+  const { lockVersion: _ignored, ...rest } = body as Record<string, unknown>;
+  return rest;
+}

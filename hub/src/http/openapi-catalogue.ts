@@ -1196,6 +1196,14 @@ const aliases: Record<string, string> = {
   'POST /resources/:resourceId/switch-off': 'POST /resources/:resourceId/bridge/switch-off',
 };
 
+/** Fabman's `/bridge/` spellings answer 201, the others 200: each says so in its own entry. */
+const statusOf: Record<string, string> = {
+  'POST /resources/:resourceId/bridge/switch-on': 'Answers 201, as Fabman does on this path.',
+  'POST /resources/:resourceId/bridge/switch-off': 'Answers 201, as Fabman does on this path.',
+  'POST /resources/:resourceId/switch-on': 'Answers 200.',
+  'POST /resources/:resourceId/switch-off': 'Answers 200.',
+};
+
 const byOperation: Record<string, CatalogueEntry> = {
   ...members,
   ...apiKeys,
@@ -1213,6 +1221,12 @@ const byOperation: Record<string, CatalogueEntry> = {
 for (const [alias, of] of Object.entries(aliases)) {
   const entry = byOperation[of];
   byOperation[alias] = { ...entry, description: `${entry.description} Also at ${of.split(' ')[1]}.` };
+}
+for (const [operation, status] of Object.entries(statusOf)) {
+  byOperation[operation] = {
+    ...byOperation[operation],
+    description: `${byOperation[operation].description} ${status}`,
+  };
 }
 
 export const operationCatalogue: Readonly<Record<string, CatalogueEntry>> = byOperation;

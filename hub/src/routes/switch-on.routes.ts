@@ -54,8 +54,13 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       }
     };
     app.post('/resources/:resourceId/switch-on', switchOnRoute, switchOnHandler);
-    // Fabman's spelling of the same operation.
-    app.post('/resources/:resourceId/bridge/switch-on', switchOnRoute, switchOnHandler);
+    // Fabman's spelling of the same operation answers 201, as Fabman does: clients of it (the Home
+    // Assistant integration) take any other status for a failure.
+    app.post(
+      '/resources/:resourceId/bridge/switch-on',
+      { schema: { ...switchOnRoute.schema, response: { 201: SwitchOnResult } } },
+      async (request: any, reply) => reply.code(201).send(await switchOnHandler(request)),
+    );
 
     const switchOffRoute = {
       schema: {
@@ -70,8 +75,10 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const row = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
       return switchOff(ctx, caller, row, isAdmin(caller));
     };
-    app.post('/resources/:resourceId/bridge/switch-off', switchOffRoute, switchOffHandler);
-    // The spelling beside POST /resources/{id}/switch-on.
+    app.post('/resources/:resourceId/bridge/switch-off', switchOffRoute, async (request: any, reply) =>
+      reply.code(201).send(await switchOffHandler(request)),
+    );
+    // The spelling beside POST /resources/{id}/switch-on (200).
     app.post('/resources/:resourceId/switch-off', switchOffRoute, switchOffHandler);
 
     app.get(
