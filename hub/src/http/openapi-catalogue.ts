@@ -1092,7 +1092,8 @@ const memberSubresources: Record<string, CatalogueEntry> = {
   },
   'GET /members/:memberId/device': {
     summary: 'Get a member’s device',
-    description: 'The device the member uses the app on; 204 while none is known.',
+    description:
+      'The device the member uses the app on; while none is known, an object whose fields are null but `member` (as Fabman answers).',
   },
   'PUT /members/:memberId/device': {
     summary: 'Set a member’s device',
@@ -1114,7 +1115,8 @@ const memberSubresources: Record<string, CatalogueEntry> = {
   },
   'GET /members/:memberId/payment-account': {
     summary: 'Get a member’s payment account',
-    description: 'Who pays and at which provider; 204 while none was written.',
+    description:
+      'Who pays and at which provider; while none was written, an object whose fields are null but `member` (as Fabman answers).',
   },
   'PUT /members/:memberId/payment-account': {
     summary: 'Set a member’s payment account',
@@ -1124,7 +1126,8 @@ const memberSubresources: Record<string, CatalogueEntry> = {
   },
   'GET /members/:memberId/payment-method': {
     summary: 'Get a member’s payment method',
-    description: 'How the member pays (SEPA direct debit, card, ...); 204 while none was written.',
+    description:
+      'How the member pays (SEPA direct debit, card, ...); while none was written, an object whose fields are null but `member` (as Fabman answers).',
   },
   'PUT /members/:memberId/payment-method': {
     summary: 'Set a member’s payment method',

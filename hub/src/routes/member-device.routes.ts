@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { callerOf } from '../http/auth.js';
 import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { unwrittenRecord } from '../http/unwritten.js';
 import {
   deviceChangeRecord,
   findMemberDevice,
@@ -40,7 +41,9 @@ export const deviceChanges = collection({
   remove: {},
 });
 
-/** The member's device: 204 while none is known; the member (or an admin) sets it. */
+/** The member's device: every field null while none is known; the member (or an admin) sets it. */
+const unknownDevice = unwrittenRecord(MemberDeviceRecord);
+
 export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -49,13 +52,13 @@ export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['members'],
           params: MemberParams,
-          response: { 200: MemberDeviceRecord, 204: z.undefined().describe('No device known') },
+          response: { 200: unknownDevice.schema },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
         const row = await findMemberDevice(ctx.db, member.id);
-        return row ? memberDeviceRecord(row) : reply.code(204).send();
+        return row ? memberDeviceRecord(row) : unknownDevice.of(member.id);
       },
     );
 

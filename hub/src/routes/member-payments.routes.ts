@@ -7,7 +7,7 @@ import {
   PaymentMethodUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { memberBalanceItems } from '../billing/balance.js';
 import {
   mandatePreview,
@@ -17,11 +17,10 @@ import {
 } from '../billing/payment-details.js';
 import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
+import { unwrittenRecord } from '../http/unwritten.js';
 import { adminOnly } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 import { MemberParams } from '../http/params.js';
-
-const none = z.undefined().describe('None written yet');
 
 /**
  * A member's money: balance items, payment account (admins write), payment method (the member
@@ -38,19 +37,19 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    const part = (path: string, name: PaymentPart, record: z.ZodType, body: z.ZodType, admins: boolean) => {
+    const part = (path: string, name: PaymentPart, record: z.ZodObject, body: z.ZodType, admins: boolean) => {
+      const unwritten = unwrittenRecord(record);
       app.get(
         `/members/:memberId/${path}`,
-        { schema: { tags: ['members'], params: MemberParams, response: { 200: record, 204: none } } },
-        async (request, reply) => {
+        { schema: { tags: ['members'], params: MemberParams, response: { 200: unwritten.schema } } },
+        async (request) => {
           const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-          const found = await paymentPart(ctx.db, member.id, name);
-          return found ?? reply.code(204).send();
+          return (await paymentPart(ctx.db, member.id, name)) ?? unwritten.of(member.id);
         },
       );
       app.put(
         `/members/:memberId/${path}`,
-        { schema: { tags: ['members'], params: MemberParams, body, response: { 200: record } } },
+        { schema: { tags: ['members'], params: MemberParams, body, response: { 200: record as z.ZodType } } },
         async (request) => {
           const caller = callerOf(request);
           const member = await findMember(ctx.db, caller, request.params.memberId);
