@@ -51,19 +51,28 @@ describeEachDialect('member embeds', (dialect) => {
     await t?.close();
   });
 
-  it('embeds packages, active packages with their package, trainings, key and privileges', async () => {
-    const query = ['memberPackages', 'activePackages', 'trainings', 'key', 'privileges']
-      .map((e) => `embed=${e}`)
-      .join('&');
+  it('embed=activePackages fills _embedded.memberPackages with the active ones, each with its package, as an ESP32 door reader reads it', async () => {
+    const res = await api(owner, 'GET', `/members?embed=activePackages&limit=1000`);
+    expect(res.statusCode).toBe(200);
+    const mine = res.json().find((r: { id: number }) => r.id === m.id);
+    // What the reader reads: `[0]._embedded.memberPackages[0]._embedded.package`.
+    expect(mine._embedded.memberPackages).toHaveLength(1);
+    expect(mine._embedded.memberPackages[0]).toMatchObject({
+      id: held.current,
+      _embedded: { package: { id: held.pkg, name: 'Embedded' } },
+    });
+    expect(mine._embedded).not.toHaveProperty('activePackages');
+  });
+
+  it('embeds every package with its package, trainings, key and privileges', async () => {
+    const query = ['memberPackages', 'trainings', 'key', 'privileges'].map((e) => `embed=${e}`).join('&');
     const one = await api(owner, 'GET', `/members/${m.id}?${query}`);
     expect(one.statusCode).toBe(200);
     const embedded = one.json()._embedded;
     expect(embedded.memberPackages.map((p: { id: number }) => p.id).sort()).toEqual(
       [held.current, held.past].sort(),
     );
-    expect(embedded.activePackages).toHaveLength(1);
-    expect(embedded.activePackages[0]).toMatchObject({
-      id: held.current,
+    expect(embedded.memberPackages.find((p: { id: number }) => p.id === held.past)).toMatchObject({
       _embedded: { package: { id: held.pkg, name: 'Embedded' } },
     });
     expect(embedded.trainings.map((x: { id: number }) => x.id)).toEqual([training]);
@@ -78,7 +87,6 @@ describeEachDialect('member embeds', (dialect) => {
     const ownerRecord = list.json().find((r: { id: number }) => r.id === t.owner.memberId);
     expect(ownerRecord._embedded).toMatchObject({
       memberPackages: [],
-      activePackages: [],
       trainings: [],
       key: null,
     });

@@ -39,7 +39,7 @@ const members: Record<string, CatalogueEntry> = {
   },
   'GET /members': {
     summary: 'List members',
-    description: `Admins see every member of their account, other members only themselves. Filters: \`state\`, \`privileges\`, \`space\`, \`emailAddress\`, \`memberNumber\`, and \`keyType\` with \`keyToken\` to find the holder of a key card; \`q\` searches names, e-mail address, member number and company, and finds a key card’s holder by the card id. \`embed=\` adds \`memberPackages\`, \`activePackages\`, \`trainings\`, \`key\` or \`privileges\` (\`device\` is accepted and left out). ${list}`,
+    description: `Admins see every member of their account, other members only themselves. Filters: \`state\`, \`privileges\`, \`space\`, \`emailAddress\`, \`memberNumber\`, and \`keyType\` with \`keyToken\` to find the holder of a key card; \`q\` searches names, e-mail address, member number and company, and finds a key card’s holder by the card id. \`embed=\` adds \`memberPackages\` (each with its package in its own \`_embedded.package\`; \`activePackages\` fills the same list with only the packages active today), \`trainings\`, \`key\` or \`privileges\` (\`device\` is accepted and left out). ${list}`,
   },
   'POST /members': {
     summary: 'Add a member',
@@ -60,7 +60,7 @@ const members: Record<string, CatalogueEntry> = {
   'GET /members/:memberId': {
     summary: 'Get a member',
     description:
-      'Admins read any member of their account, other members only themselves. `embed=` adds `memberPackages`, `activePackages`, `trainings`, `key` or `privileges` (`device` is accepted and left out).',
+      'Admins read any member of their account, other members only themselves. `embed=` adds `memberPackages` (each with its package in its own `_embedded.package`; `activePackages` fills the same list with only the packages active today), `trainings`, `key` or `privileges` (`device` is accepted and left out).',
   },
   'PUT /members/:memberId': {
     summary: 'Change a member',

@@ -62,30 +62,33 @@ export async function membersWithEmbeds(db: Db, rows: MemberRow[], embed: readon
         ]),
       )
     : new Map();
-  // Active packages: those whose period includes today in the member's space, with the package.
+  // Fabman's embedding: the member's packages (all, or with `activePackages` only those whose
+  // period includes today in the member's space) as `_embedded.memberPackages`, each with its
+  // package under its own `_embedded.package`; door readers read `memberPackages[0]`.
   const todays = new Map<number, string>();
   const packageRecords = new Map<number, ReturnType<typeof packageRecord>>();
-  if (has('activePackages')) {
-    const spaceIds = [...new Set(rows.map((r) => r.space))];
-    for (const s of await db
-      .selectFrom('spaces')
-      .select(['id', 'timezone'])
-      .where('id', 'in', spaceIds)
-      .execute())
-      todays.set(s.id, localDate(at, s.timezone ?? 'UTC'));
+  const onlyActive = has('activePackages') && !has('memberPackages');
+  if (packages.size > 0) {
+    if (onlyActive) {
+      const spaceIds = [...new Set(rows.map((r) => r.space))];
+      for (const s of await db
+        .selectFrom('spaces')
+        .select(['id', 'timezone'])
+        .where('id', 'in', spaceIds)
+        .execute())
+        todays.set(s.id, localDate(at, s.timezone ?? 'UTC'));
+    }
     const packageIds = [...new Set([...packages.values()].flat().map((mp) => mp.package as number))];
-    if (packageIds.length > 0)
-      for (const p of await db.selectFrom('packages').selectAll().where('id', 'in', packageIds).execute())
-        packageRecords.set(p.id, packageRecord(p));
+    for (const p of await db.selectFrom('packages').selectAll().where('id', 'in', packageIds).execute())
+      packageRecords.set(p.id, packageRecord(p));
   }
   return rows.map((row, i) => {
     const embedded: Record<string, unknown> = {};
-    const held = (packages.get(row.id) ?? []) as Parameters<typeof memberPackageRecord>[0][];
-    if (has('memberPackages')) embedded.memberPackages = held.map(memberPackageRecord);
-    if (has('activePackages')) {
+    if (has('memberPackages') || has('activePackages')) {
       const today = todays.get(row.space) ?? localDate(at, 'UTC');
-      embedded.activePackages = held
-        .filter((mp) => isActiveOn(mp, today))
+      const held = (packages.get(row.id) ?? []) as Parameters<typeof memberPackageRecord>[0][];
+      embedded.memberPackages = held
+        .filter((mp) => !onlyActive || isActiveOn(mp, today))
         .map((mp) => ({
           ...memberPackageRecord(mp),
           _embedded: { package: packageRecords.get(mp.package) ?? null },
