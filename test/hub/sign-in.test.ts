@@ -127,6 +127,12 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
     expect(body.member.id).toBe(m.id);
     expect(body.member.members[0].id).toBe(m.id);
     expect(body.member).not.toHaveProperty('state');
+    // As the OctoPrint login plugin reads it: the user record at the top, active, with its members.
+    const user = (await anon('GET', '/user/me', { cookie: cookieOf(res) })).json();
+    expect(body).toMatchObject({ ...user, state: 'active' });
+    expect(body.members.map((x: { id: number; account: number }) => [x.id, x.account])).toEqual([
+      [m.id, user.account],
+    ]);
     expect(body.session).toMatchObject({ method: 'password', current: true, ipAddress: ip });
     expect(body.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const setCookie = String(res.headers['set-cookie']);

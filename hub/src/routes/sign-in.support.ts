@@ -67,8 +67,11 @@ export function startSession(
 ) {
   setSessionCookie(request, reply, session.token);
   reply.header('cache-control', 'no-store');
+  const me = userMeRecord(member);
   return {
-    member: userMeRecord(member),
+    ...me,
+    state: 'active' as const,
+    member: me,
     csrfToken: ctx.sessions.csrfToken(session.row),
     session: sessionRecord(session.row, session.row.id),
   };

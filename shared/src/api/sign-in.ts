@@ -40,8 +40,14 @@ export const BrowserSession = z.object({
 });
 export type BrowserSession = z.infer<typeof BrowserSession>;
 
-export const SignInResult = z.object({
-  member: UserMe,
+/**
+ * What a sign-in answers: the user record of `GET /user/me` with its `state` at the top (clients of
+ * the commercial interface, such as the OctoPrint login plugin, read `state` and
+ * `members[].account`/`id` there), plus the web app's fields, which do not clash with it.
+ */
+export const SignInResult = UserMe.extend({
+  state: z.literal('active').describe('A member who can sign in is active'),
+  member: UserMe.describe('The same user record (the web app reads it here)'),
   csrfToken: z
     .string()
     .describe('Send as X-CSRF-Token with every cookie-authenticated request that is not GET/HEAD/OPTIONS'),
