@@ -405,6 +405,27 @@ describeEachDialect('spaces: spaces, opening hours, holidays, calendar, billing 
           .statusCode,
       ).toBe(404);
     });
+
+    it('are the admins’: a plain member reads no bank account or Stripe key of their own space, by any path', async () => {
+      const own = (await call(owner, 'GET', `/spaces/${t.owner.spaceId}/billing-settings`)).json();
+      await call(owner, 'PUT', `/space-billing-settings/${own.id}`, {
+        stripeUser: 'acct_secret',
+        sepaIban: 'AT611904300234573201',
+        lockVersion: own.lockVersion,
+      });
+      const direct = await call(member.token, 'GET', `/spaces/${t.owner.spaceId}/billing-settings`);
+      expect(direct.statusCode).toBe(403);
+      expect(direct.body).not.toContain('acct_secret');
+      expect((await call(member.token, 'GET', `/space-billing-settings/${own.id}`)).statusCode).toBe(404);
+      const embedded = await call(member.token, 'GET', '/spaces?embed=billingSettings&embed=openingHours');
+      expect(embedded.statusCode).toBe(200);
+      expect(embedded.body).not.toContain('acct_secret');
+      expect(embedded.body).not.toContain('AT611904300234573201');
+      expect(embedded.json()[0]._embedded).toHaveProperty('openingHours');
+      // The admin still reads them, embedded too.
+      const admin = await call(owner, 'GET', '/spaces?embed=billingSettings');
+      expect(admin.body).toContain('acct_secret');
+    });
   });
 });
 

@@ -547,7 +547,8 @@ const spaces: Record<string, CatalogueEntry> = {
   },
   'GET /spaces/:spaceId/billing-settings': {
     summary: 'Get a space’s billing settings',
-    description: 'Currency, tax, invoice numbering and texts, payment providers.',
+    description:
+      'Currency, tax, invoice numbering and texts, payment providers. Admins only (403 for plain members, who read what their invoices print on the invoice); `GET /spaces?embed=billingSettings` leaves them out for plain members.',
   },
   'PUT /spaces/:spaceId/billing-settings': {
     summary: 'Change a space’s billing settings',
@@ -1167,7 +1168,7 @@ const memberSubresources: Record<string, CatalogueEntry> = {
 const spacesAndResourcesAdded: Record<string, CatalogueEntry> = {
   'GET /space-billing-settings/:billingSettingsId': {
     summary: 'Get billing settings by their id',
-    description: 'The same as GET /spaces/{spaceId}/billing-settings.',
+    description: 'The same as GET /spaces/{spaceId}/billing-settings (404 for plain members).',
   },
   'DELETE /bookings/:bookingId': {
     summary: 'Delete a booking',

@@ -111,7 +111,11 @@ export function registerSpaceExtras(
   app.get(
     '/spaces/:spaceId/billing-settings',
     { schema: { tags, params: SpaceParams, response: { 200: BillingSettingsRecord } } },
-    async (request) => billingSettingsRecord(await settingsOf(request, request.params.spaceId)),
+    async (request) => {
+      // Billing settings are the admins'; a member reads what their invoices print on the invoice.
+      adminOnly(callerOf(request));
+      return billingSettingsRecord(await settingsOf(request, request.params.spaceId));
+    },
   );
 
   app.put(

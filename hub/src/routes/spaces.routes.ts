@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { collection, findIn, ofAccount, registerCollection } from '../http/collection.js';
 import { publicOrigin } from '../http/server-options.js';
+import { isAdmin } from '../identity/caller.js';
 import type { HubServices } from '../http/services.js';
 import {
   billingColumns,
@@ -45,7 +46,9 @@ export const spaces = collection({
       rows.map(async (row) => {
         const record = spaceRecord(row, caller, ctx.tokens, origin);
         if (embed.length === 0) return record;
-        return { ...record, _embedded: await spaceEmbeds(ctx.db, row, embed, ctx.clock.now()) };
+        // Billing settings are the admins'; a plain member's embed leaves them out.
+        const asked = isAdmin(caller) ? embed : embed.filter((e) => e !== 'billingSettings');
+        return { ...record, _embedded: await spaceEmbeds(ctx.db, row, asked, ctx.clock.now()) };
       }),
     );
   },

@@ -1,5 +1,5 @@
 import type { BillingSettingsRecord, HolidayRecord, OpeningHour, SpaceRecord } from '@makerspace/shared';
-import type { Selectable, SelectQueryBuilder } from 'kysely';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
 import { defined } from '../db/crud.js';
@@ -278,10 +278,12 @@ export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsR
 }
 
 /** Billing settings of the spaces the caller sees. */
+/** Billing settings (bank account, Stripe keys) are the admins': plain members see none. */
 export function visibleBillingSettings(db: Db, caller: Caller) {
-  return db
+  const query = db
     .selectFrom('space_billing_settings')
     .where('space_billing_settings.space', 'in', visibleSpaces(db, caller).select('spaces.id'));
+  return isAdmin(caller) ? query : query.where(sql<boolean>`1 = 0`);
 }
 
 /**
