@@ -6,7 +6,6 @@ import {
   MemberDeviceUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { callerOf } from '../http/auth.js';
 import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
