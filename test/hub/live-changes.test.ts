@@ -235,6 +235,17 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
     expect((await res.json()).message).toMatch(/field/);
   });
 
+  it('refuses unknown and malformed query keys, naming them, and opens no stream', async () => {
+    for (const query of ['resource[]=1', '__proto__=x', 'colour=red']) {
+      const res = await fetch(`${httpUrl}/api/v1/live?${query}`, {
+        headers: { authorization: `Bearer ${t.owner.token}` },
+      });
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get('content-type'), query).toMatch(/json/);
+      expect((await res.json()).message, query).toContain(query.split('=')[0]);
+    }
+  });
+
   it('keeps sending changes while a switch-on waits for a bridge that does not answer', async () => {
     const watching = await stream(`?format=changes&resource=${machine}`);
     await watching.next('snapshot');
