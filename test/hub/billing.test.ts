@@ -537,6 +537,14 @@ describeEachDialect('billing: packages, policy rules, charges, invoices, payment
         paid: '50.00',
         totalPayable: '2.75',
       });
+      // Amounts that round to nothing are refused and settle nothing: 5e-324 (a float that rounds to 0), a tenth of a cent, 0.
+      const before = (await api(owner, 'GET', `/payments?member=${maker.id}`)).json().length;
+      for (const total of [5e-324, '0.001', '0', 0]) {
+        const refused = await api(owner, 'POST', '/payments', { member: maker.id, total });
+        expect(refused.statusCode, String(total)).toBe(400);
+        expect(refused.json().message).toContain('total');
+      }
+      expect((await api(owner, 'GET', `/payments?member=${maker.id}`)).json()).toHaveLength(before);
       const rest = await api(owner, 'POST', '/payments', { member: maker.id, total: '2.75' });
       expect(rest.json().invoices).toEqual([invoice.id]);
       const paid = (await api(maker.token, 'GET', `/invoices/${invoice.id}`)).json();

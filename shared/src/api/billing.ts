@@ -5,6 +5,8 @@ const optText = (max: number) => z.string().max(max).nullable().optional();
 
 /** A non-negative amount of money ("12.50"). */
 export const NonNegativeMoney = Money.refine((v) => !v.startsWith('-'), 'must not be negative');
+/** What a payment moves: at least one cent (a number such as 5e-324 rounds to 0 and is refused). */
+export const PaymentAmount = Money.refine((v) => Number(v) >= 0.01, 'must be at least 0.01');
 /** A percentage between 0 and 100 as a decimal string ("20", "7.5"). */
 export const Percent = Money.refine((v) => !v.startsWith('-') && Number(v) <= 100, 'must be 0 to 100');
 
@@ -249,7 +251,7 @@ export const PaymentState = z.enum(['completed', 'pending']);
 export const PaymentCreate = z.strictObject({
   member: Id,
   date: DateString.optional(),
-  total: NonNegativeMoney,
+  total: PaymentAmount,
   invoices: z
     .array(Id)
     .max(100)
@@ -260,7 +262,7 @@ export const PaymentCreate = z.strictObject({
 });
 export const PaymentUpdate = z.object({
   date: DateString.optional(),
-  total: NonNegativeMoney.optional(),
+  total: PaymentAmount.optional(),
   invoices: z.array(Id).max(100).optional(),
   state: PaymentState.optional(),
   notes: optText(20_000),
