@@ -301,6 +301,11 @@ export function parseBridgeMessage<N extends BridgeTopicName>(
   } catch (err) {
     return { ok: false, error: `not JSON: ${(err as Error).message}` };
   }
+  // What a bridge sends is stored and shown: its strings carry no control characters (a NUL in
+  // `agentVersion` would reach the database and every page), as the HTTP API refuses them.
+  const control = isUpTopicName(name) ? controlCharacterAt(value, '') : null;
+  if (control !== null)
+    return { ok: false, error: `${control || '(root)'}: control characters are not allowed` };
   const result = bridgeMessages[name].safeParse(value);
   if (!result.success) {
     const problems = result.error.issues.map(
@@ -309,6 +314,21 @@ export function parseBridgeMessage<N extends BridgeTopicName>(
     return { ok: false, error: problems.join('; ') };
   }
   return { ok: true, message: result.data as BridgeMessage<N> };
+}
+
+const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** The path of the first string (value or key) holding a control character other than tab and line ends. */
+function controlCharacterAt(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return controlCharacters.test(value) ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (controlCharacters.test(key)) return at;
+    const found = controlCharacterAt(inner, at);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /** Validates and serialises a message; throws on an invalid message or one that is too large. */

@@ -205,6 +205,25 @@ describe('messages', () => {
     }
   });
 
+  it('drops a bridge message whose strings or keys carry control characters (tab and line ends pass)', () => {
+    const status = (agentVersion: string) =>
+      JSON.stringify({ online: true, agentVersion, hardware: 'sim', startedAt: '2026-03-23T09:00:00.000Z' });
+    expect(parseBridgeMessage('status', status('a\u0000b'))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('agentVersion: control characters'),
+    });
+    expect(parseBridgeMessage('status', status('1.0\u001b[31m')).ok).toBe(false);
+    expect(parseBridgeMessage('status', status('1.0\t2')).ok).toBe(true);
+    const log = JSON.stringify({
+      online: true,
+      agentVersion: '1',
+      hardware: 'sim',
+      startedAt: '2026-03-23T09:00:00.000Z',
+      ['x\u0007']: 1,
+    });
+    expect(parseBridgeMessage('status', log).ok).toBe(false);
+  });
+
   it('drops payloads that are not JSON, too large, or carry too many items', () => {
     expect(parseBridgeMessage('commands', '{nope')).toMatchObject({
       ok: false,

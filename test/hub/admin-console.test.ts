@@ -79,6 +79,32 @@ describeEachDialect('admin console API: pairing, unknown cards, the live feed', 
     );
   });
 
+  it('drops a bridge message whose strings carry control characters, and keeps what it had', async () => {
+    // A NUL in agentVersion would be stored and shown on every admin page.
+    await agent.publish('status', {
+      online: true,
+      agentVersion: 'a\u0000b',
+      hardware: 'simulated',
+      startedAt: now.toISOString(),
+    });
+    // A log's acknowledgement marks that the hub has handled the messages sent before it.
+    const id = randomUUID();
+    await agent.publish('logs', {
+      items: [
+        {
+          kind: 'log',
+          id,
+          type: 'allowed',
+          createdAt: now.toISOString(),
+          stoppedAt: now.toISOString(),
+          offline: true,
+        },
+      ],
+    });
+    await eventually(() => agent.acks.some((ids) => ids.includes(id)));
+    expect((await api(owner, 'GET', `/resources/${door.id}/bridge`)).json().agentVersion).toBe('9.9.9');
+  });
+
   it('an expired code is refused', async () => {
     const { code } = (await api(owner, 'POST', `/resources/${door.id}/bridge/pairing-codes`)).json();
     const later = new Date(now.getTime() + 31 * 60_000);
