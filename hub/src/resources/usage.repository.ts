@@ -1,0 +1,43 @@
+import type { Db } from '../db/crud.js';
+
+/**
+ * The resource logs the usage and refusal reports count: plain reads of one account's logs that
+ * started in a range of instants (ISO, UTC: stored timestamps compare as text on every dialect).
+ * The reports place them into the space's days in code (spaces/report-periods.ts), since SQLite
+ * knows no time zones.
+ */
+
+/** Sessions (allowed logs) started in [startsAt, endsAt). */
+export function sessionRows(db: Db, account: number, startsAt: string, endsAt: string) {
+  return db
+    .selectFrom('resource_logs')
+    .select(['resource', 'createdAt', 'stoppedAt'])
+    .where('account', '=', account)
+    .where('type', '=', 'allowed')
+    .where('createdAt', '>=', startsAt)
+    .where('createdAt', '<', endsAt)
+    .execute();
+}
+
+/** Refusals (denied logs) in [startsAt, endsAt). */
+export function refusalRows(db: Db, account: number, startsAt: string, endsAt: string) {
+  return db
+    .selectFrom('resource_logs')
+    .select(['reason', 'createdAt'])
+    .where('account', '=', account)
+    .where('type', '=', 'denied')
+    .where('createdAt', '>=', startsAt)
+    .where('createdAt', '<', endsAt)
+    .execute();
+}
+
+/** The account's resources by id and name, in name order. */
+export function resourceNames(db: Db, account: number) {
+  return db
+    .selectFrom('resources')
+    .select(['id', 'name'])
+    .where('account', '=', account)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,105 @@
+import type { ReportInterval, ReportPeriod } from '@makerspace/shared';
+import type { Db } from '../db/crud.js';
+import { badRequest } from '../errors.js';
+import type { Caller } from '../identity/caller.js';
+import { spaceTimeZone } from './spaces.repository.js';
+import { addDays, localDate, zonedInstant } from './zoned-time.js';
+
+/**
+ * The periods of a report: whole days of the space's time zone from `from` to `until`, cut into
+ * days, weeks (Monday to Sunday) or calendar months of that zone. The first and last period are
+ * cut to the range. Pure: the reports' repositories read rows, these functions place them.
+ */
+export interface ReportFrame {
+  from: string;
+  until: string;
+  interval: ReportInterval;
+  timeZone: string;
+  periods: ReportPeriod[];
+  /** The range as instants (ISO, UTC): from the first day's midnight to the midnight after the last. */
+  startsAt: string;
+  endsAt: string;
+}
+
+/** At most this many periods (400 days, about 8 years of weeks, 33 of months). */
+export const MAX_PERIODS = 400;
+
+const invalid = (field: string, message: string) =>
+  badRequest(`query.${field}: ${message}`, { validation: [{ path: field, message }] });
+
+function periodEnd(start: string, interval: ReportInterval): string {
+  if (interval === 'day') return start;
+  if (interval === 'week') {
+    const weekday = new Date(`${start}T12:00:00Z`).getUTCDay() || 7;
+    return addDays(start, 7 - weekday);
+  }
+  const [y, m] = start.split('-').map(Number);
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+}
+
+/**
+ * The frame of a report query; the range defaults to the 30 days up to today in the zone.
+ * A range that ends before it starts, or has more than MAX_PERIODS periods, is a 400 naming
+ * `until`.
+ */
+export function reportFrame(
+  query: { from?: string; until?: string; interval?: ReportInterval },
+  timeZone: string,
+  now: Date,
+): ReportFrame {
+  const interval = query.interval ?? 'day';
+  const until = query.until ?? localDate(now, timeZone);
+  const from = query.from ?? addDays(until, -29);
+  if (until < from) throw invalid('until', 'must not lie before query.from');
+  const periods: ReportPeriod[] = [];
+  for (let start = from; start <= until; start = addDays(periods[periods.length - 1].until, 1)) {
+    if (periods.length === MAX_PERIODS)
+      throw invalid('until', `the range holds more than ${MAX_PERIODS} periods of a ${interval}`);
+    const end = periodEnd(start, interval);
+    periods.push({ from: start, until: end < until ? end : until });
+  }
+  return {
+    from,
+    until,
+    interval,
+    timeZone,
+    periods,
+    startsAt: zonedInstant(from, timeZone).toISOString(),
+    endsAt: zonedInstant(addDays(until, 1), timeZone).toISOString(),
+  };
+}
+
+/** The index of the period holding a day (YYYY-MM-DD), or -1 outside the range. */
+export function periodOfDate(frame: ReportFrame, date: string): number {
+  const { periods } = frame;
+  let lo = 0;
+  let hi = periods.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (date < periods[mid].from) hi = mid - 1;
+    else if (date > periods[mid].until) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** The index of the period holding an instant (a stored ISO timestamp), by its day in the zone. */
+export function periodOfInstant(frame: ReportFrame, at: string): number {
+  return periodOfDate(frame, localDate(new Date(at), frame.timeZone));
+}
+
+/** The report's answer frame (what every report says besides its figures). */
+export function frameAnswer(frame: ReportFrame) {
+  const { from, until, interval, timeZone, periods } = frame;
+  return { from, until, interval, timeZone, periods };
+}
+
+/** The frame of a report for the caller's space, in that space's time zone. */
+export async function reportFrameFor(
+  db: Db,
+  caller: Caller,
+  query: { from?: string; until?: string; interval?: ReportInterval },
+  now: Date,
+): Promise<ReportFrame> {
+  return reportFrame(query, await spaceTimeZone(db, caller.spaceId), now);
+}
