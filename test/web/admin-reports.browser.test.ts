@@ -167,6 +167,14 @@ describe.runIf(browserTestsEnabled())('admin reports in Chromium (real hub)', ()
     const total = (name: string, column: number) =>
       rows.filter((r) => r[3] === name).reduce((a, r) => a + Number(r[column]), 0);
     expect([total('Laser', 4), total('Laser', 5), total('Door', 4)]).toEqual([1, 0.75, 0]);
+
+    // A range that ends before it starts is named in words and asks the hub nothing.
+    await page.getByLabel('Until', { exact: true }).fill(daysAgo(3));
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toBe('Until: must not lie before From.');
+    expect(await page.getByText(`${daysAgo(2)} to ${daysAgo(0)}, per month`).isVisible()).toBe(true);
+    await page.getByLabel('Until', { exact: true }).fill(daysAgo(0));
+    await expect.poll(() => alert.count()).toBe(0);
   });
 
   it('fits a 360 px wide screen', async () => {

@@ -172,6 +172,22 @@ function revenueView(r: RevenueReport): ReportView {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/** What is wrong with a range, in words, before the hub is asked; '' when nothing. */
+function rangeProblem(r: ReportRange): string {
+  if (!r.from) return 'From: choose a day.';
+  if (!r.until) return 'Until: choose a day.';
+  if (r.until < r.from) return 'Until: must not lie before From.';
+  const days = (Date.parse(r.until) - Date.parse(r.from)) / DAY_MS + 1;
+  if (r.interval === 'day' && days > 400) return 'Until: at most 400 days per day; choose Week or Month.';
+  return '';
+}
+
+/** The hub's "query.until: must not lie before query.from" as the fields are named here. */
+const inWords = (message: string) =>
+  message.replace(/query\.(\w+)/g, (_, field: string) => capital(field)).replace(/^Interval:/, 'Per:');
+
 /**
  * Reports: use per resource, refusals by reason, members and revenue over a range of the
  * space's days (by default the last 30, as the hub counts them), each as a chart, as text and as
@@ -179,8 +195,11 @@ function revenueView(r: RevenueReport): ReportView {
  */
 export function ReportsPage() {
   const [range, setRange] = useState<ReportRange>({ from: '', until: '', interval: 'day' });
+  /** What the fields show; it becomes the range once it makes sense. */
+  const [draft, setDraft] = useState<ReportRange | null>(null);
   const [reports, setReports] = useState<Reports | null>(null);
   const [error, setError] = useState('');
+  const [problem, setProblem] = useState('');
   const [loading, setLoading] = useState(true);
 
   useEffect(() => {
@@ -195,9 +214,10 @@ export function ReportsPage() {
       .then(([usage, refusals, members, revenue]) => {
         if (gone) return;
         setReports({ usage, refusals, members, revenue });
+        setDraft((d) => d ?? { from: usage.from, until: usage.until, interval: usage.interval });
         setError('');
       })
-      .catch((e) => !gone && setError(e instanceof ApiError ? e.message : String(e)))
+      .catch((e) => !gone && setError(e instanceof ApiError ? inWords(e.message) : String(e)))
       .finally(() => !gone && setLoading(false));
     return () => {
       gone = true;
@@ -205,13 +225,14 @@ export function ReportsPage() {
   }, [range.from, range.until, range.interval]);
 
   const shown = reports?.usage;
-  const set = (change: Partial<ReportRange>) =>
-    setRange({
-      ...range,
-      from: range.from || shown?.from || '',
-      until: range.until || shown?.until || '',
-      ...change,
-    });
+  const fields = draft ?? range;
+  const set = (change: Partial<ReportRange>) => {
+    const next = { ...fields, ...change };
+    setDraft(next);
+    const why = rangeProblem(next);
+    setProblem(why);
+    if (!why) setRange(next);
+  };
   const labels = shown ? shown.periods.map((p) => periodLabel(p, shown.interval)) : [];
 
   return (
@@ -224,7 +245,7 @@ export function ReportsPage() {
             From
             <input
               type="date"
-              value={range.from || shown?.from || ''}
+              value={fields.from}
               onChange={(e) => set({ from: (e.target as HTMLInputElement).value })}
             />
           </label>
@@ -232,7 +253,7 @@ export function ReportsPage() {
             Until
             <input
               type="date"
-              value={range.until || shown?.until || ''}
+              value={fields.until}
               onChange={(e) => set({ until: (e.target as HTMLInputElement).value })}
             />
           </label>
@@ -241,7 +262,7 @@ export function ReportsPage() {
             <label for="report-interval">Per</label>
             <select
               id="report-interval"
-              value={range.interval}
+              value={fields.interval}
               onChange={(e) => set({ interval: (e.target as HTMLSelectElement).value as ReportInterval })}
             >
               {intervals.map(([value, name]) => (
@@ -259,9 +280,9 @@ export function ReportsPage() {
               ? `${shown.from} to ${shown.until}, per ${intervalNoun[shown.interval]}, days of ${shown.timeZone}.`
               : ''}
         </p>
-        {error && (
+        {(problem || error) && (
           <p role="alert" class="error">
-            {error}
+            {problem || error}
           </p>
         )}
       </section>
