@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { periodOfInstant, reportFrame } from '../../hub/src/spaces/report-periods.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
@@ -235,5 +236,41 @@ describeEachDialect('reports: usage, refusals, members and revenue', (dialect) =
       expect(op.responses['403']).toBeTruthy();
       expect(op.parameters.map((p: any) => p.name)).toEqual(['from', 'until', 'interval']);
     }
+  });
+});
+
+describe('report periods: the space’s days, weeks and months', () => {
+  const now = new Date('2026-06-15T12:00:00.000Z');
+
+  it('a spring-forward day in Vienna lasts 23 hours, and instants fall into its days', () => {
+    const f = reportFrame({ from: '2026-03-29', until: '2026-03-30' }, 'Europe/Vienna', now);
+    expect([f.startsAt, f.endsAt]).toEqual(['2026-03-28T23:00:00.000Z', '2026-03-30T22:00:00.000Z']);
+    expect(periodOfInstant(f, '2026-03-29T21:59:59.000Z')).toBe(0);
+    expect(periodOfInstant(f, '2026-03-29T22:00:00.000Z')).toBe(1);
+    expect(periodOfInstant(f, '2026-03-28T22:59:59.000Z')).toBe(-1);
+  });
+
+  it('weeks run Monday to Sunday across a year’s end; months are calendar months, February too', () => {
+    const weeks = reportFrame({ from: '2026-12-30', until: '2027-01-12', interval: 'week' }, 'UTC', now);
+    expect(weeks.periods).toEqual([
+      { from: '2026-12-30', until: '2027-01-03' },
+      { from: '2027-01-04', until: '2027-01-10' },
+      { from: '2027-01-11', until: '2027-01-12' },
+    ]);
+    const months = reportFrame({ from: '2028-01-31', until: '2028-03-01', interval: 'month' }, 'UTC', now);
+    expect(months.periods).toEqual([
+      { from: '2028-01-31', until: '2028-01-31' },
+      { from: '2028-02-01', until: '2028-02-29' },
+      { from: '2028-03-01', until: '2028-03-01' },
+    ]);
+  });
+
+  it('today is the space’s: shortly after midnight in Auckland it is already the next day', () => {
+    const late = new Date('2026-06-15T12:30:00.000Z'); // 00:30 on 16 June in Auckland (UTC+12)
+    expect(reportFrame({}, 'Pacific/Auckland', late)).toMatchObject({
+      from: '2026-05-18',
+      until: '2026-06-16',
+    });
+    expect(reportFrame({}, 'UTC', late)).toMatchObject({ from: '2026-05-17', until: '2026-06-15' });
   });
 });
