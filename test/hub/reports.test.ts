@@ -95,6 +95,23 @@ describeEachDialect('reports: usage, refusals, members and revenue', (dialect) =
     await charge(ids.bo, '2026-11-10T09:00:00.000Z', '12.50', { memberPackage: boBasic });
     await charge(ids.ada, '2026-11-02T09:30:00.000Z', '7.25', { resourceLog: logIds[0] });
     await charge(ids.ada, '2026-11-02T23:30:00.000Z', '3.10', { resourceLog: logIds[1] });
+    // A booking of the printer, charged (stored as the booking rules would: this test is about the sums).
+    const stamp = '2026-11-01T00:00:00.000Z';
+    const booking = await t.hub.ctx.db
+      .insertInto('bookings')
+      .values({
+        account: t.owner.accountId,
+        resource: ids.printer,
+        member: ids.cy,
+        fromDateTime: '2026-11-20T09:00:00.000Z',
+        untilDateTime: '2026-11-20T10:00:00.000Z',
+        createdAt: stamp,
+        updatedAt: stamp,
+        updatedBy: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await charge(ids.cy, '2026-11-20T10:00:00.000Z', '4.00', { booking: booking.id });
     await charge(ids.cy, '2026-11-15T10:00:00.000Z', '5.00');
     await charge(ids.cy, '2026-10-31T22:30:00.000Z', '99.00');
   }, 60_000);
@@ -179,11 +196,15 @@ describeEachDialect('reports: usage, refusals, members and revenue', (dialect) =
 
   it('revenue: by package, by resource and other, exact sums in the space’s days', async () => {
     const r = await report('revenue?from=2026-11-01&until=2026-11-30&interval=month');
-    expect(r.total).toBe('47.85');
+    expect(r.total).toBe('51.85');
     expect(r.packages).toEqual([
       { package: expect.any(Number), name: 'Basic', amounts: ['32.50'], total: '32.50' },
     ]);
-    expect(r.resources).toEqual([{ resource: ids.laser, name: 'Laser', amounts: ['10.35'], total: '10.35' }]);
+    // The laser through its logs, the printer through its booking.
+    expect(r.resources).toEqual([
+      { resource: ids.laser, name: 'Laser', amounts: ['10.35'], total: '10.35' },
+      { resource: ids.printer, name: 'Printer', amounts: ['4.00'], total: '4.00' },
+    ]);
     expect(r.other).toEqual({ amounts: ['5.00'], total: '5.00' });
     const days = await report('revenue?from=2026-11-01&until=2026-11-03');
     expect(days.packages[0].amounts).toEqual(['20.00', '0.00', '0.00']);
