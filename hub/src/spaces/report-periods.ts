@@ -19,6 +19,8 @@ export interface ReportFrame {
   /** The range as instants (ISO, UTC): from the first day's midnight to the midnight after the last. */
   startsAt: string;
   endsAt: string;
+  /** Where each period starts, and the range ends (ms since the epoch): one more than periods. */
+  bounds: number[];
 }
 
 /** At most this many periods (400 days, about 8 years of weeks, 33 of months). */
@@ -58,14 +60,18 @@ export function reportFrame(
     const end = periodEnd(start, interval);
     periods.push({ from: start, until: end < until ? end : until });
   }
+  const bounds = [...periods.map((p) => p.from), addDays(until, 1)].map((day) =>
+    zonedInstant(day, timeZone).getTime(),
+  );
   return {
     from,
     until,
     interval,
     timeZone,
     periods,
-    startsAt: zonedInstant(from, timeZone).toISOString(),
-    endsAt: zonedInstant(addDays(until, 1), timeZone).toISOString(),
+    startsAt: new Date(bounds[0]).toISOString(),
+    endsAt: new Date(bounds[bounds.length - 1]).toISOString(),
+    bounds,
   };
 }
 
@@ -83,9 +89,22 @@ export function periodOfDate(frame: ReportFrame, date: string): number {
   return -1;
 }
 
-/** The index of the period holding an instant (a stored ISO timestamp), by its day in the zone. */
+/**
+ * The index of the period holding an instant (a stored ISO timestamp), or -1 outside the range:
+ * a search among the periods' first instants, so a row costs no time-zone arithmetic.
+ */
 export function periodOfInstant(frame: ReportFrame, at: string): number {
-  return periodOfDate(frame, localDate(new Date(at), frame.timeZone));
+  const t = Date.parse(at);
+  const { bounds } = frame;
+  if (!(t >= bounds[0] && t < bounds[bounds.length - 1])) return -1;
+  let lo = 0;
+  let hi = bounds.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (bounds[mid] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** The report's answer frame (what every report says besides its figures). */
