@@ -248,6 +248,34 @@ describeEachDialect('reports: usage, refusals, members and revenue', (dialect) =
     expect(usage.resources).toEqual([]);
   });
 
+  it('counts more rows than one read gives (the reads go page by page)', async () => {
+    const saw = (await created('/resources', { space: t.owner.spaceId, name: 'Saw', controlType: 'machine' }))
+      .id;
+    const rows = Array.from({ length: 5001 }, (_, i) => {
+      const at = Date.parse('2026-12-02T08:00:00.000Z') + i * 1000;
+      return {
+        account: t.owner.accountId,
+        resource: saw,
+        type: 'allowed',
+        member: null,
+        createdAt: new Date(at).toISOString(),
+        stoppedAt: new Date(at + 36_000).toISOString(), // 0.01 h each
+        updatedAt: new Date(at).toISOString(),
+      };
+    });
+    for (let i = 0; i < rows.length; i += 500)
+      await t.hub.ctx.db
+        .insertInto('resource_logs')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    const r = await report('usage?from=2026-12-02&until=2026-12-02');
+    expect(r.resources.find((x: any) => x.name === 'Saw')).toMatchObject({
+      sessions: [5001],
+      hours: [50.01],
+      totalSessions: 5001,
+    });
+  });
+
   it('the reports are in the OpenAPI document, for admins', async () => {
     const doc = (await api(owner, 'GET', '/openapi.json')).json();
     for (const path of ['usage', 'refusals', 'members', 'revenue']) {

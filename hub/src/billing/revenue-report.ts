@@ -2,7 +2,7 @@ import type { ReportQuery, RevenueReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import type { Caller } from '../identity/caller.js';
 import { resourceNames } from '../resources/usage.repository.js';
-import { frameAnswer, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
+import { frameAnswer, pages, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
 import { type Amount, formatMoney, parseMoney } from './money.js';
 import { revenueRows } from './revenue.repository.js';
 
@@ -36,10 +36,10 @@ export async function revenueReport(
 ): Promise<RevenueReport> {
   const frame = await reportFrameFor(db, caller, query, now);
   const n = frame.periods.length;
-  const [rows, resources] = await Promise.all([
-    revenueRows(db, caller.accountId, frame.startsAt, frame.endsAt),
-    resourceNames(db, caller.accountId),
-  ]);
+  const resources = await resourceNames(db, caller.accountId);
+  const rows = pages((after, limit) =>
+    revenueRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
+  );
   const packages = new Map<number, Series>();
   const packageNames = new Map<number, string>();
   const byResource = new Map<number, Series>();
@@ -49,7 +49,7 @@ export async function revenueReport(
     s.amounts[at] += amount;
     s.total += amount;
   };
-  for (const row of rows) {
+  for await (const row of rows) {
     const at = periodOfInstant(frame, row.dateTime);
     if (at < 0) continue;
     const amount = parseMoney(row.price);

@@ -1,7 +1,7 @@
 import type { DenyReason, RefusalsReport, ReportQuery, UsageReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import type { Caller } from '../identity/caller.js';
-import { frameAnswer, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
+import { frameAnswer, pages, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
 import { refusalRows, resourceNames, sessionRows } from './usage.repository.js';
 
 const hundredths = (seconds: number) => Math.round(seconds / 36) / 100;
@@ -18,15 +18,15 @@ export async function usageReport(
   now: Date,
 ): Promise<UsageReport> {
   const frame = await reportFrameFor(db, caller, query, now);
-  const [rows, resources] = await Promise.all([
-    sessionRows(db, caller.accountId, frame.startsAt, frame.endsAt),
-    resourceNames(db, caller.accountId),
-  ]);
+  const resources = await resourceNames(db, caller.accountId);
   const n = frame.periods.length;
   const figures = new Map(
     resources.map((r) => [r.id, { sessions: Array(n).fill(0), seconds: Array(n).fill(0) }]),
   );
-  for (const row of rows) {
+  const rows = pages((after, limit) =>
+    sessionRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
+  );
+  for await (const row of rows) {
     const at = periodOfInstant(frame, row.createdAt);
     const f = figures.get(row.resource);
     if (at < 0 || !f) continue;
@@ -58,10 +58,12 @@ export async function refusalsReport(
   now: Date,
 ): Promise<RefusalsReport> {
   const frame = await reportFrameFor(db, caller, query, now);
-  const rows = await refusalRows(db, caller.accountId, frame.startsAt, frame.endsAt);
+  const rows = pages((after, limit) =>
+    refusalRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
+  );
   const byReason = new Map<DenyReason | null, number[]>();
   let total = 0;
-  for (const row of rows) {
+  for await (const row of rows) {
     const at = periodOfInstant(frame, row.createdAt);
     if (at < 0) continue;
     const reason = row.reason as DenyReason | null;

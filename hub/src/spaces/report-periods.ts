@@ -122,3 +122,23 @@ export async function reportFrameFor(
 ): Promise<ReportFrame> {
   return reportFrame(query, await spaceTimeZone(db, caller.spaceId), now);
 }
+
+/** Rows a report reads per query: a page holds SQLite for some tens of milliseconds at most. */
+export const REPORT_PAGE = 2000;
+
+/**
+ * Every row a paged read gives, page after page by id, letting other work run between pages:
+ * on SQLite a query holds the hub's one connection (and its event loop) until it ends.
+ */
+export async function* pages<R extends { id: number }>(
+  read: (afterId: number, limit: number) => Promise<R[]>,
+): AsyncGenerator<R> {
+  let after = 0;
+  for (;;) {
+    const rows = await read(after, REPORT_PAGE);
+    yield* rows;
+    if (rows.length < REPORT_PAGE) return;
+    after = rows[rows.length - 1].id;
+    await new Promise(setImmediate);
+  }
+}
