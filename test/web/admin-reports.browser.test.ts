@@ -184,6 +184,13 @@ describe.runIf(browserTestsEnabled())('admin reports in Chromium (real hub)', ()
       .poll(() => mobile.page.getByRole('region', { name: 'Revenue' }).locator('canvas').count())
       .toBeGreaterThan(0);
     expect(await mobile.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // The figures of every day, opened, stack their rows too.
+    const usage = mobile.page.getByRole('region', { name: 'Use per resource' });
+    await usage.getByText('Figures per day').click();
+    await expect
+      .poll(() => tableRows(mobile.page, 'Use per resource per day').then((r) => r.length))
+      .toBe(30);
+    expect(await mobile.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await mobile.context.close();
   });
 });
