@@ -49,6 +49,7 @@ import { invitationsRoutes } from './routes/invitations.routes.js';
 import { signInRoutes } from './routes/sign-in.routes.js';
 import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 import { billingTotalsRoutes } from './routes/billing-totals.routes.js';
+import { reportsRoutes } from './routes/reports.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
@@ -248,6 +249,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(invitationsRoutes(ctx));
       await api.register(adminConsoleRoutes(ctx));
       await api.register(billingTotalsRoutes(ctx));
+      await api.register(reportsRoutes(ctx));
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));

@@ -141,6 +141,7 @@ export async function webBench(seconds: number): Promise<string[]> {
   // The member pages load the entry chunk only; the admin console is a chunk of its own.
   say(`| member pages' JavaScript, gzipped | ${fmt(scriptSize('index-') / 1024, 1)} kB | | |`);
   say(`| admin console chunk, gzipped (admins only) | ${fmt(scriptSize('admin-') / 1024, 1)} kB | | |`);
+  say(`| report charts chunk (uPlot), gzipped | ${fmt(scriptSize('chart-') / 1024, 1)} kB | | |`);
 
   if (webParts.includes('pages')) await machinePageBench(say);
   if (webParts.includes('channels')) await liveChannelBench(seconds, say);

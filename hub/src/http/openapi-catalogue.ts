@@ -1191,6 +1191,19 @@ const spacesAndResourcesAdded: Record<string, CatalogueEntry> = {
   },
 };
 
+/** The report figures (routes/reports.routes.ts gives each its own summary and description). */
+const reportFor = (what: string): CatalogueEntry => ({
+  summary: `Report: ${what}`,
+  description: `${what}, per day, week or month of the space’s time zone.`,
+  admins: true,
+});
+const reports: Record<string, CatalogueEntry> = {
+  'GET /reports/usage': reportFor('use of each resource'),
+  'GET /reports/refusals': reportFor('refusals by reason'),
+  'GET /reports/members': reportFor('active, new and ended members'),
+  'GET /reports/revenue': reportFor('revenue by package and by resource'),
+};
+
 /** Other spellings of the same operations: the spec’s singular /space paths and Fabman’s bridge path. */
 const aliases: Record<string, string> = {
   'PUT /space/:spaceId/holidays/:holidayId': 'PUT /spaces/:spaceId/holidays/:holidayId',
@@ -1221,6 +1234,7 @@ const byOperation: Record<string, CatalogueEntry> = {
   ...signIn,
   ...operations,
   ...memberSubresources,
+  ...reports,
 };
 for (const [alias, of] of Object.entries(aliases)) {
   const entry = byOperation[of];

@@ -146,6 +146,12 @@ export function spaceOfCalendarToken(db: Db, token: string) {
     .executeTakeFirst();
 }
 
+/** The space's IANA time zone (UTC when the space is unknown). */
+export async function spaceTimeZone(db: Db, spaceId: number): Promise<string> {
+  const row = await db.selectFrom('spaces').select('timezone').where('id', '=', spaceId).executeTakeFirst();
+  return row?.timezone ?? 'UTC';
+}
+
 // ---- opening hours ----
 
 export async function openingHoursOf(db: Db, spaceId: number): Promise<OpeningHour[]> {

@@ -8,6 +8,7 @@ import { BookingsPage } from './bookings';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
+import { ReportsPage } from './reports';
 import { ResourcesPage } from './resources';
 import { SpacesPage } from './spaces';
 import { WebhooksPage } from './webhooks';
@@ -21,6 +22,7 @@ const pages: [string, string, ComponentType][] = [
   ['/admin/spaces', 'Spaces', SpacesPage],
   ['/admin/bookings', 'Bookings', BookingsPage],
   ['/admin/billing', 'Billing', BillingPage],
+  ['/admin/reports', 'Reports', ReportsPage],
   ['/admin/webhooks', 'Webhooks', WebhooksPage],
 ];
 

@@ -1,0 +1,85 @@
+import type { DenyReason, RefusalsReport, ReportQuery, UsageReport } from '@makerspace/shared';
+import type { Db } from '../db/crud.js';
+import type { Caller } from '../identity/caller.js';
+import { frameAnswer, pages, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
+import { refusalRows, resourceNames, sessionRows } from './usage.repository.js';
+
+const hundredths = (seconds: number) => Math.round(seconds / 36) / 100;
+
+/**
+ * Use per resource: the sessions started in each period and their hours. A session counts in
+ * the period it started in, with its whole length; one still running counts up to now. Every
+ * resource of the account has a row, used or not, so a chart shows the idle ones too.
+ */
+export async function usageReport(
+  db: Db,
+  caller: Caller,
+  query: ReportQuery,
+  now: Date,
+): Promise<UsageReport> {
+  const frame = await reportFrameFor(db, caller, query, now);
+  const resources = await resourceNames(db, caller.accountId);
+  const n = frame.periods.length;
+  const figures = new Map(
+    resources.map((r) => [r.id, { sessions: Array(n).fill(0), seconds: Array(n).fill(0) }]),
+  );
+  const rows = pages((after, limit) =>
+    sessionRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
+  );
+  for await (const row of rows) {
+    const at = periodOfInstant(frame, row.createdAt);
+    const f = figures.get(row.resource);
+    if (at < 0 || !f) continue;
+    const end = row.stoppedAt ? Date.parse(row.stoppedAt) : now.getTime();
+    f.sessions[at] += 1;
+    f.seconds[at] += Math.max(0, end - Date.parse(row.createdAt)) / 1000;
+  }
+  return {
+    ...frameAnswer(frame),
+    resources: resources.map((r) => {
+      const f = figures.get(r.id)!;
+      return {
+        resource: r.id,
+        name: r.name,
+        sessions: f.sessions,
+        hours: f.seconds.map(hundredths),
+        totalSessions: f.sessions.reduce((a, b) => a + b, 0),
+        totalHours: hundredths(f.seconds.reduce((a, b) => a + b, 0)),
+      };
+    }),
+  };
+}
+
+/** Refusals by reason: the denied logs of each period, the most frequent reason first. */
+export async function refusalsReport(
+  db: Db,
+  caller: Caller,
+  query: ReportQuery,
+  now: Date,
+): Promise<RefusalsReport> {
+  const frame = await reportFrameFor(db, caller, query, now);
+  const rows = pages((after, limit) =>
+    refusalRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
+  );
+  const byReason = new Map<DenyReason | null, number[]>();
+  let total = 0;
+  for await (const row of rows) {
+    const at = periodOfInstant(frame, row.createdAt);
+    if (at < 0) continue;
+    const reason = row.reason as DenyReason | null;
+    let counts = byReason.get(reason);
+    if (!counts) {
+      counts = Array(frame.periods.length).fill(0);
+      byReason.set(reason, counts);
+    }
+    counts[at] += 1;
+    total += 1;
+  }
+  const reasons = [...byReason].map(([reason, counts]) => ({
+    reason,
+    counts,
+    total: counts.reduce((a, b) => a + b, 0),
+  }));
+  reasons.sort((a, b) => b.total - a.total || String(a.reason).localeCompare(String(b.reason)));
+  return { ...frameAnswer(frame), total, reasons };
+}
