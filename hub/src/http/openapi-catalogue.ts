@@ -334,7 +334,7 @@ const resources: Record<string, CatalogueEntry> = {
   },
   'GET /resource-logs': {
     summary: 'List resource logs',
-    description: `Who used which resource when, and every denial with its reason, newest first (\`order=asc\` for oldest). Filters: \`resource\`, \`member\`, \`type\` (repeatable), \`status=active\` for sessions still running; \`resolve=member\` replaces member ids by names. Members see their own logs. ${list}`,
+    description: `Who used which resource when, and every denial with its reason, newest first (\`order=asc\` for oldest). Filters: \`resource\`, \`member\`, \`type\` (repeatable), \`status=active\` for sessions still running, \`from\` and \`until\` (ISO times) for the logs that overlap a period (a session begun before \`from\` that ran into it counts; \`until\` must be later than \`from\`); \`resolve=member\` replaces member ids by names. Members see their own logs. ${list}`,
   },
   'POST /resource-logs': {
     summary: 'Record a resource log',
