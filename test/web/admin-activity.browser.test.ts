@@ -391,6 +391,7 @@ describe.runIf(browserTestsEnabled())('resource settings, resource logs and acti
     await expect
       .poll(() => page.getByTestId('activity-count').textContent())
       .toBe('2 entries, newest first.');
+    await filters.getByLabel('Until').blur();
     await saveScreenshot(page, 'admin-activity');
     await fitsPhone(page);
   }, 60_000);
