@@ -39,7 +39,11 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
     <>
       <nav aria-label="Admin" class="subnav no-print">
         {pages.map(([p, name]) => (
-          <a key={p} href={p} aria-current={path === p ? 'page' : undefined}>
+          <a
+            key={p}
+            href={p}
+            aria-current={path === p || (resourceLog && p === '/admin/resources') ? 'page' : undefined}
+          >
             {name}
           </a>
         ))}
