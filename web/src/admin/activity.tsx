@@ -18,7 +18,7 @@ const kinds: [string, string][] = [
   ['access', 'Uses and refusals'],
   ['keyAssigned', 'Key card assigned'],
   ['pairing', 'Bridge paired'],
-  ['offline', 'Offline decisions'],
+  ['offline', 'Bridge offline'],
   ['reboot', 'Bridge restarted'],
   ['resourceDisabled', 'Locked'],
   ['resourceEnabled', 'Unlocked'],
