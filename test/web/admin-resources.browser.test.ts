@@ -10,7 +10,6 @@ import {
   desktop,
   freePort,
   launchChromium,
-  saveScreenshot,
   signInWithPassword,
 } from '../support/browser.js';
 import { type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
@@ -150,14 +149,14 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     // 0 seconds is refused by the hub, which names the field; nothing is stored.
     await edit.getByLabel('Pulse seconds (how long a door stays open)').fill('0');
     await edit.getByLabel('Safety message').fill('Goggles on');
-    await edit.getByRole('button', { name: 'Save resource' }).click();
+    await edit.getByRole('button', { name: 'Save Laser cutter' }).click();
     await expect.poll(() => edit.getByRole('alert').textContent()).toContain('pulseSeconds');
     const unchanged = (await hub.api('GET', `/resources/${laser.id}`)).body;
     expect(unchanged).toMatchObject({ safetyMessage: null, lockVersion: all[0].lockVersion });
 
     await edit.getByLabel('Pulse seconds (how long a door stays open)').fill('4');
     await edit.getByLabel('State').selectOption('locked');
-    await edit.getByRole('button', { name: 'Save resource' }).click();
+    await edit.getByRole('button', { name: 'Save Laser cutter' }).click();
     await expect.poll(() => row(page, 'Laser cutter').textContent()).toContain('locked');
     expect(await edit.getByRole('alert').count()).toBe(0);
     expect((await hub.api('GET', `/resources/${laser.id}`)).body).toMatchObject({
@@ -166,7 +165,7 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
       pulseSeconds: 4,
     });
     await edit.getByLabel('State').selectOption('active');
-    await edit.getByRole('button', { name: 'Save resource' }).click();
+    await edit.getByRole('button', { name: 'Save Laser cutter' }).click();
     await expect.poll(() => row(page, 'Laser cutter').textContent()).toContain('active');
   }, 60_000);
 
@@ -182,7 +181,6 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
       .toBe('Online');
     await row(page, 'Laser cutter').getByRole('button', { name: 'Laser cutter' }).click();
     await expect.poll(() => page.getByTestId('details-bridge-state').textContent()).toBe('Online');
-    await saveScreenshot(page, 'admin-resources');
     await page.getByRole('button', { name: 'Close' }).click();
   }, 60_000);
 

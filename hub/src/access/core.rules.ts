@@ -29,6 +29,13 @@ export function coreRules(): AccessRule[] {
       check: ({ resource }) => (resource.state !== 'active' ? { deny: 'inactive' } : undefined),
     },
     {
+      // The machine's own limit (a laser that must cool down): for admins too.
+      name: 'resourceMaxDuration',
+      order: ruleOrder.resourceState,
+      adminsPass: false,
+      check: ({ resource }) => (resource.maxDuration ? { maxDuration: resource.maxDuration } : undefined),
+    },
+    {
       name: 'memberState',
       order: ruleOrder.memberState,
       adminsPass: false,

@@ -136,6 +136,10 @@ export interface ResourcesTable extends Stamps {
   codeMode: Generated<string>;
   switchOnCodeEncrypted: string;
   lastUsedLog: number | null;
+  /** Seconds a session may run at most; null: no limit of its own (migration 0014). */
+  maxDuration: number | null;
+  /** Why the resource is locked, shown to members (migration 0014). */
+  lockReason: string | null;
 }
 
 export interface BridgesTable {

@@ -221,10 +221,10 @@ const resources: Record<string, CatalogueEntry> = {
   },
   'PUT /resources/:resourceId': {
     summary: 'Change a resource',
-    description: `${locked} Its bridge gets the new configuration at once. A new \`switchOnCode\` makes printed stickers out of date.`,
+    description: `${locked} Its bridge gets the new configuration at once. A new \`switchOnCode\` makes printed stickers out of date. Locking with a \`lockReason\` tells members why on the machine page (the access check shows it while the resource is locked).`,
     admins: true,
     errors: { 422: 'The space or resource type does not exist in this account.' },
-    body: { lockVersion: 4, state: 'locked', maintenanceNotes: 'Lens being replaced' },
+    body: { lockVersion: 4, state: 'locked', lockReason: 'Lens being replaced until Friday' },
   },
   'DELETE /resources/:resourceId': {
     summary: 'Delete a resource',
@@ -334,7 +334,7 @@ const resources: Record<string, CatalogueEntry> = {
   },
   'GET /resource-logs': {
     summary: 'List resource logs',
-    description: `Who used which resource when, and every denial with its reason, newest first (\`order=asc\` for oldest). Filters: \`resource\`, \`member\`, \`type\` (repeatable), \`status=active\` for sessions still running; \`resolve=member\` replaces member ids by names. Members see their own logs. ${list}`,
+    description: `Who used which resource when, and every denial with its reason, newest first (\`order=asc\` for oldest). Filters: \`resource\`, \`member\`, \`type\` (repeatable), \`status=active\` for sessions still running, \`from\` and \`until\` (ISO times) for the logs that overlap a period (a session begun before \`from\` that ran into it counts; \`until\` must be later than \`from\`); \`resolve=member\` replaces member ids by names. Members see their own logs. ${list}`,
   },
   'POST /resource-logs': {
     summary: 'Record a resource log',

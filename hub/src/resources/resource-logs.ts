@@ -1,8 +1,8 @@
 import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
-import type { Selectable, SelectQueryBuilder } from 'kysely';
+import type { Selectable } from 'kysely';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
 import { rawRows } from '../db/fast-reads.js';
-import type { Database, ResourceLogsTable } from '../db/schema.js';
+import type { ResourceLogsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { accountOrOwn } from '../spaces/row-record.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
@@ -48,17 +48,6 @@ export function resourceLogRecord(row: ResourceLogRow) {
 
 /** Logs the caller sees: admins those of their account, members their own. */
 export const visibleLogs = (db: Db, caller: Caller) => accountOrOwn(db, 'resource_logs', caller);
-
-/** The list's `type` (any of) and `status=active` (sessions still running) filters. */
-export function logFilters(
-  base: SelectQueryBuilder<Database, 'resource_logs', object>,
-  query: { type?: unknown; status?: unknown },
-) {
-  const types = (query.type ?? []) as ResourceLogType[];
-  let q = types.length ? base.where('type', 'in', types) : base;
-  if (query.status === 'active') q = q.where('stoppedAt', 'is', null).where('type', '=', 'allowed');
-  return q;
-}
 
 export interface NewLog {
   account: number;

@@ -35,6 +35,8 @@ export function resourceRecord(row: ResourceRow, ctx: HubContext, caller: Caller
     displayTitle: row.displayTitle,
     safetyMessage: row.safetyMessage,
     maxOfflineUsage: row.maxOfflineUsage,
+    maxDuration: row.maxDuration,
+    lockReason: row.lockReason,
     deadManIntervalBusy: row.deadManIntervalBusy,
     deadManIntervalIdle: row.deadManIntervalIdle,
     idlePowerThreshold: row.idlePowerThreshold,

@@ -4,6 +4,7 @@ import {
   ResourceLogRecord,
   ResourceLogType,
   ResourceLogUpdate,
+  Timestamp,
 } from '@makerspace/shared';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -18,7 +19,8 @@ import {
   logRemoved,
   refreshLastUsed,
 } from '../resources/log-edits.js';
-import { logFilters, visibleLogs } from '../resources/resource-logs.js';
+import { visibleLogs } from '../resources/resource-logs.js';
+import { logFilters } from '../resources/resource-logs.repository.js';
 
 const resolvesMember = (request?: FastifyRequest) =>
   ((request?.query as { resolve?: string[] } | undefined)?.resolve ?? []).includes('member');
@@ -36,12 +38,16 @@ export const resourceLogs = collection({
       .describe('member: the member id becomes {id, memberNumber, firstName, lastName, state}'),
   },
   list: {
-    note: 'Newest first (`order=asc` for oldest); `status=active` for sessions still running.',
+    note: 'Newest first (`order=asc` for oldest); `status=active` for sessions still running; `from` and `until` for the logs of a period (a session that began before `from` and ran into it counts).',
     equals: { resource: Id.optional(), member: Id.optional() },
     query: {
       type: z.array(ResourceLogType).default([]),
       status: z.enum(['active', 'all']).default('all'),
       order: z.enum(['asc', 'desc']).default('desc'),
+      from: Timestamp.optional().describe(
+        'Only logs that overlap the period from this time: made at or after it, or a session still running then',
+      ),
+      until: Timestamp.optional().describe('Only logs made before this time (later than `from`)'),
     },
     where: (base, query) => logFilters(base, query),
     order: (query) => [['id', query.order as 'asc' | 'desc']],

@@ -143,6 +143,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
             type: type ?? null,
             displayTitle: resource.displayTitle,
             safetyMessage: resource.safetyMessage,
+            lockReason: resource.state === 'locked' ? resource.lockReason : null,
             space: resource.space,
           },
           allowed: reason === null,

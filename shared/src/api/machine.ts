@@ -71,6 +71,10 @@ export const AccessCheck = z.object({
     type: z.object({ id: Id, name: z.string() }).nullable(),
     displayTitle: z.string().nullable(),
     safetyMessage: z.string().nullable(),
+    lockReason: z
+      .string()
+      .nullable()
+      .describe('While the resource is locked: why, as its admins wrote it; null otherwise'),
     space: Id,
   }),
   allowed: z.boolean(),

@@ -27,6 +27,20 @@ export const resourceWritable = {
   displayTitle: optText(200),
   safetyMessage: optText(2000),
   maxOfflineUsage: seconds.nullable().optional(),
+  maxDuration: z
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86400)
+    .nullable()
+    .optional()
+    .describe('Seconds a session may run at most (60 s to 7 days); null: no limit of its own'),
+  lockReason: z
+    .string()
+    .max(500)
+    .nullable()
+    .optional()
+    .describe('Why the resource is locked (state locked), in words members read on its page'),
   deadManIntervalBusy: seconds.nullable().optional(),
   deadManIntervalIdle: seconds.nullable().optional(),
   idlePowerThreshold: Money.nullable().optional(),
@@ -87,6 +101,8 @@ export const ResourceRecord = z.object({
   displayTitle: z.string().nullable(),
   safetyMessage: z.string().nullable(),
   maxOfflineUsage: z.number().nullable(),
+  maxDuration: z.number().nullable(),
+  lockReason: z.string().nullable(),
   deadManIntervalBusy: z.number().nullable(),
   deadManIntervalIdle: z.number().nullable(),
   idlePowerThreshold: z.string().nullable(),

@@ -3,12 +3,14 @@ import type { UserMe } from '../api';
 import { isAdmin } from '../session';
 import './admin.css';
 import { AccountSwitch } from './account-switch';
+import { ActivityPage } from './activity';
 import { BillingPage } from './billing';
 import { BookingsPage } from './bookings';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
 import { ReportsPage } from './reports';
+import { ResourceLogPage } from './resource-log';
 import { ResourcesPage } from './resources';
 import { SpacesPage } from './spaces';
 import { WebhooksPage } from './webhooks';
@@ -19,6 +21,7 @@ const pages: [string, string, ComponentType][] = [
   ['/admin/members', 'Members', MembersPage],
   ['/admin/keys', 'Key cards', KeysPage],
   ['/admin/resources', 'Resources', ResourcesPage],
+  ['/admin/activity', 'Activity', ActivityPage],
   ['/admin/spaces', 'Spaces', SpacesPage],
   ['/admin/bookings', 'Bookings', BookingsPage],
   ['/admin/billing', 'Billing', BillingPage],
@@ -33,11 +36,16 @@ const pages: [string, string, ComponentType][] = [
  */
 export function AdminPages({ path, me }: { path: string; me: UserMe }) {
   const Page = pages.find(([p]) => p === path)?.[2] ?? Dashboard;
+  const resourceLog = path.match(/^\/admin\/resources\/(\d+)\/log$/);
   return (
     <>
       <nav aria-label="Admin" class="subnav no-print">
         {pages.map(([p, name]) => (
-          <a key={p} href={p} aria-current={path === p ? 'page' : undefined}>
+          <a
+            key={p}
+            href={p}
+            aria-current={path === p || (resourceLog && p === '/admin/resources') ? 'page' : undefined}
+          >
             {name}
           </a>
         ))}
@@ -48,7 +56,7 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
           These pages are for admins; the hub refuses what they ask for on your behalf.
         </p>
       )}
-      <Page />
+      {resourceLog ? <ResourceLogPage id={Number(resourceLog[1])} /> : <Page />}
     </>
   );
 }

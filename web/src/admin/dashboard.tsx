@@ -5,6 +5,7 @@ import { dateTime, duration } from '../format';
 import { type FeedEntry, useLive } from '../live';
 import { adminApi, type ResourceRecord, type WebhookRecord } from './admin-api';
 import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl } from './bridge-actions';
+import { activityApi, asLiveLog } from './activity-api';
 import { logText } from './feed';
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
@@ -17,6 +18,8 @@ export function Dashboard() {
   const [now, setNow] = useState(Date.now());
   const { notice, pairing, closePairing, act, pair } = useBridgeControl();
   const [failingHooks, setFailingHooks] = useState<WebhookRecord[]>([]);
+  // The feed opens with the newest 50 logs; the live channel adds what happens from then on.
+  const [earlier, setEarlier] = useState<FeedEntry[]>([]);
 
   const load = () =>
     adminApi
@@ -32,6 +35,12 @@ export function Dashboard() {
         .then((all) => setFailingHooks(all.filter((h) => h.state === 'failing' || h.failingSince !== null)))
         .catch(() => {});
     void hooks();
+    activityApi
+      .recent(50)
+      .then((logs) =>
+        setEarlier(logs.map((l) => ({ kind: 'log', key: `l${l.id}`, at: l.createdAt, log: asLiveLog(l) }))),
+      )
+      .catch(() => {});
     const t = setInterval(() => setNow(Date.now()), 5000);
     const h = setInterval(hooks, 60_000);
     return () => {
@@ -53,6 +62,10 @@ export function Dashboard() {
   };
 
   const names = useMemo(() => new Map((resources ?? []).map((r) => [r.id, r.name])), [resources]);
+  const feed = useMemo(() => {
+    const liveKeys = new Set(live.feed.map((e) => e.key));
+    return [...live.feed, ...earlier.filter((e) => !liveKeys.has(e.key))];
+  }, [live.feed, earlier]);
   // The same for the feed's entries: a new entry is drawn, the 199 before it are kept.
   const entries = useRef(new Map<string, { names: Map<number, string>; entry: VNode }>());
   const feedEntry = (e: FeedEntry) => {
@@ -70,8 +83,8 @@ export function Dashboard() {
     );
     entries.current.set(e.key, { names, entry });
     // Entries that left the feed (it keeps the newest 200) are forgotten.
-    if (entries.current.size > 2 * live.feed.length + 50) {
-      const keep = new Set(live.feed.map((f) => f.key));
+    if (entries.current.size > 2 * feed.length + 50) {
+      const keep = new Set(feed.map((f) => f.key));
       for (const key of entries.current.keys()) if (!keep.has(key)) entries.current.delete(key);
     }
     return entry;
@@ -155,9 +168,12 @@ export function Dashboard() {
         </section>
         <section aria-labelledby="feed-h">
           <h2 id="feed-h">Activity</h2>
+          <p>
+            <a href="/admin/activity">All activity, with filters and CSV</a>
+          </p>
           <ol aria-label="Activity feed" class="rows feed">
-            {live.feed.length === 0 && <li class="muted">Nothing yet; taps and switch-ons appear here.</li>}
-            {live.feed.map(feedEntry)}
+            {feed.length === 0 && <li class="muted">Nothing yet; taps and switch-ons appear here.</li>}
+            {feed.map(feedEntry)}
           </ol>
         </section>
       </div>

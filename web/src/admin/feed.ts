@@ -36,6 +36,12 @@ export function logText(log: LiveLog): string {
       return `Key assigned to ${person ?? 'a member'}${card}`;
     case 'pairing':
       return `Bridge paired${person ? ` by ${person}` : ''}`;
+    case 'reboot':
+      return 'Bridge restarted';
+    case 'resourceDisabled':
+      return `Locked${person ? ` by ${person}` : ''}`;
+    case 'resourceEnabled':
+      return `Unlocked${person ? ` by ${person}` : ''}`;
     default:
       return `${log.type.replace(/([A-Z])/g, ' $1').toLowerCase()}${person ? `: ${person}` : ''}`;
   }

@@ -5,14 +5,8 @@ import { dateTime } from '../format';
 import { useLive } from '../live';
 import { adminApi, type ResourceRecord } from './admin-api';
 import { BridgeButtons, PairingPanel, useBridgeControl } from './bridge-actions';
+import { ResourceForm } from './resource-form';
 import { type ResourceTypeRecord, resourcesApi, type SpaceRecord } from './resources-api';
-
-const controlTypes = [
-  ['door', 'Door (opens for a few seconds)'],
-  ['machine', 'Machine (on until switched off)'],
-  ['pos', 'Point of sale'],
-  ['other', 'Other'],
-] as const;
 
 const bridgeState = (s: ResourceStatus | undefined) =>
   !s?.bridge ? 'No bridge' : s.online ? 'Online' : 'Offline';
@@ -193,6 +187,9 @@ function ResourceDetails(props: {
   const { r, s, bridge } = props;
   return (
     <>
+      <p>
+        <a href={`/admin/resources/${r.id}/log`}>{`Log of ${r.name}`}</a>
+      </p>
       <ResourceForm resource={r} types={props.types} spaces={props.spaces} onSaved={props.onSaved} />
       <h3>Bridge</h3>
       <dl class="facts">
@@ -261,162 +258,6 @@ function CodeSection(props: {
       )}
       <button type="submit" class="secondary">
         {`Change the code of ${r.name}`}
-      </button>
-    </form>
-  );
-}
-
-type FormValues = {
-  name: string;
-  space: string;
-  type: string;
-  controlType: string;
-  state: string;
-  pulseSeconds: string;
-  description: string;
-  safetyMessage: string;
-  requiresTraining: boolean;
-  canBeBooked: boolean;
-  mustBeBooked: boolean;
-  visibleForMembers: boolean;
-};
-
-const flags = [
-  ['requiresTraining', 'Requires a training'],
-  ['canBeBooked', 'Can be booked'],
-  ['mustBeBooked', 'Must be booked'],
-  ['visibleForMembers', 'Visible to members'],
-] as const;
-
-function ResourceForm(props: {
-  resource: ResourceRecord | null;
-  types: ResourceTypeRecord[];
-  spaces: SpaceRecord[];
-  onSaved: (r: ResourceRecord) => void;
-}) {
-  const r = props.resource;
-  const [v, setV] = useState<FormValues>(() => ({
-    name: r?.name ?? '',
-    space: String(r?.space ?? props.spaces[0]?.id ?? ''),
-    type: r?.type === null || r?.type === undefined ? '' : String(r.type),
-    controlType: r?.controlType ?? 'door',
-    state: r?.state ?? 'active',
-    pulseSeconds: String(r?.pulseSeconds ?? 5),
-    description: r?.description ?? '',
-    safetyMessage: r?.safetyMessage ?? '',
-    requiresTraining: r?.requiresTraining ?? false,
-    canBeBooked: r?.canBeBooked ?? false,
-    mustBeBooked: r?.mustBeBooked ?? false,
-    visibleForMembers: r?.visibleForMembers ?? true,
-  }));
-  const [error, setError] = useState<string | null>(null);
-  const set = (k: keyof FormValues) => (value: string | boolean) => setV({ ...v, [k]: value });
-  const space = v.space || String(props.spaces[0]?.id ?? '');
-  const title = r ? `Edit ${r.name}` : 'New resource';
-
-  async function save(e: Event) {
-    e.preventDefault();
-    setError(null);
-    const body: Record<string, unknown> = {
-      name: v.name.trim(),
-      space: Number(space),
-      type: v.type === '' ? null : Number(v.type),
-      controlType: v.controlType,
-      state: v.state,
-      // Sent as typed: the hub says what is wrong with it (400 naming the field).
-      pulseSeconds: v.pulseSeconds.trim() === '' ? undefined : Number(v.pulseSeconds),
-      description: v.description.trim() || null,
-      safetyMessage: v.safetyMessage.trim() || null,
-    };
-    for (const [k] of flags) body[k] = v[k];
-    try {
-      props.onSaved(
-        r === null ? await resourcesApi.createResource(body) : await resourcesApi.updateResource(r, body),
-      );
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
-  }
-
-  const select = (
-    label: string,
-    k: keyof FormValues,
-    value: string,
-    options: readonly (readonly [string, string])[],
-  ) => (
-    <label>
-      {label}
-      <select value={value} onChange={(e) => set(k)((e.target as HTMLSelectElement).value)}>
-        {options.map(([value, text]) => (
-          <option key={value} value={value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-
-  return (
-    <form onSubmit={save} aria-label={title}>
-      <h2>{title}</h2>
-      <Field label="Name" value={v.name} set={set('name')} required maxLength={200} />
-      {select(
-        'Space',
-        'space',
-        space,
-        props.spaces.map((s) => [String(s.id), s.name]),
-      )}
-      {select('Type', 'type', v.type, [
-        ['', 'No type'],
-        ...props.types.map((t): [string, string] => [String(t.id), t.name]),
-      ])}
-      {select('Control type', 'controlType', v.controlType, [...controlTypes])}
-      {select('State', 'state', v.state, [
-        ['active', 'Active'],
-        ['locked', 'Locked: nobody may use it'],
-      ])}
-      <Field
-        label="Pulse seconds (how long a door stays open)"
-        type="number"
-        value={v.pulseSeconds}
-        set={set('pulseSeconds')}
-      />
-      <label>
-        Description
-        <textarea
-          rows={2}
-          value={v.description}
-          onInput={(e) => set('description')((e.target as HTMLTextAreaElement).value)}
-        />
-      </label>
-      <label>
-        Safety message
-        <textarea
-          rows={2}
-          value={v.safetyMessage}
-          onInput={(e) => set('safetyMessage')((e.target as HTMLTextAreaElement).value)}
-        />
-      </label>
-      <fieldset class="flags">
-        <legend>Rules</legend>
-        {flags.map(([k, label]) => (
-          <label key={k} class="check">
-            <input
-              type="checkbox"
-              checked={v[k]}
-              onChange={(e) => set(k)((e.target as HTMLInputElement).checked)}
-            />{' '}
-            {label}
-          </label>
-        ))}
-      </fieldset>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <button type="submit" class="primary">
-        {r ? 'Save resource' : 'Create resource'}
       </button>
     </form>
   );

@@ -174,8 +174,19 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
             ? verdictText({ ...check, reason: status.bridge ? 'bridgeOffline' : 'noBridge' }, noun, retryLeft)
             : verdictText(verdict, noun, retryLeft)}
         </p>
-        {check.resource.safetyMessage && <p class="safety">{check.resource.safetyMessage}</p>}
+        {verdict.reason === 'inactive' && check.resource.lockReason && (
+          <p class="lock-reason" data-testid="lock-reason">
+            {check.resource.lockReason}
+          </p>
+        )}
       </section>
+
+      {check.resource.safetyMessage && !mySession && (
+        <section aria-label="Safety" class="safety">
+          <h2>Before you switch on</h2>
+          <p>{check.resource.safetyMessage}</p>
+        </section>
+      )}
 
       {mySession ? (
         <section aria-label="Your session" class="session">

@@ -1,0 +1,254 @@
+import type { ResourceLogType } from '@makerspace/shared';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ApiError } from '../api';
+import { type ActivityFilters, type ActivityLog, activityApi } from './activity-api';
+import { adminApi, type MemberRecord, type ResourceRecord } from './admin-api';
+import { download } from './csv';
+import './activity.css';
+import { LogTable, logsCsv } from './log-table';
+import { Pager } from './pager';
+import { resourcesApi, type SpaceRecord } from './resources-api';
+import { addDays, instant, wall } from './zoned';
+
+const PAGE = 50;
+
+/** Kinds of entry besides the outcome of a use (allowed or denied). */
+const kinds: [string, string][] = [
+  ['', 'Any type'],
+  ['access', 'Uses and refusals'],
+  ['keyAssigned', 'Key card assigned'],
+  ['pairing', 'Bridge paired'],
+  ['offline', 'Bridge offline'],
+  ['reboot', 'Bridge restarted'],
+  ['resourceDisabled', 'Locked'],
+  ['resourceEnabled', 'Unlocked'],
+  ['checkIn', 'Check-in'],
+];
+
+interface Form {
+  resource: string;
+  member: string;
+  outcome: '' | 'allowed' | 'denied';
+  kind: string;
+  /** datetime-local values (YYYY-MM-DDTHH:MM) in the space's zone. */
+  from: string;
+  until: string;
+}
+
+/** The filters the API takes, from the form (times from the space's wall clock). */
+function filtersOf(f: Form, zone: string): ActivityFilters {
+  const type: ResourceLogType[] = f.outcome
+    ? [f.outcome]
+    : f.kind === 'access'
+      ? ['allowed', 'denied']
+      : f.kind
+        ? [f.kind as ResourceLogType]
+        : [];
+  const at = (local: string) =>
+    local ? instant(local.slice(0, 10), local.slice(11, 16), zone).toISOString() : undefined;
+  return {
+    resource: f.resource ? Number(f.resource) : undefined,
+    member: f.member ? Number(f.member) : undefined,
+    type,
+    from: at(f.from),
+    until: at(f.until),
+  };
+}
+
+/**
+ * `/admin/activity`: every door's and machine's log in one list, newest first, filtered by
+ * resource, member, type, outcome and period (in the space's time zone), with a CSV of every
+ * matching entry. Answers "who used the laser last night".
+ */
+export function ActivityPage() {
+  const [resources, setResources] = useState<ResourceRecord[]>([]);
+  const [members, setMembers] = useState<MemberRecord[]>([]);
+  const [spaces, setSpaces] = useState<SpaceRecord[]>([]);
+  const [form, setForm] = useState<Form>(() => ({
+    resource: new URLSearchParams(window.location.search).get('resource') ?? '',
+    member: new URLSearchParams(window.location.search).get('member') ?? '',
+    outcome: '',
+    kind: '',
+    from: '',
+    until: '',
+  }));
+  const [offset, setOffset] = useState(0);
+  const [page, setPage] = useState<{ logs: ActivityLog[]; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [exporting, setExporting] = useState<string | null>(null);
+
+  useEffect(() => {
+    adminApi
+      .resources()
+      .then(setResources)
+      .catch((e: ApiError) => setError(e.message));
+    adminApi
+      .memberPage('', 0, 1000)
+      .then((p) => setMembers(p.body))
+      .catch(() => {});
+    resourcesApi
+      .spaces()
+      .then(setSpaces)
+      .catch(() => {});
+  }, []);
+
+  const names = useMemo(() => new Map(resources.map((r) => [r.id, r.name])), [resources]);
+  const chosen = resources.find((r) => String(r.id) === form.resource);
+  const zone = spaces.find((s) => s.id === chosen?.space)?.timezone ?? spaces[0]?.timezone ?? 'UTC';
+  const filters = filtersOf(form, zone);
+  const key = JSON.stringify(filters);
+  const badRange = !!filters.from && !!filters.until && filters.until <= filters.from;
+
+  useEffect(() => {
+    if (badRange) return;
+    let current = true;
+    const t = setTimeout(() => {
+      activityApi
+        .page(filters, offset, PAGE)
+        .then((p) => {
+          if (!current) return;
+          setPage({ logs: p.body, total: p.total ?? p.body.length });
+          setError(null);
+        })
+        .catch((e: ApiError) => current && setError(e.message));
+    }, 150);
+    return () => {
+      current = false;
+      clearTimeout(t);
+    };
+  }, [key, offset]);
+
+  const set = (k: keyof Form) => (value: string) => {
+    setOffset(0);
+    setExporting(null);
+    setForm((f) => ({ ...f, [k]: value }));
+  };
+  const select = (label: string, k: keyof Form, options: [string, string][], disabled = false) => (
+    <label>
+      {label}
+      <select
+        aria-label={label}
+        value={form[k]}
+        disabled={disabled}
+        onChange={(e) => set(k)((e.target as HTMLSelectElement).value)}
+      >
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  const datetime = (label: string, k: 'from' | 'until') => (
+    <label>
+      {label}
+      <input
+        type="datetime-local"
+        value={form[k]}
+        onInput={(e) => set(k)((e.target as HTMLInputElement).value)}
+      />
+    </label>
+  );
+  /** Yesterday 18:00 until today 08:00, in the space's zone. */
+  function lastNight() {
+    const today = wall(new Date(), zone).date;
+    setOffset(0);
+    setForm((f) => ({ ...f, from: `${addDays(today, -1)}T18:00`, until: `${today}T08:00` }));
+  }
+
+  async function exportCsv() {
+    setExporting('Reading every matching entry…');
+    try {
+      const all = await activityApi.all(filters);
+      const range = [form.from, form.until]
+        .filter(Boolean)
+        .map((d) => d.replace(':', ''))
+        .join('_');
+      download(`activity${range ? `-${range}` : ''}.csv`, logsCsv(all, zone, names));
+      setExporting(`Exported ${all.length} ${all.length === 1 ? 'entry' : 'entries'}.`);
+    } catch (e) {
+      setExporting(`Export failed: ${(e as ApiError).message}`);
+    }
+  }
+
+  return (
+    <main class="admin">
+      <h1>Activity</h1>
+      <p class="muted">Every use, refusal and bridge event of the space; times in {zone}.</p>
+      <form
+        class="filters activity-filters"
+        aria-label="Filter the activity"
+        onSubmit={(e) => e.preventDefault()}
+      >
+        {select('Resource', 'resource', [
+          ['', 'All resources'],
+          ...resources.map((r): [string, string] => [String(r.id), r.name]),
+        ])}
+        {select('Member', 'member', [
+          ['', 'All members'],
+          ...members.map((m): [string, string] => [String(m.id), `${m.firstName} ${m.lastName}`.trim()]),
+        ])}
+        {select('Outcome', 'outcome', [
+          ['', 'Any outcome'],
+          ['allowed', 'Allowed'],
+          ['denied', 'Denied'],
+        ])}
+        {select('Type', 'kind', kinds, form.outcome !== '')}
+        {datetime('From', 'from')}
+        {datetime('Until', 'until')}
+        <div class="actions">
+          <button type="button" class="secondary" onClick={lastNight}>
+            Last night
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={!form.from && !form.until}
+            onClick={() => {
+              setOffset(0);
+              setForm((f) => ({ ...f, from: '', until: '' }));
+            }}
+          >
+            Any time
+          </button>
+          <button type="button" class="secondary" disabled={badRange} onClick={() => void exportCsv()}>
+            Export activity as CSV
+          </button>
+        </div>
+      </form>
+      {exporting && (
+        <p role="status" class="notice">
+          {exporting}
+        </p>
+      )}
+      {badRange && (
+        <p role="alert" class="error">
+          Until: must be later than From.
+        </p>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {page === null && !error && <p role="status">Loading…</p>}
+      {page && page.total === 0 && <p class="muted">Nothing matches these filters.</p>}
+      {page && page.total > 0 && (
+        <>
+          <p class="muted" data-testid="activity-count">
+            {page.total} {page.total === 1 ? 'entry' : 'entries'}, newest first.
+          </p>
+          <LogTable label="Activity" logs={page.logs} zone={zone} names={names} />
+          <Pager
+            label="Pages of the activity"
+            offset={offset}
+            size={PAGE}
+            total={page.total}
+            onOffset={setOffset}
+          />
+        </>
+      )}
+    </main>
+  );
+}

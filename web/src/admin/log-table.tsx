@@ -1,0 +1,121 @@
+import { duration } from '../format';
+import { type ActivityLog, asLiveLog, memberName } from './activity-api';
+import { type Cell, toCsv } from './csv';
+import { logText } from './feed';
+import { wall } from './zoned';
+
+/** "2026-03-10 21:05" in the space's zone. */
+export const local = (iso: string, zone: string) => {
+  const w = wall(iso, zone);
+  return `${w.date} ${w.time}`;
+};
+
+/** How long a session ran (or runs); doors and refusals have none worth showing. */
+function runTime(log: ActivityLog, now: number): number | null {
+  if (log.type !== 'allowed') return null;
+  const end = log.stoppedAt ? Date.parse(log.stoppedAt) : now;
+  return Math.max(0, (end - Date.parse(log.createdAt)) / 1000);
+}
+
+/**
+ * Logs as a table, newest first: start and end in the space's zone, how long, the resource, the
+ * member, and what happened in words (the dashboard feed's words).
+ */
+export function LogTable(props: {
+  label: string;
+  logs: ActivityLog[];
+  zone: string;
+  names: Map<number, string>;
+  /** The resource's own log page leaves its column out. */
+  showResource?: boolean;
+}) {
+  const now = Date.now();
+  const showResource = props.showResource ?? true;
+  return (
+    <table class="list log-table" aria-label={props.label}>
+      <thead>
+        <tr>
+          <th scope="col">Start</th>
+          <th scope="col">End</th>
+          <th scope="col">Duration</th>
+          {showResource && <th scope="col">Resource</th>}
+          <th scope="col">Member</th>
+          <th scope="col">What</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.logs.map((log) => {
+          const seconds = runTime(log, now);
+          return (
+            <tr key={log.id} class={log.type === 'denied' ? 'bad' : ''}>
+              <td data-label="Start">
+                <time dateTime={log.createdAt}>{local(log.createdAt, props.zone)}</time>
+              </td>
+              <td data-label="End">
+                {log.stoppedAt ? (
+                  <time dateTime={log.stoppedAt}>{local(log.stoppedAt, props.zone)}</time>
+                ) : log.type === 'allowed' ? (
+                  'running'
+                ) : (
+                  ''
+                )}
+              </td>
+              <td data-label="Duration">{seconds === null ? '' : duration(seconds)}</td>
+              {showResource && (
+                <td data-label="Resource">{props.names.get(log.resource) ?? `Resource ${log.resource}`}</td>
+              )}
+              <td data-label="Member">{memberName(log)}</td>
+              <td data-label="What">
+                {logText(asLiveLog(log))}
+                {log.offline ? ' (offline decision, reported late)' : ''}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+const csvHead = [
+  'id',
+  'start',
+  'end',
+  'startLocal',
+  'endLocal',
+  'durationSeconds',
+  'resource',
+  'resourceName',
+  'member',
+  'memberName',
+  'type',
+  'reason',
+  'offline',
+];
+
+/** The logs as CSV: UTC and the space's local times, so a spreadsheet can sort either. */
+export function logsCsv(logs: ActivityLog[], zone: string, names: Map<number, string>): string {
+  const now = Date.now();
+  return toCsv(
+    csvHead,
+    logs.map((log): Cell[] => {
+      const seconds = runTime(log, now);
+      const member = log.member && typeof log.member === 'object' ? log.member.id : log.member;
+      return [
+        log.id,
+        log.createdAt,
+        log.stoppedAt,
+        local(log.createdAt, zone),
+        log.stoppedAt ? local(log.stoppedAt, zone) : '',
+        seconds === null || !log.stoppedAt ? null : Math.round(seconds),
+        log.resource,
+        names.get(log.resource) ?? '',
+        member,
+        memberName(log),
+        log.type,
+        log.reason,
+        log.offline ? 'yes' : '',
+      ];
+    }),
+  );
+}
