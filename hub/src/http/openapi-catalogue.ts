@@ -83,9 +83,11 @@ const members: Record<string, CatalogueEntry> = {
   'PUT /members/:memberId/privileges': {
     summary: 'Set a member’s privileges',
     description:
-      'Admins make members admins or plain members; only owners grant or take away `owner`. An account keeps at least one owner.',
+      'Admins make members admins or plain members; only owners grant or take away `owner`. Nobody changes their own privileges (another admin or owner must), and an account keeps at least one owner. Setting the privileges a member already has changes nothing.',
     admins: true,
-    errors: { 422: 'The last owner of the account tried to give up owner privileges (`data.lastOwner`).' },
+    errors: {
+      422: 'The change would leave the account without an owner (`data.lastOwner`), or the caller tried to change their own privileges (`data.ownPrivileges`).',
+    },
     body: { privileges: 'admin' },
   },
   'GET /user/me': {
