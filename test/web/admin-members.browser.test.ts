@@ -162,6 +162,9 @@ describe.runIf(browserTestsEnabled())('admin members and billing actions in Chro
       .toBe("You are the account's last owner: make another member owner first");
     await expect.poll(() => mine.getByLabel('Privileges').inputValue()).toBe('owner');
     expect((await hub.api('GET', `/members/${owner.id}/privileges`)).body).toEqual({ privileges: 'owner' });
+    // Every member in the list beside the owner's page with the refusal.
+    await page.getByLabel('Search by name, e-mail, member number or card id').fill('');
+    await expect.poll(() => page.getByRole('table', { name: 'Members' }).getByRole('row').count()).toBe(4);
     await saveScreenshot(page, 'admin-members');
   });
 

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, MemberKeyRecord, MemberRecord } from '../api';
 import { Field } from '../field';
-import { memberName } from './admin-api';
-import { Alert } from './billing-actions';
+import { adminApi, memberName } from './admin-api';
+import { reasonWords } from './feed';
+import { Alert, useSpaceZone, zonedText } from './billing-actions';
 import { Choice } from './choice';
 import { memberFieldGroups } from './member-fields';
 import { type MemberChange, membersApi, type Privileges } from './members-api';
@@ -235,6 +236,46 @@ export function MemberChanges({ member }: { member: MemberRecord }) {
           Schedule change
         </button>
       </form>
+    </section>
+  );
+}
+
+type Log = Awaited<ReturnType<typeof adminApi.memberLogs>>[number];
+
+/** One line of a member's activity: where, what, and why when refused. */
+function activityText(log: Log, resource: string): string {
+  if (log.type === 'allowed') return `${resource}: used${log.stoppedAt ? '' : ', still on'}`;
+  if (log.type === 'denied') return `${resource}: refused, ${reasonWords(log.reason)}`;
+  return `${resource}: ${log.type.replace(/([A-Z])/g, ' $1').toLowerCase()}`;
+}
+
+/** The member's last ten resource log entries, newest first, with the resource's name. */
+export function MemberActivity({ member }: { member: MemberRecord }) {
+  const zone = useSpaceZone();
+  const [logs, setLogs] = useState<Log[] | null>(null);
+  const [names, setNames] = useState<Map<number, string>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    Promise.all([adminApi.memberLogs(member.id), adminApi.resources()])
+      .then(([l, resources]) => {
+        setNames(new Map(resources.map((r) => [r.id, r.name])));
+        setLogs(l);
+      })
+      .catch((e) => setError(errorText(e)));
+  }, [member.id]);
+  return (
+    <section aria-label={`Recent activity of ${memberName(member)}`}>
+      <h3>Recent activity</h3>
+      <ul class="rows">
+        {logs?.length === 0 && <li class="muted">None yet.</li>}
+        {logs?.map((l) => (
+          <li key={l.id}>
+            {zonedText(l.createdAt, zone)}:{' '}
+            {activityText(l, names.get(l.resource) ?? `Resource ${l.resource}`)}
+          </li>
+        ))}
+      </ul>
+      <Alert text={error} />
     </section>
   );
 }

@@ -1,12 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
-import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
 import { billingApi } from './billing-api';
 import { Choice } from './choice';
-import { logText } from './feed';
 import { type FieldSpec, type Kind, memberFieldGroups } from './member-fields';
-import { MemberChanges, MemberKeyCard, MemberPrivileges } from './member-access';
+import { MemberActivity, MemberChanges, MemberKeyCard, MemberPrivileges } from './member-access';
 import { MemberBilling } from './member-billing';
 import './members.css';
 import { Pager } from './pager';
@@ -278,15 +276,10 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
   const [details, setDetails] = useState<{
     packages: Awaited<ReturnType<typeof adminApi.memberPackages>>;
     trainings: Awaited<ReturnType<typeof adminApi.memberTrainings>>;
-    logs: Awaited<ReturnType<typeof adminApi.memberLogs>>;
   } | null>(null);
   useEffect(() => {
-    Promise.all([
-      adminApi.memberPackages(member.id),
-      adminApi.memberTrainings(member.id),
-      adminApi.memberLogs(member.id),
-    ])
-      .then(([packages, trainings, logs]) => setDetails({ packages, trainings, logs }))
+    Promise.all([adminApi.memberPackages(member.id), adminApi.memberTrainings(member.id)])
+      .then(([packages, trainings]) => setDetails({ packages, trainings }))
       .catch(() => setDetails(null));
   }, [member.id]);
 
@@ -351,15 +344,7 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
               </li>
             ))}
           </ul>
-          <h3>Recent activity</h3>
-          <ul class="rows">
-            {details.logs.length === 0 && <li class="muted">None.</li>}
-            {details.logs.map((l) => (
-              <li key={l.id}>
-                {dateTime(l.createdAt)}: {logText({ ...l, member: null, offline: false, card: null } as any)}
-              </li>
-            ))}
-          </ul>
+          <MemberActivity member={member} />
         </>
       )}
       <MemberKeyCard member={member} />
