@@ -255,6 +255,19 @@ describe.runIf(browserTestsEnabled())('admin members and billing actions in Chro
     await expect.poll(() => page.getByTestId('payments-totals').textContent()).toMatch(/^1 payment: 15\.50 /);
     await saveScreenshot(page, 'admin-billing');
 
+    // Bo's invoice cancelled: its charge is open again, on no invoice.
+    const boInvoice = (await hub.api('GET', `/invoices?member=${ids.bo}`)).body[0];
+    await invoices.getByRole('button', { name: `Open invoice ${boInvoice.number}` }).click();
+    const boView = page.getByRole('region', { name: `Invoice ${boInvoice.number}` });
+    page.once('dialog', (d) => void d.accept());
+    await boView.getByRole('button', { name: `Cancel invoice ${boInvoice.number}` }).click();
+    await expect.poll(() => boView.getByTestId('invoice-state').textContent()).toBe('cancelled');
+    await expect
+      .poll(() => boView.getByRole('table', { name: `Lines of Invoice ${boInvoice.number}` }).textContent())
+      .toContain('No lines: a cancelled invoice gives its charges back.');
+    await expect.poll(() => balances.textContent()).toContain('Bo Plain-30.000.0030.00');
+    expect((await hub.api('GET', `/charges?member=${ids.bo}`)).body).toMatchObject([{ invoice: null }]);
+
     // The member's page shows the same: the invoice paid, the payment, the balance settled.
     await openMember(page, 'Lovelace', 'Ada Lovelace');
     await expect.poll(() => page.getByTestId('member-balance').textContent()).toBe('Balance 0.00 (settled)');
