@@ -852,12 +852,12 @@ const billing: Record<string, CatalogueEntry> = {
   'POST /payments': {
     summary: 'Record a payment',
     description:
-      'Money received from a member, settling the listed invoices. A pending payment settles invoices when it is completed.',
+      'Money received from a member (`method`: cash, transfer, card, other; default manual), settling the listed invoices, or else their oldest open ones. A pending payment settles invoices when it is completed.',
     admins: true,
     errors: {
       422: 'The member does not exist, an invoice is not theirs or is cancelled, or a pending payment lists invoices.',
     },
-    body: { member: 42, date: '2026-11-23', total: '45.00', invoices: [118] },
+    body: { member: 42, date: '2026-11-23', total: '45.00', method: 'cash', invoices: [118] },
   },
   'GET /payments': {
     summary: 'List payments',
