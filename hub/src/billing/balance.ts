@@ -1,4 +1,5 @@
 import type { Db } from '../db/crud.js';
+import { balanceAmounts, memberNames } from './billing.repository.js';
 import { type Amount, formatMoney, parseMoney, sum } from './money.js';
 
 /**
@@ -81,5 +82,56 @@ export async function memberBalanceItems(db: Db, memberId: number) {
     sumCharges: total(charges.filter((c) => c.booking === null).map((c) => c.price)),
     sumUnpaidBookings: total(charges.filter((c) => c.booking !== null).map((c) => c.price)),
     items,
+  };
+}
+
+/**
+ * The members of an account whose balance is not zero (GET /balances), most owed first: their
+ * balance as memberBalance computes it, what is open on their unpaid invoices and what is not
+ * invoiced yet. A page of `limit` from `offset`, and the total count.
+ */
+export async function openBalances(db: Db, accountId: number, page: { limit: number; offset: number }) {
+  const { payments, charges, invoices } = await balanceAmounts(db, accountId);
+  const of = new Map<number, { balance: Amount; unpaid: Amount; uninvoiced: Amount }>();
+  const entry = (member: number) => {
+    let e = of.get(member);
+    if (!e) {
+      e = { balance: 0n, unpaid: 0n, uninvoiced: 0n };
+      of.set(member, e);
+    }
+    return e;
+  };
+  for (const p of payments) entry(p.member).balance += parseMoney(p.total);
+  for (const c of charges) {
+    const e = entry(c.member);
+    e.balance -= parseMoney(c.price);
+    if (c.invoice === null) e.uninvoiced += parseMoney(c.price);
+  }
+  for (const i of invoices) entry(i.member).unpaid += parseMoney(i.total) - parseMoney(i.paid);
+  const open = [...of.entries()]
+    .filter(([, e]) => e.balance !== 0n)
+    .sort(([a, x], [b, y]) => (x.balance < y.balance ? -1 : x.balance > y.balance ? 1 : a - b));
+  const shown = open.slice(page.offset, page.offset + page.limit);
+  const names = new Map(
+    (
+      await memberNames(
+        db,
+        shown.map(([id]) => id),
+      )
+    ).map((m) => [m.id, m]),
+  );
+  return {
+    total: open.length,
+    balances: shown.map(([member, e]) => {
+      const who = names.get(member);
+      return {
+        member,
+        memberName: who ? `${who.firstName} ${who.lastName}`.trim() : `Member ${member}`,
+        memberNumber: who?.memberNumber ?? null,
+        balance: formatMoney(e.balance),
+        unpaidInvoices: formatMoney(e.unpaid),
+        uninvoicedCharges: formatMoney(e.uninvoiced),
+      };
+    }),
   };
 }

@@ -18,6 +18,7 @@ import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from './money.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { uninvoicedCharges } from './billing.repository.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
@@ -127,44 +128,33 @@ export interface InvoiceInput {
 }
 
 /**
- * Invoices a member's uninvoiced charges. Must run inside a transaction: the space's billing
- * settings row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite has one writer), so
- * concurrent invoice runs take numbers one after the other, gapless and unique, and never take
- * the same charge twice. No charges -> 422 and no number is used.
+ * What an invoice of a member's uninvoiced charges would be, computed without writing: the
+ * invoice run's preview shows exactly this, and createInvoice writes exactly this. No charges ->
+ * 422. `forUpdate` locks the space's billing settings row (invoice numbers are taken under it).
  */
-export async function createInvoice(
-  trx: Db,
+export async function draftInvoice(
+  db: Db,
   accountId: number,
   input: InvoiceInput,
   at: Date,
-  updatedBy: number | null,
-): Promise<InvoiceRow> {
-  const member = await referencedRow(trx, 'members', {
+  options: { forUpdate: boolean },
+) {
+  const member = await referencedRow(db, 'members', {
     id: input.member,
     account: accountId,
     field: 'member',
     noun: 'Member',
   });
-  const settings = await billingSettingsFor(trx, member.space, { forUpdate: true, at: at.toISOString() });
-  const charges = await trx
-    .selectFrom('charges')
-    .selectAll()
-    .where('member', '=', member.id)
-    .where('invoice', 'is', null)
-    .orderBy('dateTime')
-    .orderBy('id')
-    .execute();
+  const settings = await billingSettingsFor(db, member.space, {
+    forUpdate: options.forUpdate,
+    at: at.toISOString(),
+  });
+  const charges = await uninvoicedCharges(db, member.id);
   if (charges.length === 0) {
     throw unprocessable('This member has no charges that are not on an invoice yet', { noCharges: true });
   }
   const total = sum(charges.map((c) => parseMoney(c.price)));
-  const number = `${settings.invoiceNumberPrefix ?? ''}${settings.nextInvoiceNumber}`;
-  await trx
-    .updateTable('space_billing_settings' as any)
-    .set({ nextInvoiceNumber: sql`"nextInvoiceNumber" + 1` } as any)
-    .where('id', '=', settings.id)
-    .execute();
-  const date = input.date ?? localTime(at, await spaceTimezone(trx, member.space)).date;
+  const date = input.date ?? localTime(at, await spaceTimezone(db, member.space)).date;
   const dueDate =
     input.dueDate !== undefined
       ? input.dueDate
@@ -186,6 +176,46 @@ export async function createInvoice(
         [member.zip, member.city].filter(Boolean).join(' '),
         member.countryCode,
       ];
+  return {
+    member,
+    settings,
+    charges,
+    total,
+    date,
+    dueDate,
+    currency: settings.currency ?? 'EUR',
+    recipientName: name || null,
+    recipientCompany: (billing ? member.billingCompany : member.company) ?? null,
+    recipientAddress: addressLines.filter((l) => l).join('\n') || null,
+    header: input.header !== undefined ? input.header : settings.invoiceHeader,
+    footer: input.footer !== undefined ? input.footer : settings.invoiceFooter,
+    text: input.text ?? member.billingInvoiceText ?? null,
+    notes: input.notes ?? null,
+  };
+}
+
+/**
+ * Invoices a member's uninvoiced charges (their draftInvoice). Must run inside a transaction: the
+ * space's billing settings row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite has
+ * one writer), so concurrent invoice runs take numbers one after the other, gapless and unique,
+ * and never take the same charge twice. No charges -> 422 and no number is used.
+ */
+export async function createInvoice(
+  trx: Db,
+  accountId: number,
+  input: InvoiceInput,
+  at: Date,
+  updatedBy: number | null,
+): Promise<InvoiceRow> {
+  const { member, settings, charges, total, ...draft } = await draftInvoice(trx, accountId, input, at, {
+    forUpdate: true,
+  });
+  const number = `${settings.invoiceNumberPrefix ?? ''}${settings.nextInvoiceNumber}`;
+  await trx
+    .updateTable('space_billing_settings' as any)
+    .set({ nextInvoiceNumber: sql`"nextInvoiceNumber" + 1` } as any)
+    .where('id', '=', settings.id)
+    .execute();
   const stamp = at.toISOString();
   const invoice = await trx
     .insertInto('invoices')
@@ -193,21 +223,12 @@ export async function createInvoice(
       account: member.account,
       space: member.space,
       member: member.id,
-      date,
-      dueDate,
       number,
       state: total <= 0n ? 'paid' : 'unpaid',
-      currency: settings.currency ?? 'EUR',
       total: formatMoney(total),
       paid: '0.00',
       cancelledInvoice: null,
-      recipientName: name || null,
-      recipientCompany: (billing ? member.billingCompany : member.company) ?? null,
-      recipientAddress: addressLines.filter((l) => l).join('\n') || null,
-      header: input.header !== undefined ? input.header : settings.invoiceHeader,
-      footer: input.footer !== undefined ? input.footer : settings.invoiceFooter,
-      text: input.text ?? member.billingInvoiceText ?? null,
-      notes: input.notes ?? null,
+      ...draft,
       createdAt: stamp,
       updatedAt: stamp,
       updatedBy,

@@ -8,7 +8,10 @@ import type { JobsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
 import { HttpError, unprocessable } from '../errors.js';
-import { createInvoice } from './invoices.js';
+import { membersWithUninvoicedCharges, memberNames } from './billing.repository.js';
+import { createInvoice, draftInvoice } from './invoices.js';
+import { formatMoney, parseMoney, sum } from './money.js';
+import { chargeRecord } from './charges.js';
 import { billAccountPackages } from './package-billing.js';
 
 export type JobRow = Selectable<JobsTable>;
@@ -39,6 +42,47 @@ export async function checkJobMember(db: Db, accountId: number, type: string, me
   if (type !== 'invoiceRun')
     throw unprocessable('member applies to invoiceRun only', { member: 'unexpected' });
   await referencedRow(db, 'members', { id: member, account: accountId, field: 'member', noun: 'Member' });
+}
+
+/** The member an invoice run is limited to, if any (its `member` param). */
+const runMember = (params: Record<string, unknown>) =>
+  typeof params.member === 'number' ? params.member : undefined;
+
+/**
+ * What `POST /jobs {type: invoiceRun}` would invoice now, written nowhere: the same members the
+ * run picks and, per member, the invoice createInvoice would make (draftInvoice, the code it
+ * runs), with its lines. A member the run would skip is listed with the reason.
+ */
+export async function previewInvoiceRun(db: Db, accountId: number, member: number | undefined, at: Date) {
+  const members = await membersWithUninvoicedCharges(db, accountId, member);
+  const names = new Map((await memberNames(db, members)).map((m) => [m.id, m]));
+  const invoices = [];
+  const skipped: { member: number; reason: string }[] = [];
+  for (const id of members) {
+    try {
+      const draft = await draftInvoice(db, accountId, { member: id }, at, { forUpdate: false });
+      const who = names.get(id);
+      invoices.push({
+        member: id,
+        memberName: who ? `${who.firstName} ${who.lastName}`.trim() : `Member ${id}`,
+        memberNumber: who?.memberNumber ?? null,
+        date: draft.date,
+        dueDate: draft.dueDate,
+        currency: draft.currency,
+        total: formatMoney(draft.total),
+        charges: draft.charges.map(chargeRecord),
+      });
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      skipped.push({ member: id, reason: err.message });
+    }
+  }
+  return {
+    memberCount: invoices.length,
+    total: formatMoney(sum(invoices.map((i) => parseMoney(i.total)))),
+    invoices,
+    skipped,
+  };
 }
 
 export async function enqueueJob(
@@ -261,14 +305,7 @@ export class JobRunner {
   /** Invoices every member of the account with uninvoiced charges (or the one named). */
   private async invoiceRun(accountId: number, params: Record<string, unknown>, progress: Progress) {
     const { db, clock } = this.deps;
-    let query = db
-      .selectFrom('charges')
-      .select('member')
-      .distinct()
-      .where('account', '=', accountId)
-      .where('invoice', 'is', null);
-    if (typeof params.member === 'number') query = query.where('member', '=', params.member);
-    const members = (await query.orderBy('member').execute()).map((r) => r.member);
+    const members = await membersWithUninvoicedCharges(db, accountId, runMember(params));
     const invoices: number[] = [];
     const skipped: { member: number; reason: string }[] = [];
     for (const [i, member] of members.entries()) {

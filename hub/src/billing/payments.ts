@@ -72,6 +72,7 @@ export async function createPayment(
       date,
       total: formatMoney(parseMoney(body.total)),
       state: body.state ?? 'completed',
+      method: body.method ?? 'manual',
       notes: body.notes ?? null,
     },
     { at: at.toISOString(), by: caller.memberId },

@@ -83,9 +83,11 @@ const members: Record<string, CatalogueEntry> = {
   'PUT /members/:memberId/privileges': {
     summary: 'Set a member’s privileges',
     description:
-      'Admins make members admins or plain members; only owners grant or take away `owner`. An account keeps at least one owner.',
+      'Admins make members admins or plain members; only owners grant or take away `owner`. Nobody changes their own privileges (another admin or owner must), and an account keeps at least one owner. Setting the privileges a member already has changes nothing.',
     admins: true,
-    errors: { 422: 'The last owner of the account tried to give up owner privileges (`data.lastOwner`).' },
+    errors: {
+      422: 'The change would leave the account without an owner (`data.lastOwner`), or the caller tried to change their own privileges (`data.ownPrivileges`).',
+    },
     body: { privileges: 'admin' },
   },
   'GET /user/me': {
@@ -851,12 +853,12 @@ const billing: Record<string, CatalogueEntry> = {
   'POST /payments': {
     summary: 'Record a payment',
     description:
-      'Money received from a member, settling the listed invoices. A pending payment settles invoices when it is completed.',
+      'Money received from a member (`method`: cash, transfer, card, other; default manual), settling the listed invoices, or else their oldest open ones. A pending payment settles invoices when it is completed.',
     admins: true,
     errors: {
       422: 'The member does not exist, an invoice is not theirs or is cancelled, or a pending payment lists invoices.',
     },
-    body: { member: 42, date: '2026-11-23', total: '45.00', invoices: [118] },
+    body: { member: 42, date: '2026-11-23', total: '45.00', method: 'cash', invoices: [118] },
   },
   'GET /payments': {
     summary: 'List payments',

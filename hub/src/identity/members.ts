@@ -9,6 +9,7 @@ import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import { ofCallersAccount } from './records.js';
+import { countOwners, writePrivileges } from './members.repository.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 import { updateRow } from '../db/collection-rows.js';
@@ -270,25 +271,29 @@ export function refuseMemberDelete(caller: Caller, row: MemberRow): void {
 }
 
 /**
- * Sets a member's privileges. Only owners grant or take away owner privileges, and an account
- * keeps at least one owner.
+ * Sets a member's privileges. Only owners grant or take away owner privileges; nobody changes
+ * their own (another admin or owner must, so an admin cannot lock themself out by a slip); and
+ * an account keeps at least one owner. Each refusal says why, with a flag in `data`.
  */
 export async function setPrivileges(db: Db, caller: Caller, row: MemberRow, wanted: string): Promise<void> {
+  if (wanted === row.privileges) return;
   const isOwner = caller.privileges === 'owner' || caller.superuser;
   if ((wanted === 'owner' || row.privileges === 'owner') && !isOwner) {
     throw forbidden('Only owners may grant or take away owner privileges');
   }
-  if (row.id === caller.memberId && row.privileges === 'owner' && wanted !== 'owner') {
-    const owners = await db
-      .selectFrom('members')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account', '=', row.account)
-      .where('privileges', '=', 'owner')
-      .executeTakeFirstOrThrow();
-    if (Number(owners.n) <= 1)
-      throw unprocessable('An account needs at least one owner', { lastOwner: true });
+  // The last owner first: for the last owner changing their own, it is the reason that helps.
+  if (row.privileges === 'owner' && (await countOwners(db, row.account)) <= 1) {
+    const who = row.id === caller.memberId ? 'You are' : `${`${row.firstName} ${row.lastName}`.trim()} is`;
+    throw unprocessable(`${who} the account's last owner: make another member owner first`, {
+      lastOwner: true,
+    });
   }
-  await db.updateTable('members').set({ privileges: wanted }).where('id', '=', row.id).execute();
+  if (row.id === caller.memberId) {
+    throw unprocessable('You cannot change your own privileges: another owner or admin must', {
+      ownPrivileges: true,
+    });
+  }
+  await writePrivileges(db, row.id, wanted);
 }
 
 /** member_created/updated/deleted `{member}`, in the change's transaction. */

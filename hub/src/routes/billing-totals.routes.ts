@@ -1,6 +1,13 @@
-import { ChargeTotals, InvoiceTotals, PaymentTotals } from '@makerspace/shared';
+import {
+  ChargeTotals,
+  InvoiceTotals,
+  OpenBalance,
+  OpenBalancesQuery,
+  PaymentTotals,
+} from '@makerspace/shared';
+import { z } from 'zod';
+import { openBalances } from '../billing/balance.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import {
   ChargeFilters,
   chargeTotals,
@@ -10,7 +17,8 @@ import {
   paymentTotals,
 } from '../billing/list-filters.js';
 import type { Db } from '../db/crud.js';
-import { callerOf } from '../http/auth.js';
+import { callerOf, requireAdmin } from '../http/auth.js';
+import { sendPage } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
 
@@ -71,5 +79,25 @@ export function billingTotalsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         async (request) => t.totals(ctx.db, callerOf(request), request.query),
       );
     }
+
+    app.get(
+      '/balances',
+      {
+        schema: {
+          tags: ['members'],
+          summary: 'Open balances: the members whose balance is not zero (admins)',
+          description:
+            'Each member of the caller’s account whose balance (completed payments minus every charge, as `GET /members/{memberId}/balance-items` gives it) is not zero, most owed first, with what is open on their unpaid invoices and their charges on no invoice yet. A page at a time (`limit`, `offset`; `X-Total-Count`). Admins and owners.',
+          querystring: OpenBalancesQuery,
+          response: { 200: z.array(OpenBalance) },
+        },
+      },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const { limit, offset } = request.query;
+        const { total, balances } = await openBalances(ctx.db, caller.accountId, { limit, offset });
+        return sendPage(request, reply, { limit, offset, total }, balances, ctx.publicUrl);
+      },
+    );
   };
 }

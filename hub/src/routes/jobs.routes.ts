@@ -1,6 +1,13 @@
-import { JobCreate, JobRecord, JobState, JobType } from '@makerspace/shared';
+import {
+  InvoiceRunPreview,
+  InvoiceRunPreviewQuery,
+  JobCreate,
+  JobRecord,
+  JobState,
+  JobType,
+} from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { checkJobMember, enqueueJob, jobRecord, visibleJobs } from '../billing/jobs.js';
+import { checkJobMember, enqueueJob, jobRecord, previewInvoiceRun, visibleJobs } from '../billing/jobs.js';
 import { requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
@@ -26,6 +33,25 @@ export const jobs = collection({
  */
 export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, jobs, async (app) => {
+    app.get(
+      '/jobs/invoice-run-preview',
+      {
+        schema: {
+          tags: ['jobs'],
+          summary: 'Preview an invoice run (what POST /jobs {type: invoiceRun} would invoice now)',
+          description:
+            'A dry run that writes nothing: the members the run would invoice now (every member with charges on no invoice yet, or only `member`), and per member the invoice it would make (date, due date, total) with its lines, computed by the same code as the run. Members the run would skip are listed with the reason. Invoice numbers are taken when the run makes the invoices. Admins and owners.',
+          querystring: InvoiceRunPreviewQuery,
+          response: { 200: InvoiceRunPreview },
+        },
+      },
+      async (request) => {
+        const caller = requireAdmin(request);
+        await checkJobMember(ctx.db, caller.accountId, 'invoiceRun', request.query.member);
+        return previewInvoiceRun(ctx.db, caller.accountId, request.query.member, ctx.clock.now());
+      },
+    );
+
     app.post(
       '/jobs',
       {

@@ -248,8 +248,12 @@ export const InvoiceDetails = z.object({
 // ---- payments -------------------------------------------------------------------------------
 
 export const PaymentState = z.enum(['completed', 'pending']);
+export const PaymentMethodName = z
+  .enum(['manual', 'cash', 'transfer', 'card', 'other'])
+  .describe('How the money came: cash, bank transfer, card, other (default manual)');
 export const PaymentCreate = z.strictObject({
   member: Id,
+  method: PaymentMethodName.optional(),
   date: DateString.optional(),
   total: PaymentAmount,
   invoices: z
@@ -262,6 +266,7 @@ export const PaymentCreate = z.strictObject({
 });
 export const PaymentUpdate = z.object({
   date: DateString.optional(),
+  method: PaymentMethodName.optional(),
   total: PaymentAmount.optional(),
   invoices: z.array(Id).max(100).optional(),
   state: PaymentState.optional(),
@@ -319,6 +324,43 @@ export const JobRecord = z.object({
   finishedAt: z.string().nullable(),
   ...Stamps,
 });
+/** GET /jobs/invoice-run-preview: `member` limits the preview as it limits the run. */
+export const InvoiceRunPreviewQuery = z.object({
+  member: Id.optional().describe('Only this member (as `POST /jobs {type: invoiceRun, member}`)'),
+});
+export const InvoiceRunPreview = z.object({
+  memberCount: z.number().int().describe('How many members the run would invoice'),
+  total: z.string().describe('The sum of the invoices it would make'),
+  invoices: z.array(
+    z.object({
+      member: Id,
+      memberName: z.string(),
+      memberNumber: z.string().nullable(),
+      date: z.string(),
+      dueDate: z.string().nullable(),
+      currency: z.string(),
+      total: z.string(),
+      charges: z.array(ChargeRecord).describe('The lines: the charges the invoice would take'),
+    }),
+  ),
+  skipped: z.array(z.object({ member: Id, reason: z.string() })),
+});
+export type InvoiceRunPreview = z.infer<typeof InvoiceRunPreview>;
+
+/** GET /balances: members whose balance is not zero. */
+export const OpenBalancesQuery = z.object({
+  limit: z.number().int().min(1).max(1000).default(50),
+  offset: z.number().int().min(0).default(0),
+});
+export const OpenBalance = z.object({
+  member: Id,
+  memberName: z.string(),
+  memberNumber: z.string().nullable(),
+  balance: z.string().describe('Completed payments minus every charge: negative when the member owes money'),
+  unpaidInvoices: z.string().describe('What is still open on their unpaid invoices'),
+  uninvoicedCharges: z.string().describe('Their charges on no invoice yet'),
+});
+export type OpenBalance = z.infer<typeof OpenBalance>;
 export type MemberPackageRecord = z.infer<typeof MemberPackageRecord>;
 export type InvoiceRecord = z.infer<typeof InvoiceRecord>;
 export type PaymentRecord = z.infer<typeof PaymentRecord>;

@@ -54,11 +54,6 @@ export const adminApi = {
         stoppedAt: string | null;
       }[]
     >('GET', `/resource-logs?member=${id}&limit=10&order=desc`),
-  memberCharges: (id: number) =>
-    call<{ id: number; dateTime: string; description: string; price: string }[]>(
-      'GET',
-      `/charges?member=${id}&limit=10&order=desc`,
-    ),
   members: (q: string) =>
     call<MemberRecord[]>('GET', `/members?limit=50${q ? `&q=${encodeURIComponent(q)}` : ''}`),
   remoteSwitchOn: (r: ResourceRecord) =>

@@ -12,7 +12,9 @@ import {
   MemberNames,
   type PaymentRecord,
 } from './billing-api';
+import { ChargeActions, ChargeForm, InvoiceView } from './billing-actions';
 import './billing.css';
+import { InvoiceRun, OpenBalances } from './invoice-run';
 import { type Cell, download, toCsv } from './csv';
 import { Pager } from './pager';
 
@@ -31,6 +33,15 @@ interface ListSpec<L extends BillingList> {
   totals: (t: BillingTotals[L]) => string;
   csvHead: string[];
   csv: (r: BillingRecords[L], names: Names) => Cell[];
+  /** The row's buttons (the last column, named by the record). */
+  actions?: (r: BillingRecords[L], act: RowActions) => preact.ComponentChildren;
+}
+
+/** What a row's buttons do: open a form or an invoice below the list, or reload after a change. */
+interface RowActions {
+  editCharge: (c: ChargeRecord) => void;
+  openInvoice: (id: number) => void;
+  changed: () => void;
 }
 
 const money = (amount: string) => ({ amount });
@@ -68,6 +79,7 @@ const charges: ListSpec<'charges'> = {
     money(c.taxPercent),
     c.invoice,
   ],
+  actions: (c, act) => <ChargeActions charge={c} onEdit={act.editCharge} onChanged={act.changed} />,
 };
 
 const invoices: ListSpec<'invoices'> = {
@@ -100,6 +112,11 @@ const invoices: ListSpec<'invoices'> = {
     money(i.total),
     money(i.paid),
   ],
+  actions: (i, act) => (
+    <button type="button" class="link" onClick={() => act.openInvoice(i.id)}>
+      {`Open invoice ${i.number}`}
+    </button>
+  ),
 };
 
 const payments: ListSpec<'payments'> = {
@@ -169,6 +186,9 @@ export function BillingPage() {
     if (chosen) setChosenName(memberName(chosen));
   }, [chosen?.id]);
   const common = { member, from, until };
+  // Bumped after an invoice run or a change below: every list and total reads again.
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
   return (
     <main class="admin billing">
       <h1>Billing</h1>
@@ -219,9 +239,11 @@ export function BillingPage() {
         </div>
         <p class="hint">Charges count by their UTC day; invoices and payments by their date.</p>
       </section>
-      <BillingSection spec={charges} common={common} names={names} />
-      <BillingSection spec={invoices} common={common} names={names} />
-      <BillingSection spec={payments} common={common} names={names} />
+      <InvoiceRun onRan={changed} />
+      <BillingSection spec={charges} common={common} names={names} version={version} onChanged={changed} />
+      <BillingSection spec={invoices} common={common} names={names} version={version} onChanged={changed} />
+      <BillingSection spec={payments} common={common} names={names} version={version} onChanged={changed} />
+      <OpenBalances version={version} />
     </main>
   );
 }
@@ -230,11 +252,19 @@ function BillingSection<L extends BillingList>({
   spec,
   common,
   names,
+  version,
+  onChanged,
 }: {
   spec: ListSpec<L>;
   common: { member: string; from: string; until: string };
   names: MemberNames;
+  version: number;
+  onChanged: () => void;
 }) {
+  const [chargeForm, setChargeForm] = useState<ChargeRecord | 'new' | null>(null);
+  const [openInvoice, setOpenInvoice] = useState<number | null>(null);
+  const act: RowActions = { editCharge: setChargeForm, openInvoice: setOpenInvoice, changed: onChanged };
+  const head = spec.actions ? [...spec.head, 'Actions'] : spec.head;
   const [state, setState] = useState('');
   const [offset, setOffset] = useState(0);
   const [rows, setRows] = useState<{ records: BillingRecords[L][]; total: number; names: Names } | null>(
@@ -267,7 +297,7 @@ function BillingSection<L extends BillingList>({
       current = false;
       clearTimeout(t);
     };
-  }, [key, offset]);
+  }, [key, offset, version]);
 
   async function exportCsv() {
     setExporting(`Reading every ${spec.list.slice(0, -1)} that matches…`);
@@ -307,7 +337,24 @@ function BillingSection<L extends BillingList>({
         <button type="button" class="secondary" onClick={() => void exportCsv()}>
           {`Export ${lower} as CSV`}
         </button>
+        {spec.list === 'charges' && (
+          <button type="button" class="primary" onClick={() => setChargeForm('new')}>
+            Add a charge
+          </button>
+        )}
       </div>
+      {chargeForm && (
+        <ChargeForm
+          key={chargeForm === 'new' ? 'new' : chargeForm.id}
+          member={common.member ? Number(common.member) : null}
+          charge={chargeForm === 'new' ? null : chargeForm}
+          onCancel={() => setChargeForm(null)}
+          onDone={() => {
+            setChargeForm(null);
+            onChanged();
+          }}
+        />
+      )}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -320,7 +367,7 @@ function BillingSection<L extends BillingList>({
       <table class="list" aria-label={spec.title}>
         <thead>
           <tr>
-            {spec.head.map((h) => (
+            {head.map((h) => (
               <th key={h} scope="col" class={/Price|Total|Paid/.test(h) ? 'amount' : undefined}>
                 {h}
               </th>
@@ -330,7 +377,7 @@ function BillingSection<L extends BillingList>({
         <tbody>
           {rows?.records.length === 0 && (
             <tr>
-              <td colSpan={spec.head.length} class="muted">
+              <td colSpan={head.length} class="muted">
                 {`No ${lower} match these filters.`}
               </td>
             </tr>
@@ -346,10 +393,19 @@ function BillingSection<L extends BillingList>({
                   {c}
                 </td>
               ))}
+              {spec.actions && <td>{spec.actions(r, act)}</td>}
             </tr>
           ))}
         </tbody>
       </table>
+      {openInvoice !== null && (
+        <InvoiceView
+          key={openInvoice}
+          id={openInvoice}
+          onClose={() => setOpenInvoice(null)}
+          onChanged={onChanged}
+        />
+      )}
       <Pager
         label={`Pages of ${lower}`}
         offset={offset}

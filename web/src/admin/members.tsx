@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
-import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
-import { logText } from './feed';
+import { billingApi } from './billing-api';
+import { Choice } from './choice';
+import { type FieldSpec, type Kind, memberFieldGroups } from './member-fields';
+import { MemberActivity, MemberChanges, MemberKeyCard, MemberPrivileges } from './member-access';
+import { MemberBilling } from './member-billing';
+import './members.css';
 import { Pager } from './pager';
 
 const PAGE = 25;
@@ -26,6 +30,16 @@ export function MembersPage() {
     return () => clearTimeout(t);
   }, [q, offset]);
 
+  // A link to one member's page (e.g. from the open balances): /admin/members?member=12.
+  useEffect(() => {
+    const id = Number(new URLSearchParams(window.location.search).get('member'));
+    if (id > 0)
+      billingApi
+        .member(id)
+        .then(setSelected)
+        .catch((e: ApiError) => setError(e.message));
+  }, []);
+
   const saved = (m: MemberRecord) => {
     setSelected(m);
     setCreating(false);
@@ -40,7 +54,7 @@ export function MembersPage() {
           {error}
         </p>
       )}
-      <div class="admin-grid">
+      <div class={`admin-grid${selected || creating ? ' member-open' : ''}`}>
         <section aria-labelledby="list-h">
           <h2 id="list-h">{page ? `${page.total} ${page.total === 1 ? 'member' : 'members'}` : 'Members'}</h2>
           <div class="actions">
@@ -66,7 +80,7 @@ export function MembersPage() {
               New member
             </button>
           </div>
-          <table class="list">
+          <table class="list" aria-label="Members">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -108,71 +122,145 @@ export function MembersPage() {
   );
 }
 
-const fields = [
-  ['firstName', 'First name'],
-  ['lastName', 'Last name'],
-  ['emailAddress', 'E-mail address'],
-  ['memberNumber', 'Member number'],
-  ['phone', 'Phone'],
-] as const;
+const allFields = memberFieldGroups.flatMap(([, f]) => f);
 
-function MemberForm({
+/** A record's value as the form's text (or flag). */
+function formValue(member: MemberRecord | null, key: string, kind: Kind | undefined): string | boolean {
+  const v = (member as Record<string, unknown> | null)?.[key];
+  if (kind === 'check') return v === undefined ? key === 'allowLogin' : Boolean(v);
+  if (kind === 'state') return String(v ?? 'active');
+  if (kind === 'json') return v == null ? '' : JSON.stringify(v, null, 2);
+  return v == null ? '' : String(v);
+}
+
+/** The form's values as the API's body: empty text is null (an empty last name stays ''). */
+function bodyOf(values: Record<string, string | boolean>, creating: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [key, label, kind] of allFields) {
+    const v = values[key];
+    if (typeof v === 'boolean') {
+      body[key] = v;
+      continue;
+    }
+    const text = v.trim();
+    if (creating && text === '') continue;
+    if (kind === 'json') {
+      try {
+        body[key] = text === '' ? null : JSON.parse(text);
+      } catch {
+        throw new Error(`${label}: not valid JSON`);
+      }
+    } else if (key === 'firstName' || key === 'lastName') body[key] = text;
+    else body[key] = text === '' ? null : text;
+  }
+  return body;
+}
+
+export function MemberForm({
   member,
   onSaved,
 }: {
   member: MemberRecord | null;
   onSaved: (m: MemberRecord) => void;
 }) {
-  const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map(([k]) => [k, String((member as any)?.[k] ?? '')])),
+  const [values, setValues] = useState<Record<string, string | boolean>>(() =>
+    Object.fromEntries(allFields.map(([k, , kind]) => [k, formValue(member, k, kind)])),
   );
-  const [state, setState] = useState(member?.state ?? 'active');
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const set = (k: string, v: string | boolean) => {
+    setSaved(false);
+    setError(null);
+    setValues({ ...values, [k]: v });
+  };
   async function save(e: Event) {
     e.preventDefault();
     setError(null);
-    const body: Record<string, unknown> = {};
-    for (const [k] of fields) {
-      const v = values[k].trim();
-      if (member === null && v === '') continue;
-      body[k] = v === '' && k !== 'firstName' ? null : v;
-    }
     try {
-      const saved =
+      const body = bodyOf(values, member === null);
+      const result =
         member === null
           ? await adminApi.createMember(body)
-          : await adminApi.updateMember(member.id, { ...body, state, lockVersion: member.lockVersion });
-      onSaved(saved);
+          : await adminApi.updateMember(member.id, { ...body, lockVersion: member.lockVersion });
+      setSaved(true);
+      onSaved(result);
     } catch (err) {
-      setError((err as ApiError).message);
+      setError((err as Error).message);
     }
   }
-  return (
-    <form onSubmit={save} aria-label={member ? `Edit ${memberName(member)}` : 'New member'}>
-      <h2>{member ? `Edit ${memberName(member)}` : 'New member'}</h2>
-      {fields.map(([k, label]) => (
-        <label key={k}>
-          {label}
+  const input = ([k, label, kind]: FieldSpec) => {
+    const v = values[k];
+    if (kind === 'check')
+      return (
+        <label key={k} class="check">
           <input
-            value={values[k]}
-            type={k === 'emailAddress' ? 'email' : 'text'}
-            required={k === 'firstName'}
-            onInput={(e) => setValues({ ...values, [k]: (e.target as HTMLInputElement).value })}
+            type="checkbox"
+            checked={v === true}
+            onChange={(e) => set(k, (e.target as HTMLInputElement).checked)}
+          />
+          {label}
+        </label>
+      );
+    if (kind === 'gender' || kind === 'state') {
+      const options = kind === 'gender' ? ['', 'female', 'male', 'other'] : ['active', 'locked'];
+      return (
+        <Choice
+          key={k}
+          label={label}
+          value={String(v)}
+          options={options.map((o) => [o, o || 'not given'])}
+          onChange={(value) => set(k, value)}
+        />
+      );
+    }
+    if (kind === 'area' || kind === 'json')
+      return (
+        <label key={k} class="wide">
+          {label}
+          <textarea
+            rows={kind === 'json' ? 3 : 2}
+            class={kind === 'json' ? 'command' : undefined}
+            value={String(v)}
+            onInput={(e) => set(k, (e.target as HTMLTextAreaElement).value)}
           />
         </label>
+      );
+    return (
+      <label key={k}>
+        {label}
+        <input
+          value={String(v)}
+          type={kind ?? 'text'}
+          required={k === 'firstName'}
+          onInput={(e) => set(k, (e.target as HTMLInputElement).value)}
+        />
+      </label>
+    );
+  };
+  const title = member ? `Edit ${memberName(member)}` : 'New member';
+  return (
+    <form onSubmit={save} aria-label={title} class="member-form">
+      <h2>{title}</h2>
+      {memberFieldGroups.map(([legend, group]) => (
+        <fieldset key={legend} class="field-group">
+          <legend>{legend}</legend>
+          {group
+            .filter(([k]) => member !== null || k !== 'state')
+            .filter(
+              ([k]) =>
+                !k.startsWith('billing') || k === 'billingInvoiceText' || values.hasBillingAddress === true,
+            )
+            .map(input)}
+        </fieldset>
       ))}
-      {member && (
-        <label>
-          State
-          <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value as any)}>
-            <option value="active">active</option>
-            <option value="locked">locked</option>
-          </select>
-        </label>
-      )}
       {error && (
         <p role="alert" class="error">
           {error}
+        </p>
+      )}
+      {saved && member && (
+        <p class="notice" aria-live="polite">
+          {`Saved ${memberName(member)}.`}
         </p>
       )}
       <button type="submit" class="primary">
@@ -188,17 +276,10 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
   const [details, setDetails] = useState<{
     packages: Awaited<ReturnType<typeof adminApi.memberPackages>>;
     trainings: Awaited<ReturnType<typeof adminApi.memberTrainings>>;
-    logs: Awaited<ReturnType<typeof adminApi.memberLogs>>;
-    charges: Awaited<ReturnType<typeof adminApi.memberCharges>>;
   } | null>(null);
   useEffect(() => {
-    Promise.all([
-      adminApi.memberPackages(member.id),
-      adminApi.memberTrainings(member.id),
-      adminApi.memberLogs(member.id),
-      adminApi.memberCharges(member.id),
-    ])
-      .then(([packages, trainings, logs, charges]) => setDetails({ packages, trainings, logs, charges }))
+    Promise.all([adminApi.memberPackages(member.id), adminApi.memberTrainings(member.id)])
+      .then(([packages, trainings]) => setDetails({ packages, trainings }))
       .catch(() => setDetails(null));
   }, [member.id]);
 
@@ -220,6 +301,7 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
   return (
     <>
       <MemberForm member={member} onSaved={onSaved} />
+      <MemberPrivileges member={member} />
       <div class="actions">
         <button
           type="button"
@@ -262,26 +344,12 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
               </li>
             ))}
           </ul>
-          <h3>Recent activity</h3>
-          <ul class="rows">
-            {details.logs.length === 0 && <li class="muted">None.</li>}
-            {details.logs.map((l) => (
-              <li key={l.id}>
-                {dateTime(l.createdAt)}: {logText({ ...l, member: null, offline: false, card: null } as any)}
-              </li>
-            ))}
-          </ul>
-          <h3>Charges</h3>
-          <ul class="rows">
-            {details.charges.length === 0 && <li class="muted">None.</li>}
-            {details.charges.map((c) => (
-              <li key={c.id}>
-                {dateTime(c.dateTime)}: {c.description}, {c.price}
-              </li>
-            ))}
-          </ul>
+          <MemberActivity member={member} />
         </>
       )}
+      <MemberKeyCard member={member} />
+      <MemberChanges member={member} />
+      <MemberBilling member={member} />
     </>
   );
 }

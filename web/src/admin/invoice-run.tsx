@@ -1,0 +1,185 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ApiError, InvoiceRunPreview, OpenBalance } from '../api';
+import { Alert, useSpaceZone, zonedText } from './billing-actions';
+import { membersApi } from './members-api';
+import { Pager } from './pager';
+
+const errorText = (e: unknown) => (e as ApiError).message;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The invoice run: a preview first (GET /jobs/invoice-run-preview: how many members, which
+ * amounts, each invoice's lines), then the run itself (POST /jobs {type: invoiceRun}), followed
+ * until the job is done.
+ */
+export function InvoiceRun({ onRan }: { onRan: () => void }) {
+  const zone = useSpaceZone();
+  const [preview, setPreview] = useState<InvoiceRunPreview | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function look() {
+    setError(null);
+    setStatus(null);
+    try {
+      setPreview(await membersApi.previewInvoiceRun());
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }
+  async function run() {
+    if (!preview) return;
+    setBusy(true);
+    setError(null);
+    try {
+      let job = await membersApi.runInvoices();
+      setStatus('Invoicing…');
+      for (let i = 0; i < 120 && (job.state === 'queued' || job.state === 'running'); i++) {
+        await sleep(i < 10 ? 300 : 1000);
+        job = await membersApi.job(job.id);
+        if (job.state === 'running') setStatus(`Invoicing… ${job.progress} %`);
+      }
+      if (job.state === 'succeeded') {
+        const made = job.result?.invoices?.length ?? 0;
+        const skipped = job.result?.skipped ?? [];
+        setStatus(
+          `Made ${made} ${made === 1 ? 'invoice' : 'invoices'}.${skipped.length ? ` Skipped ${skipped.length}: ${skipped.map((s) => s.reason).join('; ')}` : ''}`,
+        );
+        setPreview(null);
+        onRan();
+      } else if (job.state === 'failed')
+        setError(`The invoice run failed: ${job.error ?? 'no reason given'}`);
+      else setStatus('The invoice run is still queued: the lists show its invoices once it ran.');
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const count = preview?.memberCount ?? 0;
+  return (
+    <section aria-labelledby="run-h" class="billing-list">
+      <div class="section-head">
+        <h2 id="run-h">Invoice run</h2>
+        <button type="button" class="secondary" onClick={() => void look()} disabled={busy}>
+          Preview invoice run
+        </button>
+      </div>
+      <p class="hint">
+        Invoices every member's charges that are on no invoice yet. Preview first: nothing is written until
+        you run it.
+      </p>
+      <Alert text={error} />
+      {status && (
+        <p role="status" class="notice">
+          {status}
+        </p>
+      )}
+      {preview && (
+        <div class="run-preview" data-testid="invoice-run-preview">
+          <p class="totals">
+            {count === 0
+              ? 'Nothing to invoice: no member has charges that are on no invoice yet.'
+              : `${count} ${count === 1 ? 'member' : 'members'} would be invoiced, ${preview.total} in all.`}
+          </p>
+          {preview.invoices.map((i) => (
+            <details key={i.member}>
+              <summary>
+                {i.memberName}
+                {i.memberNumber ? ` (${i.memberNumber})` : ''}: {i.total} {i.currency}, {i.charges.length}{' '}
+                {i.charges.length === 1 ? 'line' : 'lines'}
+              </summary>
+              <ul class="rows">
+                {i.charges.map((c) => (
+                  <li key={c.id}>
+                    {zonedText(c.dateTime, zone)}: {c.description}, {c.price}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ))}
+          {preview.skipped.map((s) => (
+            <p key={s.member} class="hint">
+              Member {s.member} would be skipped: {s.reason}
+            </p>
+          ))}
+          {count > 0 && (
+            <div class="actions">
+              <button type="button" class="primary" onClick={() => void run()} disabled={busy}>
+                {`Run invoices for ${count} ${count === 1 ? 'member' : 'members'}`}
+              </button>
+              <button type="button" class="secondary" onClick={() => setPreview(null)} disabled={busy}>
+                Not now
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+const PAGE = 10;
+
+/** Open balances: the members whose balance is not zero (GET /balances), most owed first. */
+export function OpenBalances({ version }: { version: number }) {
+  const [offset, setOffset] = useState(0);
+  const [rows, setRows] = useState<{ list: OpenBalance[]; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    membersApi
+      .openBalances(offset, PAGE)
+      .then(({ body, total }) => setRows({ list: body, total: total ?? body.length }))
+      .catch((e) => setError(errorText(e)));
+  }, [offset, version]);
+  return (
+    <section aria-labelledby="balances-h" class="billing-list">
+      <h2 id="balances-h">Open balances</h2>
+      <p class="hint">Completed payments minus every charge: negative when the member owes money.</p>
+      <Alert text={error} />
+      <table class="list" aria-label="Open balances">
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col" class="amount">
+              Balance
+            </th>
+            <th scope="col" class="amount">
+              Unpaid invoices
+            </th>
+            <th scope="col" class="amount">
+              Not invoiced
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows?.list.length === 0 && (
+            <tr>
+              <td colSpan={4} class="muted">
+                Every member's balance is settled.
+              </td>
+            </tr>
+          )}
+          {rows?.list.map((b) => (
+            <tr key={b.member}>
+              <td data-label="Member">
+                <a href={`/admin/members?member=${b.member}`}>{b.memberName}</a>
+                {b.memberNumber ? ` (${b.memberNumber})` : ''}
+              </td>
+              <td data-label="Balance" class="amount">
+                {b.balance}
+              </td>
+              <td data-label="Unpaid invoices" class="amount">
+                {b.unpaidInvoices}
+              </td>
+              <td data-label="Not invoiced" class="amount">
+                {b.uninvoicedCharges}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager label="Pages of balances" offset={offset} size={PAGE} total={rows?.total} onOffset={setOffset} />
+    </section>
+  );
+}
