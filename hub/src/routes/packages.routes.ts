@@ -17,7 +17,7 @@ import {
   creditChanges,
   creditRecord,
   packageChanges,
-  packageRecord,
+  packageRecords,
   permissionChanges,
   permissionRecord,
   refusePackageDelete,
@@ -29,7 +29,8 @@ import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import { memberPackages } from './member-packages.routes.js';
+import { memberPackagePreviewRoute, memberPackages } from './member-packages.routes.js';
+import { memberToday } from '../billing/package-billing.js';
 
 // Who may use what follows from packages, their permissions and time rules.
 const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
@@ -39,7 +40,9 @@ export const packages = collection({
   table: 'packages',
   record: PackageRecord,
   visible: visiblePackages,
-  toRecord: packageRecord,
+  embeds: ['memberCount'],
+  records: async (ctx, rows, caller, embed) =>
+    packageRecords(ctx.db, rows, embed, await memberToday(ctx.db, caller.memberId, ctx.clock.now())),
   list: {
     search: 'name',
     query: { state: z.enum(['active', 'archived']).optional() },
@@ -132,5 +135,6 @@ export function packagesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const c of [packages, packageCredits, packagePermissions, memberPackages])
       registerCollection(app, ctx, c as never);
+    await memberPackagePreviewRoute(ctx)(app, {});
   };
 }

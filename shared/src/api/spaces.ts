@@ -238,7 +238,25 @@ export const MemberTrainingRecord = z.object({
   untilDate: z.string().nullable(),
   notes: z.string().nullable(),
   ...Stamps,
+  _embedded: z
+    .object({
+      member: z
+        .object({ id: Id, firstName: z.string(), lastName: z.string().nullable() })
+        .nullable()
+        .optional()
+        .describe('With embed=member (GET /member-trainings)'),
+    })
+    .optional(),
 });
+export type MemberTrainingRecord = z.infer<typeof MemberTrainingRecord>;
+export type TrainingCourseRecord = z.infer<typeof TrainingCourseRecord>;
+
+export const MemberTrainingsQuery = {
+  member: Id.optional().describe('Trainings of this member'),
+  trainingCourse: Id.optional().describe('Trainings of this course'),
+  untilFrom: DateString.optional().describe('Valid until this date or later'),
+  untilTo: DateString.optional().describe('Valid until this date or earlier (expiring by then)'),
+};
 
 // ---- bookings ----
 
