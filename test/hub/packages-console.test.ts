@@ -153,6 +153,29 @@ describeEachDialect('what the packages and trainings pages ask of the API', (dia
   });
 
   describe('member trainings of the account', () => {
+    it('records who gave a training, and changes it', async () => {
+      const course = (await api(owner, 'POST', '/training-courses', { title: 'Lathe' })).json();
+      const res = await api(owner, 'POST', `/members/${mia.memberId}/trainings`, {
+        trainingCourse: course.id,
+        trainer: 'Grace Hopper',
+      });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ trainer: 'Grace Hopper', date: '2026-03-10', untilDate: null });
+      const long = await api(owner, 'POST', `/members/${mia.memberId}/trainings`, {
+        trainingCourse: course.id,
+        trainer: 'x'.repeat(201),
+      });
+      expect(long.statusCode).toBe(400);
+      expect(long.json().message).toContain('trainer');
+      const put = await api(owner, 'PUT', `/members/${mia.memberId}/trainings/${res.json().id}`, {
+        trainer: 'Ada',
+        lockVersion: 1,
+      });
+      expect(put.json().trainer).toBe('Ada');
+      await api(owner, 'DELETE', `/members/${mia.memberId}/trainings/${res.json().id}`);
+      await api(owner, 'DELETE', `/training-courses/${course.id}`);
+    });
+
     it('lists trainings expiring in a date range, soonest first, with the member', async () => {
       const laser = await insertResource(t, { space: t.owner.spaceId, name: 'Laser' });
       const course = (
@@ -168,6 +191,7 @@ describeEachDialect('what the packages and trainings pages ask of the API', (dia
           await api(owner, 'POST', `/members/${memberId}/trainings`, { trainingCourse: course.id, date })
         ).json();
       const soon = await train(mia.memberId, '2026-02-20'); // valid until 2026-03-20
+      expect(soon.trainer).toBeNull();
       const later = await train(bo.memberId, '2026-03-01'); // until 2026-04-01
       await train(bo.memberId, '2026-01-01'); // expired 2026-02-01
       const res = await api(

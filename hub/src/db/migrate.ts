@@ -14,6 +14,7 @@ import { bridgePairings } from './migrations/0010-bridge-pairings.js';
 import { bridgeDuplicates } from './migrations/0011-bridge-duplicates.js';
 import { openSessions } from './migrations/0012-open-sessions.js';
 import { memberSubresources } from './migrations/0013-member-subresources.js';
+import { trainingTrainer } from './migrations/0014-training-trainer.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -31,6 +32,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0011-bridge-duplicates': bridgeDuplicates(dialect),
     '0012-open-sessions': openSessions(dialect),
     '0013-member-subresources': memberSubresources(dialect),
+    '0014-training-trainer': trainingTrainer(dialect),
   };
 }
 

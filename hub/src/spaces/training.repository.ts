@@ -30,7 +30,16 @@ export function trainingCourseRecord(row: TrainingCourseRow, resources: number[]
 }
 
 export function memberTrainingRecord(row: MemberTrainingRow) {
-  return recordOf(row, ['id', 'member', 'trainingCourse', 'date', 'fromDate', 'untilDate', 'notes']);
+  return recordOf(row, [
+    'id',
+    'member',
+    'trainingCourse',
+    'date',
+    'fromDate',
+    'untilDate',
+    'trainer',
+    'notes',
+  ]);
 }
 
 /** Member trainings the caller sees: admins their account's, other members their own. */
@@ -171,6 +180,7 @@ export async function createMemberTraining(
       date?: string;
       fromDate?: string | null;
       untilDate?: string | null;
+      trainer?: string | null;
       notes?: string | null;
     };
     at: Date;
@@ -209,6 +219,7 @@ export async function createMemberTraining(
       date,
       fromDate,
       untilDate,
+      trainer: body.trainer ?? null,
       notes: body.notes ?? null,
     },
     { at: input.at.toISOString(), by: caller.memberId },
@@ -246,12 +257,24 @@ export const emitMemberTraining = recordEvents<MemberTrainingRow, 'memberTrainin
 /** The columns of a change to a member training: the dates and notes sent, in a valid range. */
 export function memberTrainingChanges(
   row: MemberTrainingRow,
-  body: { date?: string; fromDate?: string | null; untilDate?: string | null; notes?: string | null },
+  body: {
+    date?: string;
+    fromDate?: string | null;
+    untilDate?: string | null;
+    trainer?: string | null;
+    notes?: string | null;
+  },
 ) {
   const fromDate = body.fromDate === undefined ? row.fromDate : body.fromDate;
   const untilDate = body.untilDate === undefined ? row.untilDate : body.untilDate;
   if (fromDate && untilDate && untilDate < fromDate) {
     throw unprocessable('untilDate must not be before fromDate', { invalidRange: true });
   }
-  return defined({ date: body.date, fromDate: body.fromDate, untilDate: body.untilDate, notes: body.notes });
+  return defined({
+    date: body.date,
+    fromDate: body.fromDate,
+    untilDate: body.untilDate,
+    trainer: body.trainer,
+    notes: body.notes,
+  });
 }

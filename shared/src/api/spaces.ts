@@ -227,6 +227,7 @@ export const MemberTrainingCreate = z.strictObject({
   untilDate: DateString.nullable()
     .optional()
     .describe("Valid until (default: date + the course's default duration)"),
+  trainer: optText(200).describe('Who gave the training'),
   notes: optText(2000),
 });
 export const MemberTrainingRecord = z.object({
@@ -236,6 +237,7 @@ export const MemberTrainingRecord = z.object({
   date: z.string(),
   fromDate: z.string().nullable(),
   untilDate: z.string().nullable(),
+  trainer: z.string().nullable(),
   notes: z.string().nullable(),
   ...Stamps,
   _embedded: z
