@@ -3,6 +3,8 @@ import type { ApiError } from '../api';
 import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
 import { logText } from './feed';
+import { MemberPackages } from './member-packages';
+import { MemberTrainings } from './member-trainings';
 import { Pager } from './pager';
 
 const PAGE = 25;
@@ -243,25 +245,8 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
       )}
       {details && (
         <>
-          <h3>Packages</h3>
-          <ul class="rows">
-            {details.packages.length === 0 && <li class="muted">None.</li>}
-            {details.packages.map((p) => (
-              <li key={p.id}>
-                {p._embedded?.package?.name ?? `Package ${p.id}`}: from {p.fromDate}
-                {p.untilDate ? ` until ${p.untilDate}` : ''}
-              </li>
-            ))}
-          </ul>
-          <h3>Trainings</h3>
-          <ul class="rows">
-            {details.trainings.length === 0 && <li class="muted">None.</li>}
-            {details.trainings.map((t) => (
-              <li key={t.id}>
-                Course {t.trainingCourse} on {t.date}
-              </li>
-            ))}
-          </ul>
+          <MemberPackages member={member} />
+          <MemberTrainings member={member} />
           <h3>Recent activity</h3>
           <ul class="rows">
             {details.logs.length === 0 && <li class="muted">None.</li>}
