@@ -2,9 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ApiError, MemberRecord } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
-import { type MemberTrainingRecord, packagesApi, type TrainingCourseRecord } from './packages-api';
+import {
+  type MemberTrainingRecord,
+  packagesApi,
+  type TrainingCourseRecord,
+  validityText,
+} from './packages-api';
 import './packages.css';
-import { validityText } from './trainings';
 import { dayLabel } from './zoned';
 
 /** "valid until Tue 24 Nov 2026", "expired on …", "no expiry" */
@@ -17,7 +21,7 @@ export function expiryText(t: { fromDate: string | null; untilDate: string | nul
 /** A member's trainings on the member page: course, date, trainer, expiry; record and delete. */
 export function MemberTrainings({ member }: { member: MemberRecord }) {
   const [list, setList] = useState<MemberTrainingRecord[] | null>(null);
-  const [courses, setCourses] = useState<TrainingCourseRecord[]>([]);
+  const [courses, setCourses] = useState<TrainingCourseRecord[] | null>(null);
   const [today, setToday] = useState<string | null>(null);
   const [recording, setRecording] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -32,12 +36,12 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
     packagesApi
       .courses()
       .then((c) => setCourses(c.sort((a, b) => a.title.localeCompare(b.title))))
-      .catch(() => {});
+      .catch(() => setCourses([]));
     void packagesApi.spaceToday(member.space).then(setToday);
   }, [member.id]);
 
   const title = (t: MemberTrainingRecord) =>
-    courses.find((c) => c.id === t.trainingCourse)?.title ?? `Course ${t.trainingCourse}`;
+    courses?.find((c) => c.id === t.trainingCourse)?.title ?? `Course ${t.trainingCourse}`;
 
   async function remove(t: MemberTrainingRecord) {
     setError(null);
@@ -58,7 +62,7 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
         </p>
       )}
       {list?.length === 0 && <p class="muted">None.</p>}
-      {today && (
+      {today && courses && (
         <ul class="rows" aria-label={`Trainings of ${memberName(member)}`}>
           {(list ?? []).map((t) => {
             const expired = t.untilDate !== null && t.untilDate < today;
@@ -81,7 +85,7 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
       {recording && today ? (
         <RecordForm
           member={member}
-          courses={courses.filter((c) => c.state === 'active')}
+          courses={(courses ?? []).filter((c) => c.state === 'active')}
           today={today}
           onDone={(changed) => {
             setRecording(false);

@@ -137,3 +137,17 @@ export const periodNames: Record<string, string> = {
   month: 'a month',
   year: 'a year',
 };
+
+const units: Record<string, [string, string]> = {
+  day: ['day', 'days'],
+  week: ['week', 'weeks'],
+  month: ['month', 'months'],
+  year: ['year', 'years'],
+};
+
+/** "1 year", "6 months", "no expiry" */
+export function validityText(c: TrainingCourseRecord): string {
+  if (!c.defaultDuration || !c.defaultDurationUnit) return 'no expiry';
+  const [one, many] = units[c.defaultDurationUnit] ?? [c.defaultDurationUnit, c.defaultDurationUnit];
+  return `${c.defaultDuration} ${c.defaultDuration === 1 ? one : many}`;
+}

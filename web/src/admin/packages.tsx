@@ -17,7 +17,7 @@ import { weekdays } from './zoned';
 type Show = 'active' | 'archived' | 'all';
 
 /** "31.00 a month, setup 10.00" */
-export function priceText(p: PackageRecord): string {
+function priceText(p: PackageRecord): string {
   const fee = p.recurringFee === '0.00' ? 'Free' : `${p.recurringFee} ${periodNames[p.recurringFeePeriod]}`;
   return p.setupFee === '0.00' ? fee : `${fee}, setup ${p.setupFee}`;
 }

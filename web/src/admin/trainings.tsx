@@ -5,26 +5,13 @@ import { memberName } from './admin-api';
 import {
   type MemberTrainingRecord,
   packagesApi,
+  validityText,
   type ResourceRecord,
   type ResourceTypeRecord,
   type TrainingCourseRecord,
 } from './packages-api';
 import './packages.css';
 import { addDays, dayLabel } from './zoned';
-
-const units: Record<string, [string, string]> = {
-  day: ['day', 'days'],
-  week: ['week', 'weeks'],
-  month: ['month', 'months'],
-  year: ['year', 'years'],
-};
-
-/** "1 year", "6 months", "no expiry" */
-export function validityText(c: TrainingCourseRecord): string {
-  if (!c.defaultDuration || !c.defaultDurationUnit) return 'no expiry';
-  const [one, many] = units[c.defaultDurationUnit] ?? [c.defaultDurationUnit, c.defaultDurationUnit];
-  return `${c.defaultDuration} ${c.defaultDuration === 1 ? one : many}`;
-}
 
 /**
  * Training courses: the resources each unlocks and how long a training stays valid; create,
@@ -126,7 +113,7 @@ export function TrainingsPage() {
               </table>
             )}
           </section>
-          <Expiring courses={courses ?? []} />
+          <Expiring courses={courses} />
         </div>
         <p class="small">
           A training stays valid this long from its day; leave it empty for no expiry. An expired training no
@@ -306,7 +293,7 @@ function CourseForm({
 }
 
 /** The members' trainings whose last valid day is within the next 30 days (the space's today on). */
-function Expiring({ courses }: { courses: TrainingCourseRecord[] }) {
+function Expiring({ courses }: { courses: TrainingCourseRecord[] | null }) {
   const [list, setList] = useState<{ rows: MemberTrainingRecord[]; total: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -317,7 +304,7 @@ function Expiring({ courses }: { courses: TrainingCourseRecord[] }) {
       .then(({ body, total }) => setList({ rows: body, total: total ?? body.length }))
       .catch((e: ApiError) => setError(e.message));
   }, []);
-  const titles = new Map(courses.map((c) => [c.id, c.title]));
+  const titles = new Map((courses ?? []).map((c) => [c.id, c.title]));
   return (
     <section aria-labelledby="expiring-h" class="package-part">
       <h2 id="expiring-h">Expiring in the next 30 days</h2>
@@ -327,7 +314,7 @@ function Expiring({ courses }: { courses: TrainingCourseRecord[] }) {
         </p>
       )}
       {list?.rows.length === 0 && <p class="muted">No training expires in the next 30 days.</p>}
-      {list && list.rows.length > 0 && (
+      {list && courses && list.rows.length > 0 && (
         <table class="list" aria-label="Trainings expiring in the next 30 days">
           <thead>
             <tr>
