@@ -166,8 +166,13 @@ describe.runIf(browserTestsEnabled())('admin packages and trainings in Chromium 
 
     await list.getByRole('button', { name: 'Edit Monthly' }).click();
     await expect.poll(() => edit.getByText('Mon 09:00–18:00').isVisible()).toBe(true);
+    // The permission's time table, as it is edited.
+    await edit.getByRole('button', { name: 'Edit permission for Laser' }).click();
+    const table = edit.getByRole('form', { name: 'Edit permission' });
+    expect(await table.getByRole('group', { name: 'Time 2' }).getByLabel('Until').inputValue()).toBe('18:00');
     await saveScreenshot(page, 'admin-packages');
     await fitsPhone(page);
+    await table.getByRole('button', { name: 'Cancel' }).click();
   });
 
   it('gives a member a package from the member page, showing the pro rata first charge before saving, then ends it', async () => {

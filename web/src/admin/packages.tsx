@@ -486,7 +486,7 @@ function PermissionForm({
       </label>
       {timeType === 'custom' && (
         <fieldset class="times">
-          <legend>Times (an end of 00:00 is midnight)</legend>
+          <legend>Times (an end at midnight is the end of that day)</legend>
           {times.map((t, i) => (
             <fieldset class="time-row" key={i}>
               <legend class="visually-hidden">{`Time ${i + 1}`}</legend>
@@ -525,9 +525,10 @@ function PermissionForm({
                 type="button"
                 class="secondary"
                 disabled={times.length === 1}
+                aria-label={`Remove time ${i + 1}`}
                 onClick={() => setTimes(times.filter((_, j) => j !== i))}
               >
-                {`Remove time ${i + 1}`}
+                Remove
               </button>
             </fieldset>
           ))}
