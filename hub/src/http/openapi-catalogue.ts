@@ -681,7 +681,7 @@ const billing: Record<string, CatalogueEntry> = {
   },
   'GET /packages': {
     summary: 'List packages',
-    description: `\`state\` filters; \`q\` searches the name. \`embed=memberCount\` adds \`_embedded.memberCount\`: how many members hold the package today (member packages started and not ended, in the caller’s space’s time zone). ${list}`,
+    description: `\`state\` filters; \`q\` searches the name. \`embed=memberCount\` adds \`_embedded.memberCount\`: how many members hold the package today (member packages started and not ended, in the caller’s space’s time zone); for admins and owners only, other members’ embed is left out. ${list}`,
   },
   'GET /packages/:packageId': {
     summary: 'Get a package',

@@ -24,6 +24,7 @@ import {
   visiblePackages,
 } from '../billing/packages.js';
 import { insertRow } from '../db/collection-rows.js';
+import { isAdmin } from '../identity/caller.js';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
@@ -41,8 +42,11 @@ export const packages = collection({
   record: PackageRecord,
   visible: visiblePackages,
   embeds: ['memberCount'],
+  // How many hold a package is the admins' figure: other members' embed is left out.
   records: async (ctx, rows, caller, embed) =>
-    packageRecords(ctx.db, rows, embed, await memberToday(ctx.db, caller.memberId, ctx.clock.now())),
+    isAdmin(caller)
+      ? packageRecords(ctx.db, rows, embed, await memberToday(ctx.db, caller.memberId, ctx.clock.now()))
+      : packageRecords(ctx.db, rows, [], ''),
   list: {
     search: 'name',
     query: { state: z.enum(['active', 'archived']).optional() },
