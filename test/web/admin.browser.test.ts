@@ -277,6 +277,8 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     const pages: [string, string][] = [
       ['/admin', 'Dashboard'],
       ['/admin/members', 'Members'],
+      ['/admin/packages', 'Packages'],
+      ['/admin/trainings', 'Trainings'],
       ['/admin/keys', 'Key cards'],
       ['/admin/resources', 'Resources'],
       ['/admin/spaces', 'Spaces'],

@@ -10,10 +10,12 @@ import type {
   InvoiceRecord,
   MemberKeyRecord,
   MemberPackageRecord,
+  MemberTrainingRecord,
   ResourceLogRecord,
   ResourceRecord,
   SignInLinkRedeemed,
   SwitchOnResult,
+  TrainingCourseRecord,
   UserMe,
 } from '@makerspace/shared';
 
@@ -165,4 +167,7 @@ export const api = {
     call<MemberCredit[]>('GET', `/members/${member}/credits${q({ current: 'true' })}`),
   invoices: (member: number) =>
     call<InvoiceRecord[]>('GET', `/invoices${q({ member, order: 'desc', limit: 20 })}`),
+  trainings: (member: number) =>
+    call<MemberTrainingRecord[]>('GET', `/members/${member}/trainings${q({ limit: 100 })}`),
+  courses: () => call<TrainingCourseRecord[]>('GET', `/training-courses${q({ limit: 1000 })}`),
 };

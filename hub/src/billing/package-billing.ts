@@ -2,13 +2,14 @@ import type { Db } from '../db/crud.js';
 import { referencedRow, rowById } from '../db/records.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
-import { formatMoney, parseMoney } from './money.js';
+import { formatMoney, formatPercent, parseMoney } from './money.js';
 import { checkDates, emitMemberPackage, type MemberPackageRow } from './packages.js';
 import { insertRow } from '../db/collection-rows.js';
 import { unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { spaceTimezone } from './settings.js';
 import { emitMemberCredit } from './member-credits.js';
+import type { MemberPackagePreview } from '@makerspace/shared';
 
 const MAX_PERIODS = 2000;
 
@@ -270,6 +271,62 @@ export async function createMemberPackage(
   await emitMemberPackage(trx, 'memberPackage_created', row);
   await billMemberPackage(trx, row, today, input.at);
   return row;
+}
+
+/** Thrown to roll back a preview's transaction with what it found. */
+class PreviewRolledBack extends Error {
+  constructor(readonly preview: MemberPackagePreview) {
+    super('preview rolled back');
+  }
+}
+
+/**
+ * What giving the member this package would charge and grant: `createMemberPackage` runs, in a
+ * transaction that is then rolled back, so the figures are billing's own. When the package starts
+ * later than today, its billing is also run as on `fromDate` (what the periodic job will charge
+ * then). Nothing stays written; bad input is refused as the real create refuses it.
+ */
+export async function previewMemberPackage(
+  transaction: <T>(fn: (trx: Db) => Promise<T>) => Promise<T>,
+  input: Parameters<typeof createMemberPackage>[1],
+): Promise<MemberPackagePreview> {
+  try {
+    await transaction(async (trx) => {
+      const row = await createMemberPackage(trx, input);
+      if (row.fromDate > (await memberToday(trx, row.member, input.at))) {
+        await billMemberPackage(trx, row, row.fromDate, input.at);
+      }
+      const charges = await trx
+        .selectFrom('charges')
+        .select(['dateTime', 'description', 'price', 'taxPercent'])
+        .where('memberPackage', '=', row.id)
+        .orderBy('dateTime')
+        .orderBy('id')
+        .execute();
+      const credits = await trx
+        .selectFrom('member_credits')
+        .select(['scope', 'amount', 'fromDate', 'untilDate'])
+        .where('memberPackage', '=', row.id)
+        .orderBy('id')
+        .execute();
+      throw new PreviewRolledBack({
+        fromDate: row.fromDate,
+        untilDate: row.untilDate,
+        charges: charges.map((c) => ({
+          dateTime: c.dateTime,
+          description: c.description,
+          price: formatMoney(parseMoney(c.price)),
+          taxPercent: formatPercent(parseMoney(c.taxPercent)),
+        })),
+        total: formatMoney(charges.reduce((sum, c) => sum + parseMoney(c.price), 0n)),
+        credits: credits.map((c) => ({ ...c, amount: formatMoney(parseMoney(c.amount)) })),
+      });
+    });
+  } catch (err) {
+    if (err instanceof PreviewRolledBack) return err.preview;
+    throw err;
+  }
+  throw new Error('a preview is always rolled back');
 }
 
 /** After a member package changed: its event, and the fees and credits its new dates call for. */

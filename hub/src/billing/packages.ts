@@ -92,6 +92,40 @@ export async function memberPackageRecords(db: Db, rows: MemberPackageRow[], emb
   }));
 }
 
+/**
+ * How many members hold each package on `today` (a space-local date): member packages that have
+ * started and not ended, each member counted once per package.
+ */
+export async function packageMemberCounts(
+  db: Db,
+  ids: number[],
+  today: string,
+): Promise<Map<number, number>> {
+  const counts = new Map<number, number>(ids.map((id) => [id, 0]));
+  if (ids.length === 0) return counts;
+  const rows = await db
+    .selectFrom('member_packages')
+    .select(['package', (eb) => eb.fn.count<number>('member').distinct().as('n')])
+    .where('package', 'in', ids)
+    .where('fromDate', '<=', today)
+    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>=', today)]))
+    .groupBy('package')
+    .execute();
+  for (const r of rows) counts.set(r.package, Number(r.n));
+  return counts;
+}
+
+/** Package records of a page; `memberCount` embeds how many members hold each one today. */
+export async function packageRecords(db: Db, rows: PackageRow[], embed: readonly string[], today: string) {
+  if (!embed.includes('memberCount')) return rows.map(packageRecord);
+  const counts = await packageMemberCounts(
+    db,
+    rows.map((r) => r.id),
+    today,
+  );
+  return rows.map((r) => ({ ...packageRecord(r), _embedded: { memberCount: counts.get(r.id) ?? 0 } }));
+}
+
 /** Packages the caller sees: admins their account's, plain members the packages they hold. */
 export function visiblePackages(db: Db, caller: Caller) {
   let query = db.selectFrom('packages');

@@ -15,6 +15,7 @@ import { bridgeDuplicates } from './migrations/0011-bridge-duplicates.js';
 import { openSessions } from './migrations/0012-open-sessions.js';
 import { memberSubresources } from './migrations/0013-member-subresources.js';
 import { resourceLimits } from './migrations/0014-resource-limits.js';
+import { trainingTrainer } from './migrations/0015-training-trainer.js';
 
 /** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -33,6 +34,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0012-open-sessions': openSessions(dialect),
     '0013-member-subresources': memberSubresources(dialect),
     '0014-resource-limits': resourceLimits(dialect),
+    '0015-training-trainer': trainingTrainer(dialect),
   };
 }
 

@@ -530,6 +530,8 @@ export interface MemberTrainingsTable extends Stamps {
   fromDate: string | null;
   untilDate: string | null;
   notes: string | null;
+  /** Who gave the training (migration 0014). */
+  trainer: string | null;
 }
 
 export interface BookingsTable extends Stamps {

@@ -684,7 +684,7 @@ const billing: Record<string, CatalogueEntry> = {
   },
   'GET /packages': {
     summary: 'List packages',
-    description: `\`state\` filters; \`q\` searches the name. ${list}`,
+    description: `\`state\` filters; \`q\` searches the name. \`embed=memberCount\` adds \`_embedded.memberCount\`: how many members hold the package today (member packages started and not ended, in the caller’s space’s time zone); for admins and owners only, other members’ embed is left out. ${list}`,
   },
   'GET /packages/:packageId': {
     summary: 'Get a package',
@@ -777,6 +777,14 @@ const billing: Record<string, CatalogueEntry> = {
     admins: true,
     errors: { 422: 'The package does not exist or is archived, or `untilDate` is before `fromDate`.' },
     body: { package: 2, fromDate: '2026-12-01', notes: 'Student rate' },
+  },
+  'POST /members/:memberId/packages/preview': {
+    summary: 'Preview giving a member a package: its charges and credits',
+    description:
+      'Takes the body of `POST /members/{memberId}/packages` and answers what that call would charge and grant (the setup fee, the first period’s fee, pro rata when the package prorates, and the first credits), computed by billing itself in a transaction that is then rolled back: nothing is written. A package starting later than today shows what its billing will charge on `fromDate`.',
+    admins: true,
+    errors: { 422: 'The package does not exist or is archived, or `untilDate` is before `fromDate`.' },
+    body: { package: 2, fromDate: '2026-12-10' },
   },
   'GET /members/:memberId/packages/:memberPackageId': {
     summary: 'Get a package a member holds',

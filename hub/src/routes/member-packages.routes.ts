@@ -1,6 +1,19 @@
-import { MemberPackageCreate, MemberPackageRecord, MemberPackageUpdate } from '@makerspace/shared';
+import {
+  MemberPackageCreate,
+  MemberPackagePreview,
+  MemberPackageRecord,
+  MemberPackageUpdate,
+} from '@makerspace/shared';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { emitCreditsDeleted } from '../billing/member-credits.js';
-import { createMemberPackage, memberPackageChanged } from '../billing/package-billing.js';
+import {
+  createMemberPackage,
+  memberPackageChanged,
+  previewMemberPackage,
+} from '../billing/package-billing.js';
+import { requireAdmin } from '../http/auth.js';
+import { MemberParams } from '../http/params.js';
+import type { HubServices } from '../http/services.js';
 import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
 import { collection, underMember } from '../http/collection.js';
 import { findMember } from '../identity/members.js';
@@ -43,3 +56,30 @@ export const memberPackages = collection({
   // Fees and credits were billed in the write: wake the webhook worker for their events.
   committed: (ctx) => ctx.events.committed(),
 });
+
+/** The charges and credits giving a member a package would create, before it is given. */
+export function memberPackagePreviewRoute(ctx: HubServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/members/:memberId/packages/preview',
+      {
+        schema: {
+          tags: ['members'],
+          params: MemberParams,
+          body: MemberPackageCreate,
+          response: { 200: MemberPackagePreview },
+        },
+      },
+      async (request) => {
+        const caller = requireAdmin(request);
+        const at = ctx.clock.now();
+        return previewMemberPackage((fn) => ctx.events.transaction(fn), {
+          member: await findMember(ctx.db, caller, request.params.memberId),
+          caller,
+          body: request.body,
+          at,
+        });
+      },
+    );
+  };
+}

@@ -17,19 +17,21 @@ import {
   creditChanges,
   creditRecord,
   packageChanges,
-  packageRecord,
+  packageRecords,
   permissionChanges,
   permissionRecord,
   refusePackageDelete,
   visiblePackages,
 } from '../billing/packages.js';
 import { insertRow } from '../db/collection-rows.js';
+import { isAdmin } from '../identity/caller.js';
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import { memberPackages } from './member-packages.routes.js';
+import { memberPackagePreviewRoute, memberPackages } from './member-packages.routes.js';
+import { memberToday } from '../billing/package-billing.js';
 
 // Who may use what follows from packages, their permissions and time rules.
 const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
@@ -39,7 +41,12 @@ export const packages = collection({
   table: 'packages',
   record: PackageRecord,
   visible: visiblePackages,
-  toRecord: packageRecord,
+  embeds: ['memberCount'],
+  // How many hold a package is the admins' figure: other members' embed is left out.
+  records: async (ctx, rows, caller, embed) =>
+    isAdmin(caller)
+      ? packageRecords(ctx.db, rows, embed, await memberToday(ctx.db, caller.memberId, ctx.clock.now()))
+      : packageRecords(ctx.db, rows, [], ''),
   list: {
     search: 'name',
     query: { state: z.enum(['active', 'archived']).optional() },
@@ -132,5 +139,6 @@ export function packagesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const c of [packages, packageCredits, packagePermissions, memberPackages])
       registerCollection(app, ctx, c as never);
+    await memberPackagePreviewRoute(ctx)(app, {});
   };
 }

@@ -1,6 +1,7 @@
 import {
   MemberTrainingCreate,
   MemberTrainingRecord,
+  MemberTrainingsQuery,
   MemberTrainingUpdate,
   TrainingCourseCreate,
   TrainingCourseRecord,
@@ -22,7 +23,10 @@ import {
   emitMemberTraining,
   memberTrainingChanges,
   memberTrainingRecord,
+  memberTrainingRecords,
   refuseDeleteOfTakenCourse,
+  trainingsUntil,
+  visibleMemberTrainings,
   trainingCourseRecord,
 } from '../spaces/training.repository.js';
 import { MemberParams, pathId } from '../http/params.js';
@@ -93,10 +97,37 @@ export const memberTrainings = collection({
   committed: (ctx, row, write) => write === 'update' && ctx.events.accessChanged(row.account),
 });
 
+/**
+ * The trainings of the whole account (admins; other members see their own), e.g. those that
+ * expire in the next 30 days: `untilFrom`/`untilTo` bound the last day of validity.
+ */
+export const accountTrainings = collection({
+  table: 'member_trainings',
+  path: '/member-trainings',
+  id: 'trainingId',
+  noun: 'Member training',
+  nouns: 'member trainings',
+  tag: 'training',
+  record: MemberTrainingRecord,
+  visible: visibleMemberTrainings,
+  embeds: ['member'],
+  records: (ctx, rows, _caller, embed) => memberTrainingRecords(ctx.db, rows, embed),
+  list: {
+    query: MemberTrainingsQuery,
+    where: (base, query) => trainingsUntil(base, query as never),
+    order: [
+      ['untilDate', 'asc', 'nullsLast'],
+      ['id', 'asc'],
+    ],
+    note: 'Soonest expiry first (trainings valid for ever last). Members see only their own. `embed=member` adds the member’s name.',
+  },
+});
+
 export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     registerCollection(app, ctx, trainingCourses);
     registerCollection(app, ctx, memberTrainings);
+    registerCollection(app, ctx, accountTrainings);
     // The resources requiring training that the member is trained for today.
     app.get(
       '/members/:memberId/trained-resources',

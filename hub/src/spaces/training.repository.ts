@@ -4,7 +4,7 @@ import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { recordEvents, recordOf } from '../db/records.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';
 import { addDays, localDate } from './zoned-time.js';
 import { memberEventRecord } from '../identity/members.js';
@@ -30,7 +30,48 @@ export function trainingCourseRecord(row: TrainingCourseRow, resources: number[]
 }
 
 export function memberTrainingRecord(row: MemberTrainingRow) {
-  return recordOf(row, ['id', 'member', 'trainingCourse', 'date', 'fromDate', 'untilDate', 'notes']);
+  return recordOf(row, [
+    'id',
+    'member',
+    'trainingCourse',
+    'date',
+    'fromDate',
+    'untilDate',
+    'trainer',
+    'notes',
+  ]);
+}
+
+/** Member trainings the caller sees: admins their account's, other members their own. */
+export function visibleMemberTrainings(db: Db, caller: Caller) {
+  let query = db.selectFrom('member_trainings');
+  if (!caller.superuser) query = query.where('member_trainings.account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('member_trainings.member', '=', caller.memberId);
+  return query;
+}
+
+/** Filters of the account's trainings: member, course, and a range of the last valid day. */
+export function trainingsUntil<Q extends SelectQueryBuilder<any, 'member_trainings', object>>(
+  query: Q,
+  filter: { member?: number; trainingCourse?: number; untilFrom?: string; untilTo?: string },
+): Q {
+  let q = query as SelectQueryBuilder<any, 'member_trainings', object>;
+  if (filter.member) q = q.where('member_trainings.member', '=', filter.member);
+  if (filter.trainingCourse) q = q.where('member_trainings.trainingCourse', '=', filter.trainingCourse);
+  if (filter.untilFrom) q = q.where('member_trainings.untilDate', '>=', filter.untilFrom);
+  if (filter.untilTo) q = q.where('member_trainings.untilDate', '<=', filter.untilTo);
+  return q as Q;
+}
+
+/** Member training records of a page; `member` embeds each one's member's name (read once per page). */
+export async function memberTrainingRecords(db: Db, rows: MemberTrainingRow[], embed: readonly string[]) {
+  if (!embed.includes('member')) return rows.map(memberTrainingRecord);
+  const ids = [...new Set(rows.map((r) => r.member))];
+  const members = ids.length
+    ? await db.selectFrom('members').select(['id', 'firstName', 'lastName']).where('id', 'in', ids).execute()
+    : [];
+  const byId = new Map(members.map((m) => [m.id, m]));
+  return rows.map((r) => ({ ...memberTrainingRecord(r), _embedded: { member: byId.get(r.member) ?? null } }));
 }
 
 /** Resource ids per course, for a page of courses. */
@@ -139,6 +180,7 @@ export async function createMemberTraining(
       date?: string;
       fromDate?: string | null;
       untilDate?: string | null;
+      trainer?: string | null;
       notes?: string | null;
     };
     at: Date;
@@ -177,6 +219,7 @@ export async function createMemberTraining(
       date,
       fromDate,
       untilDate,
+      trainer: body.trainer ?? null,
       notes: body.notes ?? null,
     },
     { at: input.at.toISOString(), by: caller.memberId },
@@ -214,12 +257,24 @@ export const emitMemberTraining = recordEvents<MemberTrainingRow, 'memberTrainin
 /** The columns of a change to a member training: the dates and notes sent, in a valid range. */
 export function memberTrainingChanges(
   row: MemberTrainingRow,
-  body: { date?: string; fromDate?: string | null; untilDate?: string | null; notes?: string | null },
+  body: {
+    date?: string;
+    fromDate?: string | null;
+    untilDate?: string | null;
+    trainer?: string | null;
+    notes?: string | null;
+  },
 ) {
   const fromDate = body.fromDate === undefined ? row.fromDate : body.fromDate;
   const untilDate = body.untilDate === undefined ? row.untilDate : body.untilDate;
   if (fromDate && untilDate && untilDate < fromDate) {
     throw unprocessable('untilDate must not be before fromDate', { invalidRange: true });
   }
-  return defined({ date: body.date, fromDate: body.fromDate, untilDate: body.untilDate, notes: body.notes });
+  return defined({
+    date: body.date,
+    fromDate: body.fromDate,
+    untilDate: body.untilDate,
+    trainer: body.trainer,
+    notes: body.notes,
+  });
 }

@@ -56,6 +56,15 @@ export const PackageRecord = z.object({
   cancellationTimeUnit: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   ...Stamps,
+  _embedded: z
+    .object({
+      memberCount: z
+        .number()
+        .int()
+        .optional()
+        .describe('With embed=memberCount: members holding the package today (space-local)'),
+    })
+    .optional(),
 });
 export type PackageRecord = z.infer<typeof PackageRecord>;
 
@@ -147,6 +156,32 @@ export const MemberPackageRecord = z.object({
   ...Stamps,
   _embedded: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** What giving a member a package would charge and grant, before it is given. */
+export const MemberPackagePreview = z.object({
+  fromDate: z.string(),
+  untilDate: z.string().nullable(),
+  charges: z
+    .array(
+      z.object({
+        dateTime: z.string(),
+        description: z.string(),
+        price: z.string(),
+        taxPercent: z.string(),
+      }),
+    )
+    .describe('The charges billing would create: those due at once, or on fromDate when it is later'),
+  total: z.string().describe('The sum of the charges’ prices'),
+  credits: z.array(
+    z.object({
+      scope: z.string(),
+      amount: z.string(),
+      fromDate: z.string(),
+      untilDate: z.string().nullable(),
+    }),
+  ),
+});
+export type MemberPackagePreview = z.infer<typeof MemberPackagePreview>;
 
 // ---- charges --------------------------------------------------------------------------------
 

@@ -187,6 +187,7 @@ export const MemberTrainingUpdate = z.object({
   date: DateString.optional(),
   fromDate: DateString.nullable().optional(),
   untilDate: DateString.nullable().optional(),
+  trainer: optText(200),
   notes: optText(2000),
   lockVersion: LockVersion,
 });

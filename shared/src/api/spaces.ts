@@ -227,6 +227,7 @@ export const MemberTrainingCreate = z.strictObject({
   untilDate: DateString.nullable()
     .optional()
     .describe("Valid until (default: date + the course's default duration)"),
+  trainer: optText(200).describe('Who gave the training'),
   notes: optText(2000),
 });
 export const MemberTrainingRecord = z.object({
@@ -236,9 +237,28 @@ export const MemberTrainingRecord = z.object({
   date: z.string(),
   fromDate: z.string().nullable(),
   untilDate: z.string().nullable(),
+  trainer: z.string().nullable(),
   notes: z.string().nullable(),
   ...Stamps,
+  _embedded: z
+    .object({
+      member: z
+        .object({ id: Id, firstName: z.string(), lastName: z.string().nullable() })
+        .nullable()
+        .optional()
+        .describe('With embed=member (GET /member-trainings)'),
+    })
+    .optional(),
 });
+export type MemberTrainingRecord = z.infer<typeof MemberTrainingRecord>;
+export type TrainingCourseRecord = z.infer<typeof TrainingCourseRecord>;
+
+export const MemberTrainingsQuery = {
+  member: Id.optional().describe('Trainings of this member'),
+  trainingCourse: Id.optional().describe('Trainings of this course'),
+  untilFrom: DateString.optional().describe('Valid until this date or later'),
+  untilTo: DateString.optional().describe('Valid until this date or earlier (expiring by then)'),
+};
 
 // ---- bookings ----
 

@@ -32,17 +32,6 @@ export const adminApi = {
   updateMember: (id: number, body: Record<string, unknown>) =>
     call<MemberRecord>('PUT', `/members/${id}`, body),
   invite: (id: number) => call<{ emailSent: boolean; link?: string }>('POST', `/members/${id}/invitation`),
-  memberPackages: (id: number) =>
-    call<
-      {
-        id: number;
-        fromDate: string;
-        untilDate: string | null;
-        _embedded?: { package?: { name: string } | null };
-      }[]
-    >('GET', `/members/${id}/packages?embed=package`),
-  memberTrainings: (id: number) =>
-    call<{ id: number; trainingCourse: number; date: string }[]>('GET', `/members/${id}/trainings`),
   memberLogs: (id: number) =>
     call<
       {

@@ -9,16 +9,20 @@ import { BookingsPage } from './bookings';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
 import { MembersPage } from './members';
+import { PackagesPage } from './packages';
 import { ReportsPage } from './reports';
 import { ResourceLogPage } from './resource-log';
 import { ResourcesPage } from './resources';
 import { SpacesPage } from './spaces';
+import { TrainingsPage } from './trainings';
 import { WebhooksPage } from './webhooks';
 
 /** The admin pages in the order of the navigation: path, name, page. */
 const pages: [string, string, ComponentType][] = [
   ['/admin', 'Dashboard', Dashboard],
   ['/admin/members', 'Members', MembersPage],
+  ['/admin/packages', 'Packages', PackagesPage],
+  ['/admin/trainings', 'Trainings', TrainingsPage],
   ['/admin/keys', 'Key cards', KeysPage],
   ['/admin/resources', 'Resources', ResourcesPage],
   ['/admin/activity', 'Activity', ActivityPage],

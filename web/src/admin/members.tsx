@@ -6,6 +6,8 @@ import { Choice } from './choice';
 import { type FieldSpec, type Kind, memberFieldGroups } from './member-fields';
 import { MemberActivity, MemberChanges, MemberKeyCard, MemberPrivileges } from './member-access';
 import { MemberBilling } from './member-billing';
+import { MemberPackages } from './member-packages';
+import { MemberTrainings } from './member-trainings';
 import './members.css';
 import { Pager } from './pager';
 
@@ -273,15 +275,6 @@ export function MemberForm({
 function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m: MemberRecord) => void }) {
   const [invite, setInvite] = useState<string | null>(null);
   const [link, setLink] = useState<string | null>(null);
-  const [details, setDetails] = useState<{
-    packages: Awaited<ReturnType<typeof adminApi.memberPackages>>;
-    trainings: Awaited<ReturnType<typeof adminApi.memberTrainings>>;
-  } | null>(null);
-  useEffect(() => {
-    Promise.all([adminApi.memberPackages(member.id), adminApi.memberTrainings(member.id)])
-      .then(([packages, trainings]) => setDetails({ packages, trainings }))
-      .catch(() => setDetails(null));
-  }, [member.id]);
 
   async function sendInvite() {
     setInvite(null);
@@ -323,30 +316,9 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
           <textarea class="command" readOnly rows={3} value={link} />
         </label>
       )}
-      {details && (
-        <>
-          <h3>Packages</h3>
-          <ul class="rows">
-            {details.packages.length === 0 && <li class="muted">None.</li>}
-            {details.packages.map((p) => (
-              <li key={p.id}>
-                {p._embedded?.package?.name ?? `Package ${p.id}`}: from {p.fromDate}
-                {p.untilDate ? ` until ${p.untilDate}` : ''}
-              </li>
-            ))}
-          </ul>
-          <h3>Trainings</h3>
-          <ul class="rows">
-            {details.trainings.length === 0 && <li class="muted">None.</li>}
-            {details.trainings.map((t) => (
-              <li key={t.id}>
-                Course {t.trainingCourse} on {t.date}
-              </li>
-            ))}
-          </ul>
-          <MemberActivity member={member} />
-        </>
-      )}
+      <MemberPackages member={member} />
+      <MemberTrainings member={member} />
+      <MemberActivity member={member} />
       <MemberKeyCard member={member} />
       <MemberChanges member={member} />
       <MemberBilling member={member} />

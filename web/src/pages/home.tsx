@@ -45,6 +45,7 @@ export function HomePage({ me }: { me: UserMe }) {
       <Activity me={me} names={names} />
       <KeyCard me={me} />
       <Packages me={me} />
+      <Trainings me={me} />
       <Invoices me={me} />
     </main>
   );
@@ -355,6 +356,41 @@ function Packages({ me }: { me: UserMe }) {
             <span>Credit ({c.scope})</span>
             <span>
               {c.remaining} of {c.amount} left
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** My trainings and how long each stays valid (an expired one no longer unlocks its machines). */
+function Trainings({ me }: { me: UserMe }) {
+  const trainings = useLoad(() => Promise.all([api.trainings(me.id), api.courses()]), [me.id]);
+  const [list, courses] = trainings.value ?? [[], []];
+  const titles = new Map(courses.map((c) => [c.id, c.title]));
+  const today = new Date().toLocaleDateString('sv');
+  const day = (date: string) =>
+    new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+    });
+  return (
+    <section aria-labelledby="trainings">
+      <h2 id="trainings">My trainings</h2>
+      {trainings.value && list.length === 0 && <p>No trainings yet.</p>}
+      <ul class="rows">
+        {list.map((t) => (
+          <li key={t.id}>
+            <span>{titles.get(t.trainingCourse) ?? `Course ${t.trainingCourse}`}</span>
+            <span class={t.untilDate !== null && t.untilDate < today ? 'bad' : ''}>
+              {t.untilDate === null
+                ? 'no expiry'
+                : t.untilDate < today
+                  ? `expired on ${day(t.untilDate)}`
+                  : `valid until ${day(t.untilDate)}`}
             </span>
           </li>
         ))}

@@ -1,0 +1,345 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type ApiError, api } from '../api';
+import { Field } from '../field';
+import { memberName } from './admin-api';
+import {
+  type MemberTrainingRecord,
+  packagesApi,
+  validityText,
+  type ResourceRecord,
+  type ResourceTypeRecord,
+  type TrainingCourseRecord,
+} from './packages-api';
+import './packages.css';
+import { addDays, dayLabel } from './zoned';
+
+/**
+ * Training courses: the resources each unlocks and how long a training stays valid; create,
+ * edit, delete; and the members' trainings that expire in the next 30 days.
+ */
+export function TrainingsPage() {
+  const [courses, setCourses] = useState<TrainingCourseRecord[] | null>(null);
+  const [resources, setResources] = useState<ResourceRecord[]>([]);
+  const [types, setTypes] = useState<ResourceTypeRecord[]>([]);
+  const [selectedId, setSelectedId] = useState<number | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = () =>
+    packagesApi
+      .courses()
+      .then((list) => setCourses(list.sort((a, b) => a.title.localeCompare(b.title))))
+      .catch((e: ApiError) => setError(e.message));
+  useEffect(() => {
+    void load();
+    packagesApi
+      .resources()
+      .then((r) => setResources(r.sort((a, b) => a.name.localeCompare(b.name))))
+      .catch(() => {});
+    packagesApi
+      .resourceTypes()
+      .then(setTypes)
+      .catch(() => {});
+  }, []);
+
+  const names = new Map(resources.map((r) => [r.id, r.name]));
+  const selected = courses?.find((c) => c.id === selectedId) ?? null;
+
+  return (
+    <main class="admin trainings-page">
+      <h1>Trainings</h1>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <div class="admin-grid">
+        <div>
+          <section aria-labelledby="courses-h">
+            <h2 id="courses-h">Training courses</h2>
+            <div class="actions">
+              <button
+                type="button"
+                class="primary"
+                onClick={() => {
+                  setCreating(true);
+                  setSelectedId(null);
+                }}
+              >
+                New course
+              </button>
+            </div>
+            {courses === null && !error && <p role="status">Loading…</p>}
+            {courses?.length === 0 && (
+              <p class="muted">
+                No courses yet. A machine that requires training opens only for members who took a course that
+                unlocks it: create one with “New course”.
+              </p>
+            )}
+            {courses && courses.length > 0 && (
+              <table class="list" aria-label="Training courses">
+                <thead>
+                  <tr>
+                    <th scope="col">Course</th>
+                    <th scope="col">Unlocks</th>
+                    <th scope="col">Valid for</th>
+                    <th scope="col">State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {courses.map((c) => (
+                    <tr key={c.id} aria-selected={selectedId === c.id} aria-label={c.title}>
+                      <td data-label="Course">
+                        <button
+                          type="button"
+                          class="link"
+                          aria-label={`Edit ${c.title}`}
+                          onClick={() => {
+                            setSelectedId(c.id);
+                            setCreating(false);
+                          }}
+                        >
+                          {c.title}
+                        </button>
+                      </td>
+                      <td data-label="Unlocks">
+                        {c.resources.map((id) => names.get(id) ?? `Resource ${id}`).join(', ') || 'nothing'}
+                      </td>
+                      <td data-label="Valid for">{validityText(c)}</td>
+                      <td data-label="State">{c.state}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+          <Expiring courses={courses} />
+        </div>
+        <p class="small">
+          A training stays valid this long from its day; leave it empty for no expiry. An expired training no
+          longer unlocks anything.
+        </p>
+        <section aria-label="Course details">
+          {(creating || selected) && (
+            <CourseForm
+              key={selected?.id ?? 'new'}
+              course={creating ? null : selected}
+              resources={resources}
+              types={types}
+              onSaved={(c) => {
+                setCreating(false);
+                setSelectedId(c?.id ?? null);
+                void load();
+              }}
+            />
+          )}
+        </section>
+      </div>
+    </main>
+  );
+}
+
+function CourseForm({
+  course,
+  resources,
+  types,
+  onSaved,
+}: {
+  course: TrainingCourseRecord | null;
+  resources: ResourceRecord[];
+  types: ResourceTypeRecord[];
+  onSaved: (c: TrainingCourseRecord | null) => void;
+}) {
+  const [title, setTitle] = useState(course?.title ?? '');
+  const [duration, setDuration] = useState(course?.defaultDuration ? String(course.defaultDuration) : '');
+  const [unit, setUnit] = useState(course?.defaultDurationUnit ?? 'year');
+  const [unlocks, setUnlocks] = useState<Set<number>>(new Set(course?.resources ?? []));
+  const [state, setState] = useState(course?.state ?? 'active');
+  const [notes, setNotes] = useState(course?.notes ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const toggle = (id: number, on: boolean) => {
+    const next = new Set(unlocks);
+    if (on) next.add(id);
+    else next.delete(id);
+    setUnlocks(next);
+  };
+  const usedTypes = types.filter((t) => resources.some((r) => r.type === t.id));
+
+  async function save(e: Event) {
+    e.preventDefault();
+    setError(null);
+    setNotice(null);
+    const n = Number(duration);
+    const body = {
+      title: title.trim(),
+      defaultDuration: duration.trim() ? n : null,
+      defaultDurationUnit: duration.trim() ? unit : null,
+      resources: [...unlocks],
+      state,
+      notes: notes.trim() || null,
+    };
+    try {
+      const saved = course
+        ? await packagesApi.updateCourse(course, body)
+        : await packagesApi.createCourse(body);
+      if (course) setNotice('Saved.');
+      onSaved(saved);
+    } catch (err) {
+      setError((err as ApiError).message);
+    }
+  }
+  async function remove() {
+    if (!course) return;
+    setError(null);
+    try {
+      await packagesApi.deleteCourse(course);
+      onSaved(null);
+    } catch (err) {
+      setError((err as ApiError).message);
+    }
+  }
+
+  const heading = course ? `Edit ${course.title}` : 'New course';
+  return (
+    <form onSubmit={save} aria-label={heading}>
+      <h2>{heading}</h2>
+      <Field label="Title" value={title} set={setTitle} required maxLength={200} />
+      <div class="fee-row">
+        <Field
+          label="Valid for"
+          placeholder="never expires"
+          type="number"
+          min={1}
+          step={1}
+          value={duration}
+          set={setDuration}
+        />
+        <label>
+          Unit
+          <select value={unit} onChange={(e) => setUnit((e.target as HTMLSelectElement).value)}>
+            <option value="day">Days</option>
+            <option value="week">Weeks</option>
+            <option value="month">Months</option>
+            <option value="year">Years</option>
+          </select>
+        </label>
+      </div>
+      <fieldset class="flags">
+        <legend>Unlocks</legend>
+        {resources.length === 0 && <p class="muted">No resources yet.</p>}
+        {resources.map((r) => (
+          <label class="check" key={r.id}>
+            <input
+              type="checkbox"
+              checked={unlocks.has(r.id)}
+              onChange={(e) => toggle(r.id, (e.target as HTMLInputElement).checked)}
+            />
+            {r.name}
+            {!r.requiresTraining && <span class="small"> (requires no training)</span>}
+          </label>
+        ))}
+        {usedTypes.length > 0 && (
+          <div class="actions">
+            {usedTypes.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                class="secondary"
+                onClick={() =>
+                  setUnlocks(
+                    new Set([...unlocks, ...resources.filter((r) => r.type === t.id).map((r) => r.id)]),
+                  )
+                }
+              >
+                {`Unlock every ${t.name}`}
+              </button>
+            ))}
+          </div>
+        )}
+      </fieldset>
+      {course && (
+        <label>
+          State
+          <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value)}>
+            <option value="active">active</option>
+            <option value="inactive">inactive (its trainings unlock nothing)</option>
+          </select>
+        </label>
+      )}
+      <label>
+        Notes
+        <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {notice && <p role="status">{notice}</p>}
+      <div class="actions">
+        <button type="submit" class="primary">
+          {course ? 'Save course' : 'Create course'}
+        </button>
+        {course && (
+          <button type="button" class="secondary" onClick={() => void remove()}>
+            {`Delete ${course.title}`}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** The members' trainings whose last valid day is within the next 30 days (the space's today on). */
+function Expiring({ courses }: { courses: TrainingCourseRecord[] | null }) {
+  const [list, setList] = useState<{ rows: MemberTrainingRecord[]; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api
+      .me()
+      .then((me) => packagesApi.spaceToday(me.space))
+      .then((today) => packagesApi.expiring(today, addDays(today, 30)))
+      .then(({ body, total }) => setList({ rows: body, total: total ?? body.length }))
+      .catch((e: ApiError) => setError(e.message));
+  }, []);
+  const titles = new Map((courses ?? []).map((c) => [c.id, c.title]));
+  return (
+    <section aria-labelledby="expiring-h" class="package-part">
+      <h2 id="expiring-h">Expiring in the next 30 days</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {list?.rows.length === 0 && <p class="muted">No training expires in the next 30 days.</p>}
+      {list && courses && list.rows.length > 0 && (
+        <table class="list" aria-label="Trainings expiring in the next 30 days">
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              <th scope="col">Course</th>
+              <th scope="col">Valid until</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.rows.map((t) => {
+              const m = t._embedded?.member;
+              return (
+                <tr key={t.id}>
+                  <td data-label="Member">{m ? memberName(m) : `Member ${t.member}`}</td>
+                  <td data-label="Course">{titles.get(t.trainingCourse) ?? `Course ${t.trainingCourse}`}</td>
+                  <td data-label="Valid until">{t.untilDate ? dayLabel(t.untilDate, true) : ''}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {list && list.total > list.rows.length && (
+        <p class="muted">{`The first ${list.rows.length} of ${list.total}.`}</p>
+      )}
+    </section>
+  );
+}
