@@ -33,6 +33,12 @@ export const memberName = (log: ActivityLog) =>
 /** A log as the live feed's lines take it (feed.ts words it). */
 export function asLiveLog(log: ActivityLog): LiveLog {
   const m = log.member && typeof log.member === 'object' ? log.member : null;
+  // The card a tap showed, as the live channel reads it from the log's metadata.
+  const key = (log.metadata as { keys?: { type?: unknown; token?: unknown }[] } | null)?.keys?.[0];
+  const card =
+    typeof key?.type === 'string' && typeof key.token === 'string'
+      ? ({ type: key.type, token: key.token } as LiveLog['card'])
+      : null;
   return {
     id: log.id,
     resource: log.resource,
@@ -42,7 +48,7 @@ export function asLiveLog(log: ActivityLog): LiveLog {
     createdAt: log.createdAt,
     stoppedAt: log.stoppedAt,
     offline: log.offline,
-    card: null,
+    card,
   };
 }
 

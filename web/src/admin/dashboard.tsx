@@ -67,10 +67,11 @@ export function Dashboard() {
     return [...live.feed, ...earlier.filter((e) => !liveKeys.has(e.key))];
   }, [live.feed, earlier]);
   // The same for the feed's entries: a new entry is drawn, the 199 before it are kept.
-  const entries = useRef(new Map<string, { names: Map<number, string>; entry: VNode }>());
+  const entries = useRef(new Map<string, { source: FeedEntry; names: Map<number, string>; entry: VNode }>());
   const feedEntry = (e: FeedEntry) => {
     const last = entries.current.get(e.key);
-    if (last && last.names === names) return last.entry;
+    // The live channel's copy of a log that the feed opened with replaces it (it names the card).
+    if (last && last.source === e && last.names === names) return last.entry;
     const entry = (
       <li key={e.key} class={e.kind === 'log' && e.log.type === 'denied' ? 'bad' : ''}>
         <time dateTime={e.at}>{time(e.at)}</time>{' '}
@@ -81,7 +82,7 @@ export function Dashboard() {
         )}
       </li>
     );
-    entries.current.set(e.key, { names, entry });
+    entries.current.set(e.key, { source: e, names, entry });
     // Entries that left the feed (it keeps the newest 200) are forgotten.
     if (entries.current.size > 2 * feed.length + 50) {
       const keep = new Set(feed.map((f) => f.key));
