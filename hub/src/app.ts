@@ -51,6 +51,7 @@ import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 import { billingTotalsRoutes } from './routes/billing-totals.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
+import { firstRunRoutes } from './routes/first-run.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
 export const API_PREFIX = '/api/v1';
@@ -248,6 +249,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(billingTotalsRoutes(ctx));
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
+      await api.register(firstRunRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -11,3 +11,4 @@ export * from './admin.js';
 export * from './billing-totals.js';
 export * from './user-accounts.js';
 export * from './member-subresources.js';
+export * from './first-run.js';
