@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { type ApiError, call, type UserAccount, type UserMe } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { type ApiError, call, type OtherAccounts, type UserAccount, type UserMe } from '../api';
 import './billing.css';
 
 /**
@@ -12,6 +12,15 @@ export function AccountSwitch({ me }: { me: UserMe }) {
   const [password, setPassword] = useState('');
   const [accounts, setAccounts] = useState<UserAccount[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Offered only to a person with a member record in another account (GET /user/other-accounts).
+  const [others, setOthers] = useState(0);
+  useEffect(() => {
+    if (!me.emailAddress) return;
+    call<OtherAccounts>('GET', '/user/other-accounts').then(
+      (o) => setOthers(o.count),
+      () => setOthers(0),
+    );
+  }, [me.id]);
 
   async function lookup(e: Event) {
     e.preventDefault();
@@ -39,7 +48,7 @@ export function AccountSwitch({ me }: { me: UserMe }) {
     }
   }
 
-  if (!me.emailAddress) return null;
+  if (!me.emailAddress || others === 0) return null;
   return (
     <div class="account-switch">
       <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
