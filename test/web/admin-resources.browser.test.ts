@@ -151,7 +151,7 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     await edit.getByLabel('Pulse seconds (how long a door stays open)').fill('0');
     await edit.getByLabel('Safety message').fill('Goggles on');
     await edit.getByRole('button', { name: 'Save resource' }).click();
-    await expect.poll(() => edit.getByRole('alert').textContent()).toContain('pulseSeconds');
+    await expect.poll(() => edit.getByRole('alert').textContent()).toBe('Pulse seconds: at least 1.');
     const unchanged = (await hub.api('GET', `/resources/${laser.id}`)).body;
     expect(unchanged).toMatchObject({ safetyMessage: null, lockVersion: all[0].lockVersion });
 

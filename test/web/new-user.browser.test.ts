@@ -317,8 +317,8 @@ describe.runIf(browserTestsEnabled())('what a new user met, fixed (Chromium, rea
   it('when the hub cannot be reached both pages say so, disable their buttons, and recover', async () => {
     await admin.page.goto(`${web}/admin`);
     await member.page.goto(`${web}/`);
-    const reportLost = member.page.getByRole('button', { name: 'Book' });
-    await expect.poll(() => reportLost.isEnabled()).toBe(true);
+    const book = member.page.getByRole('button', { name: 'Book', exact: true });
+    await expect.poll(() => book.isEnabled()).toBe(true);
     const { dataDir, httpPort, mqttPort, token } = hub;
     await hub.proc.stop();
 
@@ -326,7 +326,7 @@ describe.runIf(browserTestsEnabled())('what a new user met, fixed (Chromium, rea
       const alert = page.getByRole('alert').filter({ hasText: 'The hub cannot be reached' });
       await expect.poll(() => alert.count(), { timeout: 15_000 }).toBe(1);
     }
-    await expect.poll(() => reportLost.isDisabled()).toBe(true);
+    await expect.poll(() => book.isDisabled()).toBe(true);
     expect(await member.page.getByRole('button', { name: 'Sign out' }).isEnabled()).toBe(true);
     await saveScreenshot(member.page, 'member-hub-unreachable');
 
@@ -335,6 +335,6 @@ describe.runIf(browserTestsEnabled())('what a new user met, fixed (Chromium, rea
       const alert = page.getByRole('alert').filter({ hasText: 'The hub cannot be reached' });
       await expect.poll(() => alert.count(), { timeout: 15_000 }).toBe(0);
     }
-    await expect.poll(() => reportLost.isEnabled()).toBe(true);
+    await expect.poll(() => book.isEnabled()).toBe(true);
   }, 60_000);
 });

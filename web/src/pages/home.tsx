@@ -351,7 +351,7 @@ function FreeBusy(props: {
   return (
     <div class="free-busy">
       <p class="small">
-        {props.name}, {day}: times in the space’s time zone, {props.zone}.{' '}
+        {props.name}, {dayLabel(day)}: times in the space’s time zone, {props.zone}.{' '}
         {always
           ? 'The space is open at all times.'
           : open.length === 0
