@@ -170,7 +170,11 @@ const problems: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^Invalid input: expected (\w+)/, (m) => `expected ${m[1] === 'string' ? 'text' : m[1]}`],
 ];
 
-function problemWords(message: string): string {
+function problemWords(raw: string): string {
+  // The hub's own texts may name another field by its place ("must not lie before query.from").
+  const message = raw.replace(/\b(?:body|query|querystring|params)\.([A-Za-z0-9_.]+)/g, (_, path: string) =>
+    fieldLabel(path).toLowerCase(),
+  );
   for (const [pattern, words] of problems) {
     const m = message.match(pattern);
     if (m) return words(m);

@@ -7,12 +7,13 @@ import './billing.css';
  * The password shows which records are theirs (`POST /user/accounts`); switching signs in to
  * the chosen account's member (`POST /user/login {account}`) and reloads the console there.
  */
-export function AccountSwitch({ me }: { me: UserMe }) {
+export function AccountSwitch({ me, path }: { me: UserMe; path: string }) {
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
   const [accounts, setAccounts] = useState<UserAccount[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  // Offered only to a person with a member record in another account (GET /user/other-accounts).
+  // Offered only to a person with a member record in another account (GET /user/other-accounts),
+  // asked again on each admin page, so an account made meanwhile shows up.
   const [others, setOthers] = useState(0);
   useEffect(() => {
     if (!me.emailAddress) return;
@@ -20,7 +21,7 @@ export function AccountSwitch({ me }: { me: UserMe }) {
       (o) => setOthers(o.count),
       () => setOthers(0),
     );
-  }, [me.id]);
+  }, [me.id, path]);
 
   async function lookup(e: Event) {
     e.preventDefault();

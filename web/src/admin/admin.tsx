@@ -38,7 +38,7 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
             {name}
           </a>
         ))}
-        <AccountSwitch me={me} />
+        <AccountSwitch me={me} path={path} />
       </nav>
       <Page />
     </>
