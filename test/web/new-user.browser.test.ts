@@ -259,6 +259,8 @@ describe.runIf(browserTestsEnabled())('what a new user met, fixed (Chromium, rea
     // 10:00 in Tokyo, not 10:00 in New York.
     expect(mine[0].fromDateTime).toBe(tokyo('10:00'));
     await expect.poll(() => view.textContent()).toContain('10:00–11:00booked by you');
+    // The phone-sized page with the form and the view fits its screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     await expect
       .poll(() =>
         page.getByRole('button', { name: /^Cancel booking of Laser cutter on / }).getAttribute('aria-label'),

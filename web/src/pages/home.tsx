@@ -322,11 +322,15 @@ function FreeBusy(props: {
   const { view, day } = props;
   const dow = ((new Date(`${day}T12:00:00Z`).getUTCDay() + 6) % 7) + 1;
   const always = view.openingHours.length === 0;
-  const open: [number, number][] = always
+  // What is left of the day: from now (to the quarter hour) today, nothing on a past day.
+  const now = props.local(new Date().toISOString());
+  const left = !now || now.date < day ? 0 : now.date > day ? 24 * 60 : now.minutes - (now.minutes % 15);
+  const hours: [number, number][] = always
     ? [[0, 24 * 60]]
     : view.openingHours
         .filter((h) => h.dayOfWeek === dow)
-        .map((h) => [minutes(h.fromTime), minutes(h.untilTime)]);
+        .map((h): [number, number] => [minutes(h.fromTime), minutes(h.untilTime)]);
+  const open = hours.map(([a, b]): [number, number] => [Math.max(a, left), b]).filter(([a, b]) => b > a);
   // Busy ranges clipped to the day, in minutes since the space's midnight.
   const busy = view.busy
     .map((b) => {
@@ -354,8 +358,13 @@ function FreeBusy(props: {
         {props.name}, {dayLabel(day)}: times in the space’s time zone, {props.zone}.{' '}
         {always
           ? 'The space is open at all times.'
-          : open.length === 0
+          : hours.length === 0
             ? 'The space is closed this day.'
+            : ''}
+        {left >= 24 * 60
+          ? ' This day is over.'
+          : hours.length > 0 && open.length === 0
+            ? ' Closed for the rest of the day.'
             : ''}
       </p>
       <ul class="rows" aria-label={`Free and busy times of ${props.name}`}>

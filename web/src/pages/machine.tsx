@@ -176,7 +176,8 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
                     null,
                   )
                 : err.message;
-        setOutcome({ kind: 'error', text });
+        // Locked out: the verdict counts down the wait; saying it twice would not help.
+        setOutcome(reason === 'tooManyAttempts' ? null : { kind: 'error', text });
       } else setOutcome({ kind: 'error', text: 'The hub cannot be reached.' });
       setUnlocking(false);
       void load();
