@@ -5,6 +5,14 @@ import './first-run.css';
 /** Where the admin's "hide" choice is kept (this browser; the list also ends when all is done). */
 const hiddenKey = 'makerspace.firstRunHidden';
 
+function stored(): string | null {
+  try {
+    return localStorage.getItem(hiddenKey);
+  } catch {
+    return null;
+  }
+}
+
 interface Item {
   done: boolean;
   title: string;
@@ -91,7 +99,7 @@ export function checklist(p: SetupProgress): Item[] {
  * the page that does it. It disappears when everything is done, or when the admin hides it.
  */
 export function FirstRunChecklist() {
-  const [hidden, setHidden] = useState(() => localStorage.getItem(hiddenKey) === '1');
+  const [hidden, setHidden] = useState(() => stored() === '1');
   const [progress, setProgress] = useState<SetupProgress | null>(null);
   useEffect(() => {
     if (hidden) return;
@@ -129,7 +137,11 @@ export function FirstRunChecklist() {
         type="button"
         class="link"
         onClick={() => {
-          localStorage.setItem(hiddenKey, '1');
+          try {
+            localStorage.setItem(hiddenKey, '1');
+          } catch {
+            // Storage refused (a private window): hidden for this visit only.
+          }
           setHidden(true);
         }}
       >
