@@ -97,7 +97,8 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
 
   async function save(e: Event, confirmed = false) {
     e.preventDefault();
-    const closing = closedNowBy(rows, space);
+    // Only a change that closes an open space asks: one closed now already stays closed.
+    const closing = closedNowBy(hoursOf(space), space) ? null : closedNowBy(rows, space);
     if (!confirmed && closing) {
       setConfirming(closing);
       return;
