@@ -248,6 +248,10 @@ describe.runIf(browserTestsEnabled())('what a new user met, fixed (Chromium, rea
     expect(await page.getByText('The space is open at all times.').count()).toBe(1);
     expect(await view.textContent()).not.toContain('Bo');
 
+    // A free hour of the view goes into the form in one tap.
+    await view.getByRole('button', { name: 'Choose 15:00' }).click();
+    expect(await form.getByLabel(`From (${zone})`).inputValue()).toBe('15:00');
+    expect(await form.getByLabel(`Until (${zone})`).inputValue()).toBe('16:00');
     await form.getByLabel(`From (${zone})`).fill('10:00');
     await form.getByLabel(`Until (${zone})`).fill('11:00');
     await form.getByRole('button', { name: 'Book' }).click();

@@ -304,7 +304,17 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
         </form>
       )}
       {view && zone && chosen && (
-        <FreeBusy view={view} day={day} zone={zone} name={names.get(chosen) ?? ''} local={local} />
+        <FreeBusy
+          view={view}
+          day={day}
+          zone={zone}
+          name={names.get(chosen) ?? ''}
+          local={local}
+          choose={(from, until) => {
+            setStart(clock(from));
+            setEnd(clock(until));
+          }}
+        />
       )}
       {message && <p role="status">{message}</p>}
     </section>
@@ -318,6 +328,8 @@ function FreeBusy(props: {
   zone: string;
   name: string;
   local: (iso: string) => { date: string; minutes: number } | null;
+  /** Puts a free hour into the form (From, Until). */
+  choose: (from: number, until: number) => void;
 }) {
   const { view, day } = props;
   const dow = ((new Date(`${day}T12:00:00Z`).getUTCDay() + 6) % 7) + 1;
@@ -374,6 +386,16 @@ function FreeBusy(props: {
               {clock(r.s)}–{clock(r.e)}
             </span>
             <span>{r.kind === 'free' ? 'free' : r.kind === 'mine' ? 'booked by you' : 'booked'}</span>
+            {/* The time inputs stop at 23:45: a free range from then on is left to type. */}
+            {r.kind === 'free' && quarter(r.s) < Math.min(r.e, lastStart + 15) && (
+              <button
+                type="button"
+                class="link"
+                onClick={() => props.choose(quarter(r.s), Math.min(r.e, quarter(r.s) + 60, lastStart + 15))}
+              >
+                {`Choose ${clock(quarter(r.s))}`}
+              </button>
+            )}
           </li>
         ))}
       </ul>
@@ -381,6 +403,10 @@ function FreeBusy(props: {
   );
 }
 
+/** The last start the form offers (23:30, so a booking ends by 23:45, the last quarter a time input takes). */
+const lastStart = 23 * 60 + 30;
+/** The form's times go by quarter hours (step 900): a free range is offered from its first. */
+const quarter = (m: number) => Math.ceil(m / 15) * 15;
 const minutes = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 const clock = (m: number) =>
   `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
