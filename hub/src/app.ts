@@ -52,6 +52,7 @@ import { billingTotalsRoutes } from './routes/billing-totals.routes.js';
 import { reportsRoutes } from './routes/reports.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
+import { firstRunRoutes } from './routes/first-run.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
 export const API_PREFIX = '/api/v1';
@@ -252,6 +253,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(reportsRoutes(ctx));
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
+      await api.register(firstRunRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

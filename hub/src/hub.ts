@@ -26,6 +26,7 @@ import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
 import { purgeEnded } from './sign-in/sign-in.repository.js';
 import { memoryThrottles } from './sign-in/throttle.js';
+import { defaultInvitationDays } from './sign-in/links.js';
 import { EventBus } from './db/outbox.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 import { Cluster } from './cluster/cluster.js';
@@ -127,6 +128,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       sessions: new SessionStore(storage.db, tokens, clock),
       mailer: options.mailer === undefined ? smtp : options.mailer,
       throttles: memoryThrottles(clock),
+      invitationLifetimeMs: (settings.invitationDays ?? defaultInvitationDays) * 86_400_000,
       linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
       policy: new AccessPolicy(allRules()),
       caches: { records: new RecordCache(), counts: new CountCache() },

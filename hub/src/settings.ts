@@ -31,6 +31,12 @@ const Env = z.object({
     .url({ protocol: /^smtps?$/, error: 'expected smtp://host:port or smtps://host:port' })
     .optional(),
   HUB_MAIL_FROM: z.string().min(3).optional(),
+  HUB_INVITATION_DAYS: z.coerce
+    .number({ error: 'a whole number of days' })
+    .int('a whole number of days')
+    .min(1, 'at least 1 (day)')
+    .max(90, 'at most 90 (days)')
+    .default(7),
   HUB_TRUST_PROXY: z.string().optional(),
   HUB_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   HUB_METRICS_TOKEN: z.string().min(16, 'at least 16 characters (e.g. openssl rand -hex 24)').optional(),
@@ -66,6 +72,8 @@ export interface HubSettings {
   smtpUrl?: string;
   /** HUB_MAIL_FROM: sender of the hub's mail. */
   mailFrom?: string;
+  /** HUB_INVITATION_DAYS: how long an invitation link stays valid (7 days by default; sign-in links stay 15 minutes). */
+  invitationDays?: number;
   /** HUB_METRICS_TOKEN: the bearer token Prometheus sends to GET /metrics (none: /metrics is off). */
   metricsToken?: string;
   /** SQLite durability: 'full' (default) or 'normal' (see docs/OPERATIONS.md). */
@@ -155,6 +163,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     smtpUrl: e.HUB_SMTP_URL,
     metricsToken: e.HUB_METRICS_TOKEN,
     mailFrom: e.HUB_MAIL_FROM,
+    invitationDays: e.HUB_INVITATION_DAYS,
     sqliteSynchronous: e.HUB_SQLITE_SYNCHRONOUS,
     trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',

@@ -569,8 +569,14 @@ describeEachDialect('sign-in for people: passwords, links, browser sessions', (d
       invitedBy: t.owner.memberId,
       status: 'invited',
       emailSent: true,
+      expiresAt: expect.any(String),
     });
+    // An invitation waits a week for the member (HUB_INVITATION_DAYS), a sign-in link 15 minutes.
+    const week = Date.parse(invite.json().expiresAt) - Date.now();
+    expect(week).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(week).toBeLessThanOrEqual(7 * 86_400_000);
     const sent = await mail.next(m.emailAddress);
+    expect(sent.text).toContain('within 7 days');
     expect(sent.text).toContain('You are invited to Test makerspace');
     const token = linkToken(sent);
     expect((await api(t, owner, 'GET', `/members/${m.id}/invitation`)).json()).toMatchObject({

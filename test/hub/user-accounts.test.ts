@@ -92,6 +92,18 @@ describeEachDialect('several accounts: listing and switching', (dialect) => {
     await t?.db.dispose();
   });
 
+  it('counts, without naming them, the other accounts the address could switch to', async () => {
+    // B and C (each with a password); not D, whose member is locked.
+    const res = await inject('GET', '/user/other-accounts', undefined, bearer(danaToken));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ count: 2 });
+    const loner = await t.newMemberWithToken('Lone', 'Member');
+    expect((await inject('GET', '/user/other-accounts', undefined, bearer(loner.token))).json()).toEqual({
+      count: 0,
+    });
+    expect((await inject('GET', '/user/other-accounts')).statusCode).toBe(401);
+  });
+
   it('lists the accounts whose member has this password (not other passwords, not locked members)', async () => {
     const res = await inject('POST', '/user/accounts', { password: shared }, bearer(danaToken));
     expect(res.statusCode).toBe(200);

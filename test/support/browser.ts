@@ -89,11 +89,21 @@ export async function signInWithPassword(
   next: string,
 ): Promise<void> {
   await page.goto(`${web}${next}`);
-  await page.getByRole('button', { name: 'Use a password instead' }).click();
+  await choosePassword(page);
   await page.getByLabel('E-mail address').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => url.href === `${web}${next}`, { timeout: 10_000 });
+}
+
+/**
+ * On the sign-in page, shows the password field: a hub with mail offers links first (the
+ * "Use a password instead" button), a hub without mail shows the password at once.
+ */
+export async function choosePassword(page: Page): Promise<void> {
+  const toggle = page.getByRole('button', { name: 'Use a password instead' });
+  await toggle.or(page.getByLabel('Password')).first().waitFor({ timeout: 10_000 });
+  if (await toggle.isVisible()) await toggle.click();
 }
 
 /** Saves a full-page screenshot as docs/screenshots/<name>.png (shown in the README and docs). */

@@ -227,7 +227,7 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
     await page.getByLabel('Until').fill('2026-10-01');
     await expect
       .poll(() => charges.getByRole('alert').textContent())
-      .toContain('query.until: must not lie before query.from');
+      .toContain('Until: must not lie before from.');
     await page.getByLabel('Until').fill('2026-11-30');
     await expect.poll(() => charges.getByRole('alert').count()).toBe(0);
     await page.getByLabel('Member', { exact: true }).selectOption({ label: 'All members' });

@@ -2,7 +2,7 @@ import { connect as connectTcp } from 'node:net';
 import mqtt from 'mqtt';
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, freePort, launchChromium } from '../support/browser.js';
+import { browserTestsEnabled, choosePassword, freePort, launchChromium } from '../support/browser.js';
 import { startHubProcess } from '../support/e2e.js';
 import { stopAll } from '../support/processes.js';
 
@@ -55,7 +55,7 @@ describe.runIf(browserTestsEnabled())(
       const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-GB' });
       const page = await context.newPage();
       await page.goto(`${web}/admin`);
-      await page.getByRole('button', { name: 'Use a password instead' }).click();
+      await choosePassword(page);
       await page.getByLabel('E-mail address').fill(me.emailAddress);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: 'Sign in' }).click();

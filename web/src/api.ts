@@ -7,10 +7,12 @@ import type {
   AccessCheck,
   BookingRecord,
   BrowserSession,
+  HubInfo,
   InvoiceRecord,
   MemberKeyRecord,
   MemberPackageRecord,
   MemberTrainingRecord,
+  ResourceAvailability,
   ResourceLogRecord,
   ResourceRecord,
   SignInLinkRedeemed,
@@ -89,23 +91,141 @@ export async function callWithTotal<T>(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, 'The hub cannot be reached. Check your connection.');
+    setReachable(false);
+    throw new ApiError(0, unreachableText);
   }
-  const text = await res.text();
+  const text = await res.text().catch(() => '');
   const json = text ? safeJson(text) : null;
+  // A proxy in front of a stopped hub answers 502 or 504 without the hub's error body.
+  if ((res.status === 502 || res.status === 504) && json?.statusCode === undefined) {
+    setReachable(false);
+    throw new ApiError(0, unreachableText);
+  }
+  setReachable(true);
   if (!res.ok) {
     const signInCall = path.startsWith('/user/login') || path.startsWith('/user/sign-in-links');
     if (res.status === 401 && !signInCall && csrfToken === tokenAtStart) notifySignedOut();
-    const retry = res.headers.get('retry-after');
-    throw new ApiError(
-      res.status,
-      json?.message ?? `The hub answered ${res.status}`,
-      json?.data ?? {},
-      retry ? Number(retry) : null,
-    );
+    const retryHeader = res.headers.get('retry-after');
+    const retry = retryHeader && /^\d+$/.test(retryHeader) ? Number(retryHeader) : null;
+    throw new ApiError(res.status, errorText(res.status, json, retry), json?.data ?? {}, retry);
   }
   const total = res.headers.get('x-total-count');
   return { body: json as T, total: total === null ? null : Number(total) };
+}
+
+export const unreachableText = 'The hub cannot be reached. Check your connection.';
+
+/**
+ * The words of an error body for people: each field problem of bad input as "First name: at
+ * most 100 characters" (not the validator's "body.firstName: Too big..."), and a throttled
+ * call's wait once, from Retry-After ("Try again in 15 minutes.").
+ */
+export function errorText(status: number, json: any, retryAfter: number | null): string {
+  const validation = json?.data?.validation;
+  if (Array.isArray(validation) && validation.length > 0) {
+    const lines: string[] = [];
+    for (const v of validation as { path?: string; message?: string }[]) {
+      const label = fieldLabel(v.path ?? '');
+      const line = `${label ? `${label}: ` : ''}${problemWords(v.message ?? 'not valid')}`;
+      if (!lines.includes(line)) lines.push(line);
+    }
+    return `${lines.join('. ')}.`;
+  }
+  const message: string = json?.message ?? `The hub answered ${status}`;
+  if (status === 429) {
+    const plain = message.replace(/[;,.]?\s*try again in [^.;]*\.?$/i, '').trim();
+    const wait = retryAfter ? ` Try again in ${waitWords(retryAfter)}.` : ' Try again later.';
+    return `${plain.endsWith('.') ? plain : `${plain}.`}${wait}`;
+  }
+  return message;
+}
+
+/** "firstName" -> "First name"; "lines.0.amount" -> "Amount"; "emailAddress" -> "E-mail address". */
+function fieldLabel(path: string): string {
+  const name = path
+    .split('.')
+    .filter((p) => p && !/^\d+$/.test(p))
+    .pop();
+  if (!name) return '';
+  if (name === 'emailAddress') return 'E-mail address';
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A validator's problem and its plain words: "Too big: expected string to have <=100 characters" -> "at most 100 characters". */
+const problems: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/expected string to have <=(\d+) characters?/, (m) => `at most ${m[1]} characters`],
+  [
+    /expected string to have >=(\d+) characters?/,
+    (m) => (m[1] === '1' ? 'required' : `at least ${m[1]} characters`),
+  ],
+  [/expected (?:array|set) to have <=(\d+) items?/, (m) => `at most ${m[1]} entries`],
+  [/expected (?:array|set) to have >=(\d+) items?/, (m) => `at least ${m[1]} entries`],
+  [/expected (?:number|int|bigint) to be <=(\S+)/, (m) => `at most ${m[1]}`],
+  [/expected (?:number|int|bigint) to be >=(\S+)/, (m) => `at least ${m[1]}`],
+  [/expected (?:number|int|bigint) to be <(\S+)/, (m) => `less than ${m[1]}`],
+  [/expected (?:number|int|bigint) to be >(\S+)/, (m) => `more than ${m[1]}`],
+  [/received undefined|^Required$/, () => 'required'],
+  [/Invalid email/i, () => 'not a valid e-mail address'],
+  [/Invalid option: expected one of (.*)$/, (m) => `one of ${m[1].replace(/"/g, '')}`],
+  [/Unrecognized keys?: (.*)$/, (m) => `unknown field ${m[1].replace(/"/g, '')}`],
+  [/^Invalid input: expected (\w+)/, (m) => `expected ${m[1] === 'string' ? 'text' : m[1]}`],
+];
+
+function problemWords(raw: string): string {
+  // The hub's own texts may name another field by its place ("must not lie before query.from").
+  const message = raw.replace(/\b(?:body|query|querystring|params)\.([A-Za-z0-9_.]+)/g, (_, path: string) =>
+    fieldLabel(path).toLowerCase(),
+  );
+  for (const [pattern, words] of problems) {
+    const m = message.match(pattern);
+    if (m) return words(m);
+  }
+  return message;
+}
+
+/** 900 -> "15 minutes", 40 -> "40 seconds", 7200 -> "2 hours". */
+export function waitWords(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 90) return plural(Math.max(1, Math.ceil(seconds)), 'second');
+  if (seconds < 90 * 60) return plural(Math.ceil(seconds / 60), 'minute');
+  return plural(Math.ceil(seconds / 3600), 'hour');
+}
+
+/**
+ * Whether the hub answers: false after a call could not reach it, true again after any answer.
+ * While false, the hub is asked every few seconds, so pages clear their notice once it is back.
+ */
+let reachable = true;
+let probing: ReturnType<typeof setTimeout> | null = null;
+const reachabilityListeners = new Set<(reachable: boolean) => void>();
+
+export function hubReachable(): boolean {
+  return reachable;
+}
+
+export function onReachability(listener: (reachable: boolean) => void): () => void {
+  reachabilityListeners.add(listener);
+  return () => reachabilityListeners.delete(listener);
+}
+
+function setReachable(value: boolean): void {
+  if (!value && !probing) probing = setTimeout(probeHub, 2000);
+  if (value === reachable) return;
+  reachable = value;
+  for (const listener of reachabilityListeners) listener(value);
+}
+
+/** Asks the hub whether it answers (the live channel dropping is a reason to ask). */
+export async function probeHub(): Promise<void> {
+  if (probing) clearTimeout(probing);
+  probing = null;
+  try {
+    const res = await fetch(`${base}/hub-info`, { headers: { accept: 'application/json' } });
+    setReachable(res.status !== 502 && res.status !== 504);
+  } catch {
+    setReachable(false);
+  }
 }
 
 function safeJson(text: string): any {
@@ -124,6 +244,7 @@ const q = (params: Record<string, string | number | undefined>) => {
 };
 
 export const api = {
+  hubInfo: () => call<HubInfo>('GET', '/hub-info'),
   me: () => call<UserMe>('GET', '/user/me'),
   currentSession: () => call<{ session: BrowserSession; csrfToken: string }>('GET', '/user/sessions/current'),
   login: (emailAddress: string, password: string) =>
@@ -147,6 +268,8 @@ export const api = {
 
   bookings: (member: number, from: string) =>
     call<BookingRecord[]>('GET', `/bookings${q({ member, from, state: 'confirmed', limit: 100 })}`),
+  availability: (resource: number, from: string, until: string) =>
+    call<ResourceAvailability>('GET', `/resources/${resource}/availability${q({ from, until })}`),
   createBooking: (resource: number, fromDateTime: string, untilDateTime: string) =>
     call<BookingRecord>('POST', '/bookings', { resource, fromDateTime, untilDateTime }),
   cancelBooking: (booking: BookingRecord) =>

@@ -1,6 +1,6 @@
 import { render, type JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { UserMe } from './api';
+import { hubReachable, onReachability, probeHub, type UserMe } from './api';
 import './app.css';
 import { setLiveScope, useLive } from './live';
 import { MEMBER_STATUS_FIELDS } from './live-fields';
@@ -27,10 +27,40 @@ function AdminPage({ path, me }: { path: string; me: UserMe }) {
   return <mod.AdminPages path={path} me={me} />;
 }
 
+/** A plain member at /admin: the console is not even loaded for them. */
+function AdminsOnly() {
+  return (
+    <main class="narrow">
+      <h1>For admins only</h1>
+      <p role="alert">
+        The admin console is for the admins of your space. Your doors, machines, bookings and key card are on
+        your own page.
+      </p>
+      <p>
+        <a href="/">Go to my page</a>
+      </p>
+    </main>
+  );
+}
+
+/** Whether the hub answers (api.ts), asked again whenever the live channel drops. */
+function useReachable(liveConnected: boolean, signedIn: boolean): boolean {
+  const [reachable, setReachable] = useState(hubReachable());
+  useEffect(() => onReachability(setReachable), []);
+  useEffect(() => {
+    if (signedIn && !liveConnected) {
+      const t = setTimeout(() => void probeHub(), 1000);
+      return () => clearTimeout(t);
+    }
+  }, [liveConnected, signedIn]);
+  return reachable;
+}
+
 function App() {
   const location = useLocation();
   const auth = useAuth();
   const live = useLive();
+  const reachable = useReachable(live.connected, auth.state === 'signedIn');
   const here = location.path + window.location.search;
 
   const machine = location.path.match(/^\/r\/(\d+)$/);
@@ -67,7 +97,7 @@ function App() {
   let page: JSX.Element;
   if (machine) page = <MachinePage id={Number(machine[1])} code={location.query.get('c')} />;
   else if (location.path === '/account') page = <AccountPage me={auth.me} />;
-  else if (admin) page = <AdminPage path={location.path} me={auth.me} />;
+  else if (admin) page = isAdmin(auth.me) ? <AdminPage path={location.path} me={auth.me} /> : <AdminsOnly />;
   else if (location.path === '/stickers') {
     const ids = (location.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);
     page = <StickersPage ids={ids} />;
@@ -98,7 +128,16 @@ function App() {
           aria-label={live.connected ? 'Live updates on' : 'Live updates off'}
         />
       </header>
-      {page}
+      {!reachable && (
+        <p role="alert" class="unreachable no-print">
+          The hub cannot be reached, so nothing can be opened, switched or saved right now. Check your
+          connection; this page tries again every few seconds and its buttons come back once the hub answers.
+        </p>
+      )}
+      {/* A disabled fieldset disables every button and field of the page at once. */}
+      <fieldset class="page" disabled={!reachable}>
+        {page}
+      </fieldset>
     </>
   );
 }

@@ -489,13 +489,20 @@ const spaces: Record<string, CatalogueEntry> = {
     admins: true,
     errors: { 409: 'The space still has resources or members (`data.resources`, `data.members`).' },
   },
+  'GET /setup-progress': {
+    summary: 'What a new makerspace has set up so far (admins): the first-run checklist',
+    description:
+      'Whether HUB_PUBLIC_URL and mail are set, each active space’s time zone and number of opening-hour ranges, and how many active packages, active resources, bridges and invited members the account has.',
+    admins: true,
+  },
   'GET /spaces/:spaceId/opening-hours': {
     summary: 'Get a space’s opening hours',
     description: 'A list of `{dayOfWeek, fromTime, untilTime}` in the space’s time zone (1 = Monday).',
   },
   'PUT /spaces/:spaceId/opening-hours': {
     summary: 'Replace a space’s opening hours',
-    description: 'The whole week at once; an empty list means never open.',
+    description:
+      'The whole week at once, in the space’s time zone. An empty list means no opening hours: the space is open at all times.',
     admins: true,
     errors: { 422: 'Times overlap or end before they start (`data.invalidOpeningHours`).' },
     body: [

@@ -52,7 +52,10 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const link = await createLink(ctx, member, purpose, next, caller.memberId);
       const emailSent = await mailLink(ctx, member, link);
       if (!emailSent) reply.header('cache-control', 'no-store');
-      return { link, issued: { emailSent, ...(emailSent ? {} : { link: link.url }) } };
+      return {
+        link,
+        issued: { emailSent, ...(emailSent ? {} : { link: link.url }), expiresAt: link.row.expiresAt },
+      };
     }
 
     app.post(
@@ -60,9 +63,9 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
-          summary: 'Invite a member to set up their sign-in (mails a link valid for 15 minutes)',
+          summary: 'Invite a member to set up their sign-in (mails a link valid for 7 days)',
           description:
-            'Without SMTP configured, emailSent is false and `link` carries the URL for the admin to hand over. A new invitation supersedes older unused ones.',
+            'The link stays valid for HUB_INVITATION_DAYS days (7 by default; `expiresAt` says until when; GET /hub-info tells the setting). Without SMTP configured, emailSent is false and `link` carries the URL for the admin to hand over. A new invitation supersedes older unused ones.',
           params: MemberParams,
           response: { 200: InvitationSent },
         },
@@ -108,6 +111,7 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: 'Mail a member a sign-in link (or, without SMTP, hand it to the admin)',
+          description: 'The link works once, for 15 minutes (`expiresAt`).',
           params: MemberParams,
           body: z.strictObject({ next: NextPath.optional() }).nullish(),
           response: { 200: LinkIssued },

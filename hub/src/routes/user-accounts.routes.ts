@@ -1,4 +1,4 @@
-import { UserAccount, UserAccountsLookup } from '@makerspace/shared';
+import { OtherAccounts, UserAccount, UserAccountsLookup } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
@@ -15,6 +15,27 @@ import { loginCandidates, memberById } from '../sign-in/sign-in.repository.js';
 export function userAccountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   const t = ctx.throttles;
   return async (app) => {
+    app.get(
+      '/user/other-accounts',
+      {
+        schema: {
+          tags: ['sign-in'],
+          summary: "How many other accounts the caller's e-mail address could switch to",
+          description:
+            'Counts, without naming them, the member records with the caller’s e-mail address in other accounts that may sign in with a password: the web app offers "Switch account" only when there is one. POST /user/accounts (with the password) lists them.',
+          response: { 200: OtherAccounts },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const me = await memberById(ctx.db, caller.memberId);
+        const candidates = me?.emailKey ? await loginCandidates(ctx.db, me.emailKey) : [];
+        return {
+          count: candidates.filter((m) => m.account !== caller.accountId && m.passwordHash).length,
+        };
+      },
+    );
+
     app.post(
       '/user/accounts',
       {

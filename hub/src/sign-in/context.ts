@@ -11,4 +11,6 @@ export interface SignInContext extends HubContext {
   mailer: Mailer | null;
   /** Counters for failed logins and sign-in link requests. */
   throttles: SignInThrottles;
+  /** How long an invitation link stays valid (HUB_INVITATION_DAYS); sign-in links stay 15 minutes. */
+  invitationLifetimeMs: number;
 }

@@ -10,7 +10,26 @@ import { markAccepted } from './sign-in.repository.js';
 
 export type SignInLinkRow = Selectable<SignInLinksTable>;
 
+/** Sign-in and password-reset links: short, as a member asks for one when about to use it. */
 export const linkLifetimeMs = 15 * 60_000;
+/** Invitations wait for the member to find the mail (or the admin to hand the link over). */
+export const defaultInvitationDays = 7;
+
+/** How long a link of this purpose stays valid. */
+export function lifetimeOf(
+  ctx: Pick<SignInContext, 'invitationLifetimeMs'>,
+  purpose: SignInLinkPurpose,
+): number {
+  return purpose === 'invitation' ? ctx.invitationLifetimeMs : linkLifetimeMs;
+}
+
+/** "15 minutes", "7 days", "1 day": a lifetime in words for mails and API texts. */
+export function lifetimeWords(ms: number): string {
+  const days = ms / 86_400_000;
+  if (Number.isInteger(days)) return days === 1 ? '1 day' : `${days} days`;
+  const minutes = Math.round(ms / 60_000);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
 
 /** Builds the link the web app's page /sign-in/link reads: the token travels in the fragment. */
 export function linkUrl(base: string, token: string, next: string | null): string {
@@ -37,7 +56,7 @@ export async function createLink(
       tokenHash: hashToken(token),
       next,
       createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + linkLifetimeMs).toISOString(),
+      expiresAt: new Date(now + lifetimeOf(ctx, purpose)).toISOString(),
       createdBy,
     })
     .returningAll()
@@ -59,11 +78,16 @@ const intros: Record<SignInLinkPurpose, (space: string) => string> = {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The mail that carries a link: plain, names the space, the link and its 15 minutes. */
-export function linkMail(purpose: SignInLinkPurpose, member: MemberRow, space: string, url: string) {
+/** The mail that carries a link: plain, names the space, the link and how long it works. */
+export function linkMail(
+  purpose: SignInLinkPurpose,
+  member: MemberRow,
+  space: string,
+  url: string,
+  lifetimeMs = linkLifetimeMs,
+) {
   const greeting = `Hello ${member.firstName},`;
-  const validity =
-    'The link works once, within 15 minutes. If you did not ask for it, you can ignore this e-mail.';
+  const validity = `The link works once, within ${lifetimeWords(lifetimeMs)}. If you did not ask for it, you can ignore this e-mail.`;
   return {
     to: member.emailAddress as string,
     subject: subjects[purpose](space),
@@ -95,7 +119,8 @@ export async function mailLink(
   if (!ctx.mailer) return false;
   const space = await spaceNameOf(ctx.db, member);
   try {
-    await ctx.mailer.send(linkMail(link.row.purpose as SignInLinkPurpose, member, space, link.url));
+    const purpose = link.row.purpose as SignInLinkPurpose;
+    await ctx.mailer.send(linkMail(purpose, member, space, link.url, lifetimeOf(ctx, purpose)));
     return true;
   } catch (err) {
     await ctx.db.deleteFrom('sign_in_links').where('id', '=', link.row.id).execute();

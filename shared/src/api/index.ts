@@ -12,3 +12,4 @@ export * from './billing-totals.js';
 export * from './user-accounts.js';
 export * from './member-subresources.js';
 export * from './reports.js';
+export * from './first-run.js';

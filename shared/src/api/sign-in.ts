@@ -96,6 +96,7 @@ export type InvitationRecord = z.infer<typeof InvitationRecord>;
 export const LinkIssued = z.object({
   emailSent: z.boolean(),
   link: z.string().optional().describe('Only when no e-mail was sent (no SMTP configured)'),
+  expiresAt: Timestamp.describe('When the link stops working'),
 });
 
 export const InvitationSent = z.object({

@@ -20,3 +20,14 @@ export const UserAccount = z.object({
   current: z.boolean().describe('The account of the caller'),
 });
 export type UserAccount = z.infer<typeof UserAccount>;
+
+/** `GET /user/other-accounts`: whether switching accounts is worth offering (no names, no ids). */
+export const OtherAccounts = z.object({
+  count: z
+    .number()
+    .int()
+    .describe(
+      "Member records with the caller's e-mail address in other accounts that may sign in with a password",
+    ),
+});
+export type OtherAccounts = z.infer<typeof OtherAccounts>;

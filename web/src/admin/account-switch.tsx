@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { type ApiError, call, type UserAccount, type UserMe } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { type ApiError, call, type OtherAccounts, type UserAccount, type UserMe } from '../api';
 import './billing.css';
 
 /**
@@ -7,11 +7,21 @@ import './billing.css';
  * The password shows which records are theirs (`POST /user/accounts`); switching signs in to
  * the chosen account's member (`POST /user/login {account}`) and reloads the console there.
  */
-export function AccountSwitch({ me }: { me: UserMe }) {
+export function AccountSwitch({ me, path }: { me: UserMe; path: string }) {
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
   const [accounts, setAccounts] = useState<UserAccount[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Offered only to a person with a member record in another account (GET /user/other-accounts),
+  // asked again on each admin page, so an account made meanwhile shows up.
+  const [others, setOthers] = useState(0);
+  useEffect(() => {
+    if (!me.emailAddress) return;
+    call<OtherAccounts>('GET', '/user/other-accounts').then(
+      (o) => setOthers(o.count),
+      () => setOthers(0),
+    );
+  }, [me.id, path]);
 
   async function lookup(e: Event) {
     e.preventDefault();
@@ -39,7 +49,7 @@ export function AccountSwitch({ me }: { me: UserMe }) {
     }
   }
 
-  if (!me.emailAddress) return null;
+  if (!me.emailAddress || others === 0) return null;
   return (
     <div class="account-switch">
       <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>

@@ -31,7 +31,8 @@ export const adminApi = {
   createMember: (body: Record<string, unknown>) => call<MemberRecord>('POST', '/members', body),
   updateMember: (id: number, body: Record<string, unknown>) =>
     call<MemberRecord>('PUT', `/members/${id}`, body),
-  invite: (id: number) => call<{ emailSent: boolean; link?: string }>('POST', `/members/${id}/invitation`),
+  invite: (id: number) =>
+    call<{ emailSent: boolean; link?: string; expiresAt: string }>('POST', `/members/${id}/invitation`),
   memberLogs: (id: number) =>
     call<
       {

@@ -1,6 +1,5 @@
 import type { ComponentType } from 'preact';
 import type { UserMe } from '../api';
-import { isAdmin } from '../session';
 import './admin.css';
 import { AccountSwitch } from './account-switch';
 import { ActivityPage } from './activity';
@@ -34,9 +33,9 @@ const pages: [string, string, ComponentType][] = [
 ];
 
 /**
- * The admin console, loaded as its own chunk (main.tsx imports it dynamically), so members never
- * download it. The hub decides who may do what: a member who opens these pages gets the API's
- * refusals, the navigation only hides them.
+ * The admin console, loaded as its own chunk (main.tsx imports it dynamically, for admins only:
+ * a plain member at /admin gets a page saying it is for admins). The hub still decides who may
+ * do what.
  */
 export function AdminPages({ path, me }: { path: string; me: UserMe }) {
   const Page = pages.find(([p]) => p === path)?.[2] ?? Dashboard;
@@ -53,13 +52,8 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
             {name}
           </a>
         ))}
-        <AccountSwitch me={me} />
+        <AccountSwitch me={me} path={path} />
       </nav>
-      {!isAdmin(me) && (
-        <p role="alert" class="error admin-note">
-          These pages are for admins; the hub refuses what they ask for on your behalf.
-        </p>
-      )}
       {resourceLog ? <ResourceLogPage id={Number(resourceLog[1])} /> : <Page />}
     </>
   );

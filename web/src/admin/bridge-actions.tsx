@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
+import { LocalhostWarning } from '../localhost-warning';
 import { adminApi, type PairingCode, type ResourceRecord } from './admin-api';
 
 export const clock = (iso: string) =>
@@ -100,6 +101,7 @@ export function PairingPanel(props: { pairing: PairingCode; name: string; onClos
   return (
     <section aria-labelledby="pair-h" class="pairing" ref={section}>
       <h2 id="pair-h">Pair a bridge for {props.name}</h2>
+      <LocalhostWarning what="this command and its QR code" />
       <p>
         On the Pi, run this one line (valid until {clock(pairing.expiresAt)}, once). It fetches the bridge key
         and writes the agent's config:

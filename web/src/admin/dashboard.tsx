@@ -7,6 +7,7 @@ import { adminApi, type ResourceRecord, type WebhookRecord } from './admin-api';
 import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl } from './bridge-actions';
 import { activityApi, asLiveLog } from './activity-api';
 import { logText } from './feed';
+import { FirstRunChecklist } from './first-run';
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
 export function Dashboard() {
@@ -108,6 +109,7 @@ export function Dashboard() {
   return (
     <main class="admin">
       <h1>Dashboard</h1>
+      <FirstRunChecklist />
       {error && <p class="error">{error}</p>}
       <section aria-labelledby="alerts-h">
         <h2 id="alerts-h">Alerts</h2>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
+import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
 import { billingApi } from './billing-api';
 import { Choice } from './choice';
@@ -283,7 +284,10 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
       const result = await adminApi.invite(member.id);
       if (result.emailSent) setInvite(`Invitation mailed to ${member.emailAddress}.`);
       else {
-        setInvite('No mail server is set up: hand this link to the member (valid 15 minutes, once).');
+        const days = Math.max(1, Math.round((Date.parse(result.expiresAt) - Date.now()) / 86_400_000));
+        setInvite(
+          `No mail server is set up: hand this link to the member (valid ${days} day${days === 1 ? '' : 's'}, until ${dateTime(result.expiresAt)}; it works once).`,
+        );
         setLink(result.link ?? null);
       }
     } catch (e) {

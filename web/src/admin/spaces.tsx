@@ -9,7 +9,7 @@ import {
   spacesApi,
 } from './spaces-api';
 import './spaces.css';
-import { dayLabel, localLabel, wall, weekdays } from './zoned';
+import { dayLabel, localLabel, minutesOf, wall, weekdays } from './zoned';
 
 const errorText = (e: unknown) => (e as ApiError).message;
 
@@ -89,12 +89,21 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Hours that would leave the space closed right now wait for the admin's confirmation.
+  const [confirming, setConfirming] = useState<string | null>(null);
 
   const change = (key: number, field: 'fromTime' | 'untilTime', value: string) =>
     setRows(rows.map((r) => (r.key === key ? { ...r, [field]: value } : r)));
 
-  async function save(e: Event) {
+  async function save(e: Event, confirmed = false) {
     e.preventDefault();
+    // Only a change that closes an open space asks: one closed now already stays closed.
+    const closing = closedNowBy(hoursOf(space), space) ? null : closedNowBy(rows, space);
+    if (!confirmed && closing) {
+      setConfirming(closing);
+      return;
+    }
+    setConfirming(null);
     setBusy(true);
     setStatus(null);
     setError(null);
@@ -127,7 +136,9 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
               <tr key={day}>
                 <th scope="row">{day}</th>
                 <td>
-                  {mine.length === 0 && <span class="muted">closed</span>}
+                  {mine.length === 0 && (
+                    <span class="muted">{rows.length === 0 ? 'open at all times' : 'closed'}</span>
+                  )}
                   {mine.map((r, n) => {
                     const suffix = n === 0 ? '' : ` (${n + 1})`;
                     return (
@@ -193,8 +204,21 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
           {status}
         </p>
       )}
+      {confirming && (
+        <div role="alert" class="warning">
+          <p>{confirming}</p>
+          <div class="actions">
+            <button type="button" class="danger" onClick={(e) => void save(e, true)}>
+              Save and close {space.name} now
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+              Keep editing
+            </button>
+          </div>
+        </div>
+      )}
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={busy || confirming !== null}>
           Save opening hours
         </button>
         <button
@@ -211,6 +235,29 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
       </div>
     </form>
   );
+}
+
+/**
+ * The warning when these hours leave the space closed at this moment (its wall time): members
+ * would be refused at every door and machine as soon as they are saved. Null when open now.
+ */
+function closedNowBy(rows: OpeningHour[], space: SpaceRecord): string | null {
+  // No hours is open at all times; a range the hub will refuse is left to its error.
+  const valid = (t: string) => new RegExp(`^(${TIME})$`).test(t);
+  if (
+    rows.length === 0 ||
+    rows.some((r) => !valid(r.fromTime) || !valid(r.untilTime) || r.fromTime >= r.untilTime)
+  )
+    return null;
+  const now = wall(new Date(), space.timezone);
+  const open = rows.some(
+    (r) =>
+      r.dayOfWeek === now.dayOfWeek &&
+      minutesOf(r.fromTime) <= now.minutes &&
+      now.minutes < minutesOf(r.untilTime),
+  );
+  if (open) return null;
+  return `These hours close ${space.name} now (${weekdays[now.dayOfWeek - 1]} ${now.time} in ${space.timezone}): from the moment they are saved, members are refused at every door and machine until the next opening.`;
 }
 
 function zoneNames(): string[] {

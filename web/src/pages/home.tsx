@@ -7,6 +7,7 @@ import {
   type InvoiceRecord,
   type MemberCredit,
   type MemberKeyRecord,
+  type ResourceAvailability,
   type ResourceLogRecord,
   type ResourceRecord,
   type ResourceStatus,
@@ -14,6 +15,7 @@ import {
 } from '../api';
 import { Field } from '../field';
 import { dateTime, elapsed, verdictText } from '../format';
+import { addDays, dayLabel, instant, wall } from '../admin/zoned';
 import { useLive } from '../live';
 import { describe } from './sign-in';
 
@@ -169,29 +171,71 @@ function verdictKey(status: ResourceStatus | undefined): string {
   return status ? `${status.bridge}:${status.online}:${status.session?.id ?? ''}` : '';
 }
 
+/**
+ * My bookings, and the form to book from a resource's free/busy view. Days and times are the
+ * space's wall time (GET /resources/{id}/availability tells its zone): a member's "10:00" is
+ * 10:00 in the space, whatever zone the phone is in.
+ */
 function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }) {
   const from = new Date(Date.now() - 3600_000).toISOString();
   const list = useLoad(() => api.bookings(me.id, from), [me.id]);
   const bookable = resources.filter((r) => r.canBeBooked);
   const [resource, setResource] = useState<number | ''>('');
-  const [day, setDay] = useState(new Date().toISOString().slice(0, 10));
+  const chosen = resource || bookable[0]?.id;
+  const [zone, setZone] = useState<string | null>(null);
+  const [day, setDay] = useState('');
   const [start, setStart] = useState('18:00');
   const [end, setEnd] = useState('19:00');
+  const [view, setView] = useState<ResourceAvailability | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
   const names = new Map(resources.map((r) => [r.id, r.name]));
+
+  // The chosen day's free/busy view; the first answer also tells the space's zone and today there.
+  useEffect(() => {
+    if (!chosen) return;
+    let live = true;
+    const z = zone ?? 'UTC';
+    const shownDay = day || wall(new Date(), z).date;
+    const fromAt = instant(addDays(shownDay, zone ? 0 : -1), '00:00', z).toISOString();
+    const untilAt = instant(addDays(shownDay, zone ? 1 : 2), '00:00', z).toISOString();
+    api.availability(chosen, fromAt, untilAt).then(
+      (v) => {
+        if (!live) return;
+        if (!zone) {
+          setZone(v.timezone);
+          if (!day) setDay(wall(new Date(), v.timezone).date);
+          return;
+        }
+        setView(v);
+      },
+      (err) => live && setMessage(describe(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [chosen, day, zone, tick]);
+
+  const local = (iso: string) => (zone ? wall(iso, zone) : null);
+  const when = (b: BookingRecord) => {
+    if (!zone) return `${dateTime(b.fromDateTime)}`;
+    const a = wall(b.fromDateTime, zone);
+    return `${dayLabel(a.date)} ${a.time}–${wall(b.untilDateTime, zone).time}`;
+  };
 
   async function create(event: Event) {
     event.preventDefault();
-    if (!resource) return;
+    if (!chosen || !zone) return;
     setMessage(null);
     try {
       await api.createBooking(
-        resource,
-        new Date(`${day}T${start}`).toISOString(),
-        new Date(`${day}T${end}`).toISOString(),
+        chosen,
+        instant(day, start, zone).toISOString(),
+        instant(day, end, zone).toISOString(),
       );
-      setMessage('Booked.');
+      setMessage(`Booked ${names.get(chosen) ?? 'it'}, ${dayLabel(day)} ${start}–${end}.`);
       list.reload();
+      setTick((n) => n + 1);
     } catch (err) {
       setMessage(describe(err));
     }
@@ -201,6 +245,7 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
     try {
       await api.cancelBooking(booking);
       list.reload();
+      setTick((n) => n + 1);
     } catch (err) {
       setMessage(describe(err));
     }
@@ -215,14 +260,13 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
         {(list.value ?? []).map((b) => (
           <li key={b.id}>
             <span>
-              {names.get(b.resource) ?? `Resource ${b.resource}`}: {dateTime(b.fromDateTime)} –{' '}
-              {new Date(b.untilDateTime).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}
+              {names.get(b.resource) ?? `Resource ${b.resource}`}: {when(b)}
             </span>
             <button
               type="button"
               class="secondary"
               onClick={() => cancel(b)}
-              aria-label={`Cancel booking of ${names.get(b.resource) ?? 'resource'} on ${dateTime(b.fromDateTime)}`}
+              aria-label={`Cancel booking of ${names.get(b.resource) ?? 'resource'} on ${when(b)}`}
             >
               Cancel
             </button>
@@ -234,11 +278,10 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
           <label>
             Machine
             <select
-              value={resource}
+              value={chosen}
               onChange={(e) => setResource(Number((e.target as HTMLSelectElement).value) || '')}
               required
             >
-              <option value="">Choose…</option>
               {bookable.map((r) => (
                 <option key={r.id} value={r.id}>
                   {r.name}
@@ -247,17 +290,127 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
             </select>
           </label>
           <Field label="Day" type="date" value={day} set={setDay} required />
-          <Field label="From" type="time" step={900} value={start} set={setStart} required />
-          <Field label="Until" type="time" step={900} value={end} set={setEnd} required />
-          <button type="submit" class="primary">
+          <Field
+            label={`From (${zone ?? '…'})`}
+            type="time"
+            step={900}
+            value={start}
+            set={setStart}
+            required
+          />
+          <Field label={`Until (${zone ?? '…'})`} type="time" step={900} value={end} set={setEnd} required />
+          <button type="submit" class="primary" disabled={!zone || !day}>
             Book
           </button>
         </form>
+      )}
+      {view && zone && chosen && (
+        <FreeBusy
+          view={view}
+          day={day}
+          zone={zone}
+          name={names.get(chosen) ?? ''}
+          local={local}
+          choose={(from, until) => {
+            setStart(clock(from));
+            setEnd(clock(until));
+          }}
+        />
       )}
       {message && <p role="status">{message}</p>}
     </section>
   );
 }
+
+/** One day of a resource: busy times (mine named), free times between, within opening hours. */
+function FreeBusy(props: {
+  view: ResourceAvailability;
+  day: string;
+  zone: string;
+  name: string;
+  local: (iso: string) => { date: string; minutes: number } | null;
+  /** Puts a free hour into the form (From, Until). */
+  choose: (from: number, until: number) => void;
+}) {
+  const { view, day } = props;
+  const dow = ((new Date(`${day}T12:00:00Z`).getUTCDay() + 6) % 7) + 1;
+  const always = view.openingHours.length === 0;
+  // What is left of the day: from now (to the quarter hour) today, nothing on a past day.
+  const now = props.local(new Date().toISOString());
+  const left = !now || now.date < day ? 0 : now.date > day ? 24 * 60 : now.minutes - (now.minutes % 15);
+  const hours: [number, number][] = always
+    ? [[0, 24 * 60]]
+    : view.openingHours
+        .filter((h) => h.dayOfWeek === dow)
+        .map((h): [number, number] => [minutes(h.fromTime), minutes(h.untilTime)]);
+  const open = hours.map(([a, b]): [number, number] => [Math.max(a, left), b]).filter(([a, b]) => b > a);
+  // Busy ranges clipped to the day, in minutes since the space's midnight.
+  const busy = view.busy
+    .map((b) => {
+      const a = props.local(b.fromDateTime);
+      const z = props.local(b.untilDateTime);
+      const s = !a || a.date < day ? 0 : a.date > day ? 24 * 60 : a.minutes;
+      const e = !z || z.date > day ? 24 * 60 : z.date < day ? 0 : z.minutes;
+      return { s, e, mine: b.mine };
+    })
+    .filter((b) => b.e > b.s);
+  const rows: { s: number; e: number; kind: 'free' | 'busy' | 'mine' }[] = [];
+  for (const [os, oe] of open) {
+    let at = os;
+    for (const b of busy) {
+      if (b.e <= os || b.s >= oe) continue;
+      if (b.s > at) rows.push({ s: at, e: b.s, kind: 'free' });
+      rows.push({ s: Math.max(b.s, os), e: Math.min(b.e, oe), kind: b.mine ? 'mine' : 'busy' });
+      at = Math.max(at, b.e);
+    }
+    if (at < oe) rows.push({ s: at, e: oe, kind: 'free' });
+  }
+  return (
+    <div class="free-busy">
+      <p class="small">
+        {props.name}, {dayLabel(day)}: times in the space’s time zone, {props.zone}.{' '}
+        {always
+          ? 'The space is open at all times.'
+          : hours.length === 0
+            ? 'The space is closed this day.'
+            : ''}
+        {left >= 24 * 60
+          ? ' This day is over.'
+          : hours.length > 0 && open.length === 0
+            ? ' Closed for the rest of the day.'
+            : ''}
+      </p>
+      <ul class="rows" aria-label={`Free and busy times of ${props.name}`}>
+        {rows.map((r) => (
+          <li key={`${r.s}-${r.kind}`} class={r.kind === 'free' ? 'ok' : 'bad'}>
+            <span>
+              {clock(r.s)}–{clock(r.e)}
+            </span>
+            <span>{r.kind === 'free' ? 'free' : r.kind === 'mine' ? 'booked by you' : 'booked'}</span>
+            {/* The time inputs stop at 23:45: a free range from then on is left to type. */}
+            {r.kind === 'free' && quarter(r.s) < Math.min(r.e, lastStart + 15) && (
+              <button
+                type="button"
+                class="link"
+                onClick={() => props.choose(quarter(r.s), Math.min(r.e, quarter(r.s) + 60, lastStart + 15))}
+              >
+                {`Choose ${clock(quarter(r.s))}`}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The last start the form offers (23:30, so a booking ends by 23:45, the last quarter a time input takes). */
+const lastStart = 23 * 60 + 30;
+/** The form's times go by quarter hours (step 900): a free range is offered from its first. */
+const quarter = (m: number) => Math.ceil(m / 15) * 15;
+const minutes = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
+const clock = (m: number) =>
+  `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
 
 function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
   const logs = useLoad<ResourceLogRecord[]>(() => api.myLogs(me.id), [me.id]);

@@ -68,6 +68,42 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
     return () => clearInterval(t);
   }, []);
 
+  // A machine switched on from this page runs until switched off: the page shows only Switch
+  // off from the answer on, before the live channel tells of the session, and until it ends.
+  const [justOn, setJustOn] = useState(false);
+  const sawMine = useRef(false);
+  const mineId = liveStatus?.session?.mine ? liveStatus.session.id : null;
+  useEffect(() => {
+    if (mineId !== null) sawMine.current = true;
+    else if (sawMine.current) {
+      sawMine.current = false;
+      setJustOn(false);
+    }
+  }, [mineId]);
+
+  // A door's "Unlocked" notice lasts while it is open: it ends when the relay drops back (the
+  // door relocks), or after a minute when no live state says so.
+  const [unlocking, setUnlocking] = useState(false);
+  const sawOpen = useRef(false);
+  const relay = liveStatus?.relay;
+  useEffect(() => {
+    if (!unlocking) return;
+    if (relay === 'on') sawOpen.current = true;
+    else if (sawOpen.current) {
+      sawOpen.current = false;
+      setUnlocking(false);
+      setOutcome((o) => (o?.kind === 'success' ? null : o));
+    }
+  }, [relay, unlocking]);
+  useEffect(() => {
+    if (!unlocking) return;
+    const t = setTimeout(() => {
+      setUnlocking(false);
+      setOutcome((o) => (o?.kind === 'success' ? null : o));
+    }, 60_000);
+    return () => clearTimeout(t);
+  }, [unlocking]);
+
   if (loadError && !check) {
     return (
       <main>
@@ -93,20 +129,26 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
   const retryLeft = lockedUntil ? Math.max(0, Math.ceil((lockedUntil - now) / 1000)) : null;
   const locked = retryLeft !== null && retryLeft > 0;
   const mySession = status.session?.mine ? status.session : null;
+  const running = !door && (mySession !== null || justOn);
   const verdict = locked
     ? { ...check, allowed: false, reason: 'tooManyAttempts' as const }
     : retryLeft === 0 && check.reason === 'tooManyAttempts'
       ? { ...check, allowed: true, reason: null }
       : check;
   const allowed = verdict.allowed && status.online;
-  const canPress = allowed && !busy && !!code && !mySession;
+  const canPress = allowed && !busy && !!code && !running;
 
   async function press() {
     if (!code) return;
     setBusy(true);
     setOutcome(null);
+    if (door) {
+      sawOpen.current = false;
+      setUnlocking(true);
+    }
     try {
       const result = await api.switchOn(id, code);
+      if (!door) setJustOn(true);
       setOutcome({
         kind: 'success',
         text: door
@@ -134,8 +176,10 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
                     null,
                   )
                 : err.message;
-        setOutcome({ kind: 'error', text });
+        // Locked out: the verdict counts down the wait; saying it twice would not help.
+        setOutcome(reason === 'tooManyAttempts' ? null : { kind: 'error', text });
       } else setOutcome({ kind: 'error', text: 'The hub cannot be reached.' });
+      setUnlocking(false);
       void load();
     } finally {
       setBusy(false);
@@ -147,6 +191,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
     setOutcome(null);
     try {
       await api.switchOff(id);
+      setJustOn(false);
       setOutcome({ kind: 'success', text: 'Switched off. Your session has ended.' });
     } catch (err) {
       setOutcome({
@@ -168,7 +213,11 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         </p>
       </header>
 
-      <section aria-label="Verdict" class={`verdict ${allowed && verdict.reason === null ? 'ok' : 'no'}`}>
+      <section
+        aria-label="Verdict"
+        hidden={running}
+        class={`verdict ${allowed && verdict.reason === null ? 'ok' : 'no'}`}
+      >
         <p aria-live="polite" data-testid="verdict">
           {verdict.reason === null && !status.online
             ? verdictText({ ...check, reason: status.bridge ? 'bridgeOffline' : 'noBridge' }, noun, retryLeft)
@@ -181,23 +230,29 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         )}
       </section>
 
-      {check.resource.safetyMessage && !mySession && (
+      {check.resource.safetyMessage && !running && (
         <section aria-label="Safety" class="safety">
           <h2>Before you switch on</h2>
           <p>{check.resource.safetyMessage}</p>
         </section>
       )}
 
-      {mySession ? (
+      {running ? (
         <section aria-label="Your session" class="session">
           <p>
-            Running for{' '}
-            <time dateTime={mySession.since} data-testid="elapsed">
-              {elapsed(mySession.since, now)}
-            </time>
-            {check.maxDuration
-              ? ` (until about ${timeIn(new Date(Date.parse(mySession.since) + check.maxDuration * 1000).toISOString(), check.timezone)})`
-              : ''}
+            {mySession ? (
+              <>
+                Running for{' '}
+                <time dateTime={mySession.since} data-testid="elapsed">
+                  {elapsed(mySession.since, now)}
+                </time>
+                {check.maxDuration
+                  ? ` (until about ${timeIn(new Date(Date.parse(mySession.since) + check.maxDuration * 1000).toISOString(), check.timezone)})`
+                  : ''}
+              </>
+            ) : (
+              'Running.'
+            )}
           </p>
           <button type="button" class="big danger" onClick={switchOff} disabled={busy}>
             Switch off

@@ -1,14 +1,28 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Field } from '../field';
 import { ApiError, api } from '../api';
 import { navigate, safeNext } from '../router';
 import { signedIn } from '../session';
 
-/** Sign in: an e-mailed link by default, a password for those who set one. */
+/**
+ * Sign in: an e-mailed link by default, a password for those who set one. A hub without mail
+ * (GET /hub-info says so) offers no e-mailed link: a password, or a link an admin hands over.
+ */
 export function SignInPage({ next }: { next: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [usePassword, setUsePassword] = useState(false);
+  // null until the hub says whether it sends mail (unknown when it cannot be asked: links offered).
+  const [mail, setMail] = useState<boolean | null>(null);
+  useEffect(() => {
+    api.hubInfo().then(
+      (info) => {
+        setMail(info.mailConfigured);
+        if (!info.mailConfigured) setUsePassword(true);
+      },
+      () => setMail(true),
+    );
+  }, []);
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<null | 'signIn' | 'passwordReset'>(null);
   const [error, setError] = useState<string | null>(null);
@@ -66,6 +80,15 @@ export function SignInPage({ next }: { next: string }) {
     );
   }
 
+  if (mail === null) {
+    return (
+      <main class="narrow">
+        <h1>Sign in</h1>
+        <p role="status">Loading…</p>
+      </main>
+    );
+  }
+
   return (
     <main class="narrow">
       <h1>Sign in</h1>
@@ -74,6 +97,12 @@ export function SignInPage({ next }: { next: string }) {
           ? 'Sign in to use this machine. You come back to it right after.'
           : 'Sign in to open the doors and switch on the machines of your makerspace.'}
       </p>
+      {!mail && (
+        <p class="notice" id="no-mail">
+          This hub sends no e-mail. Sign in with your password, or ask an admin of your space for a sign-in
+          link: they make one on your member page and hand it to you.
+        </p>
+      )}
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
         <Field
           label="E-mail address"
@@ -104,24 +133,26 @@ export function SignInPage({ next }: { next: string }) {
           {usePassword ? 'Sign in' : 'E-mail me a sign-in link'}
         </button>
       </form>
-      <p class="links">
-        <button type="button" class="link" onClick={() => setUsePassword(!usePassword)}>
-          {usePassword ? 'Use an e-mailed link instead' : 'Use a password instead'}
-        </button>
-        {usePassword && (
-          <button type="button" class="link" onClick={forgot}>
-            Forgot your password?
+      {mail ? (
+        <p class="links">
+          <button type="button" class="link" onClick={() => setUsePassword(!usePassword)}>
+            {usePassword ? 'Use an e-mailed link instead' : 'Use a password instead'}
           </button>
-        )}
-      </p>
+          {usePassword && (
+            <button type="button" class="link" onClick={forgot}>
+              Forgot your password?
+            </button>
+          )}
+        </p>
+      ) : (
+        <p class="muted">No password yet, or forgot it? An admin's sign-in link lets you choose a new one.</p>
+      )}
     </main>
   );
 }
 
+/** An error in words (api.ts already put a throttled call's wait into the message, once). */
 export function describe(err: unknown): string {
-  if (err instanceof ApiError) {
-    if (err.status === 429 && err.retryAfter) return `${err.message} Try again in ${err.retryAfter} s.`;
-    return err.message;
-  }
+  if (err instanceof ApiError) return err.message;
   return 'Something went wrong. Try again.';
 }

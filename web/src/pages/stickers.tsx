@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ResourceRecord } from '../api';
+import { LocalhostWarning } from '../localhost-warning';
 import { describe } from './sign-in';
 
 /**
@@ -23,6 +24,7 @@ export function StickersPage({ ids }: { ids: number[] }) {
           One sticker per door or machine. Members scan it to open the machine’s page. Changing a resource’s
           code makes its printed sticker out of date.
         </p>
+        <LocalhostWarning what="these stickers" />
         {error && <p class="error">{error}</p>}
         <button type="button" class="primary" onClick={() => window.print()}>
           Print

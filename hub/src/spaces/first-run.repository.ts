@@ -1,0 +1,94 @@
+import type { Db } from '../db/crud.js';
+
+/** A count query's one number (SQLite answers numbers, PostgreSQL strings). */
+const count = async (query: Promise<{ n: number | string | bigint } | undefined>) =>
+  Number((await query)?.n ?? 0);
+
+/**
+ * What the first-run checklist counts in one account: its spaces (time zone, how many opening
+ * ranges), active packages and resources, bridges, and members invited to sign in.
+ */
+export async function setupFacts(db: Db, accountId: number) {
+  const spaces = await db
+    .selectFrom('spaces')
+    .select((eb) => [
+      'spaces.id',
+      'spaces.name',
+      'spaces.timezone',
+      eb
+        .selectFrom('opening_hours')
+        .select(eb.fn.countAll().as('n'))
+        .whereRef('opening_hours.space', '=', 'spaces.id')
+        .as('openingHours'),
+    ])
+    .where('spaces.account', '=', accountId)
+    .where('spaces.state', '=', 'active')
+    .orderBy('spaces.id')
+    .execute();
+  const [packages, resources, pairedBridges, invitedMembers] = await Promise.all([
+    count(
+      db
+        .selectFrom('packages')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account', '=', accountId)
+        .where('state', '=', 'active')
+        .executeTakeFirst(),
+    ),
+    count(
+      db
+        .selectFrom('resources')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account', '=', accountId)
+        .where('state', '=', 'active')
+        .executeTakeFirst(),
+    ),
+    count(
+      db
+        .selectFrom('bridges')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account', '=', accountId)
+        .executeTakeFirst(),
+    ),
+    count(
+      db
+        .selectFrom('member_invitations')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account', '=', accountId)
+        .executeTakeFirst(),
+    ),
+  ]);
+  return {
+    spaces: spaces.map((s) => ({
+      id: s.id,
+      name: s.name,
+      timezone: s.timezone,
+      timezoneSet: s.timezone !== 'UTC',
+      openingHours: Number(s.openingHours ?? 0),
+    })),
+    packages,
+    resources,
+    pairedBridges,
+    invitedMembers,
+  };
+}
+
+/** Confirmed bookings of a resource that overlap [from, until), oldest first: when and whose. */
+export function busyTimes(db: Db, resourceId: number, from: string, until: string) {
+  return db
+    .selectFrom('bookings')
+    .select(['fromDateTime', 'untilDateTime', 'member'])
+    .where('resource', '=', resourceId)
+    .where('state', '=', 'confirmed')
+    .where('untilDateTime', '>', from)
+    .where('fromDateTime', '<', until)
+    .orderBy('fromDateTime')
+    .orderBy('id')
+    .limit(1000)
+    .execute();
+}
+
+/** The space's time zone (the resource's space). */
+export async function timezoneOfSpace(db: Db, spaceId: number): Promise<string> {
+  const row = await db.selectFrom('spaces').select('timezone').where('id', '=', spaceId).executeTakeFirst();
+  return row?.timezone ?? 'UTC';
+}

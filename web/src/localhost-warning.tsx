@@ -1,0 +1,24 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api';
+
+/**
+ * Until HUB_PUBLIC_URL is set, what the hub prints and pairs with names localhost, which phones
+ * and Pis cannot reach: the stickers page and the pairing panel say so (GET /hub-info).
+ */
+export function LocalhostWarning({ what }: { what: string }) {
+  const [unset, setUnset] = useState(false);
+  useEffect(() => {
+    api.hubInfo().then(
+      (info) => setUnset(!info.publicUrlSet),
+      () => {},
+    );
+  }, []);
+  if (!unset) return null;
+  return (
+    <p role="alert" class="warning">
+      HUB_PUBLIC_URL is not set, so {what} point at localhost, which phones cannot reach. Set HUB_PUBLIC_URL
+      to the address phones use (for example https://hub.your-space.org) in the hub's environment and restart
+      it.
+    </p>
+  );
+}
