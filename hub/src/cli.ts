@@ -10,6 +10,8 @@ import { loadSecret, TokenBox } from './secrets.js';
 import { type HubSettings, settingsFromEnv } from './settings.js';
 import { startupFailure } from './startup.js';
 import { insertApiKey } from './identity/api-keys.js';
+import { createLink, defaultInvitationDays } from './sign-in/links.js';
+import { canSignIn, hasPassword, memberById } from './sign-in/sign-in.repository.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './db/schema.js';
 
@@ -27,6 +29,10 @@ Commands:
   token create --member EMAIL|ID [--account ID] [--label TEXT]
                                issue a new API token for an existing member (recovery when
                                every token is lost); prints {memberId, apiKeyId, token} as JSON
+  sign-in-link --member EMAIL|ID [--account ID]
+                               print a one-use link that signs the member in to the web app
+                               (the owner's first sign-in, without curl or mail); a member
+                               without a password chooses one on the way
 
   backup FILE                  copy the SQLite database to FILE while the hub runs (online
                                backup, checked); keep secret.key with it. PostgreSQL: pg_dump
@@ -145,11 +151,64 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(created)}\n`);
       return 0;
     }
+    if (command === 'sign-in-link') {
+      const { values } = parseArgs({
+        args: rest,
+        options: { member: { type: 'string' }, account: { type: 'string' } },
+      });
+      if (!values.member)
+        throw new ConfigError('sign-in-link', ['usage: sign-in-link --member EMAIL|ID [--account ID]']);
+      await migrateToLatest(storage.db, storage.dialect);
+      const m = await findMemberForCli(storage.db, 'sign-in-link', values);
+      if (!canSignIn(await memberById(storage.db, m.id)))
+        throw new ConfigError('sign-in-link', [`member ${m.id} may not sign in (allowLogin is off)`]);
+      // No password yet: the link asks for one (an invitation), so the next sign-in needs no link.
+      const purpose = (await hasPassword(storage.db, m.id)) ? 'signIn' : 'invitation';
+      const link = await createLink(
+        {
+          db: storage.db,
+          // The CLI has no hub context: the system clock.
+          clock: { now: () => new Date() },
+          linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
+          invitationLifetimeMs: (settings.invitationDays ?? defaultInvitationDays) * 86_400_000,
+        },
+        m,
+        purpose,
+        null,
+        null,
+      );
+      logger.info({ memberId: m.id, purpose, expiresAt: link.row.expiresAt }, 'sign-in link issued');
+      process.stdout.write(`${link.url}\n`);
+      return 0;
+    }
     process.stderr.write(`unknown command: ${command}\n\n${usage}\n`);
     return 2;
   } finally {
     await storage.close();
   }
+}
+
+/** A member named on the command line by id or e-mail address (one account's, if several match). */
+async function findMemberForCli(
+  db: Kysely<Database>,
+  command: string,
+  values: { member?: string; account?: string },
+): Promise<{ id: number; account: number }> {
+  const member = values.member ?? '';
+  let query = db.selectFrom('members').select(['id', 'account', 'emailAddress', 'state']);
+  query = /^[1-9][0-9]{0,15}$/.test(member)
+    ? query.where('id', '=', Number(member))
+    : query.where((eb) => eb(eb.fn('lower', ['emailAddress']), '=', member.toLowerCase()));
+  if (values.account) query = query.where('account', '=', Number(values.account));
+  const found = await query.execute();
+  if (found.length === 0) throw new ConfigError(command, [`no member ${member}`]);
+  if (found.length > 1)
+    throw new ConfigError(command, [
+      `${member} is a member of accounts ${found.map((m) => m.account).join(', ')}; add --account ID`,
+    ]);
+  const [m] = found;
+  if (m.state !== 'active') throw new ConfigError(command, [`member ${m.id} is not active`]);
+  return m;
 }
 
 /** Issues a token for a member found by id or e-mail address (one account's, if several match). */
@@ -158,20 +217,7 @@ async function createTokenForMember(
   box: TokenBox,
   values: { member?: string; account?: string; label?: string },
 ): Promise<{ accountId: number; memberId: number; apiKeyId: number; token: string }> {
-  const member = values.member ?? '';
-  let query = db.selectFrom('members').select(['id', 'account', 'emailAddress', 'state']);
-  query = /^[1-9][0-9]{0,15}$/.test(member)
-    ? query.where('id', '=', Number(member))
-    : query.where((eb) => eb(eb.fn('lower', ['emailAddress']), '=', member.toLowerCase()));
-  if (values.account) query = query.where('account', '=', Number(values.account));
-  const found = await query.execute();
-  if (found.length === 0) throw new ConfigError('token', [`no member ${member}`]);
-  if (found.length > 1)
-    throw new ConfigError('token', [
-      `${member} is a member of accounts ${found.map((m) => m.account).join(', ')}; add --account ID`,
-    ]);
-  const [m] = found;
-  if (m.state !== 'active') throw new ConfigError('token', [`member ${m.id} is not active`]);
+  const m = await findMemberForCli(db, 'token', values);
   const { row, token } = await insertApiKey(
     db,
     box,

@@ -40,6 +40,48 @@ describe('makerspace-hub command line', () => {
     expect(hub.output()).not.toContain(created.token);
   });
 
+  it('sign-in-link prints a one-use link for the owner, which asks for a password first', async () => {
+    const dataDir = tempDir();
+    const env = {
+      HUB_DATA_DIR: dataDir,
+      HUB_HTTP_HOST: '127.0.0.1',
+      HUB_HTTP_PORT: '0',
+      HUB_MQTT_PORT: '0',
+      HUB_PUBLIC_URL: 'https://hub.fablab.example',
+    };
+    const init = await runProcess(
+      [hubCli, 'init', '--account', 'Fablab Test', '--email', 'Owner@Fablab.example'],
+      env,
+    );
+    expect(init.code).toBe(0);
+    const made = await runProcess([hubCli, 'sign-in-link', '--member', 'owner@fablab.example'], env);
+    expect(made.code).toBe(0);
+    const url = made.stdout.trim();
+    expect(url).toMatch(/^https:\/\/hub\.fablab\.example\/sign-in\/link#token=[A-Za-z0-9_-]+$/);
+    // The secret goes to stdout only, never to the log on stderr.
+    const token = url.split('#token=')[1];
+    expect(made.stderr).not.toContain(token);
+
+    const unknown = await runProcess([hubCli, 'sign-in-link', '--member', 'nobody@fablab.example'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no member nobody@fablab.example');
+
+    const hub = startProcess([hubCli, 'serve'], env);
+    const [, port] = await hub.waitFor(/"port":(\d+)[^\n]*HTTP API listening/);
+    const redeem = () =>
+      fetch(`http://127.0.0.1:${port}/api/v1/user/sign-in-links/redeem`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'https://hub.fablab.example' },
+        body: JSON.stringify({ token }),
+      });
+    const first = await redeem();
+    expect(first.status).toBe(200);
+    // No password yet: the page that opens the link asks for one.
+    expect((await first.json()).purpose).toBe('invitation');
+    expect((await redeem()).status).toBe(410);
+    expect(await hub.stop('SIGTERM')).toBe(0);
+  });
+
   it('serve on an empty database creates an owner and prints a working token once', async () => {
     const dataDir = tempDir();
     const env = { HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_MQTT_PORT: '0' };

@@ -39,7 +39,7 @@ export function linkUrl(base: string, token: string, next: string | null): strin
 
 /** Stores a new one-use link for the member; the token is returned once and stored hashed. */
 export async function createLink(
-  ctx: SignInContext,
+  ctx: Pick<SignInContext, 'db' | 'clock' | 'linkBase' | 'invitationLifetimeMs'>,
   member: Pick<MemberRow, 'id' | 'account'>,
   purpose: SignInLinkPurpose,
   next: string | null,

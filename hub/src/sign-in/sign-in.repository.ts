@@ -24,6 +24,16 @@ export function loginCandidates(db: Db, emailAddress: string) {
     .execute();
 }
 
+/** Has the member chosen a password (else a link of theirs should ask for one)? */
+export async function hasPassword(db: Db, memberId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('member_passwords')
+    .select('member')
+    .where('member', '=', memberId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function memberById(db: Db, id: number): Promise<MemberRow | undefined> {
   return db.selectFrom('members').selectAll().where('id', '=', id).executeTakeFirst();
 }
