@@ -246,7 +246,9 @@ describe.runIf(browserTestsEnabled())('resource settings, resource logs and acti
     // A price that is not a number is refused by name, and nothing changes.
     await edit.getByLabel('Price per use').fill('cheap');
     await edit.getByRole('button', { name: 'Save Laser' }).click();
-    await expect.poll(() => edit.getByRole('alert').textContent()).toContain('pricePerUsage');
+    await expect
+      .poll(() => edit.getByRole('alert').textContent())
+      .toBe('Price per usage: expected a decimal such as "12.34".');
     expect((await hub.api('GET', `/resources/${ids.laser}`)).body.lockVersion).toBe(laser.lockVersion);
     await edit.getByLabel('Price per use').fill('1.50');
     await fitsPhone(page);
