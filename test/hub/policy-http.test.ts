@@ -225,7 +225,7 @@ describeEachDialect('access policy through switch-on (time, holidays, training, 
 
       expect((await switchOn(eva.token, ultimaker)).statusCode).toBe(200);
       at('2026-03-23T10:30:00.000Z'); // 90 minutes later
-      expect((await switchOff(ultimaker)).statusCode).toBe(200);
+      expect((await switchOff(ultimaker)).statusCode).toBe(201);
       // 1.00 per use + 6 quarter hours at 1.50 = 10.00; 10 % off = 9.00; 5.00 from the credit = 4.00.
       const charges = (await api(owner, 'GET', `/charges?member=${eva.id}`))
         .json()
