@@ -123,8 +123,12 @@ describe.runIf(browserTestsEnabled())('the whole journey, from an empty hub, thr
       await page.goto(ownerLink);
       await page.getByLabel('New password').fill(ownerPassword);
       await page.getByRole('button', { name: 'Save password' }).click();
+      await page.waitForURL(`${web}/`);
       await page.getByRole('link', { name: 'Admin', exact: true }).click();
       await heading(page, 'Dashboard');
+      // A new hub: the dashboard lists what is still to set up.
+      const checklist = page.getByRole('list', { name: 'First-run checklist' });
+      await expect.poll(() => checklist.getByRole('listitem').count()).toBe(7);
 
       // 2. Spaces: the time zone, and opening hours (today and tomorrow all day, so the journey runs
       // at any hour; the other days 09:00 to 21:00).
@@ -313,6 +317,10 @@ describe.runIf(browserTestsEnabled())('the whole journey, from an empty hub, thr
       await expect
         .poll(() => page.getByTestId('member-key').textContent())
         .toBe(`Ada Lovelace's card: ${card} (em4102, active)`);
+      // The card now opens the door (once the door has shut after the tap that assigned it).
+      await expect.poll(() => door.relay(), { timeout: 30_000 }).not.toBe('on');
+      expect((await door.tap(card)).code).toBe(0);
+      await expect.poll(() => door.relay(), { timeout: 15_000 }).toBe('on');
 
       // 10. The member at the laser, on their phone: the sticker's page, Switch on, Switch off.
       await member.page.goto(sticker);
@@ -411,6 +419,11 @@ describe.runIf(browserTestsEnabled())('the whole journey, from an empty hub, thr
           ).slice(0, 2),
         )
         .toEqual(['Laser', '1']);
+
+      // Everything on the first-run checklist is done: it has left the dashboard.
+      await nav(page, 'Dashboard');
+      await heading(page, 'Dashboard');
+      await expect.poll(() => page.getByRole('list', { name: 'First-run checklist' }).count()).toBe(0);
     } catch (err) {
       await page.screenshot({ path: join(tmpdir(), 'journey-failed-owner.png'), fullPage: true });
       await member.page.screenshot({ path: join(tmpdir(), 'journey-failed-member.png'), fullPage: true });
