@@ -281,9 +281,11 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
       ['/admin/trainings', 'Trainings'],
       ['/admin/keys', 'Key cards'],
       ['/admin/resources', 'Resources'],
+      ['/admin/activity', 'Activity'],
       ['/admin/spaces', 'Spaces'],
       ['/admin/bookings', 'Bookings'],
       ['/admin/billing', 'Billing'],
+      ['/admin/reports', 'Reports'],
       ['/admin/webhooks', 'Webhooks'],
     ];
     const overflow: string[] = [];

@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ApiError, MemberRecord } from '../api';
-import { dateTime } from '../format';
 import { memberName } from './admin-api';
 import {
   type BillingList,
@@ -12,7 +11,7 @@ import {
   MemberNames,
   type PaymentRecord,
 } from './billing-api';
-import { ChargeActions, ChargeForm, InvoiceView } from './billing-actions';
+import { ChargeActions, ChargeForm, InvoiceView, useSpaceZone, zonedText } from './billing-actions';
 import './billing.css';
 import { InvoiceRun, OpenBalances } from './invoice-run';
 import { type Cell, download, toCsv } from './csv';
@@ -29,7 +28,8 @@ interface ListSpec<L extends BillingList> {
   /** The list's own state filter: its query parameter, label and choices. */
   state: { param: string; label: string; options: [string, string][] };
   head: string[];
-  row: (r: BillingRecords[L], names: Names) => preact.ComponentChildren[];
+  /** A row's cells; times are the space's wall times (`zone`), as on the invoice's lines. */
+  row: (r: BillingRecords[L], names: Names, zone: string) => preact.ComponentChildren[];
   totals: (t: BillingTotals[L]) => string;
   csvHead: string[];
   csv: (r: BillingRecords[L], names: Names) => Cell[];
@@ -59,8 +59,8 @@ const charges: ListSpec<'charges'> = {
     ],
   },
   head: ['Date', 'Member', 'Description', 'Price', 'Invoice'],
-  row: (c: ChargeRecord, names) => [
-    dateTime(c.dateTime),
+  row: (c: ChargeRecord, names, zone) => [
+    zonedText(c.dateTime, zone),
     names.get(c.member) ?? '',
     c.description,
     c.price,
@@ -261,6 +261,7 @@ function BillingSection<L extends BillingList>({
   version: number;
   onChanged: () => void;
 }) {
+  const zone = useSpaceZone();
   const [chargeForm, setChargeForm] = useState<ChargeRecord | 'new' | null>(null);
   const [openInvoice, setOpenInvoice] = useState<number | null>(null);
   const act: RowActions = { editCharge: setChargeForm, openInvoice: setOpenInvoice, changed: onChanged };
@@ -384,7 +385,7 @@ function BillingSection<L extends BillingList>({
           )}
           {rows?.records.map((r) => (
             <tr key={r.id}>
-              {spec.row(r, rows.names).map((c, i) => (
+              {spec.row(r, rows.names, zone).map((c, i) => (
                 <td
                   key={spec.head[i]}
                   data-label={spec.head[i]}
