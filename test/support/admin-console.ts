@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
-import { desktop, freePort, signInWithPassword } from './browser.js';
+import { afterAll, afterEach, expect } from 'vitest';
+import { desktop, freePort, launchChromium, signInWithPassword } from './browser.js';
 import { type HubProcess, startHubProcess } from './e2e.js';
 import { stopAll } from './processes.js';
 
@@ -59,6 +59,31 @@ export async function ownerDesktop(
   return admin;
 }
 
+/** Launches Chromium and opens the owner's desktop page on `next` (see ownerDesktop). */
+export async function openConsole(
+  started: ConsoleHub,
+  next: string,
+  timeout?: number,
+): Promise<{ browser: Browser; admin: { context: BrowserContext; page: Page } }> {
+  const browser = await launchChromium();
+  return { browser, admin: await ownerDesktop(browser, started, next, timeout) };
+}
+
+type Pages = Page | undefined | Record<string, Page | undefined>;
+
+/**
+ * The hooks of a console test: after a failed test, a screenshot of each page in the temp dir
+ * (screenshotsOnFailure); after all, the browser closed and every process stopped. `state` is
+ * read when they run.
+ */
+export function consoleTestHooks(
+  name: string,
+  state: () => { browser: Browser | undefined; pages: Pages },
+): void {
+  afterEach(({ task }) => screenshotsOnFailure(task, name, state().pages));
+  afterAll(() => closeBrowserAndProcesses(state().browser), 60_000);
+}
+
 /**
  * When `task` failed, saves a full-page screenshot of each page into the temp dir, named
  * `<name>-failed-<who>-<test>.png` (without `<who>` for a single page).
@@ -66,7 +91,7 @@ export async function ownerDesktop(
 export async function screenshotsOnFailure(
   task: { name: string; result?: { state?: string } },
   name: string,
-  pages: Page | undefined | Record<string, Page | undefined>,
+  pages: Pages,
 ): Promise<void> {
   if (task.result?.state !== 'fail') return;
   const test = task.name.slice(0, 40).replace(/\W+/g, '-');

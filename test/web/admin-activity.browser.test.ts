@@ -1,22 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  closeBrowserAndProcesses,
+  consoleTestHooks,
   fitsPhone,
-  ownerDesktop,
+  openConsole,
   parseCsv,
-  screenshotsOnFailure,
   setSpaceTimeZone,
   startConsoleHub,
 } from '../support/admin-console.js';
-import {
-  browserTestsEnabled,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
 import { type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 
@@ -114,18 +107,16 @@ describe.runIf(browserTestsEnabled())('resource settings, resource logs and acti
       createdAt: '2026-03-10T20:00:00.000Z',
     });
 
-    browser = await launchChromium();
-    admin = await ownerDesktop(browser, started, '/admin', 10_000);
+    ({ browser, admin } = await openConsole(started, '/admin', 10_000));
     member = await phone(browser);
     member.page.setDefaultTimeout(10_000);
     await signInWithPassword(member.page, web, 'ada@activity.example', adaPassword, '/');
   }, 120_000);
 
-  afterEach(({ task }) =>
-    screenshotsOnFailure(task, 'admin-activity', { admin: admin?.page, member: member?.page }),
-  );
-
-  afterAll(() => closeBrowserAndProcesses(browser), 60_000);
+  consoleTestHooks('admin-activity', () => ({
+    browser,
+    pages: { admin: admin?.page, member: member?.page },
+  }));
 
   it('the dashboard feed opens with the events from before the page was opened', async () => {
     const { page } = admin;

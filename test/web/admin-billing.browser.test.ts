@@ -1,16 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../hub/webhooks-helpers.js';
-import {
-  closeBrowserAndProcesses,
-  ownerDesktop,
-  parseCsv,
-  screenshotsOnFailure,
-  startConsoleHub,
-} from '../support/admin-console.js';
-import { browserTestsEnabled, launchChromium } from '../support/browser.js';
+import { consoleTestHooks, openConsole, parseCsv, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 import { hubCli, repoRoot, runProcess } from '../support/processes.js';
 
@@ -92,15 +86,11 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
     receiver = await startReceiver(() =>
       receiverHealthy ? { status: 204 } : { status: 500, body: 'not today' },
     );
-    browser = await launchChromium();
-    admin = await ownerDesktop(browser, started, '/admin/billing');
+    ({ browser, admin } = await openConsole(started, '/admin/billing'));
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-billing', admin?.page));
-  afterAll(async () => {
-    await receiver?.close();
-    await closeBrowserAndProcesses(browser);
-  });
+  consoleTestHooks('admin-billing', () => ({ browser, pages: admin?.page }));
+  afterAll(() => receiver?.close());
 
   it('billing: filters by member and dates, totals of everything filtered, CSV of every filtered row', async () => {
     const { page } = admin;

@@ -1,18 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeBrowserAndProcesses,
-  ownerDesktop,
-  screenshotsOnFailure,
-  startConsoleHub,
-} from '../support/admin-console.js';
-import {
-  browserTestsEnabled,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, openConsole, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 
 describe.runIf(browserTestsEnabled())('admin members and billing actions in Chromium (real hub)', () => {
@@ -57,12 +46,10 @@ describe.runIf(browserTestsEnabled())('admin members and billing actions in Chro
     ] as const) {
       expect((await hub.api('POST', '/charges', { member: m, price, description })).status).toBe(201);
     }
-    browser = await launchChromium();
-    admin = await ownerDesktop(browser, started, '/admin/members');
+    ({ browser, admin } = await openConsole(started, '/admin/members'));
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-members', admin?.page));
-  afterAll(() => closeBrowserAndProcesses(browser));
+  consoleTestHooks('admin-members', () => ({ browser, pages: admin?.page }));
 
   it("edits every kind of member field, privileges, and schedules a change; the owner's own demotion is refused in words", async () => {
     const { page } = admin;

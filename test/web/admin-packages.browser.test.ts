@@ -1,19 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeBrowserAndProcesses,
-  fitsPhone,
-  ownerDesktop,
-  screenshotsOnFailure,
-  startConsoleHub,
-} from '../support/admin-console.js';
-import {
-  browserTestsEnabled,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, openConsole, fitsPhone, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 
 /** A date `days` from today (the hub's space keeps UTC, as a fresh hub does). */
@@ -64,12 +52,10 @@ describe.runIf(browserTestsEnabled())('admin packages and trainings in Chromium 
     const adaKey = (await hub.api('POST', '/api-keys', { member: ids.ada })).body;
     const adaToken = (await hub.api('GET', `/api-keys/${adaKey.id}/token`)).body.token;
     expect((await hub.api('PUT', '/user/password', { password: adaPassword }, adaToken)).status).toBe(204);
-    browser = await launchChromium();
-    admin = await ownerDesktop(browser, started, '/admin/packages', 15_000);
+    ({ browser, admin } = await openConsole(started, '/admin/packages', 15_000));
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-packages', admin?.page));
-  afterAll(() => closeBrowserAndProcesses(browser));
+  consoleTestHooks('admin-packages', () => ({ browser, pages: admin?.page }));
 
   it('creates a package with a time-limited permission and a credit, then archives another', async () => {
     const { page } = admin;

@@ -1,20 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  closeBrowserAndProcesses,
-  ownerDesktop,
-  screenshotsOnFailure,
+  consoleTestHooks,
+  openConsole,
   setSpaceTimeZone,
   startConsoleHub,
 } from '../support/admin-console.js';
-import {
-  browserTestsEnabled,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 
 /** The day `n` days before today (UTC; the logs sit at 09:00 UTC, the same day in Vienna). */
@@ -70,12 +63,12 @@ describe.runIf(browserTestsEnabled())('admin reports in Chromium (real hub)', ()
       post('/charges', { member: ada, dateTime, price, description: `Charge ${price}`, ...extra });
     await charge(`${daysAgo(3)}T10:30:00.000Z`, '12.50', { resourceLog: first });
     await charge(`${daysAgo(10)}T09:00:00.000Z`, '20.00', { memberPackage: adaBasic });
-    browser = await launchChromium();
-    page = (await ownerDesktop(browser, started, '/admin/reports')).page;
+    const opened = await openConsole(started, '/admin/reports');
+    browser = opened.browser;
+    page = opened.admin.page;
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-reports', page));
-  afterAll(() => closeBrowserAndProcesses(browser));
+  consoleTestHooks('admin-reports', () => ({ browser, pages: page }));
 
   it('draws each report as a chart with its figures as text, for the last 30 days by default', async () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Reports', level: 1 }).isVisible()).toBe(true);

@@ -3,14 +3,9 @@ import { join } from 'node:path';
 import jsQR from 'jsqr';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeBrowserAndProcesses,
-  ownerDesktop,
-  screenshotsOnFailure,
-  startConsoleHub,
-} from '../support/admin-console.js';
-import { browserTestsEnabled, desktop, launchChromium, signInWithPassword } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, openConsole, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled, desktop, signInWithPassword } from '../support/browser.js';
 import { type HubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 import { agentCli, type Proc, runProcess, startProcess, tempDir } from '../support/processes.js';
@@ -69,14 +64,11 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     await hub.api('POST', '/resource-types', { name: 'Old printers' });
     await hub.api('POST', '/resource-types', { name: 'Lasers' });
     laser.dir = tempDir('laser-pi-');
-    browser = await launchChromium();
     // A missing element fails its step with a clear message before the test's own time runs out.
-    admin = await ownerDesktop(browser, started, '/admin/resources', 15_000);
+    ({ browser, admin } = await openConsole(started, '/admin/resources', 15_000));
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-resources', admin?.page));
-
-  afterAll(() => closeBrowserAndProcesses(browser), 60_000);
+  consoleTestHooks('admin-resources', () => ({ browser, pages: admin?.page }));
 
   it('lists the resources with their bridge state; resource types are added, renamed and deleted', async () => {
     const { page } = admin;

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowserAndProcesses, screenshotsOnFailure, startConsoleHub } from '../support/admin-console.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, startConsoleHub } from '../support/admin-console.js';
 import {
   browserTestsEnabled,
   desktop,
@@ -108,9 +108,7 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await signInWithPassword(member.page, web, 'ada@spaces-test.example', adaPassword, '/');
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-spaces', admin?.page));
-
-  afterAll(() => closeBrowserAndProcesses(browser));
+  consoleTestHooks('admin-spaces', () => ({ browser, pages: admin?.page }));
 
   it('an admin sets the time zone and opening hours, and the member then finds the space closed', async () => {
     const { page } = admin;

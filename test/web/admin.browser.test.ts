@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowserAndProcesses, screenshotsOnFailure, startConsoleHub } from '../support/admin-console.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, startConsoleHub } from '../support/admin-console.js';
 import {
   browserTestsEnabled,
   desktop,
@@ -79,9 +79,7 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     admin = await desktop(browser);
   }, 120_000);
 
-  afterEach(({ task }) => screenshotsOnFailure(task, 'admin-test', admin?.page));
-
-  afterAll(() => closeBrowserAndProcesses(browser));
+  consoleTestHooks('admin-test', () => ({ browser, pages: admin?.page }));
 
   it('an admin signs in and sees every bridge online, with heartbeat and agent version', async () => {
     const { page } = admin;
