@@ -1,49 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  browserTestsEnabled,
-  desktop,
-  freePort,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
-import { type HubProcess, startAgentProcess, startHubProcess } from '../support/e2e.js';
+  consoleTestHooks,
+  fitsPhone,
+  openConsole,
+  parseCsv,
+  setSpaceTimeZone,
+  startConsoleHub,
+} from '../support/admin-console.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
+import { type HubProcess, startAgentProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { stopAll } from '../support/processes.js';
-
-/** RFC 4180 rows (quoted cells with doubled quotes, CRLF), as a spreadsheet reads the export. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  return rows;
-}
 
 describe.runIf(browserTestsEnabled())('resource settings, resource logs and activity in Chromium', () => {
   let browser: Browser;
@@ -56,29 +24,11 @@ describe.runIf(browserTestsEnabled())('resource settings, resource logs and acti
   const adaPassword = 'maple-sprocket-7731';
   const ids = { laser: 0, door: 0, ada: 0, bo: 0, course: 0, evening: 0 };
 
-  /** The page fits a phone's width: no sideways scrolling of the document. */
-  async function fitsPhone(page: Page) {
-    await page.setViewportSize({ width: 360, height: 740 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-    await page.setViewportSize({ width: 1280, height: 860 });
-  }
-
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
-    owner = (await hub.api('GET', '/user/me')).body;
-    expect((await hub.api('PUT', '/user/password', { password })).status).toBe(204);
-    const space = (await hub.api('GET', `/spaces/${owner.space}`)).body;
+    const started = await startConsoleHub(password);
+    ({ hub, web, owner } = started);
     // Vienna: the page's times (and the filter's) are the space's, an hour ahead of UTC in March.
-    expect(
-      (
-        await hub.api('PUT', `/spaces/${owner.space}`, {
-          timezone: 'Europe/Vienna',
-          lockVersion: space.lockVersion,
-        })
-      ).status,
-    ).toBe(200);
+    await setSpaceTimeZone(hub, owner.space, 'Europe/Vienna');
 
     const post = async (path: string, body: object) => {
       const res = await hub.api('POST', path, body);
@@ -157,35 +107,16 @@ describe.runIf(browserTestsEnabled())('resource settings, resource logs and acti
       createdAt: '2026-03-10T20:00:00.000Z',
     });
 
-    browser = await launchChromium();
-    admin = await desktop(browser);
+    ({ browser, admin } = await openConsole(started, '/admin', 10_000));
     member = await phone(browser);
-    admin.page.setDefaultTimeout(10_000);
     member.page.setDefaultTimeout(10_000);
-    await signInWithPassword(admin.page, web, owner.emailAddress, password, '/admin');
     await signInWithPassword(member.page, web, 'ada@activity.example', adaPassword, '/');
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail') {
-      for (const [who, p] of [
-        ['admin', admin?.page],
-        ['member', member?.page],
-      ] as const)
-        await p?.screenshot({
-          path: join(
-            tmpdir(),
-            `admin-activity-failed-${who}-${task.name.slice(0, 30).replace(/\W+/g, '-')}.png`,
-          ),
-          fullPage: true,
-        });
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  }, 60_000);
+  consoleTestHooks('admin-activity', () => ({
+    browser,
+    pages: { admin: admin?.page, member: member?.page },
+  }));
 
   it('the dashboard feed opens with the events from before the page was opened', async () => {
     const { page } = admin;

@@ -1,49 +1,14 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../hub/webhooks-helpers.js';
-import {
-  browserTestsEnabled,
-  desktop,
-  freePort,
-  launchChromium,
-  signInWithPassword,
-} from '../support/browser.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
-import { hubCli, repoRoot, runProcess, stopAll } from '../support/processes.js';
+import { consoleTestHooks, openConsole, parseCsv, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled } from '../support/browser.js';
+import type { HubProcess } from '../support/e2e.js';
+import { hubCli, repoRoot, runProcess } from '../support/processes.js';
 
 const shots = join(repoRoot, 'docs/screenshots');
-
-/** RFC 4180 rows (quoted cells with doubled quotes, CRLF), as a spreadsheet reads the export. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  return rows;
-}
 
 const cents = (amounts: string[]) => amounts.reduce((a, s) => a + Math.round(Number(s) * 100), 0);
 
@@ -72,12 +37,10 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
   const adminNav = (page: Page) => page.getByRole('navigation', { name: 'Admin' });
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
     // Webhooks may go to loopback here: the test's own receiver on 127.0.0.1.
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web, HUB_WEBHOOK_ALLOW_INSECURE: '1' } });
-    const me = (await hub.api('GET', '/user/me')).body;
-    expect((await hub.api('PUT', '/user/password', { password })).status).toBe(204);
+    const started = await startConsoleHub(password, { HUB_WEBHOOK_ALLOW_INSECURE: '1' });
+    ({ hub, web } = started);
+    const me = started.owner;
     const member = async (firstName: string, lastName: string) =>
       (
         await hub.api('POST', '/members', {
@@ -123,24 +86,11 @@ describe.runIf(browserTestsEnabled())('admin billing and webhooks in Chromium (r
     receiver = await startReceiver(() =>
       receiverHealthy ? { status: 204 } : { status: 500, body: 'not today' },
     );
-    browser = await launchChromium();
-    admin = await desktop(browser);
-    await signInWithPassword(admin.page, web, me.emailAddress, password, '/admin/billing');
+    ({ browser, admin } = await openConsole(started, '/admin/billing'));
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && admin) {
-      await admin.page.screenshot({
-        path: join(tmpdir(), `admin-billing-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await receiver?.close();
-    await stopAll();
-  });
+  consoleTestHooks('admin-billing', () => ({ browser, pages: admin?.page }));
+  afterAll(() => receiver?.close());
 
   it('billing: filters by member and dates, totals of everything filtered, CSV of every filtered row', async () => {
     const { page } = admin;

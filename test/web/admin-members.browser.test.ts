@@ -1,18 +1,8 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserTestsEnabled,
-  desktop,
-  freePort,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
-import { stopAll } from '../support/processes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, openConsole, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
+import type { HubProcess } from '../support/e2e.js';
 
 describe.runIf(browserTestsEnabled())('admin members and billing actions in Chromium (real hub)', () => {
   let browser: Browser;
@@ -35,12 +25,10 @@ describe.runIf(browserTestsEnabled())('admin members and billing actions in Chro
   }
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
-    const me = (await hub.api('GET', '/user/me')).body;
+    const started = await startConsoleHub(password);
+    ({ hub, web } = started);
+    const me = started.owner;
     owner = { id: me.id, emailAddress: me.emailAddress, name: `${me.firstName} ${me.lastName}`.trim() };
-    expect((await hub.api('PUT', '/user/password', { password })).status).toBe(204);
     const member = async (firstName: string, lastName: string) =>
       (
         await hub.api('POST', '/members', {
@@ -58,23 +46,10 @@ describe.runIf(browserTestsEnabled())('admin members and billing actions in Chro
     ] as const) {
       expect((await hub.api('POST', '/charges', { member: m, price, description })).status).toBe(201);
     }
-    browser = await launchChromium();
-    admin = await desktop(browser);
-    await signInWithPassword(admin.page, web, owner.emailAddress, password, '/admin/members');
+    ({ browser, admin } = await openConsole(started, '/admin/members'));
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && admin) {
-      await admin.page.screenshot({
-        path: join(tmpdir(), `admin-members-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  });
+  consoleTestHooks('admin-members', () => ({ browser, pages: admin?.page }));
 
   it("edits every kind of member field, privileges, and schedules a change; the owner's own demotion is refused in words", async () => {
     const { page } = admin;

@@ -1,18 +1,8 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserTestsEnabled,
-  desktop,
-  freePort,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
-import { stopAll } from '../support/processes.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, openConsole, fitsPhone, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
+import type { HubProcess } from '../support/e2e.js';
 
 /** A date `days` from today (the hub's space keeps UTC, as a fresh hub does). */
 const dayFromToday = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
@@ -36,23 +26,15 @@ describe.runIf(browserTestsEnabled())('admin packages and trainings in Chromium 
 
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name, exact: true }).click();
-  /** The document is no wider than a 360 px phone. */
-  async function fitsPhone(page: Page) {
-    await page.setViewportSize({ width: 360, height: 740 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-    await page.setViewportSize({ width: 1280, height: 860 });
-  }
   async function openMember(page: Page, name: string) {
     await nav(page, 'Members');
     await page.getByRole('button', { name, exact: true }).click();
   }
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
-    const me = (await hub.api('GET', '/user/me')).body;
-    expect((await hub.api('PUT', '/user/password', { password })).status).toBe(204);
+    const started = await startConsoleHub(password);
+    ({ hub, web } = started);
+    const me = started.owner;
     const member = async (firstName: string, lastName: string) =>
       (
         await hub.api('POST', '/members', {
@@ -70,24 +52,10 @@ describe.runIf(browserTestsEnabled())('admin packages and trainings in Chromium 
     const adaKey = (await hub.api('POST', '/api-keys', { member: ids.ada })).body;
     const adaToken = (await hub.api('GET', `/api-keys/${adaKey.id}/token`)).body.token;
     expect((await hub.api('PUT', '/user/password', { password: adaPassword }, adaToken)).status).toBe(204);
-    browser = await launchChromium();
-    admin = await desktop(browser);
-    admin.page.setDefaultTimeout(15_000);
-    await signInWithPassword(admin.page, web, me.emailAddress, password, '/admin/packages');
+    ({ browser, admin } = await openConsole(started, '/admin/packages', 15_000));
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && admin) {
-      await admin.page.screenshot({
-        path: join(tmpdir(), `admin-packages-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  });
+  consoleTestHooks('admin-packages', () => ({ browser, pages: admin?.page }));
 
   it('creates a package with a time-limited permission and a credit, then archives another', async () => {
     const { page } = admin;

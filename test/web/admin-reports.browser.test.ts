@@ -1,19 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  browserTestsEnabled,
-  desktop,
-  freePort,
-  launchChromium,
-  phone,
-  saveScreenshot,
-  signInWithPassword,
-} from '../support/browser.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
-import { stopAll } from '../support/processes.js';
+  consoleTestHooks,
+  openConsole,
+  setSpaceTimeZone,
+  startConsoleHub,
+} from '../support/admin-console.js';
+import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
+import type { HubProcess } from '../support/e2e.js';
 
 /** The day `n` days before today (UTC; the logs sit at 09:00 UTC, the same day in Vienna). */
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -36,28 +31,18 @@ describe.runIf(browserTestsEnabled())('admin reports in Chromium (real hub)', ()
   const password = 'ledger-walnut-4417';
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
-    const me = (await hub.api('GET', '/user/me')).body;
+    const started = await startConsoleHub(password);
+    ({ hub, web } = started);
+    const me = started.owner;
     email = me.emailAddress;
-    expect((await hub.api('PUT', '/user/password', { password })).status).toBe(204);
-    const space = (await hub.api('GET', `/spaces/${me.space}`)).body;
-    expect(
-      (
-        await hub.api('PUT', `/spaces/${space.id}`, {
-          timezone: 'Europe/Vienna',
-          lockVersion: space.lockVersion,
-        })
-      ).status,
-    ).toBe(200);
+    await setSpaceTimeZone(hub, me.space, 'Europe/Vienna');
     const post = async (path: string, body: unknown) => {
       const res = await hub.api('POST', path, body);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body.id as number;
     };
-    const laser = await post('/resources', { space: space.id, name: 'Laser', controlType: 'machine' });
-    const door = await post('/resources', { space: space.id, name: 'Door', controlType: 'door' });
+    const laser = await post('/resources', { space: me.space, name: 'Laser', controlType: 'machine' });
+    const door = await post('/resources', { space: me.space, name: 'Door', controlType: 'door' });
     const ada = await post('/members', { firstName: 'Ada', lastName: 'Lovelace' });
     const basic = await post('/packages', { name: 'Basic' });
     const adaBasic = await post(`/members/${ada}/packages`, { package: basic, fromDate: daysAgo(10) });
@@ -78,23 +63,12 @@ describe.runIf(browserTestsEnabled())('admin reports in Chromium (real hub)', ()
       post('/charges', { member: ada, dateTime, price, description: `Charge ${price}`, ...extra });
     await charge(`${daysAgo(3)}T10:30:00.000Z`, '12.50', { resourceLog: first });
     await charge(`${daysAgo(10)}T09:00:00.000Z`, '20.00', { memberPackage: adaBasic });
-    browser = await launchChromium();
-    page = (await desktop(browser)).page;
-    await signInWithPassword(page, web, email, password, '/admin/reports');
+    const opened = await openConsole(started, '/admin/reports');
+    browser = opened.browser;
+    page = opened.admin.page;
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && page) {
-      await page.screenshot({
-        path: join(tmpdir(), `admin-reports-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  });
+  consoleTestHooks('admin-reports', () => ({ browser, pages: page }));
 
   it('draws each report as a chart with its figures as text, for the last 30 days by default', async () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Reports', level: 1 }).isVisible()).toBe(true);

@@ -1,20 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jsQR from 'jsqr';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  browserTestsEnabled,
-  desktop,
-  freePort,
-  launchChromium,
-  signInWithPassword,
-} from '../support/browser.js';
-import { type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, openConsole, startConsoleHub } from '../support/admin-console.js';
+import { browserTestsEnabled, desktop, signInWithPassword } from '../support/browser.js';
+import { type HubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { agentCli, type Proc, runProcess, startProcess, stopAll, tempDir } from '../support/processes.js';
+import { agentCli, type Proc, runProcess, startProcess, tempDir } from '../support/processes.js';
 
 /** The text of the QR code in a PNG (a screenshot of the page's QR code, or a sticker). */
 function readQr(png: Buffer): string | null {
@@ -58,11 +52,8 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
   const relay = () => JSON.parse(readFileSync(join(laser.dir, 'data', 'relay.json'), 'utf8')).relay;
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
-    owner = (await hub.api('GET', '/user/me')).body;
-    expect((await hub.api('PUT', '/user/password', { password })).status).toBe(204);
+    const started = await startConsoleHub(password);
+    ({ hub, web, owner } = started);
     const door = (
       await hub.api('POST', '/resources', { space: owner.space, name: 'Front door', controlType: 'door' })
     ).body;
@@ -73,26 +64,11 @@ describe.runIf(browserTestsEnabled())('admin resources page in Chromium (real hu
     await hub.api('POST', '/resource-types', { name: 'Old printers' });
     await hub.api('POST', '/resource-types', { name: 'Lasers' });
     laser.dir = tempDir('laser-pi-');
-    browser = await launchChromium();
-    admin = await desktop(browser);
     // A missing element fails its step with a clear message before the test's own time runs out.
-    admin.page.setDefaultTimeout(15_000);
-    await signInWithPassword(admin.page, web, owner.emailAddress, password, '/admin/resources');
+    ({ browser, admin } = await openConsole(started, '/admin/resources', 15_000));
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && admin) {
-      await admin.page.screenshot({
-        path: join(tmpdir(), `admin-resources-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  }, 60_000);
+  consoleTestHooks('admin-resources', () => ({ browser, pages: admin?.page }));
 
   it('lists the resources with their bridge state; resource types are added, renamed and deleted', async () => {
     const { page } = admin;

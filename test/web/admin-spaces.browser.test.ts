@@ -1,18 +1,15 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, startConsoleHub } from '../support/admin-console.js';
 import {
   browserTestsEnabled,
   desktop,
-  freePort,
   launchChromium,
   phone,
   saveScreenshot,
   signInWithPassword,
 } from '../support/browser.js';
-import { type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
-import { stopAll } from '../support/processes.js';
+import { type HubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 
 const zone = 'Europe/Vienna';
 const weekdays = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
@@ -68,13 +65,11 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     admin.page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name }).click();
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web } });
-    const me = (await hub.api('GET', '/user/me')).body;
+    const started = await startConsoleHub(adminPassword);
+    ({ hub, web } = started);
+    const me = started.owner;
     ownerEmail = me.emailAddress;
     ids.space = me.space;
-    expect((await hub.api('PUT', '/user/password', { password: adminPassword })).status).toBe(204);
     const door = (
       await hub.api('POST', '/resources', { space: me.space, name: 'Front door', controlType: 'door' })
     ).body;
@@ -113,19 +108,7 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await signInWithPassword(member.page, web, 'ada@spaces-test.example', adaPassword, '/');
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && admin) {
-      await admin.page.screenshot({
-        path: join(tmpdir(), `admin-spaces-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  });
+  consoleTestHooks('admin-spaces', () => ({ browser, pages: admin?.page }));
 
   it('an admin sets the time zone and opening hours, and the member then finds the space closed', async () => {
     const { page } = admin;

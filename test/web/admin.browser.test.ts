@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { consoleTestHooks, startConsoleHub } from '../support/admin-console.js';
 import {
   browserTestsEnabled,
   desktop,
@@ -12,9 +12,9 @@ import {
   saveScreenshot,
   signInWithPassword,
 } from '../support/browser.js';
-import { type AgentProcess, type HubProcess, startHubProcess, startOnlineDoorAgent } from '../support/e2e.js';
+import { type AgentProcess, type HubProcess, startOnlineDoorAgent } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import { agentCli, runProcess, startProcess, stopAll, tempDir } from '../support/processes.js';
+import { agentCli, runProcess, startProcess, tempDir } from '../support/processes.js';
 
 describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and agents)', () => {
   let browser: Browser;
@@ -37,13 +37,11 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
   const feed = (page: Page) => page.getByRole('list', { name: 'Activity feed' });
 
   beforeAll(async () => {
-    const httpPort = await freePort();
-    web = `http://127.0.0.1:${httpPort}`;
     // Webhooks may go to loopback here: the test's receiver that refuses every delivery.
-    hub = await startHubProcess({ httpPort, env: { HUB_PUBLIC_URL: web, HUB_WEBHOOK_ALLOW_INSECURE: '1' } });
-    const me = (await hub.api('GET', '/user/me')).body;
+    const started = await startConsoleHub(adminPassword, { HUB_WEBHOOK_ALLOW_INSECURE: '1' });
+    ({ hub, web } = started);
+    const me = started.owner;
     owner = me;
-    expect((await hub.api('PUT', '/user/password', { password: adminPassword })).status).toBe(204);
     const door = async (name: string) => {
       const r = (
         await hub.api('POST', '/resources', { space: me.space, name, controlType: 'door', pulseSeconds: 2 })
@@ -81,19 +79,7 @@ describe.runIf(browserTestsEnabled())('admin console in Chromium (real hub and a
     admin = await desktop(browser);
   }, 120_000);
 
-  afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail' && admin) {
-      await admin.page.screenshot({
-        path: join(tmpdir(), `admin-test-failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
-        fullPage: true,
-      });
-    }
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopAll();
-  });
+  consoleTestHooks('admin-test', () => ({ browser, pages: admin?.page }));
 
   it('an admin signs in and sees every bridge online, with heartbeat and agent version', async () => {
     const { page } = admin;

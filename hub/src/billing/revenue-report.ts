@@ -37,9 +37,7 @@ export async function revenueReport(
   const frame = await reportFrameFor(db, caller, query, now);
   const n = frame.periods.length;
   const resources = await resourceNames(db, caller.accountId);
-  const rows = pages((after, limit) =>
-    revenueRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
-  );
+  const rows = pages(caller.accountId, frame, (page) => revenueRows(db, page));
   const packages = new Map<number, Series>();
   const packageNames = new Map<number, string>();
   const byResource = new Map<number, Series>();

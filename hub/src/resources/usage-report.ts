@@ -23,9 +23,7 @@ export async function usageReport(
   const figures = new Map(
     resources.map((r) => [r.id, { sessions: Array(n).fill(0), seconds: Array(n).fill(0) }]),
   );
-  const rows = pages((after, limit) =>
-    sessionRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
-  );
+  const rows = pages(caller.accountId, frame, (page) => sessionRows(db, page));
   for await (const row of rows) {
     const at = periodOfInstant(frame, row.createdAt);
     const f = figures.get(row.resource);
@@ -58,9 +56,7 @@ export async function refusalsReport(
   now: Date,
 ): Promise<RefusalsReport> {
   const frame = await reportFrameFor(db, caller, query, now);
-  const rows = pages((after, limit) =>
-    refusalRows(db, caller.accountId, frame.startsAt, frame.endsAt, after, limit),
-  );
+  const rows = pages(caller.accountId, frame, (page) => refusalRows(db, page));
   const byReason = new Map<DenyReason | null, number[]>();
   let total = 0;
   for await (const row of rows) {

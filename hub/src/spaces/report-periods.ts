@@ -1,5 +1,6 @@
 import type { ReportInterval, ReportPeriod } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
+import type { RangePage } from '../db/range-page.js';
 import { badRequest } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { spaceTimeZone } from './spaces.repository.js';
@@ -127,18 +128,27 @@ export async function reportFrameFor(
 export const REPORT_PAGE = 2000;
 
 /**
- * Every row a paged read gives, page after page by id, letting other work run between pages:
- * on SQLite a query holds the hub's one connection (and its event loop) until it ends.
+ * Every row of the account in the frame's range that a paged read gives, page after page by id,
+ * letting other work run between pages: on SQLite a query holds the hub's one connection (and
+ * its event loop) until it ends.
  */
 export async function* pages<R extends { id: number }>(
-  read: (afterId: number, limit: number) => Promise<R[]>,
+  account: number,
+  frame: Pick<ReportFrame, 'startsAt' | 'endsAt'>,
+  read: (page: RangePage) => Promise<R[]>,
 ): AsyncGenerator<R> {
-  let after = 0;
+  let afterId = 0;
   for (;;) {
-    const rows = await read(after, REPORT_PAGE);
+    const rows = await read({
+      account,
+      startsAt: frame.startsAt,
+      endsAt: frame.endsAt,
+      afterId,
+      limit: REPORT_PAGE,
+    });
     yield* rows;
     if (rows.length < REPORT_PAGE) return;
-    after = rows[rows.length - 1].id;
+    afterId = rows[rows.length - 1].id;
     await new Promise(setImmediate);
   }
 }

@@ -1,24 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, ChargeRecord, InvoiceRecord, MemberRecord } from '../api';
+import type { ChargeRecord, InvoiceRecord, MemberRecord } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
 import { Choice } from './choice';
+import { Alert, errorText, FormActions, useApiCall } from './form-parts';
 import { billingApi } from './billing-api';
 import { type InvoiceDetails, membersApi } from './members-api';
 import { spacesApi } from './spaces-api';
 import { instant, wall } from './zoned';
 
+export { Alert } from './form-parts';
+
 /** The actions on charges, invoices and payments, used by the billing page and a member's page. */
-
-const errorText = (e: unknown) => (e as ApiError).message;
-
-export function Alert({ text }: { text: string | null }) {
-  return text ? (
-    <p role="alert" class="error">
-      {text}
-    </p>
-  ) : null;
-}
 
 /** A member found by a server-side search (for a form that names a member). */
 export function MemberPicker({
@@ -114,11 +107,10 @@ export function ChargeForm({
     setWhen(wall(charge.dateTime, zone).date);
     setWhenTime(wall(charge.dateTime, zone).time);
   }, [zone]);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useApiCall();
   const title = charge ? `Edit charge ${charge.description}` : 'New charge';
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
     if (who === null) {
       setError('Member: choose whom to charge');
       return;
@@ -128,13 +120,8 @@ export function ChargeForm({
       price: price.trim(),
       ...(when ? { dateTime: instant(when, whenTime || '12:00', zone).toISOString() } : {}),
     };
-    try {
-      if (charge) await membersApi.updateCharge(charge, body);
-      else await membersApi.addCharge(who, body);
+    if (await run(() => (charge ? membersApi.updateCharge(charge, body) : membersApi.addCharge(who, body))))
       onDone();
-    } catch (err) {
-      setError(errorText(err));
-    }
   }
   return (
     <form class="action-form" aria-label={title} onSubmit={save}>
@@ -147,14 +134,7 @@ export function ChargeForm({
         <Field label="Time" type="time" value={whenTime} set={setWhenTime} />
       </div>
       <Alert text={error} />
-      <div class="actions">
-        <button type="submit" class="primary">
-          {charge ? 'Save charge' : 'Add charge'}
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={charge ? 'Save charge' : 'Add charge'} onCancel={onCancel} />
     </form>
   );
 }
@@ -215,24 +195,21 @@ export function PaymentForm({
   const [date, setDate] = useState('');
   useEffect(() => setDate(wall(new Date(), zone).date), [zone]);
   const [notes, setNotes] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   const title = invoice ? `Record a payment for ${invoice.number}` : 'Record a payment';
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
-    try {
-      await membersApi.recordPayment({
+    const recorded = await run(() =>
+      membersApi.recordPayment({
         member,
         total: total.trim(),
         method,
         date,
         ...(invoice ? { invoices: [invoice.id] } : {}),
         notes: notes.trim() || null,
-      });
-      onDone();
-    } catch (err) {
-      setError(errorText(err));
-    }
+      }),
+    );
+    if (recorded) onDone();
   }
   return (
     <form class="action-form" aria-label={title} onSubmit={save}>
@@ -253,14 +230,7 @@ export function PaymentForm({
       <Field label="Notes" value={notes} set={setNotes} maxLength={2000} />
       {!invoice && <p class="hint">It settles the member's oldest open invoices first.</p>}
       <Alert text={error} />
-      <div class="actions">
-        <button type="submit" class="primary">
-          Save payment
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Save payment" onCancel={onCancel} />
     </form>
   );
 }

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, InvoiceRunPreview, OpenBalance } from '../api';
-import { Alert, useSpaceZone, zonedText } from './billing-actions';
+import type { InvoiceRunPreview, OpenBalance } from '../api';
+import { useSpaceZone, zonedText } from './billing-actions';
+import { Alert, errorText } from './form-parts';
 import { membersApi } from './members-api';
 import { Pager } from './pager';
 
-const errorText = (e: unknown) => (e as ApiError).message;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

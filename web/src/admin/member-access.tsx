@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, MemberKeyRecord, MemberRecord } from '../api';
+import type { MemberKeyRecord, MemberRecord } from '../api';
 import { Field } from '../field';
 import { adminApi, memberName } from './admin-api';
 import { reasonWords } from './feed';
-import { Alert, useSpaceZone, zonedText } from './billing-actions';
+import { useSpaceZone, zonedText } from './billing-actions';
+import { Alert, errorText } from './form-parts';
 import { Choice } from './choice';
 import { memberFieldGroups } from './member-fields';
 import { type MemberChange, membersApi, type Privileges } from './members-api';
-
-const errorText = (e: unknown) => (e as ApiError).message;
 
 const roles: [Privileges, string][] = [
   ['member', 'Member: uses the space'],

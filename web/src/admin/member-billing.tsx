@@ -1,10 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, ChargeRecord, InvoiceRecord, MemberRecord, PaymentRecord } from '../api';
+import type { ChargeRecord, InvoiceRecord, MemberRecord, PaymentRecord } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
 import {
-  Alert,
   ChargeActions,
   ChargeForm,
   InvoiceView,
@@ -13,9 +12,8 @@ import {
   zonedText,
 } from './billing-actions';
 import { Choice } from './choice';
+import { Alert, errorText, FormActions, useApiCall } from './form-parts';
 import { type BalanceItems, type MemberCreditRecord, membersApi } from './members-api';
-
-const errorText = (e: unknown) => (e as ApiError).message;
 
 interface Money {
   balance: BalanceItems;
@@ -291,22 +289,19 @@ function CreditForm({
   const [fromDate, setFromDate] = useState('');
   const [untilDate, setUntilDate] = useState('');
   const [notes, setNotes] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
-    try {
-      await membersApi.addCredit(member.id, {
+    const added = await run(() =>
+      membersApi.addCredit(member.id, {
         amount: amount.trim(),
         scope,
         ...(fromDate ? { fromDate } : {}),
         untilDate: untilDate || null,
         notes: notes.trim() || null,
-      });
-      onDone();
-    } catch (err) {
-      setError(errorText(err));
-    }
+      }),
+    );
+    if (added) onDone();
   }
   return (
     <form class="action-form" aria-label={`New credit for ${memberName(member)}`} onSubmit={save}>
@@ -327,14 +322,7 @@ function CreditForm({
       </div>
       <Field label="Why" value={notes} set={setNotes} maxLength={2000} />
       <Alert text={error} />
-      <div class="actions">
-        <button type="submit" class="primary">
-          Add credit
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Add credit" onCancel={onCancel} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, MemberRecord } from '../api';
+import type { MemberRecord } from '../api';
 import { memberName } from './admin-api';
+import { Alert, errorText, FormActions, useApiCall, useList } from './form-parts';
 import {
   type MemberPackage,
   type MemberPackagePreview,
@@ -18,20 +19,16 @@ const stateOf = (mp: MemberPackage, today: string) =>
  * one (from and until dates, with the charges it makes shown before saving), end one.
  */
 export function MemberPackages({ member }: { member: MemberRecord }) {
-  const [list, setList] = useState<MemberPackage[] | null>(null);
+  const { list, load, error } = useList(
+    () => packagesApi.memberPackages(member.id).then((l) => l.reverse()),
+    [member.id],
+  );
   const [packages, setPackages] = useState<PackageRecord[]>([]);
   const [today, setToday] = useState<string | null>(null);
   const [giving, setGiving] = useState(false);
   const [ending, setEnding] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
 
-  const load = () =>
-    packagesApi
-      .memberPackages(member.id)
-      .then((l) => setList(l.reverse()))
-      .catch((e: ApiError) => setError(e.message));
   useEffect(() => {
-    void load();
     packagesApi
       .packages()
       .then((p) =>
@@ -46,11 +43,7 @@ export function MemberPackages({ member }: { member: MemberRecord }) {
   return (
     <section aria-labelledby="member-packages-h" class="member-packages">
       <h3 id="member-packages-h">Packages</h3>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {list?.length === 0 && (
         <p class="muted">None: {memberName(member)} may use nothing until given a package.</p>
       )}
@@ -131,16 +124,10 @@ function EndForm({
   onDone: (changed: boolean) => void;
 }) {
   const [until, setUntil] = useState(mp.fromDate > today ? mp.fromDate : today);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   async function end(e: Event) {
     e.preventDefault();
-    setError(null);
-    try {
-      await packagesApi.endMemberPackage(mp, until);
-      onDone(true);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    if (await run(() => packagesApi.endMemberPackage(mp, until))) onDone(true);
   }
   return (
     <form onSubmit={end} aria-label={`End ${name}`} class="end-form">
@@ -154,19 +141,13 @@ function EndForm({
           onInput={(e) => setUntil((e.target as HTMLInputElement).value)}
         />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <div class="actions">
-        <button type="submit" class="danger">
-          {`End ${name} on ${until}`}
-        </button>
-        <button type="button" class="secondary" onClick={() => onDone(false)}>
-          Keep it
-        </button>
-      </div>
+      <Alert text={error} />
+      <FormActions
+        submit={`End ${name} on ${until}`}
+        danger
+        cancel="Keep it"
+        onCancel={() => onDone(false)}
+      />
     </form>
   );
 }
@@ -188,7 +169,7 @@ function GiveForm({
   const [notes, setNotes] = useState('');
   const [preview, setPreview] = useState<MemberPackagePreview | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   const chosen = packages.find((p) => String(p.id) === pkg);
 
   const body = () => ({
@@ -208,7 +189,7 @@ function GiveForm({
       packagesApi
         .previewMemberPackage(member.id, body())
         .then((p) => current && setPreview(p))
-        .catch((e: ApiError) => current && setPreviewError(e.message));
+        .catch((e) => current && setPreviewError(errorText(e)));
     }, 200);
     return () => {
       current = false;
@@ -218,13 +199,7 @@ function GiveForm({
 
   async function give(e: Event) {
     e.preventDefault();
-    setError(null);
-    try {
-      await packagesApi.giveMemberPackage(member.id, body());
-      onDone(true);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    if (await run(() => packagesApi.giveMemberPackage(member.id, body()))) onDone(true);
   }
 
   return (
@@ -266,11 +241,7 @@ function GiveForm({
         Notes
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
-      {previewError && (
-        <p role="alert" class="error">
-          {previewError}
-        </p>
-      )}
+      <Alert text={previewError} />
       {preview && chosen && (
         <section class="preview" aria-label="Charges">
           {preview.charges.length === 0 ? (
@@ -303,19 +274,12 @@ function GiveForm({
           ))}
         </section>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={!preview}>
-          {chosen ? `Give ${chosen.name}` : 'Give package'}
-        </button>
-        <button type="button" class="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
+      <Alert text={error} />
+      <FormActions
+        submit={chosen ? `Give ${chosen.name}` : 'Give package'}
+        disabled={!preview}
+        onCancel={() => onDone(false)}
+      />
     </form>
   );
 }

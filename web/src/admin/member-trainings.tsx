@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError, MemberRecord } from '../api';
+import type { MemberRecord } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
+import { Alert, FormActions, useApiCall, useList } from './form-parts';
 import {
   type MemberTrainingRecord,
   packagesApi,
@@ -20,19 +21,12 @@ export function expiryText(t: { fromDate: string | null; untilDate: string | nul
 
 /** A member's trainings on the member page: course, date, trainer, expiry; record and delete. */
 export function MemberTrainings({ member }: { member: MemberRecord }) {
-  const [list, setList] = useState<MemberTrainingRecord[] | null>(null);
+  const { list, load, error, run } = useList(() => packagesApi.memberTrainings(member.id), [member.id]);
   const [courses, setCourses] = useState<TrainingCourseRecord[] | null>(null);
   const [today, setToday] = useState<string | null>(null);
   const [recording, setRecording] = useState(false);
-  const [error, setError] = useState<string | null>(null);
 
-  const load = () =>
-    packagesApi
-      .memberTrainings(member.id)
-      .then(setList)
-      .catch((e: ApiError) => setError(e.message));
   useEffect(() => {
-    void load();
     packagesApi
       .courses()
       .then((c) => setCourses(c.sort((a, b) => a.title.localeCompare(b.title))))
@@ -44,23 +38,13 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
     courses?.find((c) => c.id === t.trainingCourse)?.title ?? `Course ${t.trainingCourse}`;
 
   async function remove(t: MemberTrainingRecord) {
-    setError(null);
-    try {
-      await packagesApi.deleteTraining(t);
-      void load();
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    if (await run(() => packagesApi.deleteTraining(t))) void load();
   }
 
   return (
     <section aria-labelledby="member-trainings-h" class="member-trainings">
       <h3 id="member-trainings-h">Trainings</h3>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {list?.length === 0 && <p class="muted">None.</p>}
       {today && courses && (
         <ul class="rows" aria-label={`Trainings of ${memberName(member)}`}>
@@ -116,23 +100,20 @@ function RecordForm({
   const [date, setDate] = useState(today);
   const [trainer, setTrainer] = useState('');
   const [notes, setNotes] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   const chosen = courses.find((c) => String(c.id) === course);
 
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
-    try {
-      await packagesApi.recordTraining(member.id, {
+    const recorded = await run(() =>
+      packagesApi.recordTraining(member.id, {
         trainingCourse: Number(course),
         date,
         ...(trainer.trim() ? { trainer: trainer.trim() } : {}),
         ...(notes.trim() ? { notes: notes.trim() } : {}),
-      });
-      onDone(true);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+      }),
+    );
+    if (recorded) onDone(true);
   }
 
   return (
@@ -159,19 +140,8 @@ function RecordForm({
         Notes
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <div class="actions">
-        <button type="submit" class="primary">
-          Record training
-        </button>
-        <button type="button" class="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
+      <Alert text={error} />
+      <FormActions submit="Record training" onCancel={() => onDone(false)} />
     </form>
   );
 }

@@ -1,6 +1,15 @@
+import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiError } from '../api';
 import { Field } from '../field';
+import {
+  Alert,
+  EditDeleteActions,
+  EditLink,
+  FormActions,
+  useApiCall,
+  useList,
+  useSelection,
+} from './form-parts';
 import {
   type CreditRecord,
   type PackageRecord,
@@ -22,26 +31,11 @@ function priceText(p: PackageRecord): string {
   return p.setupFee === '0.00' ? fee : `${fee}, setup ${p.setupFee}`;
 }
 
-/**
- * Packages: what members get (permissions and their time tables, credits) for what they pay
- * (fees, billing period, pro rata), how many members hold each; create, edit, archive.
- */
-export function PackagesPage() {
-  const [packages, setPackages] = useState<PackageRecord[] | null>(null);
-  const [show, setShow] = useState<Show>('active');
-  const [selectedId, setSelectedId] = useState<number | null>(null);
-  const [creating, setCreating] = useState(false);
+/** The space's resources (by name) and resource types, which packages and courses name; empty until read. */
+export function useResourcesAndTypes() {
   const [resources, setResources] = useState<ResourceRecord[]>([]);
   const [types, setTypes] = useState<ResourceTypeRecord[]>([]);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = () =>
-    packagesApi
-      .packages()
-      .then((list) => setPackages(list.sort((a, b) => a.name.localeCompare(b.name))))
-      .catch((e: ApiError) => setError(e.message));
   useEffect(() => {
-    void load();
     packagesApi
       .resources()
       .then((r) => setResources(r.sort((a, b) => a.name.localeCompare(b.name))))
@@ -51,12 +45,28 @@ export function PackagesPage() {
       .then(setTypes)
       .catch(() => {});
   }, []);
+  return { resources, types };
+}
+
+/**
+ * Packages: what members get (permissions and their time tables, credits) for what they pay
+ * (fees, billing period, pro rata), how many members hold each; create, edit, archive.
+ */
+export function PackagesPage() {
+  const {
+    list: packages,
+    setList: setPackages,
+    load,
+    error,
+  } = useList(() => packagesApi.packages().then((list) => list.sort((a, b) => a.name.localeCompare(b.name))));
+  const [show, setShow] = useState<Show>('active');
+  const { selectedId, creating, open, openNew } = useSelection();
+  const { resources, types } = useResourcesAndTypes();
 
   const shown = (packages ?? []).filter((p) => show === 'all' || p.state === show);
   const selected = packages?.find((p) => p.id === selectedId) ?? null;
   const saved = (p: PackageRecord) => {
-    setCreating(false);
-    setSelectedId(p.id);
+    open(p.id);
     setPackages((all) => (all ?? []).map((x) => (x.id === p.id ? { ...p, _embedded: x._embedded } : x)));
     void load();
   };
@@ -64,11 +74,7 @@ export function PackagesPage() {
   return (
     <main class="admin packages-page">
       <h1>Packages</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <div class="admin-grid">
         <section aria-labelledby="packages-h">
           <h2 id="packages-h">
@@ -83,14 +89,7 @@ export function PackagesPage() {
                 <option value="all">All packages</option>
               </select>
             </label>
-            <button
-              type="button"
-              class="primary"
-              onClick={() => {
-                setCreating(true);
-                setSelectedId(null);
-              }}
-            >
+            <button type="button" class="primary" onClick={openNew}>
               New package
             </button>
           </div>
@@ -116,17 +115,7 @@ export function PackagesPage() {
                 {shown.map((p) => (
                   <tr key={p.id} aria-selected={selectedId === p.id} aria-label={p.name}>
                     <td data-label="Name">
-                      <button
-                        type="button"
-                        class="link"
-                        aria-label={`Edit ${p.name}`}
-                        onClick={() => {
-                          setSelectedId(p.id);
-                          setCreating(false);
-                        }}
-                      >
-                        {p.name}
-                      </button>
+                      <EditLink name={p.name} onClick={() => open(p.id)} />
                     </td>
                     <td data-label="Price">{priceText(p)}</td>
                     <td data-label="Members">{p._embedded?.memberCount ?? ''}</td>
@@ -161,12 +150,11 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
   const [setupFee, setSetupFee] = useState(pkg?.setupFee ?? '0.00');
   const [prorate, setProrate] = useState(pkg?.prorate ?? false);
   const [allowsBooking, setAllowsBooking] = useState(pkg?.allowsBooking ?? true);
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   const [notice, setNotice] = useState<string | null>(null);
 
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
     setNotice(null);
     const body = {
       name: name.trim(),
@@ -178,22 +166,15 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
       prorate,
       allowsBooking,
     };
-    try {
+    await run(async () => {
       const saved = pkg ? await packagesApi.updatePackage(pkg, body) : await packagesApi.createPackage(body);
       setNotice(pkg ? 'Saved.' : null);
       onSaved(saved);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    });
   }
   async function setState(state: 'active' | 'archived') {
     if (!pkg) return;
-    setError(null);
-    try {
-      onSaved(await packagesApi.updatePackage(pkg, { state }));
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    await run(async () => onSaved(await packagesApi.updatePackage(pkg, { state })));
   }
 
   const title = pkg ? `Edit ${pkg.name}` : 'New package';
@@ -245,11 +226,7 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
         Notes (admins only)
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {notice && <p role="status">{notice}</p>}
       <div class="actions">
         <button type="submit" class="primary">
@@ -285,18 +262,6 @@ function Permissions({
   resources: ResourceRecord[];
   types: ResourceTypeRecord[];
 }) {
-  const [list, setList] = useState<PermissionRecord[] | null>(null);
-  const [editing, setEditing] = useState<PermissionRecord | 'new' | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = () =>
-    packagesApi
-      .permissions(pkg.id)
-      .then(setList)
-      .catch((e: ApiError) => setError(e.message));
-  useEffect(() => {
-    void load();
-  }, [pkg.id]);
-
   const target = (p: PermissionRecord) =>
     p.type === 'everything'
       ? 'Everything'
@@ -310,69 +275,95 @@ function Permissions({
         ? 'during opening hours'
         : p.times.map(timeText).join(', ');
 
-  async function remove(p: PermissionRecord) {
-    setError(null);
-    try {
-      await packagesApi.deletePermission(p);
-      void load();
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
-  }
+  return (
+    <PackagePart
+      pkg={pkg}
+      title="Permissions"
+      headingId="permissions-h"
+      empty="None: this package opens nothing yet."
+      read={packagesApi.permissions}
+      remove={packagesApi.deletePermission}
+      what={(p) => `permission for ${target(p)}`}
+      text={(p) => (
+        <>
+          <strong>{target(p)}</strong>, {when(p)}
+          {p.usageFeeDiscountPercent !== '0' && `, ${p.usageFeeDiscountPercent}% off use`}
+          {p.bookingFeeDiscountPercent !== '0' && `, ${p.bookingFeeDiscountPercent}% off bookings`}
+        </>
+      )}
+      add="Add permission"
+      form={(permission, onDone) => (
+        <PermissionForm
+          key={permission?.id ?? 'new'}
+          pkg={pkg}
+          permission={permission}
+          resources={resources}
+          types={types}
+          onDone={onDone}
+        />
+      )}
+    />
+  );
+}
+
+/**
+ * A part of a package (its permissions, its credits): a list whose rows are edited and deleted
+ * one by one, and the form of the row being edited or added.
+ */
+function PackagePart<T extends { id: number }>({
+  pkg,
+  title,
+  headingId,
+  empty,
+  read,
+  remove,
+  what,
+  text,
+  add,
+  form,
+}: {
+  pkg: PackageRecord;
+  title: string;
+  headingId: string;
+  empty: string;
+  read: (pkg: number) => Promise<T[]>;
+  remove: (row: T) => Promise<unknown>;
+  /** What the row's buttons name: "permission for Laser". */
+  what: (row: T) => string;
+  text: (row: T) => JSX.Element | string;
+  add: string;
+  form: (row: T | null, onDone: (changed: boolean) => void) => JSX.Element;
+}) {
+  const { list, load, error, run } = useList(() => read(pkg.id), [pkg.id]);
+  const [editing, setEditing] = useState<T | 'new' | null>(null);
 
   return (
-    <section aria-labelledby="permissions-h" class="package-part">
-      <h3 id="permissions-h">Permissions</h3>
-      {list?.length === 0 && <p class="muted">None: this package opens nothing yet.</p>}
+    <section aria-labelledby={headingId} class="package-part">
+      <h3 id={headingId}>{title}</h3>
+      {list?.length === 0 && <p class="muted">{empty}</p>}
       <ul class="rows">
-        {(list ?? []).map((p) => (
-          <li key={p.id}>
-            <span>
-              <strong>{target(p)}</strong>, {when(p)}
-              {p.usageFeeDiscountPercent !== '0' && `, ${p.usageFeeDiscountPercent}% off use`}
-              {p.bookingFeeDiscountPercent !== '0' && `, ${p.bookingFeeDiscountPercent}% off bookings`}
-            </span>
-            <span class="actions">
-              <button
-                type="button"
-                class="secondary"
-                aria-label={`Edit permission for ${target(p)}`}
-                onClick={() => setEditing(p)}
-              >
-                Edit
-              </button>
-              <button
-                type="button"
-                class="secondary"
-                aria-label={`Delete permission for ${target(p)}`}
-                onClick={() => void remove(p)}
-              >
-                Delete
-              </button>
-            </span>
+        {(list ?? []).map((row) => (
+          <li key={row.id}>
+            <span>{text(row)}</span>
+            <EditDeleteActions
+              what={what(row)}
+              onEdit={() => setEditing(row)}
+              onDelete={async () => {
+                if (await run(() => remove(row))) void load();
+              }}
+            />
           </li>
         ))}
       </ul>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {editing ? (
-        <PermissionForm
-          key={editing === 'new' ? 'new' : editing.id}
-          pkg={pkg}
-          permission={editing === 'new' ? null : editing}
-          resources={resources}
-          types={types}
-          onDone={(changed) => {
-            setEditing(null);
-            if (changed) void load();
-          }}
-        />
+        form(editing === 'new' ? null : editing, (changed) => {
+          setEditing(null);
+          if (changed) void load();
+        })
       ) : (
         <button type="button" class="secondary" onClick={() => setEditing('new')}>
-          Add permission
+          {add}
         </button>
       )}
     </section>
@@ -405,14 +396,13 @@ function PermissionForm({
   );
   const [usage, setUsage] = useState(permission?.usageFeeDiscountPercent ?? '0');
   const [booking, setBooking] = useState(permission?.bookingFeeDiscountPercent ?? '0');
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
 
   const setTime = (i: number, change: Partial<PermissionTime>) =>
     setTimes(times.map((t, j) => (j === i ? { ...t, ...change } : t)));
 
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
     const body: Record<string, unknown> = {
       type,
       resourceType: type === 'resourceType' ? Number(resourceType) || null : null,
@@ -422,13 +412,12 @@ function PermissionForm({
       usageFeeDiscountPercent: usage.trim() || '0',
       bookingFeeDiscountPercent: booking.trim() || '0',
     };
-    try {
-      if (permission) await packagesApi.updatePermission(permission, body);
-      else await packagesApi.createPermission(pkg.id, body);
-      onDone(true);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    const saved = await run(() =>
+      permission
+        ? packagesApi.updatePermission(permission, body)
+        : packagesApi.createPermission(pkg.id, body),
+    );
+    if (saved) onDone(true);
   }
 
   return (
@@ -553,19 +542,8 @@ function PermissionForm({
         <Field label="Discount on use (%)" value={usage} set={setUsage} inputMode="decimal" />
         <Field label="Discount on bookings (%)" value={booking} set={setBooking} inputMode="decimal" />
       </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <div class="actions">
-        <button type="submit" class="primary">
-          Save permission
-        </button>
-        <button type="button" class="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
+      <Alert text={error} />
+      <FormActions submit="Save permission" onCancel={() => onDone(false)} />
     </form>
   );
 }
@@ -579,79 +557,22 @@ const scopeNames: Record<string, string> = {
 };
 
 function Credits({ pkg }: { pkg: PackageRecord }) {
-  const [list, setList] = useState<CreditRecord[] | null>(null);
-  const [editing, setEditing] = useState<CreditRecord | 'new' | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = () =>
-    packagesApi
-      .credits(pkg.id)
-      .then(setList)
-      .catch((e: ApiError) => setError(e.message));
-  useEffect(() => {
-    void load();
-  }, [pkg.id]);
   const text = (c: CreditRecord) => `${c.amount} ${periodNames[c.period]} ${scopeNames[c.scope]}`;
-
-  async function remove(c: CreditRecord) {
-    setError(null);
-    try {
-      await packagesApi.deleteCredit(c);
-      void load();
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
-  }
-
   return (
-    <section aria-labelledby="credits-h" class="package-part">
-      <h3 id="credits-h">Credits</h3>
-      {list?.length === 0 && <p class="muted">None: members pay every use and booking.</p>}
-      <ul class="rows">
-        {(list ?? []).map((c) => (
-          <li key={c.id}>
-            <span>{text(c)}</span>
-            <span class="actions">
-              <button
-                type="button"
-                class="secondary"
-                aria-label={`Edit credit ${text(c)}`}
-                onClick={() => setEditing(c)}
-              >
-                Edit
-              </button>
-              <button
-                type="button"
-                class="secondary"
-                aria-label={`Delete credit ${text(c)}`}
-                onClick={() => void remove(c)}
-              >
-                Delete
-              </button>
-            </span>
-          </li>
-        ))}
-      </ul>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
+    <PackagePart
+      pkg={pkg}
+      title="Credits"
+      headingId="credits-h"
+      empty="None: members pay every use and booking."
+      read={packagesApi.credits}
+      remove={packagesApi.deleteCredit}
+      what={(c) => `credit ${text(c)}`}
+      text={text}
+      add="Add credit"
+      form={(credit, onDone) => (
+        <CreditForm key={credit?.id ?? 'new'} pkg={pkg} credit={credit} onDone={onDone} />
       )}
-      {editing ? (
-        <CreditForm
-          key={editing === 'new' ? 'new' : editing.id}
-          pkg={pkg}
-          credit={editing === 'new' ? null : editing}
-          onDone={(changed) => {
-            setEditing(null);
-            if (changed) void load();
-          }}
-        />
-      ) : (
-        <button type="button" class="secondary" onClick={() => setEditing('new')}>
-          Add credit
-        </button>
-      )}
-    </section>
+    />
   );
 }
 
@@ -667,18 +588,14 @@ function CreditForm({
   const [amount, setAmount] = useState(credit?.amount ?? '');
   const [scope, setScope] = useState<string>(credit?.scope ?? 'global');
   const [period, setPeriod] = useState<string>(credit?.period ?? 'month');
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
     const body = { amount: amount.trim(), scope, period };
-    try {
-      if (credit) await packagesApi.updateCredit(credit, body);
-      else await packagesApi.createCredit(pkg.id, body);
-      onDone(true);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    const saved = await run(() =>
+      credit ? packagesApi.updateCredit(credit, body) : packagesApi.createCredit(pkg.id, body),
+    );
+    if (saved) onDone(true);
   }
   return (
     <form onSubmit={save} aria-label={credit ? 'Edit credit' : 'New credit'} class="sub-form">
@@ -704,19 +621,8 @@ function CreditForm({
           </select>
         </label>
       </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <div class="actions">
-        <button type="submit" class="primary">
-          Save credit
-        </button>
-        <button type="button" class="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
+      <Alert text={error} />
+      <FormActions submit="Save credit" onCancel={() => onDone(false)} />
     </form>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type ApiError, api } from '../api';
+import { api } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
+import { Alert, EditLink, errorText, useApiCall, useList, useSelection } from './form-parts';
 import {
   type MemberTrainingRecord,
   packagesApi,
@@ -10,6 +11,7 @@ import {
   type ResourceTypeRecord,
   type TrainingCourseRecord,
 } from './packages-api';
+import { useResourcesAndTypes } from './packages';
 import './packages.css';
 import { addDays, dayLabel } from './zoned';
 
@@ -18,29 +20,15 @@ import { addDays, dayLabel } from './zoned';
  * edit, delete; and the members' trainings that expire in the next 30 days.
  */
 export function TrainingsPage() {
-  const [courses, setCourses] = useState<TrainingCourseRecord[] | null>(null);
-  const [resources, setResources] = useState<ResourceRecord[]>([]);
-  const [types, setTypes] = useState<ResourceTypeRecord[]>([]);
-  const [selectedId, setSelectedId] = useState<number | null>(null);
-  const [creating, setCreating] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = () =>
-    packagesApi
-      .courses()
-      .then((list) => setCourses(list.sort((a, b) => a.title.localeCompare(b.title))))
-      .catch((e: ApiError) => setError(e.message));
-  useEffect(() => {
-    void load();
-    packagesApi
-      .resources()
-      .then((r) => setResources(r.sort((a, b) => a.name.localeCompare(b.name))))
-      .catch(() => {});
-    packagesApi
-      .resourceTypes()
-      .then(setTypes)
-      .catch(() => {});
-  }, []);
+  const {
+    list: courses,
+    load,
+    error,
+  } = useList(() =>
+    packagesApi.courses().then((list) => list.sort((a, b) => a.title.localeCompare(b.title))),
+  );
+  const { resources, types } = useResourcesAndTypes();
+  const { selectedId, creating, open, openNew } = useSelection();
 
   const names = new Map(resources.map((r) => [r.id, r.name]));
   const selected = courses?.find((c) => c.id === selectedId) ?? null;
@@ -48,24 +36,13 @@ export function TrainingsPage() {
   return (
     <main class="admin trainings-page">
       <h1>Trainings</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       <div class="admin-grid">
         <div>
           <section aria-labelledby="courses-h">
             <h2 id="courses-h">Training courses</h2>
             <div class="actions">
-              <button
-                type="button"
-                class="primary"
-                onClick={() => {
-                  setCreating(true);
-                  setSelectedId(null);
-                }}
-              >
+              <button type="button" class="primary" onClick={openNew}>
                 New course
               </button>
             </div>
@@ -90,17 +67,7 @@ export function TrainingsPage() {
                   {courses.map((c) => (
                     <tr key={c.id} aria-selected={selectedId === c.id} aria-label={c.title}>
                       <td data-label="Course">
-                        <button
-                          type="button"
-                          class="link"
-                          aria-label={`Edit ${c.title}`}
-                          onClick={() => {
-                            setSelectedId(c.id);
-                            setCreating(false);
-                          }}
-                        >
-                          {c.title}
-                        </button>
+                        <EditLink name={c.title} onClick={() => open(c.id)} />
                       </td>
                       <td data-label="Unlocks">
                         {c.resources.map((id) => names.get(id) ?? `Resource ${id}`).join(', ') || 'nothing'}
@@ -127,8 +94,7 @@ export function TrainingsPage() {
               resources={resources}
               types={types}
               onSaved={(c) => {
-                setCreating(false);
-                setSelectedId(c?.id ?? null);
+                open(c?.id ?? null);
                 void load();
               }}
             />
@@ -156,7 +122,7 @@ function CourseForm({
   const [unlocks, setUnlocks] = useState<Set<number>>(new Set(course?.resources ?? []));
   const [state, setState] = useState(course?.state ?? 'active');
   const [notes, setNotes] = useState(course?.notes ?? '');
-  const [error, setError] = useState<string | null>(null);
+  const { error, run } = useApiCall();
   const [notice, setNotice] = useState<string | null>(null);
 
   const toggle = (id: number, on: boolean) => {
@@ -169,7 +135,6 @@ function CourseForm({
 
   async function save(e: Event) {
     e.preventDefault();
-    setError(null);
     setNotice(null);
     const n = Number(duration);
     const body = {
@@ -180,25 +145,17 @@ function CourseForm({
       state,
       notes: notes.trim() || null,
     };
-    try {
+    await run(async () => {
       const saved = course
         ? await packagesApi.updateCourse(course, body)
         : await packagesApi.createCourse(body);
       if (course) setNotice('Saved.');
       onSaved(saved);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    });
   }
   async function remove() {
     if (!course) return;
-    setError(null);
-    try {
-      await packagesApi.deleteCourse(course);
-      onSaved(null);
-    } catch (err) {
-      setError((err as ApiError).message);
-    }
+    if (await run(() => packagesApi.deleteCourse(course))) onSaved(null);
   }
 
   const heading = course ? `Edit ${course.title}` : 'New course';
@@ -272,11 +229,7 @@ function CourseForm({
         Notes
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {notice && <p role="status">{notice}</p>}
       <div class="actions">
         <button type="submit" class="primary">
@@ -302,17 +255,13 @@ function Expiring({ courses }: { courses: TrainingCourseRecord[] | null }) {
       .then((me) => packagesApi.spaceToday(me.space))
       .then((today) => packagesApi.expiring(today, addDays(today, 30)))
       .then(({ body, total }) => setList({ rows: body, total: total ?? body.length }))
-      .catch((e: ApiError) => setError(e.message));
+      .catch((e) => setError(errorText(e)));
   }, []);
   const titles = new Map((courses ?? []).map((c) => [c.id, c.title]));
   return (
     <section aria-labelledby="expiring-h" class="package-part">
       <h2 id="expiring-h">Expiring in the next 30 days</h2>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert text={error} />
       {list?.rows.length === 0 && <p class="muted">No training expires in the next 30 days.</p>}
       {list && courses && list.rows.length > 0 && (
         <table class="list" aria-label="Trainings expiring in the next 30 days">
