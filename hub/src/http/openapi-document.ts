@@ -102,7 +102,7 @@ const derived = {
     },
   },
   throttle: {
-    text: 'Too many failed authentications from this address: every call with credentials waits `Retry-After` seconds.',
+    text: 'Too many failed authentications from this address: a wrong token or bridge key waits `Retry-After` seconds (a valid one is never refused for it).',
     example: { message: 'Too many failed authentications from this address; try again in 42 s' },
   },
 } satisfies Record<string, Omit<Reason, 'id'>>;
