@@ -71,9 +71,11 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const storage = createStorage({ url: settings.databaseUrl });
+  // Migrations that seal stored values read HUB_SECRET_FILE only when they need it.
+  const secretBox = () => new TokenBox(loadSecret(settings.secretFile));
   try {
     if (command === 'migrate') {
-      const applied = await migrateToLatest(storage.db, storage.dialect);
+      const applied = await migrateToLatest(storage.db, storage.dialect, secretBox);
       process.stdout.write(
         applied.length ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n',
       );
@@ -94,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
       });
       if (!values.account || !values.email)
         throw new ConfigError('init', ['--account and --email are required']);
-      await migrateToLatest(storage.db, storage.dialect);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
       const box = new TokenBox(loadSecret(settings.secretFile));
       const created = await createAccountWithOwner(storage.db, box, {
         accountName: values.account,
@@ -117,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
       const id = Number(values.member);
       if (!Number.isInteger(id) || id <= 0)
         throw new ConfigError('superuser', ['--member must be a member id']);
-      await migrateToLatest(storage.db, storage.dialect);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
       const result = await storage.db
         .updateTable('members')
         .set((eb) => ({ superuser: values.revoke ? 0 : 1, lockVersion: eb('lockVersion', '+', 1) }))
@@ -138,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
         throw new ConfigError('token', [
           'usage: token create --member EMAIL|ID [--account ID] [--label TEXT]',
         ]);
-      await migrateToLatest(storage.db, storage.dialect);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
       const box = new TokenBox(loadSecret(settings.secretFile));
       const created = await createTokenForMember(storage.db, box, values);
       logger.info({ memberId: created.memberId, apiKeyId: created.apiKeyId }, 'API token issued');

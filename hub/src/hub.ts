@@ -110,8 +110,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   // no timer or socket that would keep the process alive.
   const started: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
-    await migrateToLatest(storage.db, storage.dialect);
     const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
+    await migrateToLatest(storage.db, storage.dialect, () => tokens);
     const clock = options.clock ?? systemClock;
     const smtp =
       options.mailer === undefined && settings.smtpUrl

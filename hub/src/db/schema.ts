@@ -234,7 +234,10 @@ export interface Database {
 export interface WebhooksTable extends Stamps {
   id: Generated<number>;
   account: number;
-  url: string;
+  /** The URL sealed with the hub secret (TokenBox): it may carry a secret. */
+  urlEncrypted: string;
+  /** The URL's host, in clear for search and ordering. */
+  urlHost: string;
   label: string | null;
   state: Generated<string>;
   notes: string | null;
