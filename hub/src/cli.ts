@@ -4,6 +4,7 @@ import { ConfigError, createLogger } from '@makerspace/shared';
 import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { createStorage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { checkSecretKey } from './secret-check.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
 import { serve } from './main.js';
 import { loadSecret, TokenBox } from './secrets.js';
@@ -98,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
         throw new ConfigError('init', ['--account and --email are required']);
       await migrateToLatest(storage.db, storage.dialect, secretBox);
       const box = new TokenBox(loadSecret(settings.secretFile));
+      await checkSecretKey(storage.db, box, settings.secretFile);
       const created = await createAccountWithOwner(storage.db, box, {
         accountName: values.account,
         emailAddress: values.email,
@@ -142,6 +144,7 @@ async function main(argv: string[]): Promise<number> {
         ]);
       await migrateToLatest(storage.db, storage.dialect, secretBox);
       const box = new TokenBox(loadSecret(settings.secretFile));
+      await checkSecretKey(storage.db, box, settings.secretFile);
       const created = await createTokenForMember(storage.db, box, values);
       logger.info({ memberId: created.memberId, apiKeyId: created.apiKeyId }, 'API token issued');
       process.stdout.write(`${JSON.stringify(created)}\n`);

@@ -133,6 +133,33 @@ describe('a start that fails says why and exits', () => {
     expectOneLine(res.stderr, /not a usable SQLite database/);
     expect(existsSync(join(dataDir, 'first-owner-token'))).toBe(false);
   });
+
+  it('a secret key other than the database was written with: one line naming HUB_SECRET_FILE, exit 2', async () => {
+    const dataDir = tempDir();
+    const env = { HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_MQTT_PORT: '0' };
+    const first = startProcess([hubCli, 'serve'], env);
+    const token = await firstOwnerToken(first, dataDir);
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    // A second hub on the same data dir, as a cluster node or a reinstall given another key file.
+    const otherKey = join(tempDir(), 'secret.key');
+    const res = await failingServe({ HUB_DATA_DIR: dataDir, HUB_HTTP_PORT: '0', HUB_SECRET_FILE: otherKey });
+    expect(res.code).toBe(2);
+    expectOneLine(
+      res.stderr,
+      new RegExp(`HUB_SECRET_FILE \\(${otherKey}\\) is not the secret key this database was written with`),
+    );
+    expect(res.exitAfterLineMs).toBeLessThan(2_000);
+
+    // With the database's own key it starts and serves, the token as before.
+    const again = startProcess([hubCli, 'serve'], env);
+    const [, port] = await again.waitFor(/"port":(\d+)[^\n]*HTTP API listening/);
+    const me = await fetch(`http://127.0.0.1:${port}/api/v1/user/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(me.status).toBe(200);
+    expect(await again.stop('SIGTERM')).toBe(0);
+  });
 });
 
 describe('recovery', () => {

@@ -17,6 +17,7 @@ import { memberSubresources } from './migrations/0013-member-subresources.js';
 import { resourceLimits } from './migrations/0014-resource-limits.js';
 import { trainingTrainer } from './migrations/0015-training-trainer.js';
 import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
+import { hubMeta } from './migrations/0017-hub-meta.js';
 import type { TokenBox } from '../secrets.js';
 
 /**
@@ -41,6 +42,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0014-resource-limits': resourceLimits(dialect),
     '0015-training-trainer': trainingTrainer(dialect),
     '0016-webhook-urls-sealed': webhookUrlsSealed(dialect, tokens),
+    '0017-hub-meta': hubMeta(dialect),
   };
 }
 

@@ -694,3 +694,13 @@ export interface Database {
   member_device_changes: MemberDevicesTable;
   member_payment_details: MemberPaymentDetailsTable;
 }
+
+/** Values the hub keeps about itself (migration 0017): `keyCheck` (secret-check.ts). */
+export interface HubMetaTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  hub_meta: HubMetaTable;
+}
