@@ -141,6 +141,22 @@ describe('makerspace-hub command line', () => {
     expect(read()).toContain('STOPPING=1');
   });
 
+  it('--help names every environment variable the README lists', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const listed = [
+      ...new Set(
+        readme
+          .split('\n')
+          .filter((l) => /^\| `[A-Z_]+`/.test(l))
+          .flatMap((l) => [...l.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
+      ),
+    ];
+    expect(listed.length).toBeGreaterThan(20);
+    const help = await runProcess([hubCli, '--help'], {});
+    expect(help.code).toBe(0);
+    expect(listed.filter((name) => !new RegExp(`\\b${name}\\b`).test(help.stdout))).toEqual([]);
+  });
+
   it('refuses bad configuration with a clear message and exit code 2', async () => {
     const res = await runProcess([hubCli, 'serve'], { HUB_HTTP_PORT: 'eighty', HUB_DATA_DIR: tempDir() });
     expect(res.code).toBe(2);
