@@ -5,6 +5,7 @@ import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fast
 import { z } from 'zod';
 import { errorBody } from '../errors.js';
 import { type CatalogueEntry, type ErrorStatus, operationCatalogue } from './openapi-catalogue.js';
+import { assignOperationIds } from './operation-ids.js';
 
 /**
  * Completes the OpenAPI document that @fastify/swagger builds from the routes' zod schemas:
@@ -259,6 +260,7 @@ export function completeDocument(
     }
   }
   Object.assign(doc.components.responses, Object.fromEntries(Object.entries(shared).sort()));
+  assignOperationIds(operationsOf(doc, prefix));
   return doc;
 }
 
