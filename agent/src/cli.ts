@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createCardReader, createRelay, type Relay } from '@makerspace/hardware';
 import { ConfigError, createLogger, type Logger } from '@makerspace/shared/agent';
@@ -13,10 +14,11 @@ Usage:
   makerspace-agent run --config FILE            run the bridge agent (or set AGENT_CONFIG)
   makerspace-agent tap --config FILE --token HEX [--type em4102]
                                                 tap a card on the running agent (simulated reader)
-  makerspace-agent pair <hub URL> <code> [--dir DIR] [--data-dir DIR] [--mqtt URL]
+  makerspace-agent pair <hub URL> <code> [--dir DIR] [--data-dir DIR] [--mqtt URL] [--user USER]
                                                 pair this Pi with a resource: writes DIR/api-key
                                                 (0600) and DIR/config.json (default
-                                                /etc/makerspace-agent)
+                                                /etc/makerspace-agent), owned by USER (default:
+                                                makerspace-agent when run as root and it exists)
 
 Exit codes: 0 ok, 1 failure, 2 usage or configuration error.
 `;
@@ -157,7 +159,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function pairCommand(
   args: string[],
-  values: { dir?: string; 'data-dir'?: string; mqtt?: string },
+  values: { dir?: string; 'data-dir'?: string; mqtt?: string; user?: string },
 ): Promise<number> {
   if (args.length !== 2) {
     process.stderr.write(`pair needs the hub URL and the code\n\n${USAGE}`);
@@ -166,14 +168,20 @@ async function pairCommand(
   try {
     // Loaded only for this command: pairing reads the REST API's schemas, which `run` never needs.
     const { pair } = await import('./pair.js');
+    const owner = serviceUser(values.user);
     const result = await pair(args[0], args[1], {
       dir: values.dir ?? '/etc/makerspace-agent',
       dataDir: values['data-dir'],
       mqtt: values.mqtt,
+      owner: owner ?? undefined,
     });
+    const ownedBy = owner ? `, owned by ${owner.name}` : '';
     // The key itself is never printed.
     process.stdout.write(
-      `Paired with "${result.name}" (resource ${result.resource}).\nKey: ${result.apiKeyFile} (mode 0600)\nConfig: ${result.configFile}\n` +
+      `Paired with "${result.name}" (resource ${result.resource}).\nKey: ${result.apiKeyFile} (mode 0600${ownedBy})\nConfig: ${result.configFile} (mode 0600${ownedBy})\n` +
+        (!owner && process.getuid?.() === 0
+          ? "Both files are owned by root: the agent's service user cannot read them. Pass --user USER, or chown them to it.\n"
+          : '') +
         (result.simulatedHardware
           ? 'The config drives a SIMULATED relay: set "hardware" (gpio or serial-relay) and "cardReader" in it for real hardware.\n'
           : '') +
@@ -190,6 +198,30 @@ async function pairCommand(
   }
 }
 
+/**
+ * The user pairing gives its files to: `--user`, or `makerspace-agent` when run as root and that
+ * user exists (the systemd unit's User=); none otherwise (the files stay the caller's).
+ */
+function serviceUser(name: string | undefined): { name: string; uid: number; gid: number } | null {
+  const lookUp = (user: string) => {
+    try {
+      const id = (flag: string) =>
+        Number(
+          execFileSync('id', [flag, user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+        );
+      return { name: user, uid: id('-u'), gid: id('-g') };
+    } catch {
+      return null;
+    }
+  };
+  if (name !== undefined) {
+    const found = lookUp(name);
+    if (!found) throw new ConfigError('(arguments)', [`--user: there is no user ${name}`]);
+    return found;
+  }
+  return process.getuid?.() === 0 ? lookUp('makerspace-agent') : null;
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -201,6 +233,7 @@ function parse(argv: string[]) {
       dir: { type: 'string' },
       'data-dir': { type: 'string' },
       mqtt: { type: 'string' },
+      user: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },

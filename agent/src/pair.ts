@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, PairingRedeemed } from '@makerspace/shared';
 import { writeFileAtomic } from './atomic-file.js';
@@ -11,6 +11,8 @@ export interface PairOptions {
   dataDir?: string;
   /** The hub's MQTT URL; default MQTT over WebSocket on the hub's own address (`/mqtt`). */
   mqtt?: string;
+  /** The user the agent runs as: the key and config files are given to it (pairing runs as root). */
+  owner?: { uid: number; gid: number };
 }
 
 export interface PairResult {
@@ -91,5 +93,9 @@ export async function pair(hubUrl: string, code: string, options: PairOptions): 
       : {}),
   };
   await writeFileAtomic(configFile, `${JSON.stringify(config, null, 2)}\n`, 0o600);
+  // Written by root, read by the service: the agent's user must own both (still 0600).
+  if (options.owner) {
+    for (const file of [apiKeyFile, configFile]) await chown(file, options.owner.uid, options.owner.gid);
+  }
   return { resource: paired.resource, name: paired.name, configFile, apiKeyFile, simulatedHardware };
 }

@@ -171,8 +171,11 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
         title: 'Makerspace hub API',
         version: '1.0.0',
         description: apiDescription,
+        // The project publishes no licence of its own yet (docs/DECISIONS.md).
+        license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
       },
-      servers: ctx.publicUrl ? [{ url: ctx.publicUrl }] : [],
+      // Without HUB_PUBLIC_URL the document's own host (a relative server URL).
+      servers: [ctx.publicUrl ? { url: ctx.publicUrl } : { url: '/', description: 'This hub' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An API key token' },

@@ -4,6 +4,7 @@ import { ConfigError, createLogger } from '@makerspace/shared';
 import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { createStorage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { checkSecretKey } from './secret-check.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
 import { serve } from './main.js';
 import { loadSecret, TokenBox } from './secrets.js';
@@ -40,8 +41,25 @@ Commands:
                                stopped); the old database is kept as <database>.before-restore-*
 
 
-Configuration comes from the environment: HUB_HTTP_HOST, HUB_HTTP_PORT, HUB_MQTT_PORT,
-HUB_DATA_DIR, DATABASE_URL, HUB_PUBLIC_URL, HUB_SECRET_FILE, HUB_TRUST_PROXY, HUB_METRICS_TOKEN, LOG_LEVEL.`;
+Configuration comes from the environment (README.md, "Configuration", says more):
+  HUB_HTTP_HOST, HUB_HTTP_PORT     HTTP API (and MQTT over WebSocket at /mqtt): 0.0.0.0, 8080
+  HUB_MQTT_HOST, HUB_MQTT_PORT     MQTT over TCP: HUB_HTTP_HOST, 1883
+  HUB_DATA_DIR                     SQLite database and secret key: ./data
+  DATABASE_URL                     a SQLite file or postgres://user@host/db: <data dir>/hub.sqlite
+  HUB_SECRET_FILE                  key that encrypts stored secrets: <data dir>/secret.key
+  HUB_PUBLIC_URL                   base of absolute links, QR stickers and mailed links
+  HUB_SMTP_URL, HUB_MAIL_FROM      mail server and sender for sign-in links and invitations
+  HUB_INVITATION_DAYS              how long an invitation link stays valid: 7
+  HUB_TRUST_PROXY                  reverse proxies whose X-Forwarded-* headers count
+  HUB_SQLITE_SYNCHRONOUS           full (survives a power cut) or normal: full
+  HUB_WEBHOOK_ALLOW_INSECURE       1 allows http:// and private webhook receivers (development)
+  HUB_METRICS_TOKEN                turns on GET /metrics for Prometheus
+  HUB_HA_MQTT_URL, HUB_HA_TOKEN, HUB_HA_TOKEN_FILE, HUB_HA_DISCOVERY_PREFIX, HUB_HA_TOPIC_PREFIX
+                                   Home Assistant's MQTT broker, the member it acts as, topics
+  HUB_REDIS_URL, HUB_NODE_ID, HUB_NODE_HEARTBEAT_MS, HUB_NODE_TTL_MS, HUB_NODE_SWEEP_MS
+                                   cluster mode (docs/SCALING.md)
+  HUB_OWNER_EMAIL                  e-mail address of the owner made on first start
+  LOG_LEVEL                        fatal ... trace, silent: info`;
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -77,9 +95,11 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const storage = createStorage({ url: settings.databaseUrl });
+  // Migrations that seal stored values read HUB_SECRET_FILE only when they need it.
+  const secretBox = () => new TokenBox(loadSecret(settings.secretFile));
   try {
     if (command === 'migrate') {
-      const applied = await migrateToLatest(storage.db, storage.dialect);
+      const applied = await migrateToLatest(storage.db, storage.dialect, secretBox);
       process.stdout.write(
         applied.length ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n',
       );
@@ -100,8 +120,9 @@ async function main(argv: string[]): Promise<number> {
       });
       if (!values.account || !values.email)
         throw new ConfigError('init', ['--account and --email are required']);
-      await migrateToLatest(storage.db, storage.dialect);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
       const box = new TokenBox(loadSecret(settings.secretFile));
+      await checkSecretKey(storage.db, box, settings.secretFile);
       const created = await createAccountWithOwner(storage.db, box, {
         accountName: values.account,
         emailAddress: values.email,
@@ -123,7 +144,7 @@ async function main(argv: string[]): Promise<number> {
       const id = Number(values.member);
       if (!Number.isInteger(id) || id <= 0)
         throw new ConfigError('superuser', ['--member must be a member id']);
-      await migrateToLatest(storage.db, storage.dialect);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
       const result = await storage.db
         .updateTable('members')
         .set((eb) => ({ superuser: values.revoke ? 0 : 1, lockVersion: eb('lockVersion', '+', 1) }))
@@ -144,8 +165,9 @@ async function main(argv: string[]): Promise<number> {
         throw new ConfigError('token', [
           'usage: token create --member EMAIL|ID [--account ID] [--label TEXT]',
         ]);
-      await migrateToLatest(storage.db, storage.dialect);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
       const box = new TokenBox(loadSecret(settings.secretFile));
+      await checkSecretKey(storage.db, box, settings.secretFile);
       const created = await createTokenForMember(storage.db, box, values);
       logger.info({ memberId: created.memberId, apiKeyId: created.apiKeyId }, 'API token issued');
       process.stdout.write(`${JSON.stringify(created)}\n`);

@@ -21,6 +21,7 @@ import { watchMemberChanges } from './identity/member-changes.js';
 import { memberChangeApplied } from './routes/member-changes.routes.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { hashToken, loadSecret, TokenBox } from './secrets.js';
+import { checkSecretKey } from './secret-check.js';
 import type { HubSettings } from './settings.js';
 import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
@@ -110,8 +111,10 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
   // no timer or socket that would keep the process alive.
   const started: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
-    await migrateToLatest(storage.db, storage.dialect);
     const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
+    await migrateToLatest(storage.db, storage.dialect, () => tokens);
+    // A key other than the database's would fail on every sealed value later: refuse now.
+    await checkSecretKey(storage.db, tokens, settings.secretFile);
     const clock = options.clock ?? systemClock;
     const smtp =
       options.mailer === undefined && settings.smtpUrl

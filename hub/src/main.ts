@@ -98,18 +98,29 @@ async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<num
       'created the first account and its owner; its API token is in the token file',
     );
     const base = settings.publicUrl ?? `http://localhost:${httpPort}`;
-    // On the terminal and in a 0600 file only: the token is a secret and never goes to the log.
+    // The token is a secret and never goes to the log. It is printed only on a terminal: under
+    // systemd or with output redirected, stdout is kept (the journal, a file), so only the
+    // 0600 file holds it then.
+    const shown = process.stdout.isTTY === true;
+    const bearer = shown ? created.token : `$(cat ${file})`;
     process.stdout.write(
       [
         '',
         'First start: created an account with an owner member and an API key.',
-        `  API token (shown only now): ${created.token}`,
-        `  (also saved in ${file}, readable by this user only; delete it once you have the token)`,
+        ...(shown
+          ? [
+              `  API token (shown only now): ${created.token}`,
+              `  (also saved in ${file}, readable by this user only; delete it once you have the token)`,
+            ]
+          : [
+              `  API token: in ${file}, readable by this user only (not printed: this output is`,
+              '  not a terminal and may be kept in a log). Read it, then delete the file.',
+            ]),
         '  Try it:',
-        `    curl -H "Authorization: Bearer ${created.token}" ${base}/api/v1/user/me`,
+        `    curl -H "Authorization: Bearer ${bearer}" ${base}/api/v1/user/me`,
         `  API docs: ${base}/api/v1/docs`,
-        `  Web app: ${base}/  (a one-use sign-in link for it, with the token as above:`,
-        `    curl -X POST -H "Authorization: Bearer <token>" ${base}/api/v1/members/${created.memberId}/sign-in-link )`,
+        `  Web app: ${base}/  The owner's first sign-in link (it asks for a password):`,
+        `    npx makerspace-hub sign-in-link --member ${created.memberId}   (with this hub's environment)`,
         '',
       ].join('\n'),
     );

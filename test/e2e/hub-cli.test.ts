@@ -1,4 +1,5 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hubCli, runProcess, startProcess, stopAll, tempDir } from '../support/processes.js';
@@ -82,29 +83,71 @@ describe('makerspace-hub command line', () => {
     expect(await hub.stop('SIGTERM')).toBe(0);
   });
 
-  it('serve on an empty database creates an owner and prints a working token once', async () => {
+  it('serve on an empty database, output not a terminal (systemd): the token only in the 0600 file', async () => {
     const dataDir = tempDir();
     const env = { HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_MQTT_PORT: '0' };
     const hub = startProcess([hubCli, 'serve'], env);
-    const [, token] = await hub.waitFor(/shown only now\): ([0-9a-f-]{36})/);
+    const file = join(dataDir, 'first-owner-token');
+    await hub.waitFor(new RegExp(`API token: in ${file}, readable by this user only`));
     const [, port] = await hub.waitFor(
-      /curl -H "Authorization: Bearer [^"]+" http:\/\/localhost:(\d+)\/api\/v1\/user\/me/,
+      /curl -H "Authorization: Bearer \$\(cat [^)]+\)" http:\/\/localhost:(\d+)\/api\/v1\/user\/me/,
     );
+    const token = readFileSync(file, 'utf8').trim();
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     const basic = Buffer.from(`${token}:`).toString('base64');
     const members = await fetch(`http://127.0.0.1:${port}/api/v1/members`, {
       headers: { authorization: `Basic ${basic}` },
     });
     expect(members.status).toBe(200);
     expect((await members.json())[0].id).toBe(1);
-    // The token appears once, on the terminal, and in no log line.
-    expect(hub.output().split(token).length - 1).toBe(2);
-    expect(
-      hub
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{') && l.includes(token)),
-    ).toEqual([]);
+    // What systemd would keep in the journal holds no token.
+    expect(hub.output()).not.toContain(token);
+    expect(hub.output()).not.toMatch(/shown only now/);
     expect(await hub.stop('SIGINT')).toBe(0);
+  });
+
+  it('serve on an empty database, on a terminal: prints a working token once, and in no log line', async () => {
+    const dataDir = tempDir();
+    // script(1) gives the hub a pseudo-terminal as stdout, as an operator's shell does.
+    const child = spawn(
+      'script',
+      ['-qfec', `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(hubCli)} serve`, '/dev/null'],
+      {
+        env: {
+          ...process.env,
+          HUB_DATA_DIR: dataDir,
+          HUB_HTTP_HOST: '127.0.0.1',
+          HUB_HTTP_PORT: '0',
+          HUB_MQTT_PORT: '0',
+          NO_COLOR: '1',
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let text = '';
+    child.stdout.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await expect
+        .poll(() => /curl -H "Authorization: Bearer [0-9a-f-]{36}"/.test(text), { timeout: 15_000 })
+        .toBe(true);
+      const token = /shown only now\): ([0-9a-f-]{36})/.exec(text)?.[1] as string;
+      expect(token).toMatch(/^[0-9a-f-]{36}$/);
+      expect(readFileSync(join(dataDir, 'first-owner-token'), 'utf8').trim()).toBe(token);
+      const port = /http:\/\/localhost:(\d+)\/api\/v1\/user\/me/.exec(text)?.[1];
+      const me = await fetch(`http://127.0.0.1:${port}/api/v1/user/me`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(me.status).toBe(200);
+      // On the terminal twice (the token line and the curl line), in no log line.
+      expect(text.split(token).length - 1).toBe(2);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('tells systemd READY, WATCHDOG and STOPPING when NOTIFY_SOCKET is set', async () => {
@@ -138,6 +181,22 @@ describe('makerspace-hub command line', () => {
     expect(read()).toContain('WATCHDOG=1');
     expect(await hub.stop('SIGTERM')).toBe(0);
     expect(read()).toContain('STOPPING=1');
+  });
+
+  it('--help names every environment variable the README lists', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const listed = [
+      ...new Set(
+        readme
+          .split('\n')
+          .filter((l) => /^\| `[A-Z_]+`/.test(l))
+          .flatMap((l) => [...l.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
+      ),
+    ];
+    expect(listed.length).toBeGreaterThan(20);
+    const help = await runProcess([hubCli, '--help'], {});
+    expect(help.code).toBe(0);
+    expect(listed.filter((name) => !new RegExp(`\\b${name}\\b`).test(help.stdout))).toEqual([]);
   });
 
   it('refuses bad configuration with a clear message and exit code 2', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,45 @@ describe('pairing a new Pi with a one-use code (real hub and agent)', () => {
     expect((await hub.api('GET', `/resources/${door.id}/bridge/api-key`)).body.apiKey).toBe(apiKey);
     await agent.stop();
   });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'run as root, pairing gives the key and config to the service user (--user), still 0600; without one it warns',
+    async () => {
+      const base = `http://127.0.0.1:${hub.httpPort}`;
+      const code = (await hub.api('POST', `/resources/${door.id}/bridge/pairing-codes`)).body.code;
+      const dir = tempDir('pair-');
+      const out = await pairCommand([
+        base,
+        code,
+        '--dir',
+        dir,
+        '--data-dir',
+        join(dir, 'data'),
+        '--user',
+        'nobody',
+      ]);
+      expect(out.stderr).toBe('');
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain(`Key: ${join(dir, 'api-key')} (mode 0600, owned by nobody)`);
+      expect(out.stdout).toContain(`Config: ${join(dir, 'config.json')} (mode 0600, owned by nobody)`);
+      const nobody = Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }));
+      for (const file of ['api-key', 'config.json']) {
+        const st = statSync(join(dir, file));
+        expect(st.uid).toBe(nobody);
+        expect(st.mode & 0o777).toBe(0o600);
+      }
+
+      // No such user: refused before the code is used.
+      const next = (await hub.api('POST', `/resources/${door.id}/bridge/pairing-codes`)).body.code;
+      const noUser = await pairCommand([base, next, '--dir', tempDir('pair-'), '--user', 'no-such-user-x']);
+      expect(noUser.code).toBe(2);
+      expect(noUser.stderr).toMatch(/--user: there is no user no-such-user-x/);
+      // Without --user and without a makerspace-agent user, the files stay root's and it says so.
+      const plain = await pairCommand([base, next, '--dir', tempDir('pair-')]);
+      expect(plain.code).toBe(0);
+      expect(plain.stdout).toMatch(/owned by root: the agent's service user cannot read them/);
+    },
+  );
 
   it('a new code replaces the old one; pairing again rotates the key and cuts off the old agent', async () => {
     const first = (await hub.api('POST', `/resources/${door.id}/bridge/pairing-codes`)).body;

@@ -27,24 +27,55 @@ describe('failed authentication is throttled per source address', () => {
       expect((await get(`wrong-${i}`)).statusCode).toBe(401);
       clock.advance(1_000);
     }
-    // The sixth try, right or wrong, is refused before the token is looked at.
-    const blocked = await get(t.owner.token);
+    // The sixth wrong try is refused with the real wait.
+    const blocked = await get('wrong-5');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
     // The first failure was 5 s ago: it leaves the 60 s window in 55 s.
     expect(blocked.headers['retry-after']).toBe('55');
+    // A right token (122 random bits, never a guess) is not refused for the failures of others
+    // behind the same address, e.g. a shared NAT.
+    const right = await get(t.owner.token);
+    expect(right.statusCode).toBe(200);
+    expect(right.json().id).toBeGreaterThan(0);
     expect((await get('wrong-again')).statusCode).toBe(429);
 
     // Other addresses are not affected.
-    expect((await get(t.owner.token, '198.51.100.1')).statusCode).toBe(200);
+    expect((await get('wrong-elsewhere', '198.51.100.1')).statusCode).toBe(401);
 
     clock.advance(30_000);
     expect((await get('x')).headers['retry-after']).toBe('25');
-    clock.advance(25_000);
-    // The oldest failure has left the window: one more try is allowed, and it counts.
     expect((await get(t.owner.token)).statusCode).toBe(200);
+    clock.advance(25_000);
+    // The oldest failure has left the window: one more wrong try gets its 401, and it counts.
     expect((await get('wrong')).statusCode).toBe(401);
-    expect((await get(t.owner.token)).statusCode).toBe(429);
+    expect((await get('wrong')).statusCode).toBe(429);
+    expect((await get(t.owner.token)).statusCode).toBe(200);
+  });
+
+  it('lets ten valid API tokens through from an address where ten wrong ones were tried', async () => {
+    const t = await startTestHub('sqlite');
+    hubs.push(t);
+    const nat = '203.0.113.50';
+    const get = (token: string) =>
+      t.app.inject({
+        url: '/api/v1/user/me',
+        headers: { authorization: `Bearer ${token}` },
+        remoteAddress: nat,
+      });
+    for (let i = 0; i < 10; i++) expect((await get(crypto.randomUUID())).statusCode).toBe(401);
+    expect((await get(crypto.randomUUID())).statusCode).toBe(429);
+    const member = await t.newMemberWithToken('Door', 'Reader');
+    for (const token of [t.owner.token, member.token]) {
+      const basic = Buffer.from(`${token}:`).toString('base64');
+      expect((await get(token)).statusCode).toBe(200);
+      const res = await t.app.inject({
+        url: '/api/v1/members',
+        headers: { authorization: `Basic ${basic}` },
+        remoteAddress: nat,
+      });
+      expect(res.statusCode).toBe(200);
+    }
   });
 
   it('counts wrong bridge keys on the HTTP bridge API too, and not requests without credentials', async () => {
@@ -66,9 +97,10 @@ describe('failed authentication is throttled per source address', () => {
       });
       expect(res.statusCode).toBe(401);
     }
-    const res = await t.call(t.owner.token, { url: '/api/v1/user/me' });
+    const res = await t.call('not-a-token', { url: '/api/v1/user/me' });
     expect(res.statusCode).toBe(429);
     expect(Number(res.headers['retry-after'])).toBe(60);
+    expect((await t.call(t.owner.token, { url: '/api/v1/user/me' })).statusCode).toBe(200);
   });
 
   it('counts an IPv6 client per /64 and forgets the oldest addresses beyond its limit', async () => {

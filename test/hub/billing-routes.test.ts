@@ -1,3 +1,4 @@
+import { webhookUrlColumns } from '../../hub/src/webhooks/webhooks.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
@@ -53,7 +54,7 @@ describeEachDialect(
         .insertInto('webhooks')
         .values({
           account: t.owner.accountId,
-          url: 'http://127.0.0.1:9/hook',
+          ...webhookUrlColumns('http://127.0.0.1:9/hook', (plain) => t.hub.ctx.tokens.seal(plain)),
           label: null,
           state: 'paused',
           notes: null,

@@ -1,7 +1,10 @@
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import { createLogger } from '@makerspace/shared';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { classifyDatabaseError } from '../../hub/src/http/error-handler.js';
+import { classifyDatabaseError, isClientAbort } from '../../hub/src/http/error-handler.js';
 import { startTestHub } from '../support/hub.js';
 
 const pgError = (code: string, message = 'x') =>
@@ -102,4 +105,51 @@ describe('database errors while running', () => {
       }
     },
   );
+});
+
+describe('a client that aborts its request', () => {
+  it('is logged at debug level as the client\u2019s doing, not as the database being unavailable', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const t = await startTestHub('sqlite', {
+      logger: createLogger({ name: 'test-hub', level: 'debug', destination: sink }),
+    });
+    try {
+      const { httpUrl } = await t.listen();
+      const socket = net.connect(Number(new URL(httpUrl).port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+      // Half a body, then the connection goes away (a client that gives up mid-upload).
+      socket.write(
+        `POST /api/v1/members HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.owner.token}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"firstName":"Ada',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      await expect
+        .poll(() => lines.some((l) => l.level === 20 && /client closed/i.test(l.msg)), { timeout: 3000 })
+        .toBe(true);
+      expect(lines.filter((l) => l.level >= 40 && !/HUB_PUBLIC_URL/.test(l.msg)).map((l) => l.msg)).toEqual(
+        [],
+      );
+      expect(lines.some((l) => /database is unavailable/.test(l.msg))).toBe(false);
+      // The hub still serves, and the database was never the problem.
+      expect((await t.call(t.owner.token, { url: '/api/v1/resources' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a driver\u2019s ECONNRESET on a request whose client is still there is the database\u2019s', () => {
+    const driver = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+    expect(classifyDatabaseError(driver)).toBe('unavailable');
+    expect(isClientAbort(driver, { aborted: false, destroyed: false })).toBe(false);
+    expect(isClientAbort(driver, { aborted: true, destroyed: true })).toBe(false);
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    expect(isClientAbort(aborted, { aborted: true, destroyed: true })).toBe(true);
+  });
 });

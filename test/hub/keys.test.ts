@@ -1,3 +1,4 @@
+import { webhookUrlColumns } from '../../hub/src/webhooks/webhooks.js';
 import { randomUUID } from 'node:crypto';
 import {
   type AccessReply,
@@ -213,7 +214,7 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
         .insertInto('webhooks')
         .values({
           account: t.owner.accountId,
-          url: 'https://hooks.example/keys',
+          ...webhookUrlColumns('https://hooks.example/keys', (plain) => t.hub.ctx.tokens.seal(plain)),
           label: null,
           state: 'paused',
           notes: null,

@@ -1,3 +1,4 @@
+import { webhookUrlColumns } from '../../hub/src/webhooks/webhooks.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
@@ -23,7 +24,7 @@ describeEachDialect('member sub-resources', (dialect) => {
       .insertInto('webhooks')
       .values({
         account: t.owner.accountId,
-        url: 'http://127.0.0.1:9/hook',
+        ...webhookUrlColumns('http://127.0.0.1:9/hook', (plain) => t.hub.ctx.tokens.seal(plain)),
         state: 'paused',
         categories: JSON.stringify(['member', 'memberCredit', 'memberTraining']),
         secretEncrypted: 'unused',

@@ -58,6 +58,22 @@ describe('the OpenAPI document', () => {
     expect(operations.length).toBeGreaterThan(100);
   });
 
+  it('every operation has a unique, camelCase operationId that client generators name methods by', () => {
+    const ids = operations.map(({ op }) => op.operationId as string);
+    expect(operations.filter(({ op }) => !op.operationId).map(({ name }) => name)).toEqual([]);
+    expect(ids.filter((id) => !/^[a-z][a-zA-Z]*$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const idOf = (name: string) => operations.find((o) => o.name === name)?.op.operationId;
+    expect(idOf('GET /api/v1/members')).toBe('listMembers');
+    expect(idOf('POST /api/v1/members')).toBe('createMember');
+    expect(idOf('GET /api/v1/members/{memberId}/credits/{creditId}')).toBe('getMemberCredit');
+    expect(idOf('POST /api/v1/resources/{resourceId}/switch-on')).toBe('switchOnResource');
+    expect(idOf('POST /api/v1/resources/{resourceId}/bridge/switch-on')).toBe('switchOnResourceBridge');
+    expect(idOf('POST /api/v1/invoices/{invoiceId}/cancel')).toBe('cancelInvoice');
+    expect(doc.info.license).toMatchObject({ name: expect.any(String) });
+    expect(doc.servers.length).toBeGreaterThan(0);
+  });
+
   it('every operation has a summary and a description', () => {
     const missing = operations
       .filter(({ op }) => !op.summary?.trim() || !op.description?.trim())

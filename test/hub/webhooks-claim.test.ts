@@ -1,3 +1,4 @@
+import { webhookUrlColumns } from '../../hub/src/webhooks/webhooks.js';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -134,7 +135,7 @@ describePg(title, () => {
         .insertInto('webhooks')
         .values({
           account: owner.accountId,
-          url: `${base}/${i}`,
+          ...webhookUrlColumns(`${base}/${i}`, (plain) => tokens.seal(plain)),
           label: `hook ${i}`,
           notes: null,
           state: 'active',

@@ -9,6 +9,8 @@ import type { HubSettings } from '../../hub/src/settings.js';
 import { testSettings } from '../support/hub.js';
 
 export interface Received {
+  /** The request's path and query. */
+  path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
   json: any;
@@ -47,7 +49,7 @@ export async function startReceiver(respond?: Receiver['respond']): Promise<Rece
       try {
         json = JSON.parse(body);
       } catch {}
-      const entry = { headers: req.headers, body, json, at: Date.now() };
+      const entry = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
       const n = received.length;
       received.push(entry);
       const answer = receiver.respond(n, entry);

@@ -130,6 +130,44 @@ describeEachDialect('webhooks: signed, durable delivery', (dialect) => {
     expect(list[0].delivery.attempts[0].durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('stores a webhook URL sealed: its secret is not in the database, admins see it, deliveries reach it', async () => {
+    const r = await receiver();
+    const url = `${r.url}?secret=s3cr3t-in-the-query`;
+    const hook = await hookFor(url, { label: 'Sealed' });
+    expect(hook.url).toBe(url);
+    const row = await t.hub.ctx.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', hook.id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain('s3cr3t');
+    expect(row.urlHost).toBe('127.0.0.1');
+    expect(t.hub.ctx.tokens.open(row.urlEncrypted)).toBe(url);
+    // Listed and read back in full for admins, and found by its host.
+    const list = await t.call(owner, { method: 'GET', url: '/api/v1/webhooks?q=127.0.0.1' });
+    expect(list.json().map((h: { url: string }) => h.url)).toEqual([url]);
+    expect((await t.call(owner, { method: 'GET', url: `/api/v1/webhooks/${hook.id}` })).json().url).toBe(url);
+    await newMember();
+    await waitFor('the delivery', () => r.received.length === 1, 2000);
+    expect(r.received[0].path).toBe('/hook?secret=s3cr3t-in-the-query');
+    // A new URL is sealed again.
+    const changed = `${r.url}?secret=another-one`;
+    const put = await t.call(owner, {
+      method: 'PUT',
+      url: `/api/v1/webhooks/${hook.id}`,
+      payload: { url: changed, lockVersion: hook.lockVersion },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json().url).toBe(changed);
+    const after = await t.hub.ctx.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', hook.id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(after)).not.toContain('another-one');
+    expect(t.hub.ctx.tokens.open(after.urlEncrypted)).toBe(changed);
+  });
+
   it('emits member_updated and member_deleted with the member record', async () => {
     const r = await receiver();
     await hookFor(r.url);

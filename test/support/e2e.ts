@@ -13,6 +13,18 @@ export interface HubProcess {
   api(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
 }
 
+/**
+ * The first owner's token of a hub's first start: printed when its stdout is a terminal,
+ * otherwise (always under test, as under systemd) read from `first-owner-token` in the data dir,
+ * which the start message names.
+ */
+export async function firstOwnerToken(proc: Proc, dataDir: string): Promise<string> {
+  const [, shown] = await proc.waitFor(
+    /shown only now\): ([0-9a-f-]{36})|API token: in \S*first-owner-token, readable by this user only/,
+  );
+  return shown ?? readFileSync(join(dataDir, 'first-owner-token'), 'utf8').trim();
+}
+
 /** Starts `makerspace-hub serve` on free ports (or the given ones, for a restart) with a fresh or given data dir. */
 export async function startHubProcess(
   options: {
@@ -38,7 +50,7 @@ export async function startHubProcess(
   });
   const [, mqttPort] = await proc.waitFor(/"port":(\d+)[^\n]*MQTT broker listening/);
   const [, httpPort] = await proc.waitFor(/"port":(\d+)[^\n]*HTTP API listening/);
-  const token = options.token ?? (await proc.waitFor(/shown only now\): ([0-9a-f-]{36})/))[1];
+  const token = options.token ?? (await firstOwnerToken(proc, dataDir));
   const base = `http://127.0.0.1:${httpPort}/api/v1`;
   return {
     proc,

@@ -8,7 +8,7 @@ import {
   saveScreenshot,
   signInWithPassword,
 } from '../support/browser.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
+import { startHubProcess } from '../support/e2e.js';
 import { stopAll } from '../support/processes.js';
 
 const password = 'spindle-sander-elm-3318';

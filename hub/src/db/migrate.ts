@@ -16,9 +16,15 @@ import { openSessions } from './migrations/0012-open-sessions.js';
 import { memberSubresources } from './migrations/0013-member-subresources.js';
 import { resourceLimits } from './migrations/0014-resource-limits.js';
 import { trainingTrainer } from './migrations/0015-training-trainer.js';
+import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
+import { hubMeta } from './migrations/0017-hub-meta.js';
+import type { TokenBox } from '../secrets.js';
 
-/** Every migration, in order. Released migrations are frozen: add new ones, never edit. */
-export function migrations(dialect: DialectName): Record<string, Migration> {
+/**
+ * Every migration, in order. Released migrations are frozen: add new ones, never edit. `tokens`
+ * gives the hub's secret key to migrations that seal stored values (asked only when needed).
+ */
+export function migrations(dialect: DialectName, tokens?: () => TokenBox): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-resources': resources(dialect),
@@ -35,6 +41,8 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0013-member-subresources': memberSubresources(dialect),
     '0014-resource-limits': resourceLimits(dialect),
     '0015-training-trainer': trainingTrainer(dialect),
+    '0016-webhook-urls-sealed': webhookUrlsSealed(dialect, tokens),
+    '0017-hub-meta': hubMeta(dialect),
   };
 }
 
@@ -43,8 +51,12 @@ export function knownMigrations(): string[] {
   return Object.keys(migrations('sqlite'));
 }
 
-export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+export async function migrateToLatest(
+  db: Kysely<any>,
+  dialect: DialectName,
+  tokens?: () => TokenBox,
+): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, tokens) };
   // On PostgreSQL the migrator's bookkeeping tables live in the schema the hub uses. Without
   // saying so, Kysely takes a kysely_migration table in any schema of the database (another
   // hub's, or a test's) for its own.

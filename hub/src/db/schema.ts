@@ -234,7 +234,10 @@ export interface Database {
 export interface WebhooksTable extends Stamps {
   id: Generated<number>;
   account: number;
-  url: string;
+  /** The URL sealed with the hub secret (TokenBox): it may carry a secret. */
+  urlEncrypted: string;
+  /** The URL's host, in clear for search and ordering. */
+  urlHost: string;
   label: string | null;
   state: Generated<string>;
   notes: string | null;
@@ -690,4 +693,14 @@ export interface Database {
   member_devices: MemberDevicesTable;
   member_device_changes: MemberDevicesTable;
   member_payment_details: MemberPaymentDetailsTable;
+}
+
+/** Values the hub keeps about itself (migration 0017): `keyCheck` (secret-check.ts). */
+export interface HubMetaTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  hub_meta: HubMetaTable;
 }

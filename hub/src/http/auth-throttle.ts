@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../context.js';
-import { HttpError } from '../errors.js';
+import { errorBody } from '../errors.js';
 import {
   addressKey,
   type FailureWindows,
@@ -24,8 +24,8 @@ export const defaultAuthThrottle: AuthThrottleSettings = {
 
 /**
  * Counts failed authentications (a wrong API token or bridge key) per source address. Once an
- * address has `limit` failures within `windowMs`, every request from it that carries credentials
- * is answered 429 until its oldest failure leaves the window; `Retry-After` says exactly when.
+ * address has `limit` failures within `windowMs`, every wrong credential from it is answered 429
+ * until its oldest failure leaves the window; `Retry-After` says exactly when.
  * IPv6 clients are counted per /64 (one host usually owns the whole prefix). Counted in this
  * process's memory, or in Redis in cluster mode (throttling/failure-windows.ts), so every hub
  * counts the same failures.
@@ -53,27 +53,29 @@ export class AuthThrottle {
 }
 
 /**
- * Hooks the throttle into every request that carries an `Authorization` header: refused with
- * 429 while its address is throttled (before the credentials are even looked at, so a guess
- * teaches nothing), and counted when the answer is 401.
+ * Hooks the throttle into every request that carries an `Authorization` header. The credentials
+ * are always looked at: API tokens and bridge keys are 122 random bits, so a right one is never
+ * a guess and is never refused for failures of others behind the same address (a shared NAT
+ * would otherwise lock out a whole space's integrations). A wrong one is counted when the answer
+ * is 401, and once its address is throttled it is answered 429 with `Retry-After` instead of
+ * 401, so guessing teaches nothing more and costs the guesser time. Passwords, sign-in links
+ * and switch-on codes, which can be guessed, have their own throttles that refuse before
+ * looking (sign-in/throttle.ts, resources/switch-on.ts).
  */
 export function registerAuthThrottle(app: FastifyInstance, throttle: AuthThrottle): void {
-  app.addHook('onRequest', async (request) => {
-    if (!request.headers.authorization) return;
-    const wait = await throttle.retryAfter(request.ip);
-    if (wait > 0) {
-      throw new HttpError(
-        429,
-        `Too many failed authentications from this address; try again in ${wait} s`,
-        undefined,
-        {
-          'retry-after': String(wait),
-        },
-      );
-    }
-  });
   app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode === 401 && request.headers.authorization) await throttle.failed(request.ip);
-    return payload;
+    if (reply.statusCode !== 401 || !request.headers.authorization) return payload;
+    const wait = await throttle.retryAfter(request.ip);
+    if (wait === 0) {
+      await throttle.failed(request.ip);
+      return payload;
+    }
+    reply
+      .code(429)
+      .header('retry-after', String(wait))
+      .header('content-type', 'application/json; charset=utf-8');
+    return JSON.stringify(
+      errorBody(429, `Too many failed authentications from this address; try again in ${wait} s`),
+    );
   });
 }

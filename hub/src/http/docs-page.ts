@@ -63,6 +63,11 @@ export function docsPageDocument(document: Readonly<Json>): Json {
   let copy = shown.get(document);
   if (!copy) {
     copy = { ...(schema30(document) as Json), openapi: '3.0.3' };
+    // OpenAPI 3.0's license has a name and a url only (`identifier` came with 3.1).
+    if (copy.info?.license?.identifier) {
+      const { identifier: _, ...license } = copy.info.license;
+      copy.info = { ...copy.info, license };
+    }
     shown.set(document, copy);
   }
   return copy;

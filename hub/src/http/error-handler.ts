@@ -38,6 +38,18 @@ export function classifyDatabaseError(err: unknown): 'badValue' | 'unavailable' 
   return null;
 }
 
+/**
+ * The request's own connection failed: the client closed it before its body arrived (Node's
+ * "aborted", ECONNRESET with no system call) and the request stream is gone. A database driver's
+ * ECONNRESET comes from the driver's socket (`syscall: 'read'`) while the client still waits.
+ */
+export function isClientAbort(err: unknown, raw: { aborted?: boolean; destroyed?: boolean }): boolean {
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  if (e?.code !== 'ECONNRESET' && e?.code !== 'ECONNABORTED' && e?.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+    return false;
+  return e.syscall === undefined && (raw.aborted === true || raw.destroyed === true);
+}
+
 /** One error handler: every error leaves as `{statusCode, error, message, data?}`. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -53,6 +65,14 @@ export function registerErrorHandler(app: FastifyInstance): void {
       }));
       const message = issues.map((i) => `${where}${i.path ? `.${i.path}` : ''}: ${i.message}`).join('; ');
       return reply.code(400).send(errorBody(400, message, { validation: issues }));
+    }
+    if (isClientAbort(err, request.raw)) {
+      // Nobody is left to answer; the database was never asked.
+      request.log.debug(
+        { code: err.code, url: request.url.split('?')[0] },
+        'the client closed the connection before its request was complete',
+      );
+      return reply.code(400).send(errorBody(400, 'The request was aborted by the client'));
     }
     const database = classifyDatabaseError(err);
     if (database === 'badValue') {

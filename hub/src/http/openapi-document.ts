@@ -5,6 +5,7 @@ import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fast
 import { z } from 'zod';
 import { errorBody } from '../errors.js';
 import { type CatalogueEntry, type ErrorStatus, operationCatalogue } from './openapi-catalogue.js';
+import { assignOperationIds } from './operation-ids.js';
 
 /**
  * Completes the OpenAPI document that @fastify/swagger builds from the routes' zod schemas:
@@ -102,7 +103,7 @@ const derived = {
     },
   },
   throttle: {
-    text: 'Too many failed authentications from this address: every call with credentials waits `Retry-After` seconds.',
+    text: 'Too many failed authentications from this address: a wrong token or bridge key waits `Retry-After` seconds (a valid one is never refused for it).',
     example: { message: 'Too many failed authentications from this address; try again in 42 s' },
   },
 } satisfies Record<string, Omit<Reason, 'id'>>;
@@ -259,6 +260,7 @@ export function completeDocument(
     }
   }
   Object.assign(doc.components.responses, Object.fromEntries(Object.entries(shared).sort()));
+  assignOperationIds(operationsOf(doc, prefix));
   return doc;
 }
 

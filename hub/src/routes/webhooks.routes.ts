@@ -43,6 +43,7 @@ const EventsQuery = z.object({
 const urlRules = (ctx: HubServices) => ({
   policy: { allowInsecure: ctx.webhooks.allowInsecure },
   seal: (plain: string) => ctx.tokens.seal(plain),
+  open: (sealed: string) => ctx.tokens.open(sealed),
 });
 
 /** spec 4: webhooks (admins only; superusers see every account's). */
@@ -51,7 +52,7 @@ export const webhooks = collection({
   // Create and rotate answers carry the signing secret, shown only then.
   record: WebhookWithSecret,
   scope: (_ctx, caller, _params, db) => visibleWebhooks(db, adminOnly(caller)),
-  toRecord: webhookRecord,
+  records: (ctx, rows) => rows.map((row) => webhookRecord(row, ctx.tokens)),
   list: {
     rule: 'admin',
     query: {

@@ -58,7 +58,7 @@ export async function retryDelivery(
   const result = await attemptDelivery(
     {
       deliveryId: delivery.id,
-      url: webhook.url,
+      urlEncrypted: webhook.urlEncrypted,
       secretEncrypted: webhook.secretEncrypted,
       event: { id: event.id, type: event.type, createdAt: event.createdAt, details: event.details },
     },

@@ -11,12 +11,30 @@ import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';
 import { insertRow } from '../db/collection-rows.js';
 import { sanitizeRichText } from '../rich-text.js';
+import type { TokenBox } from '../secrets.js';
+
+/**
+ * The stored columns of a webhook URL: sealed with the hub secret (a URL may carry a secret in
+ * its query or path), and its host in clear for search and ordering.
+ */
+export function webhookUrlColumns(url: string, seal: (plain: string) => string) {
+  let host = '';
+  try {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  } catch {
+    // Only checked URLs are stored; an unreadable one keeps no host.
+  }
+  return { urlEncrypted: seal(url), urlHost: host };
+}
 
 export type WebhookRow = Selectable<WebhooksTable>;
 
-export function webhookRecord(row: WebhookRow): WebhookRecord {
+/** A webhook as admins see it: its URL opened (it is stored sealed, see webhookUrlColumns). */
+export function webhookRecord(row: WebhookRow, tokens: Pick<TokenBox, 'open'>): WebhookRecord {
   return {
-    ...columnsOf(row, ['id', 'account', 'url', 'label']),
+    ...columnsOf(row, ['id', 'account']),
+    url: tokens.open(row.urlEncrypted),
+    label: row.label,
     state: row.state as WebhookState,
     notes: row.notes,
     categories: parseJson<WebhookCategory[]>(row.categories) ?? [],
@@ -61,7 +79,10 @@ export interface WebhookListQuery {
 
 type WebhookQuery = ReturnType<typeof visibleWebhooks>;
 
-/** The webhooks a list query selects: `state`, `category`, and `q` in label, URL and notes. */
+/**
+ * The webhooks a list query selects: `state`, `category`, and `q` in label, the URL's host and
+ * notes (the rest of the URL is sealed).
+ */
 export function filterWebhooks(base: WebhookQuery, query: WebhookListQuery): WebhookQuery {
   if (query.state) base = base.where('state', '=', query.state);
   // Categories are a JSON array; the quotes keep "member" from matching "memberKey".
@@ -70,16 +91,16 @@ export function filterWebhooks(base: WebhookQuery, query: WebhookListQuery): Web
     const pattern = likePattern(query.q);
     base = base.where((eb) =>
       eb.or(
-        (['label', 'url', 'notes'] as const).map((c) => eb(eb.fn('lower', [eb.ref(c)]), 'like', pattern)),
+        (['label', 'urlHost', 'notes'] as const).map((c) => eb(eb.fn('lower', [eb.ref(c)]), 'like', pattern)),
       ),
     );
   }
   return base;
 }
 
-/** A webhook list's order: `orderBy` with nulls last, then id. */
+/** A webhook list's order: `orderBy` with nulls last (`url`: by its host), then id. */
 export const webhookOrder = (query: WebhookListQuery): [string, 'asc' | 'desc', 'nullsLast'][] => [
-  [query.orderBy ?? 'id', query.order ?? 'asc', 'nullsLast'],
+  [query.orderBy === 'url' ? 'urlHost' : (query.orderBy ?? 'id'), query.order ?? 'asc', 'nullsLast'],
   ['id', query.order ?? 'asc', 'nullsLast'],
 ];
 
@@ -106,7 +127,7 @@ export async function createWebhook(
     'webhooks',
     {
       account: caller.accountId,
-      url: body.url,
+      ...webhookUrlColumns(body.url, options.seal),
       label: body.label ?? null,
       state: body.state ?? 'active',
       notes: sanitizeRichText(body.notes) ?? null,
@@ -125,12 +146,13 @@ export async function createWebhook(
 export async function webhookChanges(
   current: WebhookRow,
   body: WebhookInput & { rotateSecret?: boolean },
-  options: { policy: UrlPolicy; seal: (plain: string) => string },
+  options: { policy: UrlPolicy; seal: (plain: string) => string; open: (sealed: string) => string },
 ): Promise<Record<string, unknown>> {
   const { url, label, state, notes, categories, rotateSecret } = body;
-  if (url !== undefined && url !== current.url) await assertSafeUrl(url, options.policy);
+  const changedUrl = url !== undefined && url !== options.open(current.urlEncrypted);
+  if (changedUrl) await assertSafeUrl(url, options.policy);
   const values: Record<string, unknown> = {};
-  if (url !== undefined) values.url = url;
+  if (changedUrl) Object.assign(values, webhookUrlColumns(url, options.seal));
   if (label !== undefined) values.label = label;
   if (notes !== undefined) values.notes = sanitizeRichText(notes);
   if (categories !== undefined) values.categories = JSON.stringify(uniq(categories));

@@ -47,7 +47,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export interface AttemptTarget {
   deliveryId: number;
-  url: string;
+  /** The webhook's URL, sealed as stored (opened here, just before the call). */
+  urlEncrypted: string;
   secretEncrypted: string;
   event: { id: number; type: string; createdAt: string; details: string };
 }
@@ -63,7 +64,9 @@ export async function attemptDelivery(
   )},"details":${event.details}}`;
   let checked: Awaited<ReturnType<typeof checkWebhookUrl>>;
   try {
-    checked = await checkWebhookUrl(target.url, { allowInsecure: deps.settings.allowInsecure });
+    checked = await checkWebhookUrl(deps.tokens.open(target.urlEncrypted), {
+      allowInsecure: deps.settings.allowInsecure,
+    });
   } catch (err) {
     const error = err instanceof UnsafeUrlError ? `refused: ${err.message}` : String(err);
     return { ok: false, statusCode: null, durationMs: 0, error, responseExcerpt: null };
@@ -356,7 +359,7 @@ export class WebhookWorker {
       .innerJoin('webhook_events as e', 'e.id', 'd.event')
       .select([
         'd.attempts',
-        'w.url',
+        'w.urlEncrypted',
         'w.state as webhookState',
         'w.secretEncrypted',
         'w.failingSince',
@@ -377,7 +380,7 @@ export class WebhookWorker {
     const result = await attemptDelivery(
       {
         deliveryId,
-        url: row.url,
+        urlEncrypted: row.urlEncrypted,
         secretEncrypted: row.secretEncrypted,
         event: { id: row.eventId, type: row.type, createdAt: row.createdAt, details: row.details },
       },
@@ -453,7 +456,7 @@ export class WebhookWorker {
 export async function sendTestEvent(
   db: Db,
   deps: { tokens: TokenBox; settings: WebhookSettings },
-  webhook: { id: number; account: number; url: string; secretEncrypted: string },
+  webhook: { id: number; account: number; urlEncrypted: string; secretEncrypted: string },
   details: { message: string; createdBy: number },
 ): Promise<number> {
   const createdAt = iso(Date.now());
@@ -474,7 +477,7 @@ export async function sendTestEvent(
   const result = await attemptDelivery(
     {
       deliveryId,
-      url: webhook.url,
+      urlEncrypted: webhook.urlEncrypted,
       secretEncrypted: webhook.secretEncrypted,
       event: { id: eventId, type: 'test', createdAt, details: JSON.stringify(details) },
     },

@@ -351,7 +351,7 @@ export const JobRecord = z.object({
   state: JobState,
   params: z.record(z.string(), z.unknown()),
   progress: z.number().int(),
-  result: z.unknown().nullable(),
+  result: z.unknown().describe('What the job produced; null until it has succeeded'),
   error: z.string().nullable(),
   attempts: z.number().int(),
   runAfter: z.string(),
