@@ -409,6 +409,17 @@ describeEachDialect('billing: packages, policy rules, charges, invoices, payment
         .where('member', '=', maker.id)
         .execute();
       expect(credits.map((c) => c.remaining)).toEqual(['0.00']);
+      // A use stopped within the same second is billed as a use, and its line says so.
+      const blink = await stoppedLog(
+        maker.id,
+        printer.id,
+        '2026-03-04T12:20:00.000Z',
+        '2026-03-04T12:20:00.300Z',
+      );
+      const third = await chargeForStoppedSession(t.hub.ctx.db, t.hub.ctx, blink);
+      expect(third?.charge?.description).toBe('Prusa: 1 min');
+      // Not part of what the tests below invoice.
+      expect((await api(owner, 'DELETE', `/charges/${third?.charge?.id}`)).statusCode).toBe(204);
     });
 
     it('charges a booking of a resource with a booking price', async () => {

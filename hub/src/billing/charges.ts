@@ -413,7 +413,11 @@ export async function chargeForStoppedSession(
     startedAt: log.createdAt,
     scope: 'usage',
     use: { resourceLog: log.id },
-    charge: { dateTime: log.stoppedAt, description: `${resource.name}: ${Math.ceil(duration / 60)} min` },
+    // Minutes begun: a session of under half a second is a use too, "1 min", never "0 min".
+    charge: {
+      dateTime: log.stoppedAt,
+      description: `${resource.name}: ${Math.max(1, Math.ceil(duration / 60))} min`,
+    },
   });
 }
 
