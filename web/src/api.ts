@@ -19,6 +19,7 @@ import type {
   SwitchOnResult,
   TrainingCourseRecord,
   UserMe,
+  SpaceRecord,
 } from '@makerspace/shared';
 
 // The record types pages use, from one place.
@@ -293,4 +294,5 @@ export const api = {
   trainings: (member: number) =>
     call<MemberTrainingRecord[]>('GET', `/members/${member}/trainings${q({ limit: 100 })}`),
   courses: () => call<TrainingCourseRecord[]>('GET', `/training-courses${q({ limit: 1000 })}`),
+  space: (id: number) => call<SpaceRecord>('GET', `/spaces/${id}`),
 };

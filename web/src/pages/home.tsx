@@ -519,10 +519,14 @@ function Packages({ me }: { me: UserMe }) {
 
 /** My trainings and how long each stays valid (an expired one no longer unlocks its machines). */
 function Trainings({ me }: { me: UserMe }) {
-  const trainings = useLoad(() => Promise.all([api.trainings(me.id), api.courses()]), [me.id]);
-  const [list, courses] = trainings.value ?? [[], []];
+  const trainings = useLoad(
+    () => Promise.all([api.trainings(me.id), api.courses(), api.space(me.space)]),
+    [me.id],
+  );
+  const [list, courses, space] = trainings.value ?? [[], [], null];
   const titles = new Map(courses.map((c) => [c.id, c.title]));
-  const today = new Date().toLocaleDateString('sv');
+  // A training ends with its day in the space, as the access policy counts it, not the phone's.
+  const today = wall(new Date(), space?.timezone ?? 'UTC').date;
   const day = (date: string) =>
     new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', {
       timeZone: 'UTC',
