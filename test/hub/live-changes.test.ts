@@ -137,9 +137,14 @@ describeEachDialect('live channel: changes as the fields that changed', (dialect
   it('keeps sending a whole status per change by default', async () => {
     const plain = await stream(`?resource=${machine}`);
     await plain.next('snapshot');
+    // A stream that follows everything, read until it has the change too: its batch (every
+    // 500 ms) is then sent, and the next test's streams start after it.
+    const everything = await stream('?format=changes');
+    await everything.next('snapshot');
     await relay(false, '2026-11-23T10:15:00.000Z');
     const event = await plain.next('resource');
     expect(event.status).toMatchObject({ resource: machine, relay: 'off', agentVersion: 'test' });
+    await everything.next('changes');
   });
 
   it('sends only the fields a stream asks for, and nothing when only the others change', async () => {
