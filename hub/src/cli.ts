@@ -4,7 +4,7 @@ import { ConfigError, createLogger } from '@makerspace/shared';
 import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { createStorage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { checkSecretKey } from './secret-check.js';
+import { checkSecretKey } from './secrets.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
 import { serve } from './main.js';
 import { loadSecret, TokenBox } from './secrets.js';

@@ -21,7 +21,7 @@ import { watchMemberChanges } from './identity/member-changes.js';
 import { memberChangeApplied } from './routes/member-changes.routes.js';
 import { watchHeartbeats } from './resources/http-bridge.js';
 import { hashToken, loadSecret, TokenBox } from './secrets.js';
-import { checkSecretKey } from './secret-check.js';
+import { checkSecretKey } from './secrets.js';
 import type { HubSettings } from './settings.js';
 import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';

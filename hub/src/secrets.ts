@@ -9,6 +9,10 @@ import {
 } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ConfigError } from '@makerspace/shared';
+import type { Kysely } from 'kysely';
+import { firstSealedToken, hubMeta, setHubMetaOnce } from './db/hub-meta.js';
+import type { Database } from './db/schema.js';
 
 /** Hashes a token for look-up. Tokens are 122 random bits, so a plain SHA-256 is enough. */
 export function hashToken(token: string): string {
@@ -76,4 +80,45 @@ export function loadSecret(file: string): Buffer {
   const text = readFileSync(file, 'utf8').trim();
   if (!/^[0-9a-f]{64}$/i.test(text)) throw new Error(`${file}: expected 64 hex characters`);
   return Buffer.from(text, 'hex');
+}
+
+/** What the check value is a MAC of: it proves the key without revealing it. */
+const checkText = 'makerspace-hub key check v1';
+
+/** The hub's secret key is not the one the database was written with: starting would fail later. */
+export class SecretKeyMismatch extends ConfigError {
+  constructor(secretFile: string) {
+    super('HUB_SECRET_FILE', [`${secretFile} is not the key this database was written with`]);
+    this.message = `cannot start: HUB_SECRET_FILE (${secretFile}) is not the secret key this database was written with; give every hub the same key file (copy it from the first hub or the backup) and start again`;
+    this.name = 'SecretKeyMismatch';
+  }
+}
+
+/**
+ * Refuses a secret key other than the one the database's sealed values (tokens, switch-on codes,
+ * webhook secrets and URLs) were written with, before anything is served. The database keeps a
+ * check value (`hub_meta.keyCheck`, an HMAC of a fixed text under the key). A database without
+ * one (made before it existed) gets it now, once the key opens a token stored there already.
+ */
+export async function checkSecretKey(
+  db: Kysely<Database>,
+  tokens: TokenBox,
+  secretFile: string,
+): Promise<void> {
+  const mine = tokens.mac(checkText);
+  let value = await hubMeta(db, 'keyCheck');
+  if (value === undefined) {
+    const sealed = await firstSealedToken(db);
+    if (sealed) {
+      try {
+        tokens.open(sealed);
+      } catch {
+        throw new SecretKeyMismatch(secretFile);
+      }
+    }
+    // Two hubs of a cluster may start together: the first one's value counts.
+    await setHubMetaOnce(db, 'keyCheck', mine);
+    value = await hubMeta(db, 'keyCheck');
+  }
+  if (value === undefined || !safeEqual(value, mine)) throw new SecretKeyMismatch(secretFile);
 }

@@ -6,7 +6,7 @@ import { createLogger } from '@makerspace/shared';
 import { afterEach, expect, it } from 'vitest';
 import { type Hub, openHub } from '../../hub/src/hub.js';
 import { createAccountWithOwner } from '../../hub/src/identity/bootstrap.js';
-import { SecretKeyMismatch } from '../../hub/src/secret-check.js';
+import { SecretKeyMismatch } from '../../hub/src/secrets.js';
 import { startupFailure } from '../../hub/src/startup.js';
 import { describeEachDialect, freshDatabase } from '../support/dialects.js';
 import { testSettings } from '../support/hub.js';

@@ -70,3 +70,47 @@ export function memberNames(db: Db, ids: number[]) {
     .where('id', 'in', ids)
     .execute();
 }
+
+/**
+ * How many members hold each package on `today` (a space-local date): member packages that have
+ * started and not ended, each member counted once per package.
+ */
+export async function packageMemberCounts(
+  db: Db,
+  ids: number[],
+  today: string,
+): Promise<Map<number, number>> {
+  const counts = new Map<number, number>(ids.map((id) => [id, 0]));
+  if (ids.length === 0) return counts;
+  const rows = await db
+    .selectFrom('member_packages')
+    .select(['package', (eb) => eb.fn.count<number>('member').distinct().as('n')])
+    .where('package', 'in', ids)
+    .where('fromDate', '<=', today)
+    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>=', today)]))
+    .groupBy('package')
+    .execute();
+  for (const r of rows) counts.set(r.package, Number(r.n));
+  return counts;
+}
+
+/** The charges a member package made, oldest first (what giving it bills). */
+export function chargesOfMemberPackage(db: Db, memberPackage: number) {
+  return db
+    .selectFrom('charges')
+    .select(['dateTime', 'description', 'price', 'taxPercent'])
+    .where('memberPackage', '=', memberPackage)
+    .orderBy('dateTime')
+    .orderBy('id')
+    .execute();
+}
+
+/** The credits a member package granted. */
+export function creditsOfMemberPackage(db: Db, memberPackage: number) {
+  return db
+    .selectFrom('member_credits')
+    .select(['scope', 'amount', 'fromDate', 'untilDate'])
+    .where('memberPackage', '=', memberPackage)
+    .orderBy('id')
+    .execute();
+}

@@ -1,4 +1,5 @@
 import type { Db } from '../db/crud.js';
+import { chargesOfMemberPackage, creditsOfMemberPackage } from './billing.repository.js';
 import { referencedRow, rowById } from '../db/records.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
@@ -296,19 +297,8 @@ export async function previewMemberPackage(
       if (row.fromDate > (await memberToday(trx, row.member, input.at))) {
         await billMemberPackage(trx, row, row.fromDate, input.at);
       }
-      const charges = await trx
-        .selectFrom('charges')
-        .select(['dateTime', 'description', 'price', 'taxPercent'])
-        .where('memberPackage', '=', row.id)
-        .orderBy('dateTime')
-        .orderBy('id')
-        .execute();
-      const credits = await trx
-        .selectFrom('member_credits')
-        .select(['scope', 'amount', 'fromDate', 'untilDate'])
-        .where('memberPackage', '=', row.id)
-        .orderBy('id')
-        .execute();
+      const charges = await chargesOfMemberPackage(trx, row.id);
+      const credits = await creditsOfMemberPackage(trx, row.id);
       throw new PreviewRolledBack({
         fromDate: row.fromDate,
         untilDate: row.untilDate,

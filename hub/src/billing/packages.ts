@@ -14,6 +14,7 @@ import { forbidden, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { formatMoney, formatPercent, parseMoney } from './money.js';
 import { memberEventRecord } from '../identity/members.js';
+import { packageMemberCounts } from './billing.repository.js';
 
 export type PackageRow = Selectable<PackagesTable>;
 export type PackageCreditRow = Selectable<PackageCreditsTable>;
@@ -90,29 +91,6 @@ export async function memberPackageRecords(db: Db, rows: MemberPackageRow[], emb
     ...memberPackageRecord(r),
     _embedded: { package: byId.get(r.package) ?? null },
   }));
-}
-
-/**
- * How many members hold each package on `today` (a space-local date): member packages that have
- * started and not ended, each member counted once per package.
- */
-export async function packageMemberCounts(
-  db: Db,
-  ids: number[],
-  today: string,
-): Promise<Map<number, number>> {
-  const counts = new Map<number, number>(ids.map((id) => [id, 0]));
-  if (ids.length === 0) return counts;
-  const rows = await db
-    .selectFrom('member_packages')
-    .select(['package', (eb) => eb.fn.count<number>('member').distinct().as('n')])
-    .where('package', 'in', ids)
-    .where('fromDate', '<=', today)
-    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>=', today)]))
-    .groupBy('package')
-    .execute();
-  for (const r of rows) counts.set(r.package, Number(r.n));
-  return counts;
 }
 
 /** Package records of a page; `memberCount` embeds how many members hold each one today. */

@@ -695,7 +695,7 @@ export interface Database {
   member_payment_details: MemberPaymentDetailsTable;
 }
 
-/** Values the hub keeps about itself (migration 0017): `keyCheck` (secret-check.ts). */
+/** Values the hub keeps about itself (migration 0017): `keyCheck` (secrets.ts). */
 export interface HubMetaTable {
   name: string;
   value: string;

@@ -3,7 +3,7 @@ import type { DialectName } from '../database.js';
 
 /**
  * Values the hub keeps about itself, by name. The first is `keyCheck`: proof of the secret key
- * (HUB_SECRET_FILE) the database's sealed values were written with (secret-check.ts).
+ * (HUB_SECRET_FILE) the database's sealed values were written with (secrets.ts).
  */
 export function hubMeta(_dialect: DialectName): Migration {
   return {
