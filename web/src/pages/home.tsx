@@ -69,18 +69,31 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
     // A new list: every verdict (its keys are reset when the asking starts, so a change that
     // cancels the wait leaves the list still new).
     const fresh = asked.current.list !== resources;
+    const placed = new Map<number, string>();
     const due = fresh
       ? resources
       : resources.filter((r) => {
           const key = verdictKey(live.statuses.get(r.id));
           const was = asked.current.keys.get(r.id);
-          // The live snapshot arriving after the first verdicts is not a change.
+          // The live snapshot arriving after the first verdicts is not a change: those verdicts
+          // hold for the state it brings, and only for it (a later change hides them until the
+          // new verdict is in).
           if (was === undefined || was === '') {
             asked.current.keys.set(r.id, key);
+            placed.set(r.id, key);
             return false;
           }
           return was !== key;
         });
+    if (placed.size > 0)
+      setChecks((old) => {
+        const next = new Map(old);
+        for (const [id, key] of placed) {
+          const entry = next.get(id);
+          if (entry && entry.key === '') next.set(id, { ...entry, key });
+        }
+        return next;
+      });
     if (due.length === 0) return;
     const t = setTimeout(
       () => {
@@ -98,7 +111,11 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
             // An answer older than one asked since for the same resource is dropped.
             for (const c of list)
               if (c && latest.current.get(c.resource.id) === seq)
-                next.set(c.resource.id, { check: c, key: askedIn.get(c.resource.id) ?? '' });
+                next.set(c.resource.id, {
+                  check: c,
+                  // Asked before the live snapshot: it holds for the state the snapshot brought.
+                  key: askedIn.get(c.resource.id) || asked.current.keys.get(c.resource.id) || '',
+                });
             return next;
           }),
         );
