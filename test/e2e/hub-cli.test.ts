@@ -6,21 +6,23 @@ import { hubCli, runProcess, startProcess, stopAll, tempDir } from '../support/p
 
 afterEach(stopAll);
 
+/** A hub's environment on a fresh data dir and free ports, with `init` run for one account. */
+async function initialised(email: string, extra: NodeJS.ProcessEnv = {}) {
+  const env = {
+    HUB_DATA_DIR: tempDir(),
+    HUB_HTTP_HOST: '127.0.0.1',
+    HUB_HTTP_PORT: '0',
+    HUB_MQTT_PORT: '0',
+    ...extra,
+  };
+  const init = await runProcess([hubCli, 'init', '--account', 'Fablab Test', '--email', email], env);
+  expect(init.code).toBe(0);
+  return { env, dataDir: env.HUB_DATA_DIR, init };
+}
+
 describe('makerspace-hub command line', () => {
   it('init prints exactly one JSON object whose token works against serve', async () => {
-    const dataDir = tempDir();
-    const env = {
-      HUB_DATA_DIR: dataDir,
-      HUB_HTTP_HOST: '127.0.0.1',
-      HUB_HTTP_PORT: '0',
-      HUB_MQTT_PORT: '0',
-      LOG_LEVEL: 'info',
-    };
-    const init = await runProcess(
-      [hubCli, 'init', '--account', 'Fablab Test', '--email', 'admin@fablab.example'],
-      env,
-    );
-    expect(init.code).toBe(0);
+    const { env, dataDir, init } = await initialised('admin@fablab.example', { LOG_LEVEL: 'info' });
     const lines = init.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]);
@@ -42,19 +44,9 @@ describe('makerspace-hub command line', () => {
   });
 
   it('sign-in-link prints a one-use link for the owner, which asks for a password first', async () => {
-    const dataDir = tempDir();
-    const env = {
-      HUB_DATA_DIR: dataDir,
-      HUB_HTTP_HOST: '127.0.0.1',
-      HUB_HTTP_PORT: '0',
-      HUB_MQTT_PORT: '0',
+    const { env } = await initialised('Owner@Fablab.example', {
       HUB_PUBLIC_URL: 'https://hub.fablab.example',
-    };
-    const init = await runProcess(
-      [hubCli, 'init', '--account', 'Fablab Test', '--email', 'Owner@Fablab.example'],
-      env,
-    );
-    expect(init.code).toBe(0);
+    });
     const made = await runProcess([hubCli, 'sign-in-link', '--member', 'owner@fablab.example'], env);
     expect(made.code).toBe(0);
     const url = made.stdout.trim();
