@@ -2,19 +2,9 @@ import { dirname } from 'node:path';
 import { ConfigError } from '@makerspace/shared';
 import { isPostgresUrl, sqliteFile } from './db/database.js';
 import { noSpaceLeft } from './db/free-space.js';
+import { MigrationError } from './db/migrate.js';
 import { isDiskFull } from './db/storage-errors.js';
 import type { HubSettings } from './settings.js';
-
-/** A migration that failed, with its name. */
-export class MigrationError extends Error {
-  constructor(
-    readonly migration: string,
-    override readonly cause: unknown,
-  ) {
-    super(`migration ${migration} failed: ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = 'MigrationError';
-  }
-}
 
 /** "PostgreSQL at db.lan:5432/makerspace as makerspace" or "SQLite at /var/lib/...": never a password. */
 export function describeDatabase(url: string): string {

@@ -1,5 +1,4 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
-import { MigrationError } from '../startup.js';
 import type { DialectName } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
@@ -19,6 +18,17 @@ import { trainingTrainer } from './migrations/0015-training-trainer.js';
 import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
 import { hubMeta } from './migrations/0017-hub-meta.js';
 import type { TokenBox } from '../secrets.js';
+
+/** A migration that failed, with its name. */
+export class MigrationError extends Error {
+  constructor(
+    readonly migration: string,
+    override readonly cause: unknown,
+  ) {
+    super(`migration ${migration} failed: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'MigrationError';
+  }
+}
 
 /**
  * Every migration, in order. Released migrations are frozen: add new ones, never edit. `tokens`

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
-import { ipv6Groups } from '../webhooks/url-safety.js';
+import { ipv6Groups } from './ip-address.js';
 
 /**
  * Failure counting shared by the HTTP token throttle (http/auth-throttle.ts) and the MQTT

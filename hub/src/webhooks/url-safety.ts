@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { ipv6Groups } from '../throttling/ip-address.js';
 
 /**
  * Webhook receivers are chosen by account admins, so a URL must not turn the hub into a proxy
@@ -75,23 +76,6 @@ const refusedLists = refused.map(([net, prefix, netType, words]) => {
   list.addSubnet(net, prefix, netType);
   return { list, netType, words };
 });
-
-/** The eight 16-bit groups of an IPv6 address (any spelling, dotted tail included). */
-export function ipv6Groups(address: string): number[] | null {
-  let canonical: string;
-  try {
-    // The WHATWG URL parser writes every IPv6 spelling in one canonical, all-hex form.
-    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  } catch {
-    return null;
-  }
-  const [head, tail] = canonical.split('::');
-  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : []);
-  const left = part(head);
-  const right = part(tail);
-  if (tail === undefined) return left.length === 8 ? left : null;
-  return [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
-}
 
 const dotted = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 
