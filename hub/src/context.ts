@@ -1,17 +1,14 @@
 import type { BridgeConfig, Command, CommandReply, Logger } from '@makerspace/shared';
 import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
-import type { Caches } from './http/caches.js';
 import type { HubMetrics } from './observability/metrics.js';
 import type { TokenBox } from './secrets.js';
 import type { EventBus } from './db/outbox.js';
-import type { WebhookSettings } from './webhooks/worker.js';
 
-/** A clock the policy, billing and session code read, so tests can set the time. */
-export interface Clock {
-  now(): Date;
-}
-export const systemClock: Clock = { now: () => new Date() };
+import type { Clock } from './clock.js';
+
+// The clock port is a kernel module (storage stamps with it too); here with the other ports.
+export { type Clock, systemClock } from './clock.js';
 
 /**
  * In-process notices that a resource's live state changed. The broker and the switch-on code
@@ -52,6 +49,48 @@ export interface BridgeLink {
   disconnect(resourceId: number): void;
   /** Clears everything retained for a deleted resource and disconnects its agent. */
   forget(resourceId: number): Promise<void>;
+}
+
+/**
+ * Serialised records by table, id and lockVersion (http/caches.ts implements it): a changed
+ * record has a new key, so a cached text is never stale.
+ */
+export interface RecordTexts {
+  get(table: string, id: number, version: number): string | undefined;
+  set(table: string, id: number, version: number, json: string): void;
+}
+
+/** List totals (X-Total-Count) per table and query (http/caches.ts implements it). */
+export interface ListCounts {
+  /** The cached total of `key`, else `compute()`'s answer, kept for a short while. */
+  count(table: string, key: string, compute: () => Promise<number>): Promise<number>;
+  /** The table changed: its totals must be counted again. */
+  touch(table: string): void;
+}
+
+/** The caches of the hot list paths. */
+export interface Caches {
+  records: RecordTexts;
+  counts: ListCounts;
+}
+
+/** How webhook deliveries are timed (webhooks/worker.ts). Production defaults there; tests shorten them. */
+export interface WebhookSettings {
+  /** HUB_WEBHOOK_ALLOW_INSECURE: allow http:// and loopback receivers. */
+  allowInsecure: boolean;
+  /** A receiver must answer completely within this time. */
+  timeoutMs: number;
+  /** The outbox is read this often (and at once after a commit that emitted events). */
+  pollIntervalMs: number;
+  /** First retry delay; it doubles per failed attempt up to retryMaxMs, with jitter. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Failed attempts in a row after which the webhook shows as `failing`. */
+  failingAfter: number;
+  /** A webhook that has failed for this long is `deactivated`; later events queue. */
+  deactivateAfterMs: number;
+  /** Finished deliveries (and events no webhook still waits for) are kept this long. */
+  retentionMs: number;
 }
 
 /**

@@ -9,7 +9,7 @@ import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
 import { checkReadiness } from './observability/observability.routes.js';
-import { type Clock, ResourceSignals, systemClock } from './context.js';
+import { type Caches, type Clock, ResourceSignals, systemClock } from './context.js';
 import type { HubServices } from './http/services.js';
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -134,7 +134,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       invitationLifetimeMs: (settings.invitationDays ?? defaultInvitationDays) * 86_400_000,
       linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
       policy: new AccessPolicy(allRules()),
-      caches: { records: new RecordCache(), counts: new CountCache() },
+      caches: { records: new RecordCache(), counts: new CountCache() } as Caches,
       publicUrl: settings.publicUrl,
       signals: new ResourceSignals(),
       metrics: new HubMetrics(),
@@ -186,6 +186,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       tokens,
       logger,
       settings: ctx.webhooks,
+      clock: ctx.clock,
       metrics: ctx.metrics,
     });
     ctx.events.onCommit(() => webhookWorker.wake());

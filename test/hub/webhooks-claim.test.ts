@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage, type Storage } from '../../hub/src/db/database.js';
 import { migrateToLatest } from '../../hub/src/db/migrate.js';
 import { emitEvent } from '../../hub/src/db/outbox.js';
+import { systemClock } from '../../hub/src/clock.js';
 import { createAccountWithOwner } from '../../hub/src/identity/bootstrap.js';
 import { TokenBox } from '../../hub/src/secrets.js';
 import { defaultWebhookSettings, WebhookWorker } from '../../hub/src/webhooks/worker.js';
@@ -103,6 +104,7 @@ describePg(title, () => {
         dialect: 'postgres',
         tokens,
         logger,
+        clock: systemClock,
         settings: {
           ...defaultWebhookSettings,
           allowInsecure: true,

@@ -1,6 +1,5 @@
-import type { ResourceSignals } from '../context.js';
+import type { ListCounts, ResourceSignals } from '../context.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { CountCache } from '../http/caches.js';
 import type { Cluster } from './cluster.js';
 
 /**
@@ -11,7 +10,7 @@ import type { Cluster } from './cluster.js';
  */
 export function shareInvalidations(
   cluster: Cluster,
-  parts: { counts: CountCache; auth: Authenticator; signals: ResourceSignals },
+  parts: { counts: ListCounts; auth: Authenticator; signals: ResourceSignals },
 ): void {
   const { counts, auth, signals } = parts;
   let tables = new Set<string>();

@@ -1,5 +1,6 @@
 import type { WebhookCategory, WebhookEventType } from '@makerspace/shared';
 import { webhookCategories } from '@makerspace/shared';
+import { type Clock, systemClock } from '../clock.js';
 import type { Db } from './crud.js';
 import { parseJson } from './crud.js';
 import { rawRows } from './fast-reads.js';
@@ -40,7 +41,7 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
   const targets = hooks.filter((h) => parseJson<string[]>(h.categories)?.includes(category));
   if (targets.length === 0) return null;
   // The hub's clock when the bus runs the transaction; the system's for a write outside it.
-  const createdAt = (clockOf.get(trx)?.now() ?? new Date()).toISOString();
+  const createdAt = (clockOf.get(trx) ?? systemClock).now().toISOString();
   const details = typeof input.details === 'function' ? await input.details() : input.details;
   const event = await insertEvent(trx, { ...input, details }, createdAt);
   await trx
@@ -52,8 +53,8 @@ export async function emitEvent(trx: Db, input: EventInput): Promise<number | nu
         event: event,
         state: 'pending',
         attempts: 0,
-        // Delivery timing is the worker's, on the system clock (webhooks/worker.ts).
-        nextAttemptAt: new Date().toISOString(),
+        // Due at once; the worker reads the queue on the same clock (webhooks/worker.ts).
+        nextAttemptAt: createdAt,
         createdAt,
       })),
     )
@@ -85,7 +86,7 @@ const accessTypes = /^(member|memberKey|memberPackage|memberTraining)_/;
 const accessChangesOf = new WeakMap<Db, Set<number>>();
 
 /** The clock of the bus running a transaction (the hub's), by transaction: events take their time from it. */
-const clockOf = new WeakMap<Db, { now(): Date }>();
+const clockOf = new WeakMap<Db, Clock>();
 
 /** Events written so far by this process: a transaction that wrote none need not wake the worker. */
 let eventsStored = 0;
@@ -109,8 +110,8 @@ export class EventBus {
 
   constructor(
     private readonly db: Db,
-    /** The hub's clock (a structural type: storage imports no area): stamps the events. */
-    private readonly clock: { now(): Date } = { now: () => new Date() },
+    /** The hub's clock: stamps the events. */
+    private readonly clock: Clock,
   ) {}
 
   /**

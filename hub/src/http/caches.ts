@@ -1,9 +1,11 @@
+import type { ListCounts, RecordTexts } from '../context.js';
+
 /**
  * Serialised records by table, id and lockVersion. Every write bumps a record's lockVersion, so
  * a cached text is never stale: a changed record simply has a new key. Lists read only ids and
  * versions from the database and build the body from these texts (the hot path of GET lists).
  */
-export class RecordCache {
+export class RecordCache implements RecordTexts {
   private readonly entries = new Map<string, string>();
 
   constructor(private readonly max = 50_000) {}
@@ -22,7 +24,7 @@ export class RecordCache {
  * List totals (X-Total-Count) per table and query. A write to the table through this hub
  * forgets them at once; writes by another hub process show within `ttlMs`.
  */
-export class CountCache {
+export class CountCache implements ListCounts {
   private readonly generations = new Map<string, number>();
   private readonly entries = new Map<string, { value: number; generation: number; at: number }>();
 
@@ -32,7 +34,7 @@ export class CountCache {
     const generation = this.generations.get(table) ?? 0;
     const cacheKey = `${table}|${key}`;
     const hit = this.entries.get(cacheKey);
-    const at = Date.now();
+    const at = performance.now();
     if (hit && hit.generation === generation && at - hit.at < this.ttlMs) return hit.value;
     const value = await compute();
     if (this.entries.size > 10_000) this.entries.clear();
@@ -46,17 +48,12 @@ export class CountCache {
   }
 }
 
-export interface Caches {
-  records: RecordCache;
-  counts: CountCache;
-}
-
 /**
  * The JSON array of a page of records, given their ids and versions in page order: cached texts
  * where present, the rest fetched in one query and cached.
  */
 export async function recordsJson<Row extends { id: number; lockVersion: number }>(
-  cache: RecordCache,
+  cache: RecordTexts,
   table: string,
   keys: { id: number; lockVersion: number }[],
   fetch: (ids: number[]) => Promise<Row[]>,

@@ -107,10 +107,15 @@ export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const caller = requireAdmin(request);
       const row = await findWebhook(ctx.db, caller, request.params.webhookId);
       const message = (request.body as { message?: string } | undefined)?.message ?? 'This is a test event.';
-      const deliveryId = await sendTestEvent(ctx.db, { tokens: ctx.tokens, settings: ctx.webhooks }, row, {
-        message,
-        createdBy: caller.memberId,
-      });
+      const deliveryId = await sendTestEvent(
+        ctx.db,
+        { tokens: ctx.tokens, settings: ctx.webhooks, clock: ctx.clock },
+        row,
+        {
+          message,
+          createdBy: caller.memberId,
+        },
+      );
       return findWebhookEvent(ctx.db, deliveryId);
     };
     const testSchema = {

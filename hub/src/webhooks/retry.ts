@@ -1,10 +1,11 @@
-import type { Clock } from '../context.js';
+import type { Clock, WebhookSettings } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { requiredRow } from '../db/records.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { TokenBox } from '../secrets.js';
 import type { WebhookRow } from './webhooks.js';
-import { attemptDelivery, recordAttempt, type WebhookSettings } from './worker.js';
+import { findDelivery, finishDelivery, insertAttempt, makeQueueDue } from './webhooks.repository.js';
+import { attemptDelivery } from './worker.js';
 
 const iso = (clock: Clock) => clock.now().toISOString();
 
@@ -26,12 +27,7 @@ export async function retryDelivery(
   webhook: WebhookRow,
   deliveryId: number,
 ): Promise<RetryOutcome> {
-  const delivery = await db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', deliveryId)
-    .where('webhook', '=', webhook.id)
-    .executeTakeFirst();
+  const delivery = await findDelivery(db, webhook.id, deliveryId);
   if (!delivery) throw notFound('Webhook delivery');
   if (delivery.state === 'delivered') {
     throw unprocessable('This delivery has been delivered already', { delivery: 'delivered' });
@@ -43,13 +39,7 @@ export async function retryDelivery(
         { state: webhook.state },
       );
     }
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ nextAttemptAt: iso(deps.clock) })
-      .where('webhook', '=', webhook.id)
-      .where('state', '=', 'pending')
-      .where('id', '<=', delivery.id)
-      .execute();
+    await makeQueueDue(db, webhook.id, iso(deps.clock), delivery.id);
     return 'scheduled';
   }
   // A failed test event ('test': one whose attempt never finished): send it again, once.
@@ -65,16 +55,12 @@ export async function retryDelivery(
     deps,
   );
   await db.transaction().execute(async (trx) => {
-    await recordAttempt(trx, delivery.id, at, result);
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        state: result.ok ? 'delivered' : 'failed',
-        attempts: delivery.attempts + 1,
-        deliveredAt: result.ok ? iso(deps.clock) : null,
-      })
-      .where('id', '=', delivery.id)
-      .execute();
+    await insertAttempt(trx, delivery.id, at, result);
+    await finishDelivery(trx, delivery.id, {
+      ok: result.ok,
+      attempts: delivery.attempts + 1,
+      at: iso(deps.clock),
+    });
   });
   return 'sent';
 }

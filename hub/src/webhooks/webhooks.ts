@@ -12,6 +12,14 @@ import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js
 import { insertRow } from '../db/collection-rows.js';
 import { sanitizeRichText } from '../rich-text.js';
 import type { TokenBox } from '../secrets.js';
+import {
+  attemptsOf,
+  type DeliveryFilter,
+  type DeliveryRow,
+  deliveryWithEvent,
+  makeQueueDue,
+  pageOfDeliveries,
+} from './webhooks.repository.js';
 
 /**
  * The stored columns of a webhook URL: sealed with the hub secret (a URL may carry a secret in
@@ -171,87 +179,31 @@ export async function resumeDeliveries(
   at: string,
 ): Promise<void> {
   if (after.state !== 'active' || before.state === 'active') return;
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ nextAttemptAt: at })
-    .where('webhook', '=', after.id)
-    .where('state', '=', 'pending')
-    .execute();
+  await makeQueueDue(db, after.id, at);
 }
 
-export interface EventListQuery {
-  limit: number;
-  offset: number;
-  type?: string;
-  state?: 'pending' | 'delivered' | 'failed';
-}
-
-const deliveryColumns = [
-  'd.id as deliveryId',
-  'd.state',
-  'd.nextAttemptAt',
-  'd.deliveredAt',
-  'e.id',
-  'e.type',
-  'e.createdAt',
-  'e.details',
-] as const;
+/** Which of a webhook's events a list shows. */
+export type EventListQuery = DeliveryFilter;
 
 /** One delivery as the events list shows it. */
 export async function findWebhookEvent(db: Db, deliveryId: number): Promise<WebhookEventRecord> {
-  const rows = await db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event')
-    .select(deliveryColumns)
-    .where('d.id', '=', deliveryId)
-    .execute();
-  const [record] = await eventRecords(db, rows);
+  const [record] = await eventRecords(db, await deliveryWithEvent(db, deliveryId));
   if (!record) throw notFound('Webhook event');
   return record;
 }
 
 /** Recent events of one webhook, newest first, each with its delivery and every attempt. */
 export async function listWebhookEvents(db: Db, webhookId: number, query: EventListQuery) {
-  let base = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event')
-    .where('d.webhook', '=', webhookId);
-  if (query.type) base = base.where('e.type', '=', query.type);
-  if (query.state === 'failed') base = base.where('d.state', 'in', ['failed', 'test']);
-  else if (query.state) base = base.where('d.state', '=', query.state);
-  const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
-  const rows = await base
-    .select(deliveryColumns)
-    .orderBy('d.id', 'desc')
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
+  const { total, rows } = await pageOfDeliveries(db, webhookId, query);
   const records = await eventRecords(db, rows);
-  return { total: Number(total), records };
+  return { total, records };
 }
 
-type DeliveryRow = {
-  deliveryId: number;
-  state: string;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  id: number;
-  type: string;
-  createdAt: string;
-  details: string;
-};
-
 export async function eventRecords(db: Db, rows: DeliveryRow[]): Promise<WebhookEventRecord[]> {
-  const ids = rows.map((r) => r.deliveryId);
-  const attempts =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom('webhook_attempts')
-          .selectAll()
-          .where('delivery', 'in', ids)
-          .orderBy('id')
-          .execute();
+  const attempts = await attemptsOf(
+    db,
+    rows.map((r) => r.deliveryId),
+  );
   return rows.map((r) => ({
     id: r.id,
     type: r.type as WebhookEventRecord['type'],

@@ -1,31 +1,34 @@
 import type { HubMetrics } from '../observability/metrics.js';
 import type { Logger } from '@makerspace/shared';
-import { sql } from 'kysely';
+import type { Clock, WebhookSettings } from '../context.js';
 import type { Db } from '../db/crud.js';
 import type { DialectName } from '../db/database.js';
 import type { TokenBox } from '../secrets.js';
 import { type SendResult, sendWebhook, signature, standardWebhookHeaders } from './delivery.js';
 import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
+import {
+  clearWebhookFailures,
+  countWebhookFailure,
+  deleteExpired,
+  deliveryToSend,
+  dueHeads,
+  finishDelivery,
+  insertAttempt,
+  insertTestDelivery,
+  leaseDeliveries,
+  leaseDelivery,
+  lockDueHeads,
+  markDelivered,
+  moveWebhookState,
+  type QueueHead,
+  releaseDelivery,
+  scheduleRetry,
+  webhooksWithLease,
+} from './webhooks.repository.js';
 
-/** How deliveries are timed. The defaults are for production; tests shorten them via settings. */
-export interface WebhookSettings {
-  /** HUB_WEBHOOK_ALLOW_INSECURE: allow http:// and loopback receivers. */
-  allowInsecure: boolean;
-  /** A receiver must answer completely within this time. */
-  timeoutMs: number;
-  /** The outbox is read this often (and at once after a commit that emitted events). */
-  pollIntervalMs: number;
-  /** First retry delay; it doubles per failed attempt up to retryMaxMs, with jitter. */
-  retryBaseMs: number;
-  retryMaxMs: number;
-  /** Failed attempts in a row after which the webhook shows as `failing`. */
-  failingAfter: number;
-  /** A webhook that has failed for this long is `deactivated`; later events queue. */
-  deactivateAfterMs: number;
-  /** Finished deliveries (and events no webhook still waits for) are kept this long. */
-  retentionMs: number;
-}
+export type { WebhookSettings };
 
+/** Production delivery timing (the WebhookSettings port, context.ts). */
 export const defaultWebhookSettings: WebhookSettings = {
   allowInsecure: false,
   timeoutMs: 10_000,
@@ -43,7 +46,8 @@ export function retryDelay(attempts: number, s: WebhookSettings, random = Math.r
   return Math.round(full / 2 + (random() * full) / 2);
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/** The clock's time `plusMs` from now, as stored. */
+const iso = (clock: Clock, plusMs = 0) => new Date(clock.now().getTime() + plusMs).toISOString();
 
 export interface AttemptTarget {
   deliveryId: number;
@@ -56,7 +60,7 @@ export interface AttemptTarget {
 /** Builds, signs and sends one attempt of a delivery (checking the URL again first). */
 export async function attemptDelivery(
   target: AttemptTarget,
-  deps: { tokens: TokenBox; settings: WebhookSettings; signal?: AbortSignal },
+  deps: { tokens: TokenBox; settings: WebhookSettings; clock: Clock; signal?: AbortSignal },
 ): Promise<SendResult> {
   const { event } = target;
   const body = `{"id":${event.id},"type":${JSON.stringify(event.type)},"createdAt":${JSON.stringify(
@@ -71,7 +75,7 @@ export async function attemptDelivery(
     const error = err instanceof UnsafeUrlError ? `refused: ${err.message}` : String(err);
     return { ok: false, statusCode: null, durationMs: 0, error, responseExcerpt: null };
   }
-  const timestamp = String(Math.floor(Date.now() / 1000));
+  const timestamp = String(Math.floor(deps.clock.now().getTime() / 1000));
   const secret = deps.tokens.open(target.secretEncrypted);
   return sendWebhook({
     target: checked,
@@ -90,30 +94,6 @@ export async function attemptDelivery(
   });
 }
 
-export async function recordAttempt(db: Db, deliveryId: number, at: string, result: SendResult) {
-  await db
-    .insertInto('webhook_attempts')
-    .values({
-      delivery: deliveryId,
-      at,
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      error: result.error?.slice(0, 1000) ?? null,
-      responseExcerpt: result.responseExcerpt,
-    })
-    .execute();
-}
-
-/** A webhook's state becomes `to` when it is one of `from` (a state set by hand stays). */
-function moveState(db: Db, webhookId: number, from: string[], to: string) {
-  return db
-    .updateTable('webhooks')
-    .set({ state: to })
-    .where('id', '=', webhookId)
-    .where('state', 'in', from)
-    .execute();
-}
-
 export interface WorkerDeps {
   db: Db;
   /** How deliveries are claimed: see WebhookWorker.claim. */
@@ -121,6 +101,8 @@ export interface WorkerDeps {
   tokens: TokenBox;
   logger: Logger;
   settings: WebhookSettings;
+  /** Times the queue: when deliveries are due, leases, retries, attempts' stamps, retention. */
+  clock: Clock;
   /** Counts attempts by outcome (makerspace_webhook_deliveries_total). */
   metrics?: HubMetrics;
 }
@@ -187,50 +169,11 @@ export class WebhookWorker {
 
   /** Forgets finished deliveries and unreferenced events past the retention time, hourly. */
   private async prune(): Promise<void> {
-    if (Date.now() - this.lastPrune < 60 * 60_000) return;
-    this.lastPrune = Date.now();
-    const { db, settings } = this.deps;
-    const cutoff = iso(Date.now() - settings.retentionMs);
-    await db
-      .deleteFrom('webhook_deliveries')
-      .where('state', '!=', 'pending')
-      .where('createdAt', '<', cutoff)
-      .execute();
-    await db
-      .deleteFrom('webhook_events')
-      .where('createdAt', '<', cutoff)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('webhook_deliveries as d')
-              .select('d.id')
-              .whereRef('d.event', '=', 'webhook_events.id'),
-          ),
-        ),
-      )
-      .execute();
-  }
-
-  /**
-   * The due head deliveries (the oldest pending one of each active or failing webhook) whose
-   * lease is free, soonest due first.
-   */
-  private dueHeads(db: Db, at: string) {
-    return db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook')
-      .select(['d.id', 'd.webhook'])
-      .where('d.state', '=', 'pending')
-      .where('w.state', 'in', ['active', 'failing'])
-      .where('d.nextAttemptAt', '<=', at)
-      .where((eb) => eb.or([eb('d.leaseUntil', 'is', null), eb('d.leaseUntil', '<', at)]))
-      .where(
-        'd.id',
-        '=',
-        sql<number>`(select min(d2.id) from webhook_deliveries d2 where d2.webhook = d.webhook and d2.state = 'pending')`,
-      )
-      .orderBy('d.nextAttemptAt')
-      .limit(100);
+    const { db, settings, clock } = this.deps;
+    const now = clock.now().getTime();
+    if (now - this.lastPrune < 60 * 60_000) return;
+    this.lastPrune = now;
+    await deleteExpired(db, iso(clock, -settings.retentionMs));
   }
 
   /**
@@ -248,82 +191,47 @@ export class WebhookWorker {
    * SQLite (one hub, one connection, no FOR UPDATE): each head is taken with a conditional
    * update of its lease, which only one claimant can win.
    */
-  private async claim(at: string, lease: string): Promise<{ id: number; webhook: number }[]> {
+  private async claim(at: string, lease: string): Promise<QueueHead[]> {
     const { db, dialect } = this.deps;
     const busy = [...this.inFlight.keys()];
     if (dialect === 'postgres') {
       return db.transaction().execute(async (trx) => {
-        let query = this.dueHeads(trx, at).where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('webhook_deliveries as d3')
-                .select('d3.id')
-                .whereRef('d3.webhook', '=', 'd.webhook')
-                .where('d3.state', '=', 'pending')
-                .where('d3.leaseUntil', '>=', at),
-            ),
-          ),
-        );
-        if (busy.length > 0) query = query.where('d.webhook', 'not in', busy);
-        // The webhook's row too (NO KEY UPDATE: event inserts, which reference it, still go
-        // through): while one hub claims for a webhook, the others pass that webhook over.
-        const locked = await query
-          .modifyEnd(sql`for update of d skip locked for no key update of w skip locked`)
-          .execute();
+        const locked = await lockDueHeads(trx, at, busy);
         // A claim committed by another hub after this statement's snapshot but before its locks
         // were taken is visible to a new statement: drop the webhooks it leased.
-        const lockedIds = locked.map((h) => h.id);
-        const leased =
-          locked.length === 0
-            ? []
-            : await trx
-                .selectFrom('webhook_deliveries')
-                .select('webhook')
-                .where(
-                  'webhook',
-                  'in',
-                  locked.map((h) => h.webhook),
-                )
-                .where('state', '=', 'pending')
-                .where('leaseUntil', '>=', at)
-                .where('id', 'not in', lockedIds)
-                .execute();
-        const taken = new Set(leased.map((r) => r.webhook));
+        const taken = new Set(
+          await webhooksWithLease(
+            trx,
+            locked.map((h) => h.webhook),
+            locked.map((h) => h.id),
+            at,
+          ),
+        );
         const heads = locked.filter((h) => !taken.has(h.webhook));
-        const ids = heads.map((h) => h.id);
-        if (ids.length > 0) {
-          await trx
-            .updateTable('webhook_deliveries')
-            .set({ leaseUntil: lease })
-            .where('id', 'in', ids)
-            .execute();
-        }
+        await leaseDeliveries(
+          trx,
+          heads.map((h) => h.id),
+          lease,
+        );
         return heads;
       });
     }
-    const heads = await this.dueHeads(db, at).execute();
-    const claimed: { id: number; webhook: number }[] = [];
+    const heads = await dueHeads(db, at);
+    const claimed: QueueHead[] = [];
     for (const head of heads) {
       if (this.stopped) break;
       if (this.inFlight.has(head.webhook)) continue;
-      const result = await db
-        .updateTable('webhook_deliveries')
-        .set({ leaseUntil: lease })
-        .where('id', '=', head.id)
-        .where('state', '=', 'pending')
-        .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', at)]))
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) claimed.push(head);
+      if (await leaseDelivery(db, head.id, at, lease)) claimed.push(head);
     }
     return claimed;
   }
 
   private async dispatch(): Promise<void> {
-    const { settings } = this.deps;
+    const { settings, clock } = this.deps;
     await this.prune();
     if (this.stopped) return;
-    const at = iso(Date.now());
-    const lease = iso(Date.now() + settings.timeoutMs + 30_000);
+    const at = iso(clock);
+    const lease = iso(clock, settings.timeoutMs + 30_000);
     const claimed = await this.claim(at, lease);
     for (const head of claimed) {
       if (this.stopped || this.inFlight.has(head.webhook)) {
@@ -344,39 +252,19 @@ export class WebhookWorker {
   }
 
   private release(deliveryId: number) {
-    return this.deps.db
-      .updateTable('webhook_deliveries')
-      .set({ leaseUntil: null })
-      .where('id', '=', deliveryId)
-      .execute();
+    return releaseDelivery(this.deps.db, deliveryId);
   }
 
   private async deliver(deliveryId: number, webhookId: number, signal: AbortSignal): Promise<void> {
-    const { db, settings } = this.deps;
-    const row = await db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook')
-      .innerJoin('webhook_events as e', 'e.id', 'd.event')
-      .select([
-        'd.attempts',
-        'w.urlEncrypted',
-        'w.state as webhookState',
-        'w.secretEncrypted',
-        'w.failingSince',
-        'e.id as eventId',
-        'e.type',
-        'e.createdAt',
-        'e.details',
-      ])
-      .where('d.id', '=', deliveryId)
-      .executeTakeFirst();
+    const { db, settings, clock } = this.deps;
+    const row = await deliveryToSend(db, deliveryId);
     if (!row) return;
     const release = () => this.release(deliveryId);
     if (row.webhookState !== 'active' && row.webhookState !== 'failing') {
       await release();
       return;
     }
-    const startedAt = Date.now();
+    const at = iso(clock);
     const result = await attemptDelivery(
       {
         deliveryId,
@@ -384,57 +272,33 @@ export class WebhookWorker {
         secretEncrypted: row.secretEncrypted,
         event: { id: row.eventId, type: row.type, createdAt: row.createdAt, details: row.details },
       },
-      { tokens: this.deps.tokens, settings, signal },
+      { tokens: this.deps.tokens, settings, clock, signal },
     );
     if (signal.aborted) {
       // The hub is closing: this attempt does not count; the delivery waits for the next start.
       await release().catch(() => {});
       return;
     }
-    const at = iso(startedAt);
     const attempts = row.attempts + 1;
     this.deps.metrics?.webhookDeliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
     await db.transaction().execute(async (trx) => {
-      await recordAttempt(trx, deliveryId, at, result);
+      await insertAttempt(trx, deliveryId, at, result);
       if (result.ok) {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({
-            state: 'delivered',
-            attempts,
-            deliveredAt: iso(Date.now()),
-            nextAttemptAt: null,
-            leaseUntil: null,
-          })
-          .where('id', '=', deliveryId)
-          .execute();
-        await trx
-          .updateTable('webhooks')
-          .set({ consecutiveFailures: 0, failingSince: null })
-          .where('id', '=', webhookId)
-          .execute();
-        await moveState(trx, webhookId, ['failing'], 'active');
+        await markDelivered(trx, deliveryId, attempts, iso(clock));
+        await clearWebhookFailures(trx, webhookId);
+        await moveWebhookState(trx, webhookId, ['failing'], 'active');
         return;
       }
       const delay = retryDelay(attempts, settings);
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ attempts, nextAttemptAt: iso(Date.now() + delay), leaseUntil: null })
-        .where('id', '=', deliveryId)
-        .execute();
+      await scheduleRetry(trx, deliveryId, attempts, iso(clock, delay));
       const failingSince = row.failingSince ?? at;
-      const hook = await trx
-        .updateTable('webhooks')
-        .set({ consecutiveFailures: sql`"consecutiveFailures" + 1`, failingSince })
-        .where('id', '=', webhookId)
-        .returning(['consecutiveFailures'])
-        .executeTakeFirst();
-      if (!hook) return;
-      if (Date.now() - Date.parse(failingSince) >= settings.deactivateAfterMs) {
-        await moveState(trx, webhookId, ['active', 'failing'], 'deactivated');
+      const failures = await countWebhookFailure(trx, webhookId, failingSince);
+      if (failures === undefined) return;
+      if (clock.now().getTime() - Date.parse(failingSince) >= settings.deactivateAfterMs) {
+        await moveWebhookState(trx, webhookId, ['active', 'failing'], 'deactivated');
         this.deps.logger.warn({ webhook: webhookId }, 'webhooks: deactivated after failing for too long');
-      } else if (hook.consecutiveFailures >= settings.failingAfter) {
-        await moveState(trx, webhookId, ['active'], 'failing');
+      } else if (failures >= settings.failingAfter) {
+        await moveWebhookState(trx, webhookId, ['active'], 'failing');
       }
       const timer = setTimeout(() => {
         this.retryTimers.delete(timer);
@@ -455,25 +319,14 @@ export class WebhookWorker {
  */
 export async function sendTestEvent(
   db: Db,
-  deps: { tokens: TokenBox; settings: WebhookSettings },
+  deps: { tokens: TokenBox; settings: WebhookSettings; clock: Clock },
   webhook: { id: number; account: number; urlEncrypted: string; secretEncrypted: string },
   details: { message: string; createdBy: number },
 ): Promise<number> {
-  const createdAt = iso(Date.now());
-  const { eventId, deliveryId } = await db.transaction().execute(async (trx) => {
-    const event = await trx
-      .insertInto('webhook_events')
-      .values({ account: webhook.account, type: 'test', details: JSON.stringify(details), createdAt })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    // State 'test' keeps the worker's queue away from it until the attempt below is recorded.
-    const delivery = await trx
-      .insertInto('webhook_deliveries')
-      .values({ account: webhook.account, webhook: webhook.id, event: event.id, state: 'test', createdAt })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return { eventId: event.id, deliveryId: delivery.id };
-  });
+  const createdAt = iso(deps.clock);
+  const { eventId, deliveryId } = await db
+    .transaction()
+    .execute((trx) => insertTestDelivery(trx, webhook, JSON.stringify(details), createdAt));
   const result = await attemptDelivery(
     {
       deliveryId,
@@ -484,16 +337,8 @@ export async function sendTestEvent(
     deps,
   );
   await db.transaction().execute(async (trx) => {
-    await recordAttempt(trx, deliveryId, createdAt, result);
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        state: result.ok ? 'delivered' : 'failed',
-        attempts: 1,
-        deliveredAt: result.ok ? iso(Date.now()) : null,
-      })
-      .where('id', '=', deliveryId)
-      .execute();
+    await insertAttempt(trx, deliveryId, createdAt, result);
+    await finishDelivery(trx, deliveryId, { ok: result.ok, attempts: 1, at: iso(deps.clock) });
   });
   return deliveryId;
 }
