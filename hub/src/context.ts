@@ -113,7 +113,7 @@ export interface HubContext {
   publicUrl?: string;
   /** Tells the live channel that a resource's state may have changed (bridge, relay, session). */
   signals: ResourceSignals;
-  /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (webhooks/events.ts). */
+  /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (db/outbox.ts). */
   events: EventBus;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
