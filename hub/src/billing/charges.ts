@@ -20,11 +20,12 @@ import {
   percentOf,
   roundToCents,
 } from './money.js';
-import { type CoveringPermission, coveringPermissions, timeWindow } from './rules.js';
+import { timeWindow } from './rules.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
 import { isMembersUse, markBookingCharged } from './billing.repository.js';
 import { chargeInvoiceAndFee, chargeOfUse, chargesByIds, insertChargeRow } from './charges.repository.js';
 import { creditsCovering, creditUseOf, insertCreditUse, writeRemaining } from './credits.repository.js';
+import { type CoveringPermission, coveringPermissions } from './packages.repository.js';
 
 export type ChargeRow = Selectable<ChargesTable>;
 /** What billing needs from the hub: the clock. */

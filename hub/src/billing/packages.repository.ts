@@ -1,6 +1,7 @@
-import type { SelectQueryBuilder, Updateable } from 'kysely';
+import type { Selectable, SelectQueryBuilder, Updateable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import type { Database, MemberPackagesTable } from '../db/schema.js';
+import { rawRows } from '../db/fast-reads.js';
+import type { Database, MemberPackagesTable, PackagePermissionsTable } from '../db/schema.js';
 
 /**
  * The `packages` table, their `package_credits` and `package_permissions`, and the
@@ -66,4 +67,40 @@ export async function updateMemberPackage(
   changes: Updateable<MemberPackagesTable>,
 ): Promise<void> {
   await db.updateTable('member_packages').set(changes).where('id', '=', id).execute();
+}
+
+// ---- covering permissions ------------------------------------------------------------------
+
+/** A permission of one of the member's packages, with the member package that gives it. */
+export type CoveringPermission = Selectable<PackagePermissionsTable> & { memberPackage: number };
+
+/**
+ * The permissions of the member's packages active on `date` (space-local, fromDate <= date <=
+ * untilDate) that cover the resource: everything, its resource type, or the resource itself.
+ * Parameters: member, date, date, resource id, resource type (a null type matches nothing).
+ */
+const COVERING_PERMISSIONS =
+  'select "pp".*, "mp"."id" as "memberPackage" from "member_packages" as "mp" inner join "package_permissions" as "pp" on "pp"."package" = "mp"."package" where "mp"."member" = ? and "mp"."fromDate" <= ? and ("mp"."untilDate" is null or "mp"."untilDate" >= ?) and ("pp"."type" = \'everything\' or ("pp"."type" = \'resource\' and "pp"."resource" = ?) or ("pp"."type" = \'resourceType\' and "pp"."resourceType" = ?)) order by "pp"."id"';
+
+/**
+ * The covering permissions' query as text and parameters, for the access policy's fast reads
+ * (which run raw texts) as well as for coveringPermissions.
+ */
+export function coveringPermissionsQuery(
+  memberId: number,
+  resource: { id: number; type: number | null },
+  date: string,
+) {
+  return { text: COVERING_PERMISSIONS, params: [memberId, date, date, resource.id, resource.type] };
+}
+
+/** The covering permissions on any handle, a transaction included (billing a stopped session). */
+export function coveringPermissions(
+  db: Db,
+  memberId: number,
+  resource: { id: number; type: number | null },
+  date: string,
+): Promise<CoveringPermission[]> {
+  const query = coveringPermissionsQuery(memberId, resource, date);
+  return rawRows<CoveringPermission>(db, query.text, query.params);
 }
