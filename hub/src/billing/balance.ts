@@ -1,5 +1,10 @@
 import type { Db } from '../db/crud.js';
-import { balanceAmounts, memberNames } from './billing.repository.js';
+import {
+  balanceAmounts,
+  memberBalanceAmounts,
+  memberBalanceRows,
+  memberNames,
+} from './billing.repository.js';
 import { type Amount, formatMoney, parseMoney, sum } from './money.js';
 
 /**
@@ -8,13 +13,7 @@ import { type Amount, formatMoney, parseMoney, sum } from './money.js';
  * again and still count once). Package fees are charges, so they count too.
  */
 export async function memberBalance(db: Db, memberId: number): Promise<Amount> {
-  const payments = await db
-    .selectFrom('payments')
-    .select('total')
-    .where('member', '=', memberId)
-    .where('state', '=', 'completed')
-    .execute();
-  const charges = await db.selectFrom('charges').select('price').where('member', '=', memberId).execute();
+  const { payments, charges } = await memberBalanceAmounts(db, memberId);
   return sum(payments.map((p) => parseMoney(p.total))) - sum(charges.map((c) => parseMoney(c.price)));
 }
 
@@ -25,26 +24,8 @@ export async function memberBalance(db: Db, memberId: number): Promise<Amount> {
  * first. `amount` is what an item adds to the balance.
  */
 export async function memberBalanceItems(db: Db, memberId: number) {
-  const [charges, invoices, payments, balance] = await Promise.all([
-    db
-      .selectFrom('charges')
-      .select(['id', 'dateTime', 'description', 'price', 'booking'])
-      .where('member', '=', memberId)
-      .where('invoice', 'is', null)
-      .execute(),
-    db
-      .selectFrom('invoices')
-      .select(['id', 'date', 'number', 'total', 'paid', 'state'])
-      .where('member', '=', memberId)
-      .where('state', '!=', 'cancelled')
-      .where('cancelledInvoice', 'is', null)
-      .execute(),
-    db
-      .selectFrom('payments')
-      .select(['id', 'date', 'total', 'notes'])
-      .where('member', '=', memberId)
-      .where('state', '=', 'completed')
-      .execute(),
+  const [{ charges, invoices, payments }, balance] = await Promise.all([
+    memberBalanceRows(db, memberId),
     memberBalance(db, memberId),
   ]);
   const negative = (v: Amount) => formatMoney(-v);

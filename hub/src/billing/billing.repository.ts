@@ -1,9 +1,15 @@
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
+import type { Database } from '../db/schema.js';
 
 /**
- * The billing area's reads for the invoice run and the open balances. Functions take the
- * database (or a transaction) first.
+ * The billing area's reads across its tables (the invoice run, balances, visibility) and, at the
+ * end, what it reads and writes on other areas' tables. Functions take the database (or a
+ * transaction) first.
  */
+
+/** The tables whose rows belong to an account and mostly to one member of it. */
+export type BillingTable = 'charges' | 'invoices' | 'payments' | 'jobs';
 
 /** Members of the account with charges on no invoice yet (only `member` when given), by id. */
 export async function membersWithUninvoicedCharges(
@@ -113,4 +119,108 @@ export function creditsOfMemberPackage(db: Db, memberPackage: number) {
     .where('memberPackage', '=', memberPackage)
     .orderBy('id')
     .execute();
+}
+
+/**
+ * The billing records of a table (charges, invoices, payments, jobs), narrowed to one account
+ * and to one member's (`member`), or to none (`none`): the visibility rules decide which.
+ */
+export function billingRows<T extends BillingTable>(
+  db: Db,
+  table: T,
+  only: { account?: number; member?: { column: string; id: number }; none?: boolean },
+): SelectQueryBuilder<Database, T, object> {
+  let query = db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>;
+  if (only.account !== undefined) query = query.where(`${table}.account` as string, '=', only.account);
+  if (only.member) query = query.where(`${table}.${only.member.column}` as string, '=', only.member.id);
+  if (only.none) query = query.where(`${table}.id` as string, '=', -1);
+  return query as SelectQueryBuilder<Database, T, object>;
+}
+
+/**
+ * A member's completed payments and all their charges (what their balance is made of), read one
+ * after the other.
+ */
+export async function memberBalanceAmounts(db: Db, memberId: number) {
+  const payments = await db
+    .selectFrom('payments')
+    .select('total')
+    .where('member', '=', memberId)
+    .where('state', '=', 'completed')
+    .execute();
+  const charges = await db.selectFrom('charges').select('price').where('member', '=', memberId).execute();
+  return { payments, charges };
+}
+
+/**
+ * The open items of a member's balance, read at once: uninvoiced charges, invoices that are not
+ * cancelled (nor a cancellation), completed payments.
+ */
+export async function memberBalanceRows(db: Db, memberId: number) {
+  const [charges, invoices, payments] = await Promise.all([
+    db
+      .selectFrom('charges')
+      .select(['id', 'dateTime', 'description', 'price', 'booking'])
+      .where('member', '=', memberId)
+      .where('invoice', 'is', null)
+      .execute(),
+    db
+      .selectFrom('invoices')
+      .select(['id', 'date', 'number', 'total', 'paid', 'state'])
+      .where('member', '=', memberId)
+      .where('state', '!=', 'cancelled')
+      .where('cancelledInvoice', 'is', null)
+      .execute(),
+    db
+      .selectFrom('payments')
+      .select(['id', 'date', 'total', 'notes'])
+      .where('member', '=', memberId)
+      .where('state', '=', 'completed')
+      .execute(),
+  ]);
+  return { charges, invoices, payments };
+}
+
+// ---- other areas' tables that billing reads or writes (their owners' repositories to take them) ----
+
+/** Every account's id (accounts). */
+export async function accountIds(db: Db): Promise<number[]> {
+  return (await db.selectFrom('accounts').select('id').execute()).map((a) => a.id);
+}
+
+/** The space a member belongs to, if the member exists (members). */
+export async function spaceOfMember(db: Db, memberId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('members').select('space').where('id', '=', memberId).executeTakeFirst();
+  return row?.space;
+}
+
+/** A space's id and account, if it exists (spaces). */
+export function spaceAccount(db: Db, spaceId: number) {
+  return db.selectFrom('spaces').select(['id', 'account']).where('id', '=', spaceId).executeTakeFirst();
+}
+
+/**
+ * Whether the booking, resource log or member package is the member's (of the account): what a
+ * manual charge may name (bookings, resource_logs, member_packages).
+ */
+export async function isMembersUse(
+  db: Db,
+  table: 'bookings' | 'resource_logs' | 'member_packages',
+  id: number,
+  owner: { account: number; member: number },
+): Promise<boolean> {
+  const anyDb = db as unknown as Kysely<any>;
+  const row = await anyDb
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id)
+    .where('account', '=', owner.account)
+    .where('member', '=', owner.member)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Marks a booking charged (bookings). */
+export async function markBookingCharged(db: Db, bookingId: number): Promise<void> {
+  await db.updateTable('bookings').set({ charged: 1 }).where('id', '=', bookingId).execute();
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, parseJson } from '../db/crud.js';
@@ -20,8 +20,12 @@ import {
   percentOf,
   roundToCents,
 } from './money.js';
-import { type CoveringPermission, coveringPermissions, timeWindow } from './rules.js';
+import { timeWindow } from './rules.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { isMembersUse, markBookingCharged } from './billing.repository.js';
+import { chargeInvoiceAndFee, chargeOfUse, chargesByIds, insertChargeRow } from './charges.repository.js';
+import { creditsCovering, creditUseOf, insertCreditUse, writeRemaining } from './credits.repository.js';
+import { type CoveringPermission, coveringPermissions } from './packages.repository.js';
 
 export type ChargeRow = Selectable<ChargesTable>;
 /** What billing needs from the hub: the clock. */
@@ -72,27 +76,23 @@ export interface NewCharge {
 /** Inserts a charge and emits charge_created with `db` (pass the transaction of the change). */
 export async function insertCharge(db: Db, c: NewCharge): Promise<ChargeRow> {
   const at = c.at;
-  const row = await db
-    .insertInto('charges')
-    .values({
-      account: c.account,
-      member: c.member,
-      dateTime: c.dateTime,
-      description: c.description,
-      price: formatMoney(roundToCents(c.price)),
-      taxPercent: formatPercent(parseMoney(c.taxPercent)),
-      invoice: null,
-      booking: c.booking ?? null,
-      resourceLog: c.resourceLog ?? null,
-      memberPackage: c.memberPackage ?? null,
-      feeKey: c.feeKey ?? null,
-      calculated: c.calculated ? 1 : 0,
-      createdAt: at,
-      updatedAt: at,
-      updatedBy: c.updatedBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertChargeRow(db, {
+    account: c.account,
+    member: c.member,
+    dateTime: c.dateTime,
+    description: c.description,
+    price: formatMoney(roundToCents(c.price)),
+    taxPercent: formatPercent(parseMoney(c.taxPercent)),
+    invoice: null,
+    booking: c.booking ?? null,
+    resourceLog: c.resourceLog ?? null,
+    memberPackage: c.memberPackage ?? null,
+    feeKey: c.feeKey ?? null,
+    calculated: c.calculated ? 1 : 0,
+    createdAt: at,
+    updatedAt: at,
+    updatedBy: c.updatedBy,
+  });
   await emitCharge(db, 'charge_created', row);
   return row;
 }
@@ -122,17 +122,14 @@ export async function createCharge(
   if (input.dateTime !== undefined && Number.isNaN(Date.parse(input.dateTime))) {
     throw unprocessable('dateTime is not a valid timestamp', { dateTime: 'invalid' });
   }
-  const anyDb = db as unknown as Kysely<any>;
-  const belongs = async (table: string, id: number | null | undefined, field: string) => {
+  const belongs = async (
+    table: Parameters<typeof isMembersUse>[1],
+    id: number | null | undefined,
+    field: string,
+  ) => {
     if (!id) return;
-    const row = await anyDb
-      .selectFrom(table)
-      .select('id')
-      .where('id', '=', id)
-      .where('account', '=', member.account)
-      .where('member', '=', member.id)
-      .executeTakeFirst();
-    if (!row) throw unprocessable(`${field} ${id} does not exist for this member`, { [field]: 'unknown' });
+    if (!(await isMembersUse(db, table, id, { account: member.account, member: member.id })))
+      throw unprocessable(`${field} ${id} does not exist for this member`, { [field]: 'unknown' });
   };
   await belongs('bookings', input.booking, 'booking');
   await belongs('resource_logs', input.resourceLog, 'resourceLog');
@@ -188,11 +185,7 @@ export function chargeChanges(
  */
 export async function refuseChargeDelete(trx: Db, charge: ChargeRow): Promise<void> {
   // Read again in the delete's transaction: an invoice run may have taken it since.
-  const row = await trx
-    .selectFrom('charges')
-    .select(['invoice', 'feeKey'])
-    .where('id', '=', charge.id)
-    .executeTakeFirstOrThrow();
+  const row = await chargeInvoiceAndFee(trx, charge.id);
   refuseInvoiced(row);
   if (row.feeKey !== null) {
     throw conflict('A package fee is charged again when deleted; set its price to 0.00 to waive it', {
@@ -223,16 +216,7 @@ export async function spendCredits(
   at: string,
 ): Promise<Amount> {
   if (wanted <= 0n) return 0n;
-  const credits = await db
-    .selectFrom('member_credits')
-    .selectAll()
-    .where('member', '=', member.id)
-    .where('scope', 'in', ['global', target.scope])
-    .where('fromDate', '<=', target.date)
-    .where((eb) => eb.or([eb('untilDate', 'is', null), eb('untilDate', '>', target.date)]))
-    .orderBy('untilDate')
-    .orderBy('id')
-    .execute();
+  const credits = await creditsCovering(db, member.id, ['global', target.scope], target.date);
   credits.sort((a, b) => (a.untilDate ?? '9999').localeCompare(b.untilDate ?? '9999') || a.id - b.id);
   let taken = 0n;
   for (const credit of credits) {
@@ -253,27 +237,24 @@ export async function spendCredits(
     const take = min(remaining, wanted - taken);
     if (take <= 0n) continue;
     // Conditional on the amount read, so two sessions stopping at once cannot both spend it.
-    const updated = await db
-      .updateTable('member_credits')
-      .set({ remaining: formatMoney(max(remaining - take, 0n)), updatedAt: at })
-      .where('id', '=', credit.id)
-      .where('remaining', '=', credit.remaining)
-      .returningAll()
-      .executeTakeFirst();
+    const updated = await writeRemaining(
+      db,
+      credit.id,
+      credit.remaining,
+      formatMoney(max(remaining - take, 0n)),
+      at,
+    );
     if (!updated) continue;
     await emitMemberCredit(db, 'memberCredit_updated', updated);
-    await db
-      .insertInto('credit_uses')
-      .values({
-        account: member.account,
-        member: member.id,
-        memberCredit: credit.id,
-        resourceLog: use.resourceLog ?? null,
-        booking: use.booking ?? null,
-        amount: formatMoney(take),
-        createdAt: at,
-      })
-      .execute();
+    await insertCreditUse(db, {
+      account: member.account,
+      member: member.id,
+      memberCredit: credit.id,
+      resourceLog: use.resourceLog ?? null,
+      booking: use.booking ?? null,
+      amount: formatMoney(take),
+      createdAt: at,
+    });
     taken += take;
   }
   return taken;
@@ -373,9 +354,7 @@ async function unbilled(
   resourceId: number,
   memberId: number,
 ) {
-  const charge = await trx.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
-  const billed =
-    charge ?? (await trx.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst());
+  const billed = (await chargeOfUse(trx, column, id)) ?? (await creditUseOf(trx, column, id));
   if (billed) return null;
   const resource = await rowById(trx, 'resources', resourceId);
   const member = await rowById(trx, 'members', memberId);
@@ -450,7 +429,7 @@ export async function chargeForBooking(
       description: `Booking ${resource.name}: ${Math.ceil(seconds / 60)} min`,
     },
   });
-  await trx.updateTable('bookings').set({ charged: 1 }).where('id', '=', booking.id).execute();
+  await markBookingCharged(trx, booking.id);
   return bill;
 }
 
@@ -463,6 +442,6 @@ export const emitCharge = recordEvents<ChargeRow, 'charge'>(async (db, row) => (
 /** charge_updated for each of these charges (they went on an invoice or came off one). */
 export async function emitChargesUpdated(db: Db, ids: number[]) {
   if (ids.length === 0) return;
-  const rows = await db.selectFrom('charges').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  const rows = await chargesByIds(db, ids);
   for (const row of rows) await emitCharge(db, 'charge_updated', row);
 }

@@ -1,5 +1,5 @@
 import type { WebhookEventType } from '@makerspace/shared';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import {
   columnsOf,
@@ -19,6 +19,21 @@ import { addPeriod, localTime } from './local-time.js';
 import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from './money.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
 import { uninvoicedCharges } from './billing.repository.js';
+import { chargesOfInvoice, putChargesOnInvoice, takeChargesOffInvoice } from './charges.repository.js';
+import {
+  allocatedAmounts,
+  allocationOf,
+  allocationsOfIds,
+  deleteAllocationsOfInvoice,
+  deleteAllocationsOfPayment,
+  insertInvoice,
+  unpaidInvoicesOf,
+  writeAllocation,
+  writeInvoiceCancelled,
+  writeInvoicePaid,
+} from './invoices.repository.js';
+import { completedPaymentsOf } from './payments.repository.js';
+import { advanceInvoiceNumber } from './settings.repository.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
@@ -31,14 +46,7 @@ type PaymentRow = Selectable<PaymentsTable>;
  */
 export async function allocationsOf(db: Db, side: 'invoice' | 'payment', rows: { id: number }[]) {
   const ids = rows.map((r) => r.id);
-  const allocations = ids.length
-    ? await db
-        .selectFrom('payment_allocations')
-        .select(['invoice', 'payment', 'amount'])
-        .where(side, 'in', ids)
-        .orderBy(side === 'invoice' ? 'payment' : 'invoice')
-        .execute()
-    : [];
+  const allocations = ids.length ? await allocationsOfIds(db, side, ids) : [];
   return groupBy(allocations, (a) => a[side]);
 }
 
@@ -98,21 +106,13 @@ export async function findInvoice(db: Db, caller: Caller, id: number): Promise<I
 export async function refreshInvoice(db: Db, invoiceId: number, at: string): Promise<void> {
   const invoice = await rowById(db, 'invoices', invoiceId);
   if (!invoice) return;
-  const allocations = await db
-    .selectFrom('payment_allocations')
-    .select('amount')
-    .where('invoice', '=', invoiceId)
-    .execute();
+  const allocations = await allocatedAmounts(db, 'invoice', invoiceId);
   const paid = sum(allocations.map((a) => parseMoney(a.amount)));
   const state =
     invoice.state === 'cancelled' ? 'cancelled' : paid >= parseMoney(invoice.total) ? 'paid' : 'unpaid';
   const paidText = formatMoney(paid);
   if (state === invoice.state && paidText === invoice.paid) return;
-  await db
-    .updateTable('invoices')
-    .set({ paid: paidText, state, updatedAt: at })
-    .where('id', '=', invoiceId)
-    .execute();
+  await writeInvoicePaid(db, invoiceId, paidText, state, at);
   // A payment settled (or stopped settling) it.
   await emitInvoice(db, 'invoice_updated', invoice);
 }
@@ -211,41 +211,29 @@ export async function createInvoice(
     forUpdate: true,
   });
   const number = `${settings.invoiceNumberPrefix ?? ''}${settings.nextInvoiceNumber}`;
-  await trx
-    .updateTable('space_billing_settings' as any)
-    .set({ nextInvoiceNumber: sql`"nextInvoiceNumber" + 1` } as any)
-    .where('id', '=', settings.id)
-    .execute();
+  await advanceInvoiceNumber(trx, settings.id);
   const stamp = at.toISOString();
-  const invoice = await trx
-    .insertInto('invoices')
-    .values({
-      account: member.account,
-      space: member.space,
-      member: member.id,
-      number,
-      state: total <= 0n ? 'paid' : 'unpaid',
-      total: formatMoney(total),
-      paid: '0.00',
-      cancelledInvoice: null,
-      ...draft,
-      createdAt: stamp,
-      updatedAt: stamp,
-      updatedBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const taken = await trx
-    .updateTable('charges')
-    .set({ invoice: invoice.id, updatedAt: stamp })
-    .where(
-      'id',
-      'in',
-      charges.map((c) => c.id),
-    )
-    .where('invoice', 'is', null)
-    .executeTakeFirst();
-  if (Number(taken.numUpdatedRows) !== charges.length) {
+  const invoice = await insertInvoice(trx, {
+    account: member.account,
+    space: member.space,
+    member: member.id,
+    number,
+    state: total <= 0n ? 'paid' : 'unpaid',
+    total: formatMoney(total),
+    paid: '0.00',
+    cancelledInvoice: null,
+    ...draft,
+    createdAt: stamp,
+    updatedAt: stamp,
+    updatedBy,
+  });
+  const taken = await putChargesOnInvoice(
+    trx,
+    invoice.id,
+    charges.map((c) => c.id),
+    stamp,
+  );
+  if (taken !== charges.length) {
     throw conflict('Charges changed while the invoice was made; try again');
   }
   await emitInvoice(trx, 'invoice_created', invoice);
@@ -273,46 +261,20 @@ export async function cancelInvoice(
   if (invoice.state === 'cancelled')
     throw conflict('The invoice is already cancelled', { alreadyCancelled: true });
   if (lockVersion !== undefined && lockVersion !== invoice.lockVersion) throw staleLockVersion();
-  const result = await trx
-    .updateTable('invoices')
-    .set({
-      state: 'cancelled',
-      paid: '0.00',
-      lockVersion: sql`"lockVersion" + 1`,
-      updatedAt: at,
-      updatedBy: caller.memberId,
-    })
-    .where('id', '=', id)
-    .where('state', '!=', 'cancelled')
-    .where('lockVersion', '=', invoice.lockVersion)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) throw staleLockVersion();
-  const released = await trx.selectFrom('charges').select('id').where('invoice', '=', id).execute();
-  await trx.updateTable('charges').set({ invoice: null, updatedAt: at }).where('invoice', '=', id).execute();
-  await emitChargesUpdated(
-    trx,
-    released.map((c) => c.id),
-  );
-  await trx.deleteFrom('payment_allocations').where('invoice', '=', id).execute();
+  if (!(await writeInvoiceCancelled(trx, id, invoice.lockVersion, { at, by: caller.memberId }))) {
+    throw staleLockVersion();
+  }
+  const released = await takeChargesOffInvoice(trx, id, at);
+  await emitChargesUpdated(trx, released);
+  await deleteAllocationsOfInvoice(trx, id);
   // The cancelled invoice's event lists the charges it had.
-  await emitInvoice(
-    trx,
-    'invoice_updated',
-    invoice,
-    released.map((c) => c.id),
-  );
+  await emitInvoice(trx, 'invoice_updated', invoice, released);
   await settleMember(trx, invoice.member, at);
 }
 
 /** GET /invoices/{id}/details: charges with their net price, and totals per tax rate. */
 export async function invoiceDetails(db: Db, invoice: InvoiceRow) {
-  const charges = await db
-    .selectFrom('charges')
-    .selectAll()
-    .where('invoice', '=', invoice.id)
-    .orderBy('dateTime')
-    .orderBy('id')
-    .execute();
+  const charges = await chargesOfInvoice(db, invoice.id);
   const categories = new Map<string, Amount>();
   const records = charges.map((c) => {
     const record = chargeRecord(c);
@@ -350,14 +312,7 @@ export function emitInvoice(
     type,
     details: async () => {
       const row = await requiredRow(db, 'invoices', invoice.id);
-      const charges = await db
-        .selectFrom('charges')
-        .selectAll()
-        .$if(chargeIds === undefined, (q) => q.where('invoice', '=', row.id))
-        .$if(chargeIds !== undefined, (q) => q.where('id', 'in', chargeIds?.length ? chargeIds : [0]))
-        .orderBy('dateTime')
-        .orderBy('id')
-        .execute();
+      const charges = await chargesOfInvoice(db, row.id, chargeIds);
       return {
         invoice: await invoiceRecord(db, row),
         charges: charges.map(chargeRecord),
@@ -370,11 +325,7 @@ export function emitInvoice(
 // ---- payments put on invoices ------------------------------------------------------------------
 
 async function allocated(db: Db, paymentId: number): Promise<Amount> {
-  const rows = await db
-    .selectFrom('payment_allocations')
-    .select('amount')
-    .where('payment', '=', paymentId)
-    .execute();
+  const rows = await allocatedAmounts(db, 'payment', paymentId);
   return sum(rows.map((r) => parseMoney(r.amount)));
 }
 
@@ -391,37 +342,19 @@ export async function allocatePayment(
   if (payment.state !== 'completed') return;
   let available = parseMoney(payment.total) - (await allocated(db, payment.id));
   if (available <= 0n) return;
-  let query = db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('member', '=', payment.member)
-    .where('state', '=', 'unpaid');
-  if (invoiceIds) query = query.where('id', 'in', invoiceIds.length > 0 ? invoiceIds : [0]);
-  const invoices = await query.orderBy('date').orderBy('id').execute();
+  const invoices = await unpaidInvoicesOf(db, payment.member, invoiceIds);
   for (const invoice of invoices) {
     if (available <= 0n) break;
     const need = parseMoney(invoice.total) - parseMoney(invoice.paid);
     const give = min(available, need);
     if (give <= 0n) continue;
-    const existing = await db
-      .selectFrom('payment_allocations')
-      .select('amount')
-      .where('payment', '=', payment.id)
-      .where('invoice', '=', invoice.id)
-      .executeTakeFirst();
-    if (existing) {
-      await db
-        .updateTable('payment_allocations')
-        .set({ amount: formatMoney(parseMoney(existing.amount) + give) })
-        .where('payment', '=', payment.id)
-        .where('invoice', '=', invoice.id)
-        .execute();
-    } else {
-      await db
-        .insertInto('payment_allocations')
-        .values({ payment: payment.id, invoice: invoice.id, amount: formatMoney(give) })
-        .execute();
-    }
+    const existing = await allocationOf(db, payment.id, invoice.id);
+    const amount = existing ? parseMoney(existing.amount) + give : give;
+    await writeAllocation(
+      db,
+      { payment: payment.id, invoice: invoice.id, amount: formatMoney(amount) },
+      existing !== undefined,
+    );
     await refreshInvoice(db, invoice.id, at);
     available -= give;
   }
@@ -429,24 +362,12 @@ export async function allocatePayment(
 
 /** Applies every completed payment's unallocated rest to the member's open invoices. */
 export async function settleMember(db: Db, memberId: number, at: string): Promise<void> {
-  const payments = await db
-    .selectFrom('payments')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('state', '=', 'completed')
-    .orderBy('date')
-    .orderBy('id')
-    .execute();
+  const payments = await completedPaymentsOf(db, memberId);
   for (const p of payments) await allocatePayment(db, p, null, at);
 }
 
 /** Takes a payment off all invoices (before it changes or goes). */
 export async function releasePayment(db: Db, paymentId: number, at: string): Promise<void> {
-  const rows = await db
-    .selectFrom('payment_allocations')
-    .select('invoice')
-    .where('payment', '=', paymentId)
-    .execute();
-  await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
-  for (const r of rows) await refreshInvoice(db, r.invoice, at);
+  const invoices = await deleteAllocationsOfPayment(db, paymentId);
+  for (const invoice of invoices) await refreshInvoice(db, invoice, at);
 }

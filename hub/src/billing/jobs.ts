@@ -8,7 +8,8 @@ import type { JobsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { visibleIn } from './list-filters.js';
 import { HttpError, unprocessable } from '../errors.js';
-import { membersWithUninvoicedCharges, memberNames } from './billing.repository.js';
+import { accountIds, membersWithUninvoicedCharges, memberNames } from './billing.repository.js';
+import { claimJob, dueJobs, insertJob, jobsInState, recentJob, updateJob } from './jobs.repository.js';
 import { createInvoice, draftInvoice } from './invoices.js';
 import { formatMoney, parseMoney, sum } from './money.js';
 import { chargeRecord } from './charges.js';
@@ -94,20 +95,16 @@ export async function enqueueJob(
   createdBy: number | null,
 ): Promise<JobRow> {
   const stamp = at.toISOString();
-  return db
-    .insertInto('jobs')
-    .values({
-      account: accountId,
-      type,
-      state: 'queued',
-      params: jsonText(params) ?? '{}',
-      runAfter: at.toISOString(),
-      createdAt: stamp,
-      updatedAt: stamp,
-      updatedBy: createdBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertJob(db, {
+    account: accountId,
+    type,
+    state: 'queued',
+    params: jsonText(params) ?? '{}',
+    runAfter: stamp,
+    createdAt: stamp,
+    updatedAt: stamp,
+    updatedBy: createdBy,
+  });
 }
 
 export interface JobRunnerOptions {
@@ -157,22 +154,23 @@ export class JobRunner {
   /** Jobs left `running` by a hub that stopped: queue them again, or fail them with the reason. */
   async recover(): Promise<number> {
     const { db } = this.deps;
-    const stuck = await db.selectFrom('jobs').selectAll().where('state', '=', 'running').execute();
+    const stuck = await jobsInState(db, 'running');
     for (const job of stuck) {
       const giveUp = job.attempts >= MAX_ATTEMPTS;
-      await db
-        .updateTable('jobs')
-        .set({
+      const at = this.now();
+      await updateJob(
+        db,
+        job.id,
+        {
           state: giveUp ? 'failed' : 'queued',
           error: giveUp
             ? `Interrupted by hub restarts ${job.attempts} times; not retried again`
             : 'Interrupted by a hub restart; queued again',
-          finishedAt: giveUp ? this.now() : null,
-          updatedAt: this.now(),
-        })
-        .where('id', '=', job.id)
-        .where('state', '=', 'running')
-        .execute();
+          finishedAt: giveUp ? at : null,
+          updatedAt: at,
+        },
+        'running',
+      );
       this.deps.logger.warn({ job: job.id, type: job.type, giveUp }, 'found an interrupted job');
     }
     return stuck.length;
@@ -206,46 +204,20 @@ export class JobRunner {
     const { db, clock } = this.deps;
     const at = clock.now();
     const since = new Date(at.getTime() - this.packageBillingEveryMs).toISOString();
-    const accounts = await db.selectFrom('accounts').select('id').execute();
-    for (const a of accounts) {
-      const recent = await db
-        .selectFrom('jobs')
-        .select('id')
-        .where('account', '=', a.id)
-        .where('type', '=', 'packageBilling')
-        .where('createdAt', '>', since)
-        .executeTakeFirst();
-      if (!recent) await enqueueJob(db, a.id, 'packageBilling', { recurring: true }, at, null);
+    for (const account of await accountIds(db)) {
+      const recent = await recentJob(db, account, 'packageBilling', since);
+      if (!recent) await enqueueJob(db, account, 'packageBilling', { recurring: true }, at, null);
     }
   }
 
   private async runQueued(): Promise<void> {
     const { db, clock } = this.deps;
     for (;;) {
-      const due = await db
-        .selectFrom('jobs')
-        .selectAll()
-        .where('state', '=', 'queued')
-        .where('runAfter', '<=', clock.now().toISOString())
-        .orderBy('id')
-        .limit(20)
-        .execute();
+      const due = await dueJobs(db, clock.now().toISOString(), 20);
       if (due.length === 0) return;
       let ran = 0;
       for (const job of due) {
-        const claimed = await db
-          .updateTable('jobs')
-          .set((eb) => ({
-            state: 'running',
-            startedAt: this.now(),
-            updatedAt: this.now(),
-            attempts: eb('attempts', '+', 1),
-            progress: 0,
-          }))
-          .where('id', '=', job.id)
-          .where('state', '=', 'queued')
-          .executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) !== 1) continue;
+        if (!(await claimJob(db, job.id, this.now()))) continue;
         ran++;
         await this.run(job);
       }
@@ -256,38 +228,31 @@ export class JobRunner {
   private async run(job: JobRow): Promise<void> {
     const { db } = this.deps;
     const progress: Progress = async (percent) => {
-      await db
-        .updateTable('jobs')
-        .set({ progress: Math.max(0, Math.min(100, Math.floor(percent))), updatedAt: this.now() })
-        .where('id', '=', job.id)
-        .execute();
+      await updateJob(db, job.id, {
+        progress: Math.max(0, Math.min(100, Math.floor(percent))),
+        updatedAt: this.now(),
+      });
     };
     try {
       const result = await this.handle(job, progress);
-      await db
-        .updateTable('jobs')
-        .set({
-          state: 'succeeded',
-          progress: 100,
-          result: jsonText(result) ?? null,
-          error: null,
-          finishedAt: this.now(),
-          updatedAt: this.now(),
-        })
-        .where('id', '=', job.id)
-        .execute();
+      const at = this.now();
+      await updateJob(db, job.id, {
+        state: 'succeeded',
+        progress: 100,
+        result: jsonText(result) ?? null,
+        error: null,
+        finishedAt: at,
+        updatedAt: at,
+      });
     } catch (err) {
       this.deps.logger.error({ err, job: job.id }, 'job failed');
-      await db
-        .updateTable('jobs')
-        .set({
-          state: 'failed',
-          error: (err as Error).message ?? String(err),
-          finishedAt: this.now(),
-          updatedAt: this.now(),
-        })
-        .where('id', '=', job.id)
-        .execute();
+      const at = this.now();
+      await updateJob(db, job.id, {
+        state: 'failed',
+        error: (err as Error).message ?? String(err),
+        finishedAt: at,
+        updatedAt: at,
+      });
     }
   }
 

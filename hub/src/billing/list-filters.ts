@@ -5,9 +5,8 @@ import type { Database } from '../db/schema.js';
 import { type Db, likePattern } from '../db/crud.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { badRequest } from '../errors.js';
+import { type BillingTable, billingRows } from './billing.repository.js';
 import { formatMoney, parseMoney, sum } from './money.js';
-
-type BillingTable = 'charges' | 'invoices' | 'payments' | 'jobs';
 
 /**
  * The records of a billing table the caller sees: their account's (every account's for a
@@ -19,13 +18,12 @@ export function visibleIn<T extends BillingTable>(
   caller: Caller,
   member: 'member' | null = 'member',
 ): SelectQueryBuilder<Database, T, object> {
-  let query = db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>;
-  if (!caller.superuser) query = query.where(`${table}.account` as string, '=', caller.accountId);
-  if (!isAdmin(caller))
-    query = member
-      ? query.where(`${table}.${member}` as string, '=', caller.memberId)
-      : query.where(`${table}.id` as string, '=', -1);
-  return query as SelectQueryBuilder<Database, T, object>;
+  const admin = isAdmin(caller);
+  return billingRows(db, table, {
+    account: caller.superuser ? undefined : caller.accountId,
+    member: !admin && member ? { column: member, id: caller.memberId } : undefined,
+    none: !admin && !member,
+  });
 }
 
 /**

@@ -6,6 +6,8 @@ import { unprocessable } from '../errors.js';
 import { formatMoney, max, parseMoney } from './money.js';
 import type { MemberCreditsTable } from '../db/schema.js';
 import { memberEventRecord } from '../identity/members.js';
+import { chargesOfUses } from './charges.repository.js';
+import { type creditsOfMember, creditsGrantedBy } from './credits.repository.js';
 
 export type MemberCreditRow = Selectable<MemberCreditsTable>;
 
@@ -26,12 +28,7 @@ export const emitMemberCredit = recordEvents<MemberCreditRow, 'memberCredit'>(as
 
 /** memberCredit_deleted for every member credit that a delete of its source is about to take along. */
 export async function emitCreditsDeleted(db: Db, source: 'memberPackage' | 'packageCredit', id: number) {
-  const rows = await db
-    .selectFrom('member_credits')
-    .selectAll()
-    .where(source, '=', id)
-    .orderBy('id')
-    .execute();
+  const rows = await creditsGrantedBy(db, source, id);
   for (const row of rows) await emitMemberCredit(db, 'memberCredit_deleted', row);
 }
 
@@ -49,11 +46,6 @@ export interface MemberCreditInput {
 function refuseBadPeriod(fromDate: string, untilDate: string | null) {
   if (untilDate !== null && untilDate <= fromDate)
     throw unprocessable('untilDate must be after fromDate', { invalidRange: true });
-}
-
-/** The rows of a member's credits, for the member the caller sees. */
-export function creditsOfMember(db: Db, memberId: number) {
-  return db.selectFrom('member_credits').where('member_credits.member', '=', memberId);
 }
 
 /** Credits whose period includes `today` (used-up ones too: the member sees what they had). */
@@ -138,19 +130,7 @@ export async function creditUseRecords(
 ) {
   const logs = rows.flatMap((r) => (r.resourceLog === null ? [] : [r.resourceLog]));
   const bookings = rows.flatMap((r) => (r.booking === null ? [] : [r.booking]));
-  const charges =
-    logs.length + bookings.length === 0
-      ? []
-      : await db
-          .selectFrom('charges')
-          .select(['id', 'resourceLog', 'booking'])
-          .where((eb) =>
-            eb.or([
-              ...(logs.length ? [eb('resourceLog', 'in', logs)] : []),
-              ...(bookings.length ? [eb('booking', 'in', bookings)] : []),
-            ]),
-          )
-          .execute();
+  const charges = await chargesOfUses(db, logs, bookings);
   const byLog = new Map(charges.filter((c) => c.resourceLog !== null).map((c) => [c.resourceLog, c.id]));
   const byBooking = new Map(charges.filter((c) => c.booking !== null).map((c) => [c.booking, c.id]));
   return rows.map((r) => ({

@@ -1,5 +1,8 @@
 import type { Db } from '../db/crud.js';
-import { chargesOfMemberPackage, creditsOfMemberPackage } from './billing.repository.js';
+import { chargesOfMemberPackage, creditsOfMemberPackage, spaceOfMember } from './billing.repository.js';
+import { chargeOfFee } from './charges.repository.js';
+import { grantedCredit, insertMemberCredit } from './credits.repository.js';
+import { creditsOfPackage, memberPackagesOfAccount, updateMemberPackage } from './packages.repository.js';
 import { referencedRow, rowById } from '../db/records.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
@@ -94,11 +97,7 @@ export async function billMemberPackage(
   if (!pkg || !member) return result;
   const taxPercent = await memberTaxPercent(db, member, stamp);
   const chargeFee = async (feeKey: string, description: string, price: bigint, dateTime: string) => {
-    const exists = await db
-      .selectFrom('charges')
-      .select('id')
-      .where('feeKey', '=', feeKey)
-      .executeTakeFirst();
+    const exists = await chargeOfFee(db, feeKey);
     if (exists || price <= 0n) return;
     await insertCharge(db, {
       account: mp.account,
@@ -123,7 +122,7 @@ export async function billMemberPackage(
       parseMoney(pkg.setupFee),
       `${mp.fromDate}T00:00:00.000Z`,
     );
-    await db.updateTable('member_packages').set({ setupCharged: 1 }).where('id', '=', mp.id).execute();
+    await updateMemberPackage(db, mp.id, { setupCharged: 1 });
   }
 
   const fee = parseMoney(pkg.recurringFee);
@@ -144,15 +143,11 @@ export async function billMemberPackage(
     billedUntil = next;
   }
   if (billedUntil !== (mp.billedUntil ?? mp.fromDate)) {
-    await db.updateTable('member_packages').set({ billedUntil }).where('id', '=', mp.id).execute();
+    await updateMemberPackage(db, mp.id, { billedUntil });
   }
 
   if (mp.untilDate === null || today <= mp.untilDate) {
-    const credits = await db
-      .selectFrom('package_credits')
-      .selectAll()
-      .where('package', '=', mp.package)
-      .execute();
+    const credits = await creditsOfPackage(db, mp.package);
     const end = mp.untilDate === null ? null : dayAfter(mp.untilDate);
     for (const credit of credits) {
       const period =
@@ -161,34 +156,23 @@ export async function billMemberPackage(
           : periodContaining(mp.fromDate, credit.period, today);
       if (!period) continue;
       const untilDate = end !== null && (period.next === null || end < period.next) ? end : period.next;
-      const exists = await db
-        .selectFrom('member_credits')
-        .select('id')
-        .where('memberPackage', '=', mp.id)
-        .where('packageCredit', '=', credit.id)
-        .where('fromDate', '=', period.start)
-        .executeTakeFirst();
-      if (exists) continue;
+      if (await grantedCredit(db, mp.id, credit.id, period.start)) continue;
       const amount = formatMoney(parseMoney(credit.amount));
-      const granted = await db
-        .insertInto('member_credits')
-        .values({
-          account: mp.account,
-          member: mp.member,
-          memberPackage: mp.id,
-          packageCredit: credit.id,
-          scope: credit.scope,
-          resources: credit.resources,
-          amount,
-          remaining: amount,
-          fromDate: period.start,
-          untilDate,
-          createdAt: stamp,
-          updatedAt: stamp,
-          updatedBy: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const granted = await insertMemberCredit(db, {
+        account: mp.account,
+        member: mp.member,
+        memberPackage: mp.id,
+        packageCredit: credit.id,
+        scope: credit.scope,
+        resources: credit.resources,
+        amount,
+        remaining: amount,
+        fromDate: period.start,
+        untilDate,
+        createdAt: stamp,
+        updatedAt: stamp,
+        updatedBy: null,
+      });
       await emitMemberCredit(db, 'memberCredit_created', granted);
       result.credits++;
     }
@@ -198,8 +182,8 @@ export async function billMemberPackage(
 
 /** Today in the member's space. */
 export async function memberToday(db: Db, memberId: number, at: Date): Promise<string> {
-  const member = await db.selectFrom('members').select('space').where('id', '=', memberId).executeTakeFirst();
-  return localTime(at, member ? await spaceTimezone(db, member.space) : 'UTC').date;
+  const space = await spaceOfMember(db, memberId);
+  return localTime(at, space !== undefined ? await spaceTimezone(db, space) : 'UTC').date;
 }
 
 /** Bills every member package of an account (the recurring package-billing job). */
@@ -209,12 +193,7 @@ export async function billAccountPackages(
   at: Date,
   progress?: (done: number, total: number) => Promise<void>,
 ): Promise<PackageBillResult & { memberPackages: number }> {
-  const rows = await db
-    .selectFrom('member_packages')
-    .selectAll()
-    .where('account', '=', accountId)
-    .orderBy('id')
-    .execute();
+  const rows = await memberPackagesOfAccount(db, accountId);
   const total = { charges: 0, credits: 0, memberPackages: rows.length };
   let done = 0;
   for (const mp of rows) {

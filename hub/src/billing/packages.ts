@@ -15,6 +15,7 @@ import { sanitizeRichText } from '../rich-text.js';
 import { formatMoney, formatPercent, parseMoney } from './money.js';
 import { memberEventRecord } from '../identity/members.js';
 import { packageMemberCounts } from './billing.repository.js';
+import { aHolderOf, packagesByIds, packagesOf } from './packages.repository.js';
 
 export type PackageRow = Selectable<PackagesTable>;
 export type PackageCreditRow = Selectable<PackageCreditsTable>;
@@ -83,9 +84,7 @@ export function memberPackageRecord(row: MemberPackageRow) {
 export async function memberPackageRecords(db: Db, rows: MemberPackageRow[], embed: readonly string[]) {
   if (!embed.includes('package')) return rows.map(memberPackageRecord);
   const ids = [...new Set(rows.map((r) => r.package))];
-  const found = ids.length
-    ? await db.selectFrom('packages').selectAll().where('id', 'in', ids).execute()
-    : [];
+  const found = ids.length ? await packagesByIds(db, ids) : [];
   const byId = new Map(found.map((p) => [p.id, packageRecord(p)]));
   return rows.map((r) => ({
     ...memberPackageRecord(r),
@@ -106,14 +105,10 @@ export async function packageRecords(db: Db, rows: PackageRow[], embed: readonly
 
 /** Packages the caller sees: admins their account's, plain members the packages they hold. */
 export function visiblePackages(db: Db, caller: Caller) {
-  let query = db.selectFrom('packages');
-  if (!caller.superuser) query = query.where('packages.account', '=', caller.accountId);
-  if (!isAdmin(caller)) {
-    query = query.where('packages.id', 'in', (eb) =>
-      eb.selectFrom('member_packages').select('package').where('member', '=', caller.memberId),
-    );
-  }
-  return query;
+  return packagesOf(db, {
+    account: caller.superuser ? undefined : caller.accountId,
+    heldBy: isAdmin(caller) ? undefined : caller.memberId,
+  });
 }
 
 function isOwner(caller: Caller): boolean {
@@ -254,12 +249,7 @@ export async function refusePackageDelete(db: Db, caller: Caller, row: PackageRo
     // Deleting a paid package changes what members pay: owners only, like its fees.
     throw forbidden('Only owners may delete a package with fees', { ownerOnlyFields: ['recurringFee'] });
   }
-  const held = await db
-    .selectFrom('member_packages')
-    .select('id')
-    .where('package', '=', row.id)
-    .executeTakeFirst();
-  if (held) {
+  if (await aHolderOf(db, row.id)) {
     throw unprocessable('Members hold this package; end their member packages or archive it instead', {
       packageInUse: true,
     });

@@ -1,4 +1,6 @@
 import { type Db, parseJson } from '../db/crud.js';
+import { type PaymentPart, paymentDetailsOf, writePaymentDetails } from './payments.repository.js';
+import { sepaSettings } from './settings.repository.js';
 
 /**
  * A member's payment account (who pays, at which provider) and payment method (how: SEPA direct
@@ -6,7 +8,7 @@ import { type Db, parseJson } from '../db/crud.js';
  * nothing through them itself. None written: the routes answer 204.
  */
 
-export type PaymentPart = 'paymentAccount' | 'paymentMethod';
+export type { PaymentPart } from './payments.repository.js';
 
 const accountFields = ['provider', 'customerReference', 'emailAddress', 'notes'] as const;
 const methodFields = [
@@ -24,17 +26,9 @@ const fieldsOf: Record<PaymentPart, readonly string[]> = {
   paymentMethod: methodFields,
 };
 
-function paymentRow(db: Db, memberId: number) {
-  return db
-    .selectFrom('member_payment_details')
-    .selectAll()
-    .where('member', '=', memberId)
-    .executeTakeFirst();
-}
-
 /** The part as its record, or null when none was written. */
 export async function paymentPart(db: Db, memberId: number, part: PaymentPart) {
-  const row = await paymentRow(db, memberId);
+  const row = await paymentDetailsOf(db, memberId);
   const stored = row ? parseJson<Record<string, unknown>>(row[part]) : null;
   if (!row || !stored) return null;
   const record: Record<string, unknown> = { member: memberId };
@@ -53,7 +47,7 @@ export async function writePaymentPart(
   body: Record<string, unknown> | null,
   stamp: { at: string; by: number | null },
 ) {
-  const row = await paymentRow(db, member.id);
+  const row = await paymentDetailsOf(db, member.id);
   let value: Record<string, unknown> | null = null;
   if (body) {
     const kept =
@@ -62,25 +56,7 @@ export async function writePaymentPart(
     for (const f of fieldsOf[part]) if (body[f] !== undefined) value[f] = body[f];
   }
   const text = value ? JSON.stringify(value) : null;
-  if (row) {
-    await db
-      .updateTable('member_payment_details')
-      .set({ [part]: text, lockVersion: row.lockVersion + 1, updatedAt: stamp.at, updatedBy: stamp.by })
-      .where('id', '=', row.id)
-      .execute();
-  } else if (text) {
-    await db
-      .insertInto('member_payment_details')
-      .values({
-        account: member.account,
-        member: member.id,
-        [part]: text,
-        createdAt: stamp.at,
-        updatedAt: stamp.at,
-        updatedBy: stamp.by,
-      })
-      .execute();
-  }
+  if (row || text) await writePaymentDetails(db, row, member, { part, text }, stamp);
   return paymentPart(db, member.id, part);
 }
 
@@ -95,11 +71,7 @@ export async function mandatePreview(
   db: Db,
   member: { id: number; space: number; firstName: string; lastName: string },
 ) {
-  const settings = await db
-    .selectFrom('space_billing_settings')
-    .select(['sepaCreditorId', 'sepaAccountOwnerName', 'sepaMandateText', 'statementName'])
-    .where('space', '=', member.space)
-    .executeTakeFirst();
+  const settings = await sepaSettings(db, member.space);
   const method = (await paymentPart(db, member.id, 'paymentMethod')) as Record<string, string | null> | null;
   const creditorName = settings?.sepaAccountOwnerName ?? settings?.statementName ?? null;
   const mandateReference = method?.mandateReference ?? `M${String(member.id).padStart(8, '0')}`;

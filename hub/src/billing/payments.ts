@@ -16,6 +16,8 @@ import { allocatePayment, allocationsOf, releasePayment } from './invoices.js';
 import { localTime } from './local-time.js';
 import { formatMoney, parseMoney } from './money.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { invoiceStatesOf } from './invoices.repository.js';
+import { insertPaymentRequest, markRequestsPaid } from './payments.repository.js';
 
 type PaymentCreate = z.infer<typeof PaymentCreateBody>;
 type PaymentUpdate = z.infer<typeof PaymentUpdateBody>;
@@ -115,12 +117,7 @@ export async function paymentChanged(
 
 export async function checkInvoicesOf(db: Db, memberId: number, invoiceIds: number[] | undefined) {
   if (!invoiceIds || invoiceIds.length === 0) return;
-  const rows = await db
-    .selectFrom('invoices')
-    .select(['id', 'state'])
-    .where('member', '=', memberId)
-    .where('id', 'in', invoiceIds)
-    .execute();
+  const rows = await invoiceStatesOf(db, memberId, invoiceIds);
   const missing = invoiceIds.filter((id) => !rows.some((r) => r.id === id));
   if (missing.length > 0) {
     throw unprocessable(`Invoices ${missing.join(', ')} are not invoices of this member`, {
@@ -187,32 +184,18 @@ export async function requestPayment(
   const reference = `P${payment.id}-${randomBytes(4).toString('hex').toUpperCase()}`;
   const total = formatMoney(parseMoney(payment.total));
   const { instructions } = await provider.request({ reference, total, currency, member });
-  return db
-    .insertInto('payment_requests')
-    .values({
-      account: payment.account,
-      payment: payment.id,
-      member: payment.member,
-      total,
-      notes: notes ?? payment.notes ?? null,
-      state: 'requested',
-      provider: provider.name,
-      reference,
-      instructions,
-      createdAt: at,
-      updatedAt: at,
-      updatedBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** When a pending payment completes, its open requests count as paid. */
-export async function markRequestsPaid(db: Db, paymentId: number, at: string): Promise<void> {
-  await db
-    .updateTable('payment_requests')
-    .set({ state: 'paid', updatedAt: at })
-    .where('payment', '=', paymentId)
-    .where('state', '=', 'requested')
-    .execute();
+  return insertPaymentRequest(db, {
+    account: payment.account,
+    payment: payment.id,
+    member: payment.member,
+    total,
+    notes: notes ?? payment.notes ?? null,
+    state: 'requested',
+    provider: provider.name,
+    reference,
+    instructions,
+    createdAt: at,
+    updatedAt: at,
+    updatedBy,
+  });
 }

@@ -1,41 +1,12 @@
 import type { PermissionTime } from '@makerspace/shared';
-import type { AccessRule, ResourceRow, RuleRequest } from '../access/policy.js';
+import type { AccessRule, RuleRequest } from '../access/policy.js';
 import { once, ruleOrder, zoneOf } from '../access/policy.js';
-import type { Db } from '../db/crud.js';
 import { parseJson } from '../db/crud.js';
-import { rawRows } from '../db/fast-reads.js';
 import { clockSeconds, type LocalTime, localTime } from './local-time.js';
 import { parseMoney } from './money.js';
 import type { PackagePermissionRow } from './packages.js';
+import { type CoveringPermission, coveringPermissionsQuery } from './packages.repository.js';
 import { memberBalance } from './balance.js';
-
-export type CoveringPermission = PackagePermissionRow & { memberPackage: number };
-
-/**
- * The permissions of the member's packages active on `date` (space-local, fromDate <= date <=
- * untilDate) that cover the resource: everything, its resource type, or the resource itself.
- * Parameters: member, date, date, resource id, resource type (a null type matches nothing).
- */
-const COVERING_PERMISSIONS =
-  'select "pp".*, "mp"."id" as "memberPackage" from "member_packages" as "mp" inner join "package_permissions" as "pp" on "pp"."package" = "mp"."package" where "mp"."member" = ? and "mp"."fromDate" <= ? and ("mp"."untilDate" is null or "mp"."untilDate" >= ?) and ("pp"."type" = \'everything\' or ("pp"."type" = \'resource\' and "pp"."resource" = ?) or ("pp"."type" = \'resourceType\' and "pp"."resourceType" = ?)) order by "pp"."id"';
-
-const coveringParams = (memberId: number, resource: Pick<ResourceRow, 'id' | 'type'>, date: string) => [
-  memberId,
-  date,
-  date,
-  resource.id,
-  resource.type,
-];
-
-/** COVERING_PERMISSIONS on any handle, a transaction included (billing a stopped session). */
-export function coveringPermissions(
-  db: Db,
-  memberId: number,
-  resource: Pick<ResourceRow, 'id' | 'type'>,
-  date: string,
-): Promise<CoveringPermission[]> {
-  return rawRows<CoveringPermission>(db, COVERING_PERMISSIONS, coveringParams(memberId, resource, date));
-}
 
 const DAY = 86_400;
 
@@ -90,12 +61,10 @@ function requestPermissions(
   member: number,
   date: string,
 ): Promise<CoveringPermission[]> {
-  return once(request, `permissions:${member}:${date}`, () =>
-    request.reads.rows<CoveringPermission>(
-      COVERING_PERMISSIONS,
-      coveringParams(member, request.resource, date),
-    ),
-  );
+  return once(request, `permissions:${member}:${date}`, () => {
+    const query = coveringPermissionsQuery(member, request.resource, date);
+    return request.reads.rows<CoveringPermission>(query.text, query.params);
+  });
 }
 
 /** Package rules of DESIGN 5 (noPackage, timeTable, prepaidBalance); admins and owners pass them. */

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { isPostgres } from '../db/fast-reads.js';
+import { spaceAccount } from './billing.repository.js';
+import { billingSettingsRow, insertDefaultBillingSettings } from './settings.repository.js';
 
 /** The billing settings of a space that billing reads (space_billing_settings, migration 0003). */
 export interface BillingSettings {
@@ -28,31 +28,15 @@ export async function billingSettingsFor(
   spaceId: number,
   options: { forUpdate?: boolean; at: string },
 ): Promise<BillingSettings> {
-  const anyDb = db as unknown as Kysely<any>;
-  const read = async () => {
-    let q = anyDb.selectFrom('space_billing_settings').selectAll().where('space', '=', spaceId);
-    if (options.forUpdate && isPostgres(db)) q = q.forUpdate();
-    return (await q.executeTakeFirst()) as BillingSettings | undefined;
-  };
+  const read = async () =>
+    (await billingSettingsRow(db, spaceId, options.forUpdate === true)) as BillingSettings | undefined;
   const row = await read();
   if (row) return row;
-  const space = await db
-    .selectFrom('spaces')
-    .select(['id', 'account'])
-    .where('id', '=', spaceId)
-    .executeTakeFirst();
+  const space = await spaceAccount(db, spaceId);
   if (!space) throw new Error(`Space ${spaceId} does not exist`);
-  const at = options.at;
-  await anyDb
-    .insertInto('space_billing_settings')
-    .values({ space: space.id, account: space.account, createdAt: at, updatedAt: at })
-    .onConflict((oc: any) => oc.column('space').doNothing())
-    .execute();
+  await insertDefaultBillingSettings(db, space, options.at);
   return (await read()) as BillingSettings;
 }
 
-/** The time zone of a space (UTC when unknown). */
-export async function spaceTimezone(db: Db, spaceId: number): Promise<string> {
-  const row = await db.selectFrom('spaces').select('timezone').where('id', '=', spaceId).executeTakeFirst();
-  return row?.timezone ?? 'UTC';
-}
+/** The time zone of a space (UTC when unknown); the spaces area reads it. */
+export { spaceTimeZone as spaceTimezone } from '../spaces/spaces.repository.js';

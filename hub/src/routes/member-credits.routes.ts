@@ -4,7 +4,6 @@ import {
   MemberCreditRecord,
   MemberCreditUpdate,
 } from '@makerspace/shared';
-import type { SelectQueryBuilder } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -15,8 +14,8 @@ import {
   memberCreditChanges,
   memberCreditRecord,
 } from '../billing/member-credits.js';
+import { usesOfCredit } from '../billing/credits.repository.js';
 import type { Db } from '../db/crud.js';
-import type { Database } from '../db/schema.js';
 import { collection, collectionRoutes, findIn, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
@@ -64,13 +63,7 @@ export const memberCredits = collection({
 /** The uses of a credit the caller sees (404 otherwise). */
 async function usesOf(ctx: HubServices, caller: Caller, params: Record<string, number>, db: Db) {
   const credit = await findIn(memberCredits, ctx, caller, params, params.creditId, db);
-  return db
-    .selectFrom('credit_uses')
-    .where('credit_uses.memberCredit', '=', credit.id) as unknown as SelectQueryBuilder<
-    Database,
-    'credit_uses',
-    object
-  >;
+  return usesOfCredit(db, credit.id);
 }
 
 /** What consumed a member's credit: sessions and bookings paid from it (read only). */

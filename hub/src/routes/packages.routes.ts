@@ -25,13 +25,12 @@ import {
 } from '../billing/packages.js';
 import { insertRow } from '../db/collection-rows.js';
 import { isAdmin } from '../identity/caller.js';
-import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
-import type { Database } from '../db/schema.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberPackagePreviewRoute, memberPackages } from './member-packages.routes.js';
 import { memberToday } from '../billing/package-billing.js';
+import { rowsOfPackage } from '../billing/packages.repository.js';
 
 // Who may use what follows from packages, their permissions and time rules.
 const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
@@ -79,11 +78,7 @@ const ofPackage =
     db: Db,
   ) => {
     const pkg = await packageOf(ctx, caller, params.packageId, db);
-    return (db.selectFrom(table) as SelectQueryBuilder<any, any, object>).where(
-      `${table}.package`,
-      '=',
-      pkg.id as never,
-    ) as unknown as SelectQueryBuilder<Database, T, object>;
+    return rowsOfPackage(db, table, pkg.id);
   };
 
 /** The table, path (`/packages/:packageId/<segment>`) and scope (`ofPackage`) of a package's sub-collection. */

@@ -1,0 +1,124 @@
+import { type Insertable, sql } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { InvoicesTable } from '../db/schema.js';
+
+/**
+ * The `invoices` table and the `payment_allocations` that put payments on them. Functions take
+ * the database (or the transaction of the change) first.
+ */
+
+export function insertInvoice(trx: Db, values: Insertable<InvoicesTable>) {
+  return trx.insertInto('invoices').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Writes what has been paid on an invoice and its state. */
+export async function writeInvoicePaid(db: Db, id: number, paid: string, state: string, at: string) {
+  await db.updateTable('invoices').set({ paid, state, updatedAt: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Cancels an invoice at the lockVersion read (and only one not cancelled yet), counting the
+ * version on. False when it changed since (nothing written).
+ */
+export async function writeInvoiceCancelled(
+  trx: Db,
+  id: number,
+  lockVersion: number,
+  stamp: { at: string; by: number | null },
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('invoices')
+    .set({
+      state: 'cancelled',
+      paid: '0.00',
+      lockVersion: sql`"lockVersion" + 1`,
+      updatedAt: stamp.at,
+      updatedBy: stamp.by,
+    })
+    .where('id', '=', id)
+    .where('state', '!=', 'cancelled')
+    .where('lockVersion', '=', lockVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A member's unpaid invoices (only those of `ids` when given), oldest first. */
+export function unpaidInvoicesOf(db: Db, memberId: number, ids: number[] | null) {
+  let query = db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('member', '=', memberId)
+    .where('state', '=', 'unpaid');
+  if (ids) query = query.where('id', 'in', ids.length > 0 ? ids : [0]);
+  return query.orderBy('date').orderBy('id').execute();
+}
+
+/** Which of these invoices are the member's, with their states. */
+export function invoiceStatesOf(db: Db, memberId: number, ids: number[]) {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'state'])
+    .where('member', '=', memberId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+// ---- payment allocations -------------------------------------------------------------------
+
+/** The allocations of these invoices (or payments), ordered by the other side. */
+export function allocationsOfIds(db: Db, side: 'invoice' | 'payment', ids: number[]) {
+  return db
+    .selectFrom('payment_allocations')
+    .select(['invoice', 'payment', 'amount'])
+    .where(side, 'in', ids)
+    .orderBy(side === 'invoice' ? 'payment' : 'invoice')
+    .execute();
+}
+
+/** The amounts put on an invoice (`side` invoice) or put by a payment (`side` payment). */
+export function allocatedAmounts(db: Db, side: 'invoice' | 'payment', id: number) {
+  return db.selectFrom('payment_allocations').select('amount').where(side, '=', id).execute();
+}
+
+/** The amount of a payment on an invoice, if any. */
+export function allocationOf(db: Db, paymentId: number, invoiceId: number) {
+  return db
+    .selectFrom('payment_allocations')
+    .select('amount')
+    .where('payment', '=', paymentId)
+    .where('invoice', '=', invoiceId)
+    .executeTakeFirst();
+}
+
+/** Sets the amount of a payment on an invoice: the allocation read (`exists`) or a new one. */
+export async function writeAllocation(
+  db: Db,
+  allocation: { payment: number; invoice: number; amount: string },
+  exists: boolean,
+): Promise<void> {
+  if (exists) {
+    await db
+      .updateTable('payment_allocations')
+      .set({ amount: allocation.amount })
+      .where('payment', '=', allocation.payment)
+      .where('invoice', '=', allocation.invoice)
+      .execute();
+  } else {
+    await db.insertInto('payment_allocations').values(allocation).execute();
+  }
+}
+
+export async function deleteAllocationsOfInvoice(trx: Db, invoiceId: number): Promise<void> {
+  await trx.deleteFrom('payment_allocations').where('invoice', '=', invoiceId).execute();
+}
+
+/** Takes a payment off every invoice; returns the invoices it was on. */
+export async function deleteAllocationsOfPayment(db: Db, paymentId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('payment_allocations')
+    .select('invoice')
+    .where('payment', '=', paymentId)
+    .execute();
+  await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
+  return rows.map((r) => r.invoice);
+}
