@@ -32,6 +32,7 @@ import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberPackagePreviewRoute, memberPackages } from './member-packages.routes.js';
 import { memberToday } from '../billing/package-billing.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 // Who may use what follows from packages, their permissions and time rules.
 const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
@@ -59,6 +60,41 @@ export const packages = collection({
   update: { body: PackageUpdate, columns: (body, row, { caller }) => packageChanges(caller, row, body) },
   remove: { before: (trx, row, _ctx, caller) => refusePackageDelete(trx, caller, row) },
   committed: (ctx, row, write) => write !== 'create' && accessChanged(ctx, row),
+  docs: {
+    list: {
+      summary: 'List packages',
+      description: `\`state\` filters; \`q\` searches the name. \`embed=memberCount\` adds \`_embedded.memberCount\`: how many members hold the package today (member packages started and not ended, in the caller’s space’s time zone); for admins and owners only, other members’ embed is left out. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a package',
+      description: 'One package of the caller’s account.',
+    },
+    create: {
+      summary: 'Add a package',
+      description:
+        'What members get (permissions, credits) for what they pay (setup and recurring fees). Only owners may set fees.',
+      admins: true,
+      example: {
+        name: 'Regular membership',
+        recurringFee: '45.00',
+        recurringFeePeriod: 'month',
+        allowsBooking: true,
+      },
+    },
+    update: {
+      summary: 'Change a package',
+      description: `${lockedNote} Only owners may change fees. Its time rules and state change who may use what at once.`,
+      admins: true,
+      example: { lockVersion: 3, description: 'Access to all machines on weekdays' },
+    },
+    remove: {
+      summary: 'Delete a package',
+      description:
+        'Only a package no member holds (archive it otherwise); only owners delete one with fees. Answers 204.',
+      admins: true,
+      errors: { 422: 'Members hold this package.' },
+    },
+  },
 });
 
 /** The package a credit or permission path names, as the caller sees it (404 otherwise). */
@@ -114,6 +150,39 @@ export const packageCredits = collection({
   update: { body: PackageCreditUpdate, columns: (body, row, { caller }) => creditChanges(caller, row, body) },
   // Members' credits granted by this package credit go with it.
   remove: { before: (trx, row) => emitCreditsDeleted(trx, 'packageCredit', row.id) },
+  docs: {
+    list: {
+      summary: 'List a package’s credits',
+      description: pagedNote,
+    },
+    get: {
+      summary: 'Get a package credit',
+      description: 'The amount members of the package get each period, and for what.',
+    },
+    create: {
+      summary: 'Add a credit to a package',
+      description:
+        'Takes no body: creates a default credit (global, 0.00 a month, any resource) to edit with PUT.',
+      admins: true,
+    },
+    update: {
+      summary: 'Change a package credit',
+      description: `${lockedNote} Only owners may change the amount.`,
+      admins: true,
+      example: {
+        lockVersion: 1,
+        scope: 'usage',
+        amount: '20.00',
+        period: 'month',
+        resources: [{ type: 'resource', resource: 7 }],
+      },
+    },
+    remove: {
+      summary: 'Delete a package credit',
+      description: 'Members’ credits granted by it go with it. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /** spec 4.11: a package's permissions (which resources, at which times, with which discounts). */
@@ -133,6 +202,46 @@ export const packagePermissions = collection({
   },
   remove: {},
   committed: accessChanged,
+  docs: {
+    list: {
+      summary: 'List a package’s permissions',
+      description: pagedNote,
+    },
+    get: {
+      summary: 'Get a package permission',
+      description: 'One permission of the package.',
+    },
+    create: {
+      summary: 'Add a permission to a package',
+      description:
+        'Which resources the package allows (everything, a resource type, one resource) and when. Only owners may set discounts.',
+      admins: true,
+      errors: {
+        422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
+      },
+      example: {
+        type: 'resourceType',
+        resourceType: 2,
+        timeType: 'custom',
+        times: [{ dayOfWeek: 1, fromTime: '08:00', untilTime: '20:00' }],
+        usageFeeDiscountPercent: '50',
+      },
+    },
+    update: {
+      summary: 'Change a package permission',
+      description: `${lockedNote} Only owners may change discounts.`,
+      admins: true,
+      errors: {
+        422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
+      },
+      example: { lockVersion: 1, timeType: 'openingHours' },
+    },
+    remove: {
+      summary: 'Delete a package permission',
+      description: 'Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 export function packagesRoutes(ctx: HubServices): FastifyPluginAsyncZod {

@@ -29,8 +29,17 @@ import {
   spaceOfCalendarToken,
 } from '../spaces/spaces.repository.js';
 import { SpaceParams } from '../http/params.js';
+import { lockedNote } from '../http/openapi-doc.js';
 
 const tags = ['spaces'];
+
+/** A change of billing settings, for the docs of both paths that change them. */
+export const billingSettingsExample = {
+  lockVersion: 2,
+  currency: 'EUR',
+  taxPercent: '20.00',
+  invoiceNumberPrefix: 'MS-',
+};
 
 /**
  * What is special about a space beside its collections (spec 4.9): the opening hours (replaced
@@ -56,13 +65,37 @@ export function registerSpaceExtras(
 
   app.get(
     '/spaces/:spaceId/opening-hours',
-    { schema: { tags, params: SpaceParams, response: { 200: OpeningHours } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get a space’s opening hours',
+        description: 'A list of `{dayOfWeek, fromTime, untilTime}` in the space’s time zone (1 = Monday).',
+        params: SpaceParams,
+        response: { 200: OpeningHours },
+      },
+    },
     async (request) => openingHoursOf(ctx.db, (await spaceOf(request, request.params.spaceId)).id),
   );
 
   app.put(
     '/spaces/:spaceId/opening-hours',
-    { schema: { tags, params: SpaceParams, body: OpeningHours, response: { 200: OpeningHours } } },
+    {
+      schema: {
+        tags,
+        summary: 'Replace a space’s opening hours',
+        description:
+          'The whole week at once, in the space’s time zone. An empty list means no opening hours: the space is open at all times.',
+        admins: true,
+        errors: { 422: 'Times overlap or end before they start (`data.invalidOpeningHours`).' },
+        example: [
+          { dayOfWeek: 2, fromTime: '09:00', untilTime: '18:00' },
+          { dayOfWeek: 6, fromTime: '10:00', untilTime: '16:00' },
+        ],
+        params: SpaceParams,
+        body: OpeningHours,
+        response: { 200: OpeningHours },
+      },
+    },
     async (request) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
       const problems = openingHoursProblems(request.body);
@@ -74,7 +107,17 @@ export function registerSpaceExtras(
 
   app.put(
     '/spaces/:spaceId/calendar-token',
-    { schema: { tags, params: SpaceParams, response: { 200: CalendarUrl } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a new calendar URL',
+        description:
+          'Answers the secret URL of the space’s iCalendar feed of bookings and holidays; an earlier URL stops working.',
+        admins: true,
+        params: SpaceParams,
+        response: { 200: CalendarUrl },
+      },
+    },
     async (request) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
       const token = newToken();
@@ -85,7 +128,15 @@ export function registerSpaceExtras(
 
   app.delete(
     '/spaces/:spaceId/calendar-token',
-    { schema: { tags, params: SpaceParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Turn the calendar URL off',
+        description: 'The feed’s URL stops working. Answers 204.',
+        admins: true,
+        params: SpaceParams,
+      },
+    },
     async (request, reply) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
       await setCalendarToken(ctx.db, ctx.tokens, space.id, null, stamp);
@@ -96,7 +147,16 @@ export function registerSpaceExtras(
   // The feed is public: calendar apps cannot send tokens, so the secret is in the URL.
   app.get(
     '/calendar/:file',
-    { config: { public: true }, schema: { tags, params: z.object({ file: z.string().max(100) }) } },
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'The calendar feed of a space (iCalendar)',
+        description:
+          'Needs no credentials: the secret in the URL (from PUT /spaces/{spaceId}/calendar-token) is the credential.',
+        params: z.object({ file: z.string().max(100) }),
+      },
+    },
     async (request, reply) => {
       const space = await spaceOfCalendarToken(ctx.db, request.params.file.replace(/\.ics$/, ''));
       if (!space) throw notFound('Calendar');
@@ -110,7 +170,16 @@ export function registerSpaceExtras(
 
   app.get(
     '/spaces/:spaceId/billing-settings',
-    { schema: { tags, params: SpaceParams, response: { 200: BillingSettingsRecord } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get a space’s billing settings',
+        description:
+          'Currency, tax, invoice numbering and texts, payment providers. Admins only (403 for plain members, who read what their invoices print on the invoice); `GET /spaces?embed=billingSettings` leaves them out for plain members.',
+        params: SpaceParams,
+        response: { 200: BillingSettingsRecord },
+      },
+    },
     async (request) => {
       // Billing settings are the admins'; a member reads what their invoices print on the invoice.
       adminOnly(callerOf(request));
@@ -123,6 +192,10 @@ export function registerSpaceExtras(
     {
       schema: {
         tags,
+        summary: 'Change a space’s billing settings',
+        description: lockedNote,
+        admins: true,
+        example: billingSettingsExample,
         params: SpaceParams,
         body: BillingSettingsUpdate,
         response: { 200: BillingSettingsRecord },
@@ -139,10 +212,20 @@ export function registerSpaceExtras(
   );
 
   // The spec's singular /space path beside Fabman's plural one.
+  const stripe = 'Clears the Stripe fields of the billing settings. Answers 204.';
   for (const prefix of ['/space', '/spaces']) {
     app.delete(
       `${prefix}/:spaceId/billing-settings/stripe`,
-      { schema: { tags, params: SpaceParams } },
+      {
+        schema: {
+          tags,
+          summary: 'Disconnect Stripe from a space',
+          description:
+            prefix === '/space' ? `${stripe} Also at /spaces/:spaceId/billing-settings/stripe.` : stripe,
+          admins: true,
+          params: SpaceParams,
+        },
+      },
       async (request, reply) => {
         const { space, stamp } = await spaceToManage(request, request.params.spaceId);
         const settings = await ensureBillingSettings(ctx.db, space, stamp.at);

@@ -30,6 +30,7 @@ import {
   trainingCourseRecord,
 } from '../spaces/training.repository.js';
 import { MemberParams, pathId } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
 export const trainingCourses = collection({
@@ -63,6 +64,42 @@ export const trainingCourses = collection({
   update: { body: TrainingCourseUpdate, columns: (body, row, { trx }) => courseChanges(trx, row, body) },
   remove: { before: (trx, row) => refuseDeleteOfTakenCourse(trx, row) },
   committed: (ctx, row) => ctx.events.accessChanged(row.account),
+  docs: {
+    list: {
+      summary: 'List training courses',
+      description: `Filters: \`state\`, \`resource\` (courses that allow it); \`q\` searches the title. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a training course',
+      description: 'With the resources it allows.',
+    },
+    create: {
+      summary: 'Add a training course',
+      description:
+        'A course that allows the resources it lists to members who took it (for resources that require training).',
+      admins: true,
+      errors: { 422: 'A listed resource does not exist in this account.' },
+      example: {
+        title: 'Laser cutter safety',
+        resources: [7],
+        defaultDuration: 1,
+        defaultDurationUnit: 'year',
+      },
+    },
+    update: {
+      summary: 'Change a training course',
+      description: `${lockedNote} Its state and resources decide at once who counts as trained.`,
+      admins: true,
+      errors: { 422: 'A listed resource does not exist in this account.' },
+      example: { lockVersion: 2, resources: [7, 9] },
+    },
+    remove: {
+      summary: 'Delete a training course',
+      description: 'Only a course no member has taken; set it inactive otherwise. Answers 204.',
+      admins: true,
+      errors: { 409: 'Members’ trainings refer to the course (`data.memberTrainings`).' },
+    },
+  },
 });
 
 /** spec 4.2: the trainings a member has taken. */
@@ -95,6 +132,36 @@ export const memberTrainings = collection({
   remove: { after: (trx, row) => emitMemberTraining(trx, 'memberTraining_deleted', row) },
   // A training's dates decide who counts as trained.
   committed: (ctx, row, write) => write === 'update' && ctx.events.accessChanged(row.account),
+  docs: {
+    list: {
+      summary: 'List a member’s trainings',
+      description: `Newest first. Members see their own. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a member’s training',
+      description: 'One training of the member.',
+    },
+    create: {
+      summary: 'Record a training a member took',
+      description:
+        'Valid from `fromDate` (default: `date`) until `untilDate` (default: the course’s duration).',
+      admins: true,
+      errors: { 422: 'The course does not exist, or `untilDate` is before `fromDate`.' },
+      example: { trainingCourse: 3, date: '2026-11-20', notes: 'Passed the practical part' },
+    },
+    update: {
+      summary: 'Change a member’s training',
+      description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated. ${lockedNote}`,
+      admins: true,
+      errors: { 422: '`untilDate` is before `fromDate`.' },
+      example: { untilDate: '2027-11-20', lockVersion: 1 },
+    },
+    remove: {
+      summary: 'Delete a member’s training',
+      description: 'The member no longer counts as trained by it. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /**
@@ -134,6 +201,9 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['training'],
+          summary: 'The resources a member is trained for',
+          description:
+            'Ids of the resources requiring training for which the member holds a training of an active course, valid today in the member’s space.',
           params: MemberParams,
           response: { 200: z.array(z.number()) },
         },
