@@ -32,6 +32,10 @@ import { hotMember, hotMemberList } from './members.hot.js';
 import { MemberParams } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
+/** Why a member's create or update answers 422. */
+const memberRefused =
+  'The space does not exist in this account, or another member already has this e-mail address.';
+
 /** Sessions of a member being deleted, read before the delete takes them along; announced after it. */
 const endedSessions = new WeakMap<object, number[]>();
 
@@ -106,9 +110,7 @@ export const members = collection({
       description:
         'Creates a member of the caller’s account (privileges `member`; grant more with PUT /members/{memberId}/privileges). Unknown fields answer 400. The member can sign in once invited (POST /members/{memberId}/invitation).',
       admins: true,
-      errors: {
-        422: 'The space does not exist in this account, or another member already has this e-mail address.',
-      },
+      errors: { 422: memberRefused },
       example: {
         firstName: 'Ada',
         lastName: 'Lovelace',
@@ -120,9 +122,7 @@ export const members = collection({
     update: {
       summary: 'Change a member',
       description: `${lockedNote} Members may change their own record; admins any member of their account. A member set \`locked\`, or no longer allowed to sign in (\`allowLogin: false\`), is signed out everywhere at once.`,
-      errors: {
-        422: 'The space does not exist in this account, or another member already has this e-mail address.',
-      },
+      errors: { 422: memberRefused },
       example: { lockVersion: 3, phone: '+43 1 234 5678', city: 'Vienna' },
     },
     remove: {

@@ -1,16 +1,10 @@
-import {
-  type BillingSettingsRecord as BillingRecord,
-  BillingSettingsRecord,
-  BillingSettingsUpdate,
-  CalendarUrl,
-  OpeningHours,
-} from '@makerspace/shared';
+import { CalendarUrl, OpeningHours } from '@makerspace/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound, unprocessable } from '../errors.js';
 import { callerOf } from '../http/auth.js';
-import { type Collection, findIn, updateIn } from '../http/collection.js';
+import { type Collection, findIn } from '../http/collection.js';
 import { publicOrigin } from '../http/server-options.js';
 import type { HubServices } from '../http/services.js';
 import { adminOnly } from '../identity/caller.js';
@@ -18,50 +12,41 @@ import { newToken } from '../secrets.js';
 import { calendarFeed } from '../spaces/calendar.js';
 import { openingHoursProblems } from '../spaces/schedule.js';
 import {
-  billingSettingsRecord,
-  billingSettingsToChange,
   calendarPath,
-  clearStripe,
-  ensureBillingSettings,
   openingHoursOf,
   replaceOpeningHours,
   setCalendarToken,
   spaceOfCalendarToken,
 } from '../spaces/spaces.repository.js';
 import { SpaceParams } from '../http/params.js';
-import { lockedNote } from '../http/openapi-doc.js';
 
 const tags = ['spaces'];
 
-/** A change of billing settings, for the docs of both paths that change them. */
-export const billingSettingsExample = {
-  lockVersion: 2,
-  currency: 'EUR',
-  taxPercent: '20.00',
-  invoiceNumberPrefix: 'MS-',
-};
-
-/**
- * What is special about a space beside its collections (spec 4.9): the opening hours (replaced
- * as a whole), the calendar token and its public feed, the billing settings by space, and the
- * Stripe disconnect (also at the spec's singular /space path).
- */
-export function registerSpaceExtras(
-  fastify: FastifyInstance,
-  ctx: HubServices,
-  c: { spaces: Collection<'spaces'>; billingSettings: Collection<'space_billing_settings', BillingRecord> },
-): void {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
+/** The space a path names as the caller sees it, and the same for a write of its parts. */
+export function spaceAccess(ctx: HubServices, spaces: Collection<'spaces'>) {
   const spaceOf = (request: FastifyRequest, spaceId: number) =>
-    findIn(c.spaces, ctx, callerOf(request), {}, spaceId);
+    findIn(spaces, ctx, callerOf(request), {}, spaceId);
   /** The space for a write: admins of its account only (others: 404 if they cannot see it, else 403). */
   const spaceToManage = async (request: FastifyRequest, spaceId: number) => {
     const space = await spaceOf(request, spaceId);
     const caller = adminOnly(callerOf(request));
     return { space, stamp: { at: ctx.clock.now().toISOString(), by: caller.memberId } };
   };
-  const settingsOf = async (request: FastifyRequest, spaceId: number) =>
-    ensureBillingSettings(ctx.db, await spaceOf(request, spaceId), ctx.clock.now().toISOString());
+  return { spaceOf, spaceToManage };
+}
+
+/**
+ * What is special about a space beside its collections (spec 4.9): the opening hours (replaced
+ * as a whole), and the calendar token and its public feed. Its billing settings are in
+ * space-billing.routes.ts.
+ */
+export function registerSpaceExtras(
+  fastify: FastifyInstance,
+  ctx: HubServices,
+  spaces: Collection<'spaces'>,
+): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const { spaceOf, spaceToManage } = spaceAccess(ctx, spaces);
 
   app.get(
     '/spaces/:spaceId/opening-hours',
@@ -167,71 +152,4 @@ export function registerSpaceExtras(
         .send(await calendarFeed(ctx.db, space, ctx.clock.now(), host));
     },
   );
-
-  app.get(
-    '/spaces/:spaceId/billing-settings',
-    {
-      schema: {
-        tags,
-        summary: 'Get a space’s billing settings',
-        description:
-          'Currency, tax, invoice numbering and texts, payment providers. Admins only (403 for plain members, who read what their invoices print on the invoice); `GET /spaces?embed=billingSettings` leaves them out for plain members.',
-        params: SpaceParams,
-        response: { 200: BillingSettingsRecord },
-      },
-    },
-    async (request) => {
-      // Billing settings are the admins'; a member reads what their invoices print on the invoice.
-      adminOnly(callerOf(request));
-      return billingSettingsRecord(await settingsOf(request, request.params.spaceId));
-    },
-  );
-
-  app.put(
-    '/spaces/:spaceId/billing-settings',
-    {
-      schema: {
-        tags,
-        summary: 'Change a space’s billing settings',
-        description: lockedNote,
-        admins: true,
-        example: billingSettingsExample,
-        params: SpaceParams,
-        body: BillingSettingsUpdate,
-        response: { 200: BillingSettingsRecord },
-      },
-    },
-    async (request) => {
-      // 404, then 403, then 409 before the settings are made: a refused change writes nothing.
-      const space = await spaceOf(request, request.params.spaceId);
-      adminOnly(callerOf(request));
-      const at = ctx.clock.now().toISOString();
-      const settings = await billingSettingsToChange(ctx.db, space, request.body.lockVersion, at);
-      return updateIn(c.billingSettings, ctx, request, {}, settings.id, request.body);
-    },
-  );
-
-  // The spec's singular /space path beside Fabman's plural one.
-  const stripe = 'Clears the Stripe fields of the billing settings. Answers 204.';
-  for (const prefix of ['/space', '/spaces']) {
-    app.delete(
-      `${prefix}/:spaceId/billing-settings/stripe`,
-      {
-        schema: {
-          tags,
-          summary: 'Disconnect Stripe from a space',
-          description:
-            prefix === '/space' ? `${stripe} Also at /spaces/:spaceId/billing-settings/stripe.` : stripe,
-          admins: true,
-          params: SpaceParams,
-        },
-      },
-      async (request, reply) => {
-        const { space, stamp } = await spaceToManage(request, request.params.spaceId);
-        const settings = await ensureBillingSettings(ctx.db, space, stamp.at);
-        await clearStripe(ctx.db, settings.id, stamp);
-        return reply.code(204).send();
-      },
-    );
-  }
 }

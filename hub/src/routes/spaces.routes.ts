@@ -1,6 +1,4 @@
 import {
-  BillingSettingsRecord,
-  BillingSettingsUpdate,
   HolidayCreate,
   HolidayRecord,
   HolidayUpdate,
@@ -15,8 +13,6 @@ import { publicOrigin } from '../http/server-options.js';
 import { isAdmin } from '../identity/caller.js';
 import type { HubServices } from '../http/services.js';
 import {
-  billingColumns,
-  billingSettingsRecord,
   createHoliday,
   createSpace,
   holidayChanges,
@@ -26,10 +22,10 @@ import {
   spaceEmbeds,
   spaceRecord,
   upcomingOnly,
-  visibleBillingSettings,
   visibleSpaces,
 } from '../spaces/spaces.repository.js';
-import { billingSettingsExample, registerSpaceExtras } from './space-extras.routes.js';
+import { registerSpaceExtras } from './space-extras.routes.js';
+import { billingSettings, registerSpaceBilling } from './space-billing.routes.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const stampOf = (at: string, caller: { memberId: number }) => ({ at, by: caller.memberId });
@@ -179,34 +175,10 @@ export const holidays = collection({
   },
 });
 
-/** spec 4.9: a space's billing settings (one per space), changed by their id. */
-export const billingSettings = collection({
-  table: 'space_billing_settings',
-  id: 'billingSettingsId',
-  noun: 'Space billing settings',
-  nouns: 'space billing settings',
-  tag: 'spaces',
-  record: BillingSettingsRecord,
-  visible: visibleBillingSettings,
-  toRecord: billingSettingsRecord,
-  update: { body: BillingSettingsUpdate, columns: (body) => billingColumns(body) },
-  docs: {
-    get: {
-      summary: 'Get billing settings by their id',
-      description: 'The same as GET /spaces/{spaceId}/billing-settings (404 for plain members).',
-    },
-    update: {
-      summary: 'Change billing settings by their id',
-      description: `The same as PUT /spaces/{spaceId}/billing-settings. ${lockedNote}`,
-      admins: true,
-      example: billingSettingsExample,
-    },
-  },
-});
-
 export function spacesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const c of [spaces, holidays, billingSettings]) registerCollection(app, ctx, c as never);
-    registerSpaceExtras(app, ctx, { spaces, billingSettings });
+    registerSpaceExtras(app, ctx, spaces);
+    registerSpaceBilling(app, ctx, spaces);
   };
 }
