@@ -191,7 +191,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       },
       security: [{ bearer: [] }, { basic: [] }, { session: [] }],
     },
-    // Summaries, descriptions, examples and error answers come from http/openapi-catalogue.ts.
+    // Each route's summary, description and notes (http/openapi-doc.ts) make its docs.
     transform: documentRoute,
     transformObject: documentObject(API_PREFIX),
   });

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
-import { operationCatalogue } from './openapi-catalogue.js';
 import { z } from 'zod';
 import { type Db, likePattern, retryOnConflict } from '../db/crud.js';
 import { deleteRow, findRow, updateRow } from '../db/collection-rows.js';
@@ -11,6 +10,7 @@ import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';
+import type { OperationDoc } from './openapi-doc.js';
 import { pathId } from './params.js';
 import type { HubServices } from './services.js';
 
@@ -31,7 +31,7 @@ export type Part = 'list' | 'get' | 'create' | 'update' | 'remove';
  * caller's view is scoped, its record, and what is special about writing it. `collectionRoutes`
  * turns it into list, get, create, update and delete with the API's conventions (`limit`,
  * `offset`, `X-Total-Count`, `Link`, `q`, `lockVersion` with 409, 404 for what the caller does
- * not see, 403 for members who may not write) and their OpenAPI entries.
+ * not see, 403 for members who may not write) and their OpenAPI entries (`docs`).
  */
 export interface Collection<T extends Table, Rec = unknown> {
   table: T;
@@ -54,6 +54,11 @@ export interface Collection<T extends Table, Rec = unknown> {
    * ['update', 'remove'] }`. Their docs name the main path.
    */
   aliases?: { path: string; parts: readonly Part[] }[];
+  /**
+   * Each operation's docs in the makerspace's words (http/openapi-doc.ts); an operation without
+   * them gets a generated summary and description (`Create a training course`, ...).
+   */
+  docs?: Partial<Record<Part, OperationDoc>>;
   /**
    * The rows the caller sees, as a select from `table` (tenant scoping). May read the parent
    * from `params` and throw 404 when the caller does not see it. Reads through `db` (a
@@ -408,17 +413,19 @@ function registerAt<T extends Table>(
   const noun = c.noun.toLowerCase();
   const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
   /**
-   * The docs of one operation: its tag, and the catalogue's summary and description where it
-   * has them (written for people), else the generated `Create a thing` and description.
+   * The docs of one operation: its tag, and the declared docs where there are some (written for
+   * people; at an alias they name the operation's main path), else the generated `Create a
+   * thing` and description.
    */
-  const written = (key: string, summary: string, description: string) => {
-    const entry = operationCatalogue[key];
-    if (!entry) return { tags, summary, description };
-    const also = aka && !entry.description.includes('Also at') ? aka : '';
-    return { tags, summary: entry.summary, description: `${entry.description}${also}` };
+  const written = (part: Part, summary: string, description: string) => {
+    const doc = c.docs?.[part];
+    if (!doc) return { tags, summary, description };
+    const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
+    const also = aka && !doc.description.includes('Also at') ? ` Also at ${main}.` : '';
+    return { tags, ...doc, description: `${doc.description}${also}` };
   };
-  const docs = (method: string, verb: string, description: string) =>
-    written(`${method} ${itemPath}`, `${verb} ${a} ${noun}`, description);
+  const docs = (part: Part, verb: string, description: string) =>
+    written(part, `${verb} ${a} ${noun}`, description);
   const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
 
   if (c.list && parts.includes('list')) {
@@ -432,7 +439,7 @@ function registerAt<T extends Table>(
       {
         schema: {
           ...written(
-            `GET ${path}`,
+            'list',
             `List ${c.nouns}`,
             `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
           ),
@@ -496,7 +503,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs('GET', 'Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
+          ...docs('get', 'Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
           params: withId,
           ...(c.embeds || c.recordQuery
             ? {
@@ -529,7 +536,7 @@ function registerAt<T extends Table>(
       {
         schema: {
           ...written(
-            `POST ${path}`,
+            'create',
             `Create ${a} ${noun}`,
             `Creates ${a} ${noun}${whoWrites(create.rule)}; answers it with 201.${more(create.note)}`,
           ),
@@ -562,7 +569,7 @@ function registerAt<T extends Table>(
       {
         schema: {
           ...docs(
-            'PUT',
+            'update',
             'Update',
             `Changes the fields sent${whoWrites(update.rule)}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
           ),
@@ -583,7 +590,7 @@ function registerAt<T extends Table>(
       {
         schema: {
           ...docs(
-            'DELETE',
+            'remove',
             'Delete',
             `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`,
           ),

@@ -4,16 +4,15 @@ import { ErrorBody } from '@makerspace/shared';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody } from '../errors.js';
-import { type CatalogueEntry, type ErrorStatus, operationCatalogue } from './openapi-catalogue.js';
+import { type ErrorStatus, noteKeys, type OperationNotes } from './openapi-doc.js';
 import { assignOperationIds } from './operation-ids.js';
 
 /**
- * Completes the OpenAPI document that @fastify/swagger builds from the routes' zod schemas:
- * summaries, descriptions and body examples from the catalogue, and every error answer an
- * operation can give, derived from facts about it (does it need credentials, has it path
- * parameters, a query string, a body, a lockVersion, is it for admins), each with the one error
- * body. Works on the finished document, so it holds whichever file declares a route; what a
- * route says about itself wins.
+ * Completes the OpenAPI document that @fastify/swagger builds from the routes' zod schemas and
+ * their docs (summary, description, and the notes of http/openapi-doc.ts): body examples, and
+ * every error answer an operation can give, derived from facts about it (does it need
+ * credentials, has it path parameters, a query string, a body, a lockVersion, is it for admins)
+ * and from its notes, each with the one error body. A response a route declares itself wins.
  */
 
 type Json = Record<string, any>;
@@ -34,14 +33,16 @@ const zodTransformObject = createJsonSchemaTransformObject({ schemaRegistry: rec
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const ERROR_SCHEMA = '#/components/schemas/Error';
+/** Where a route's notes travel from its schema to completeDocument (which takes them out again). */
+const NOTES = 'x-notes';
 
-/** The catalogue key of an operation: "GET /members/:memberId" for "/api/v1/members/{memberId}". */
+/** The key of an operation: "GET /members/:memberId" for "/api/v1/members/{memberId}". */
 export function operationKey(method: string, path: string, prefix: string): string {
   const local = path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
   return `${method.toUpperCase()} ${local.replace(/\{([^}]+)\}/g, ':$1')}`;
 }
 
-/** Every operation of the document with its catalogue key. */
+/** Every operation of the document with its key. */
 export function operationsOf(
   doc: Json,
   prefix: string,
@@ -55,7 +56,7 @@ export function operationsOf(
   return out;
 }
 
-/** A reason for an error answer: derived from the operation's shape (shared) or from its catalogue entry. */
+/** A reason for an error answer: derived from the operation's shape (shared) or from its notes. */
 interface Reason {
   id: string;
   text: string;
@@ -108,7 +109,7 @@ const derived = {
   },
 } satisfies Record<string, Omit<Reason, 'id'>>;
 
-/** Example messages for reasons the catalogue names without an example of its own. */
+/** Example messages for reasons an operation's notes name without an example of their own. */
 const genericMessage: Record<ErrorStatus, string> = {
   400: 'This sign-in link is not valid',
   401: 'Wrong email address or password',
@@ -130,11 +131,11 @@ function hasLockVersion(schema: Json | undefined): boolean {
   return [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].some(hasLockVersion);
 }
 
-/** The reasons for each error status an operation can answer, derived from its shape and its catalogue entry. */
+/** The reasons for each error status an operation can answer, derived from its shape and its notes. */
 export function errorReasons(
   method: string,
   op: Json,
-  entry: CatalogueEntry | undefined,
+  entry: OperationNotes | undefined,
 ): Map<ErrorStatus, Reason[]> {
   const reasons = new Map<ErrorStatus, Reason[]>();
   const add = (status: ErrorStatus, reason: Reason) =>
@@ -222,27 +223,20 @@ function describeSuccess(method: string, op: Json): void {
   }
 }
 
-/** Fills summaries, descriptions, body examples and error answers into the document (in place). */
-export function completeDocument(
-  doc: Json,
-  prefix: string,
-  catalogue: Readonly<Record<string, CatalogueEntry>> = operationCatalogue,
-): Json {
+/** Fills body examples and error answers into the document from each operation's notes (in place). */
+export function completeDocument(doc: Json, prefix: string): Json {
   const shared: Json = {};
   doc.components = {
     ...doc.components,
     schemas: { ...doc.components?.schemas, Error: errorSchema() },
     responses: { ...doc.components?.responses },
   };
-  for (const { key, method, op } of operationsOf(doc, prefix)) {
-    const entry = catalogue[key];
-    if (entry) {
-      op.summary ??= entry.summary;
-      op.description ??= entry.description;
-      const media = op.requestBody?.content?.['application/json'];
-      if (media && entry.body !== undefined && media.example === undefined && media.examples === undefined)
-        media.example = entry.body;
-    }
+  for (const { method, op } of operationsOf(doc, prefix)) {
+    const entry: OperationNotes | undefined = op[NOTES];
+    delete op[NOTES];
+    const media = op.requestBody?.content?.['application/json'];
+    if (media && entry?.example !== undefined && media.example === undefined && media.examples === undefined)
+      media.example = entry.example;
     op.responses ??= {};
     describeSuccess(method, op);
     const reasons = errorReasons(method, op, entry);
@@ -265,15 +259,24 @@ export function completeDocument(
 }
 
 /**
- * The per-route transform: the zod schemas become JSON Schema, and a route that needs no
- * credentials (`config.public`) says so, unless it names its own security.
+ * The per-route transform: the zod schemas become JSON Schema, the route's notes (http/openapi-doc.ts)
+ * go along for completeDocument, and a route that needs no credentials (`config.public`) says
+ * so, unless it names its own security.
  */
 export const documentRoute: SwaggerTransform = (input) => {
   const out = zodTransform(input as Parameters<typeof zodTransform>[0]);
-  if (input.route?.config?.public && (out.schema as Json | undefined)?.security === undefined) {
-    return { ...out, schema: { ...out.schema, security: [] } };
+  const isPublic = input.route?.config?.public === true;
+  if (!out.schema) return isPublic ? { ...out, schema: { security: [] } } : out;
+  const schema: Json = { ...out.schema };
+  if (schema.hide) return out;
+  const notes: Json = {};
+  for (const key of noteKeys) {
+    if (schema[key] !== undefined) notes[key] = schema[key];
+    delete schema[key];
   }
-  return out;
+  if (Object.keys(notes).length > 0) schema[NOTES] = notes;
+  if (isPublic && schema.security === undefined) schema.security = [];
+  return { ...out, schema };
 };
 
 /** The whole-document transform: the record components, then completeDocument. */

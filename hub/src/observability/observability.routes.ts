@@ -52,6 +52,7 @@ export function registerObservability(app: FastifyInstance, ctx: HubContext): vo
       schema: {
         tags: ['operations'],
         summary: 'Liveness: the hub process answers',
+        description: 'Needs no credentials. For load balancers and systemd.',
         security: [],
         response: { 200: Health },
       },
@@ -65,6 +66,7 @@ export function registerObservability(app: FastifyInstance, ctx: HubContext): vo
       schema: {
         tags: ['operations'],
         summary: 'Readiness: the database answers and the MQTT broker accepts bridges (503 otherwise)',
+        description: 'Needs no credentials. Answers 503 with the failing check otherwise.',
         security: [],
         response: { 200: Ready, 503: Ready },
       },
@@ -81,6 +83,7 @@ export function registerObservability(app: FastifyInstance, ctx: HubContext): vo
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text format); Bearer HUB_METRICS_TOKEN',
+        description: 'In Prometheus’ text format, with `Authorization: Bearer <HUB_METRICS_TOKEN>`.',
         security: [{ bearer: [] }],
       },
     },

@@ -8,6 +8,7 @@ import type { HubServices } from '../http/services.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../identity/caller.js';
 import { pathId } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
@@ -22,6 +23,22 @@ export const accounts = collection({
     columns: ({ lockVersion: _, inviteMembers, ...fields }) =>
       defined({ ...fields, inviteMembers: flag(inviteMembers) }),
   },
+  docs: {
+    list: {
+      summary: 'List the accounts the caller sees',
+      description: `A member sees the account they belong to; superusers see every account. \`q\` searches the name. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get an account',
+      description: 'The caller’s own account (superusers: any account).',
+    },
+    update: {
+      summary: 'Change the account',
+      description: `${lockedNote} Owners and admins change its name, locale, billing contact and \`inviteMembers\`; \`trialEndDate\` and the stamps are read-only and ignored.`,
+      admins: true,
+      example: { lockVersion: 0, name: 'Makerspace Linz', billingEmailAddress: 'board@example.org' },
+    },
+  },
 });
 
 const IdParams = z.object({ accountId: pathId });
@@ -30,7 +47,17 @@ export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, accounts, async (app) => {
     app.get(
       '/accounts/:accountId/payment-info',
-      { schema: { tags: ['accounts'], params: IdParams, response: { 200: AccountPaymentInfo } } },
+      {
+        schema: {
+          tags: ['accounts'],
+          summary: 'How the account pays',
+          description:
+            '`{id, paymentMethod, lockVersion}`. A self-hosted hub bills no account, so `paymentMethod` is null. Owners and admins.',
+          admins: true,
+          params: IdParams,
+          response: { 200: AccountPaymentInfo },
+        },
+      },
       async (request) => {
         const caller = callerOf(request);
         const row = await findIn(accounts, ctx, caller, {}, request.params.accountId);

@@ -25,6 +25,7 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'Create a one-use pairing code for a new bridge (admins)',
           description:
             'Answers the code once, with the one line to run on the Pi: `makerspace-agent pair <hub URL> <code>`. The code is valid for 30 minutes and one redemption; a new code replaces an unredeemed earlier one.',
+          admins: true,
           params: ResourceParams,
           response: { 201: PairingCode },
         },
@@ -45,6 +46,8 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'Redeem a pairing code for the bridge API key (the agent’s pair command)',
           description:
             'Needs no credentials: the code is the credential. It works once; the bridge gets a new API key (any agent on the old key is disconnected) and the key is answered this one time. Unknown, used and expired codes answer 400.',
+          errors: { 400: 'The code is unknown, used or expired.' },
+          example: { code: 'PAIR-7F3K-92QD' },
           security: [],
           body: PairingRedeem,
           response: { 200: PairingRedeemed },
@@ -61,6 +64,7 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'Cards recently refused as unknown (admins), to assign to a member',
           description:
             'From the denied resource logs with reason unknownKey, newest first; a card assigned to a member since is left out.',
+          admins: true,
           querystring: UnknownCardsQuery,
           response: { 200: z.array(UnknownCard) },
         },

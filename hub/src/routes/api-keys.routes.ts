@@ -9,6 +9,7 @@ import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys
 import { isAdmin } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
 import { pathId } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.1: API keys. Members manage their own; admins their account's. */
 export const apiKeys = collection({
@@ -46,6 +47,31 @@ export const apiKeys = collection({
   remove: { rule: 'member' },
   // A deleted key stops working at once.
   committed: (ctx, _row, write) => write === 'remove' && ctx.auth.invalidate(),
+  docs: {
+    list: {
+      summary: 'List API keys',
+      description: `Members see their own keys, admins every key of their account. \`member\` filters, \`q\` searches the label. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get an API key',
+      description: 'The key without its token.',
+    },
+    create: {
+      summary: 'Create an API key',
+      description:
+        'A token that acts as its member. Members create keys for themselves; admins for any member of their account. Read the token with GET /api-keys/{apiKeyId}/token.',
+      example: { label: 'Door display', member: 42 },
+    },
+    update: {
+      summary: 'Change an API key’s label',
+      description: lockedNote,
+      example: { lockVersion: 1, label: 'Front desk tablet' },
+    },
+    remove: {
+      summary: 'Revoke an API key',
+      description: 'The token stops working at once. Answers 204.',
+    },
+  },
 });
 
 export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -60,6 +86,9 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: "Read an API key's token",
           description:
             "The key's token, for its member and the account's admins, and only to a call made with an API key.",
+          errors: {
+            403: 'The call was made with a browser session (`data.reason: apiKeyRequired`), or the caller is neither the key’s member nor an admin of its account.',
+          },
           params: z.object({ apiKeyId: pathId }),
           response: { 200: ApiKeyToken },
         },

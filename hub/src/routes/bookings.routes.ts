@@ -12,6 +12,7 @@ import {
   emitBooking,
   visibleBookings,
 } from '../spaces/bookings.service.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const When = z
   .string()
@@ -58,6 +59,52 @@ export const bookings = collection({
   },
   // Members cancel (PUT state: cancelled); deleting is for admins. The event carries the booking as it was.
   remove: { before: (trx, row) => emitBooking(trx, 'booking_deleted', row) },
+  docs: {
+    list: {
+      summary: 'List bookings',
+      description: `Filters: \`resource\`, \`member\`, \`space\`, \`state\`, and a time range (\`fromDateTime\`/\`untilDateTime\`). Members see their own bookings. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a booking',
+      description: 'Members read their own bookings; admins any of their account.',
+    },
+    create: {
+      summary: 'Book a resource',
+      description:
+        'Members book for themselves, admins for any member. The booking must fit the space’s slots, booking window, opening hours, holidays and the per-member limits.',
+      errors: {
+        403: 'A member tried to book for another member.',
+        409: 'The resource is already booked at this time (`data.overlappingBooking`).',
+        422: 'The time is outside the rules: slots, booking window, opening hours, a holiday, the member’s limit, or the resource cannot be booked.',
+      },
+      errorExamples: {
+        409: { message: 'The resource is already booked at this time', data: { overlappingBooking: 311 } },
+        422: { message: 'Bookings must lie within the opening hours', data: { outsideOpeningHours: true } },
+      },
+      example: {
+        resource: 7,
+        fromDateTime: '2026-11-28T10:00:00Z',
+        untilDateTime: '2026-11-28T12:00:00Z',
+        notes: 'Acrylic signs',
+      },
+    },
+    update: {
+      summary: 'Change or cancel a booking',
+      description: `${lockedNote} Members may only cancel their own future bookings (\`state: cancelled\`), not within the space’s lock-in hours; admins change times within the rules.`,
+      errors: {
+        403: 'A member tried something other than cancelling their own booking.',
+        409: 'The new time clashes with another booking.',
+        422: 'The booking has started, the lock-in time has begun, or the new time is outside the rules.',
+      },
+      example: { lockVersion: 1, state: 'cancelled' },
+    },
+    remove: {
+      summary: 'Delete a booking',
+      description:
+        'Removes the booking (members cancel with PUT `state: cancelled` instead). Sends `booking_deleted`. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 export const bookingsRoutes = (ctx: HubServices): FastifyPluginAsyncZod => collectionRoutes(ctx, bookings);

@@ -49,6 +49,7 @@ export function firstRunRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'What a new makerspace has set up so far (admins): the first-run checklist',
           description:
             'Whether HUB_PUBLIC_URL and mail are set, each active space’s time zone and number of opening-hour ranges, and how many active packages, active resources, bridges and invited members the account has.',
+          admins: true,
           response: { 200: SetupProgress },
         },
       },

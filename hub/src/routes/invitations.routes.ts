@@ -20,6 +20,13 @@ import { MemberParams } from '../http/params.js';
 
 const tags = ['sign-in'];
 
+/** Why an invitation or a sign-in link for a member is refused, for the docs. */
+const issueErrors = {
+  403: 'Without SMTP, only owners may receive a link that signs in as an owner.',
+  422: 'The member has no e-mail address or may not sign in.',
+  503: 'The mail could not be sent.',
+};
+
 /** May the caller receive a link that signs in as this member (when no mail can carry it)? */
 function mayHandOver(caller: Caller, member: MemberRow): boolean {
   if (caller.superuser) return true;
@@ -66,6 +73,8 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'Invite a member to set up their sign-in (mails a link valid for 7 days)',
           description:
             'The link stays valid for HUB_INVITATION_DAYS days (7 by default; `expiresAt` says until when; GET /hub-info tells the setting). Without SMTP configured, emailSent is false and `link` carries the URL for the admin to hand over. A new invitation supersedes older unused ones.',
+          admins: true,
+          errors: issueErrors,
           params: MemberParams,
           response: { 200: InvitationSent },
         },
@@ -89,6 +98,7 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: "A member's invitation status",
+          description: '`notInvited`, `invited` (when, by whom) or `accepted`.',
           params: MemberParams,
           response: { 200: InvitationRecord },
         },
@@ -112,6 +122,9 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           tags,
           summary: 'Mail a member a sign-in link (or, without SMTP, hand it to the admin)',
           description: 'The link works once, for 15 minutes (`expiresAt`).',
+          admins: true,
+          errors: issueErrors,
+          example: { next: '/r/7' },
           params: MemberParams,
           body: z.strictObject({ next: NextPath.optional() }).nullish(),
           response: { 200: LinkIssued },

@@ -22,6 +22,7 @@ import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
 import { pathId } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
@@ -42,6 +43,34 @@ export const invoices = collection({
     columns: ({ lockVersion: _, ...fields }) => defined(fields),
     written: (trx, _before, after) => emitInvoice(trx, 'invoice_updated', after),
   },
+  docs: {
+    list: {
+      summary: 'List invoices',
+      description: `Filters: \`member\`, \`space\`, \`state\`. Members see their own. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get an invoice',
+      description:
+        'With its payments. Members read their own invoices. `embed=details` adds `_embedded.details`, the lines and tax totals as GET /invoices/{invoiceId}/details gives them.',
+    },
+    create: {
+      summary: 'Invoice a member',
+      description:
+        'Puts all the member’s uninvoiced charges on a new invoice with the next number of the space.',
+      admins: true,
+      errors: {
+        409: 'Charges changed while the invoice was made; try again.',
+        422: 'The member does not exist, or has no uninvoiced charges (`data.noCharges`).',
+      },
+      example: { member: 42, dueDate: '2026-12-15', text: 'Thank you for making things with us.' },
+    },
+    update: {
+      summary: 'Change an invoice’s texts and due date',
+      description: `${lockedNote} Amounts and charges cannot be changed: cancel the invoice instead.`,
+      admins: true,
+      example: { lockVersion: 1, dueDate: '2026-12-31', notes: 'Paying in two parts' },
+    },
+  },
 });
 
 const IdParams = z.object({ invoiceId: pathId });
@@ -53,7 +82,20 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.post(
       '/invoices/:invoiceId/cancel',
-      { schema: { tags, params: IdParams, body: InvoiceCancel, response: { 200: z.object({}) } } },
+      {
+        schema: {
+          tags,
+          summary: 'Cancel an invoice',
+          description:
+            'The invoice keeps its number and reads `cancelled`; its charges go on the next invoice and its payments are released to the member’s other invoices.',
+          admins: true,
+          errors: { 409: 'The invoice is already cancelled (`data.alreadyCancelled`).' },
+          example: { lockVersion: 2 },
+          params: IdParams,
+          body: InvoiceCancel,
+          response: { 200: z.object({}) },
+        },
+      },
       async (request) => {
         const caller = requireAdmin(request);
         const at = ctx.clock.now().toISOString();
@@ -66,7 +108,15 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.get(
       '/invoices/:invoiceId/details',
-      { schema: { tags, params: IdParams, response: { 200: InvoiceDetails } } },
+      {
+        schema: {
+          tags,
+          summary: 'Get an invoice’s lines and tax totals',
+          description: 'Each charge with its net price, and the totals by tax rate.',
+          params: IdParams,
+          response: { 200: InvoiceDetails },
+        },
+      },
       async (request) =>
         invoiceDetails(ctx.db, await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId)),
     );

@@ -12,6 +12,7 @@ import { requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec: jobs, the hub's background work (admins see their account's; members none). */
 export const jobs = collection({
@@ -23,6 +24,16 @@ export const jobs = collection({
     equals: { type: JobType.optional(), state: JobState.optional() },
     query: { order: orderParam.default('desc') },
     order: (query) => [['id', query.order as 'asc' | 'desc']],
+  },
+  docs: {
+    list: {
+      summary: 'List jobs',
+      description: `The hub’s background work (invoice runs, package billing); \`type\` and \`state\` filter. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a job',
+      description: 'Its state and result.',
+    },
   },
 });
 
@@ -60,6 +71,9 @@ export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAs
           summary: 'Queue a job',
           description:
             '`invoiceRun` invoices every member with uninvoiced charges (or only `member`); `packageBilling` charges package fees and renews credits. Admins and owners; answers 202 with the queued job.',
+          admins: true,
+          errors: { 422: '`member` was given for a job other than `invoiceRun`, or does not exist.' },
+          example: { type: 'invoiceRun', member: 42 },
           body: JobCreate,
           response: { 202: JobRecord },
         },

@@ -45,6 +45,33 @@ export const keyAssignments = collection({
     write: (trx, row, body, { ctx }) => setAssignmentResource(trx, row, body.resource, ctx.clock.now()),
   },
   remove: {},
+  docs: {
+    get: {
+      summary: 'Get a key assignment',
+      description: '`pending` while it waits for a card, `assigned` with the card read, or `expired`.',
+      admins: true,
+    },
+    create: {
+      summary: 'Assign the next card read to a member',
+      description:
+        'Starts a key assignment: the next card tapped at the reader of `resource` within 15 seconds becomes the member’s key card. Without `resource`, name the reader later with PUT. Poll GET /key-assignments/{assignmentId} until `state` is `assigned` or `expired`.',
+      admins: true,
+      errors: { 422: 'The resource does not exist in this account.' },
+      example: { member: 42, resource: 7 },
+    },
+    update: {
+      summary: 'Move a key assignment to another reader',
+      description: 'Names the reader where the member will tap the card; the 15 seconds start again.',
+      admins: true,
+      errors: { 422: 'The resource does not exist in this account, or the assignment is finished already.' },
+      example: { resource: 7 },
+    },
+    remove: {
+      summary: 'Cancel a key assignment',
+      description: 'Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /**
@@ -72,12 +99,23 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     // A member reads their own key; admins any of their account.
     app.get(
       '/members/:memberId/key',
-      { schema: { tags: ['members'], params: MemberParams, response: { 200: MemberKeyRecord } } },
+      {
+        schema: {
+          tags: ['members'],
+          summary: 'Get a member’s key card',
+          description:
+            'The member’s key card (type, token, state). Members read their own, admins any of their account; 404 when the member has none.',
+          params: MemberParams,
+          response: { 200: MemberKeyRecord },
+        },
+      },
       async (request) => memberKeyRecord((await keyOf(callerOf(request), request.params.memberId)).key),
     );
 
     const setKeySchema = {
       tags: ['members'],
+      admins: true as const,
+      errors: { 422: 'The card belongs to another member of the account (`data.duplicateKey`).' },
       params: MemberParams,
       body: MemberKeyChange,
       response: { 200: MemberKeyRecord },
@@ -90,8 +128,20 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       const { row } = await changeKey((trx, at) => putMemberKey(trx, member, body, caller.memberId, at));
       return memberKeyRecord(row);
     };
-    app.put('/members/:memberId/key', { schema: setKeySchema }, setKey);
-    app.post('/members/:memberId/key', { schema: setKeySchema }, setKey);
+    const put = {
+      summary: 'Give a member a key card',
+      description:
+        'Sets the member’s one key card (type and token as the reader sends it, hex) or changes its state; without `type` the card keeps its type. The account’s bridges update their offline key lists at once.',
+      example: { type: 'em4102', token: '0A1B2C3D4E', state: 'active' },
+    };
+    app.put('/members/:memberId/key', { schema: { ...setKeySchema, ...put } }, setKey);
+    const post = {
+      summary: 'Give a member a key card (as PUT)',
+      description:
+        'The same as PUT /members/{memberId}/key (the commercial interface creates keys with POST). Without `type` the card keeps its type; a member without a card needs one (400).',
+      example: { type: 'em4102', token: '0A1B2C3D4E' },
+    };
+    app.post('/members/:memberId/key', { schema: { ...setKeySchema, ...post } }, setKey);
 
     app.post(
       '/members/:memberId/key/lost',
@@ -118,7 +168,16 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.delete(
       '/members/:memberId/key',
-      { schema: { tags: ['members'], params: MemberParams } },
+      {
+        schema: {
+          tags: ['members'],
+          summary: 'Take a member’s key card away',
+          description:
+            'The card stops opening anything at once and leaves the bridges’ offline keys. Answers 204; 404 when the member has no card.',
+          admins: true,
+          params: MemberParams,
+        },
+      },
       async (request, reply) => {
         const caller = requireAdmin(request);
         const member = await findMember(ctx.db, caller, request.params.memberId);

@@ -23,8 +23,17 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     app.post(
       '/user/login',
       signInRoute(
-        'Sign in with e-mail address and password (sets the session cookie)',
-        'An e-mail address may belong to members of several accounts: the first active member (by id) whose password matches is signed in, or with `account` the member of that account.',
+        {
+          summary: 'Sign in with e-mail address and password (sets the session cookie)',
+          description:
+            'An e-mail address may belong to members of several accounts: the first active member (by id) whose password matches is signed in, or with `account` the member of that account.',
+          errors: {
+            401: 'Wrong e-mail address or password.',
+            403: 'The request came from another site’s page (its `Origin`).',
+            429: 'Too many attempts for this address or source; wait `Retry-After` seconds.',
+          },
+          example: { emailAddress: 'ada@example.org', password: 'correct horse battery staple' },
+        },
         LoginBody,
         SignInResult,
       ),
@@ -67,7 +76,13 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.post(
       '/user/logout',
-      { schema: { tags, summary: 'Sign out: ends the current browser session and clears the cookie' } },
+      {
+        schema: {
+          tags,
+          summary: 'Sign out: ends the current browser session and clears the cookie',
+          description: 'Ends the current browser session and clears the cookie.',
+        },
+      },
       async (request, reply) => {
         const caller = callerOf(request);
         if (caller.sessionId !== null) {

@@ -20,6 +20,7 @@ import { collection, collectionRoutes, findIn, registerCollection, underMember }
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../identity/caller.js';
 import { findMember } from '../identity/members.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 
@@ -58,6 +59,38 @@ export const memberCredits = collection({
   },
   remove: { before: (trx, row) => emitMemberCredit(trx, 'memberCredit_deleted', row) },
   committed: (ctx) => ctx.events.committed(),
+  docs: {
+    list: {
+      summary: 'List a member’s credits',
+      description: `What the member’s packages granted for each period, and credits given by hand, with what is left. \`current=true\` keeps only credits of today’s period (used-up ones too). ${pagedNote}`,
+    },
+    create: {
+      summary: 'Give a member a credit',
+      description:
+        'A credit given by hand (no package behind it): `amount` remains in full, for `scope` (default global) from `fromDate` (default today) until `untilDate` (exclusive; null: never). Emits memberCredit_created. Answers 201.',
+      admins: true,
+      errors: { 422: '`untilDate` is not after `fromDate`.' },
+      example: {
+        amount: '20.00',
+        scope: 'usage',
+        fromDate: '2026-12-01',
+        untilDate: '2027-01-01',
+        notes: 'Helped at the open day',
+      },
+    },
+    update: {
+      summary: 'Change a member’s credit',
+      description: `A new \`amount\` moves \`remaining\` by the difference (what was spent stays spent; never below zero). Emits memberCredit_updated. ${lockedNote}`,
+      admins: true,
+      errors: { 422: '`untilDate` is not after `fromDate`.' },
+      example: { amount: '25.00', notes: 'Topped up', lockVersion: 1 },
+    },
+    remove: {
+      summary: 'Delete a member’s credit',
+      description: 'Its uses go with it; emits memberCredit_deleted. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /** The uses of a credit the caller sees (404 otherwise). */
@@ -79,6 +112,12 @@ export const creditUses = collection({
       ['createdAt', 'desc'],
       ['id', 'desc'],
     ],
+  },
+  docs: {
+    list: {
+      summary: 'List the uses of a member’s credit',
+      description: `What consumed the credit: each use names the session (\`resourceLog\`) or \`booking\` it paid and its \`charge\`, newest first. ${pagedNote}`,
+    },
   },
 });
 

@@ -19,6 +19,7 @@ import {
 } from '../identity/member-devices.js';
 import { findMember } from '../identity/members.js';
 import { MemberParams } from '../http/params.js';
+import { lockedNote } from '../http/openapi-doc.js';
 
 /** The history of a member's device (each PUT of the device adds one); admins may edit it. */
 export const deviceChanges = collection({
@@ -38,6 +39,20 @@ export const deviceChanges = collection({
   },
   update: { body: DeviceChangeUpdate },
   remove: {},
+  docs: {
+    create: {
+      summary: 'Add a device change',
+      description: 'An entry in the history of the member’s device. Answers 201.',
+      admins: true,
+      example: { name: 'Old phone', userAgent: 'MakerspaceApp/1.9' },
+    },
+    update: {
+      summary: 'Change a device change',
+      description: lockedNote,
+      admins: true,
+      example: { name: 'Ada’s old phone', lockVersion: 1 },
+    },
+  },
 });
 
 /** The member's device: every field null while none is known; the member (or an admin) sets it. */
@@ -50,6 +65,9 @@ export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['members'],
+          summary: 'Get a member’s device',
+          description:
+            'The device the member uses the app on; while none is known, an object whose fields are null but `member` (as Fabman answers).',
           params: MemberParams,
           response: { 200: unknownDevice.schema },
         },
@@ -66,6 +84,10 @@ export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['members'],
+          summary: 'Set a member’s device',
+          description:
+            'The member (or an admin) sets it; fields left out keep their value. Each write adds a device change.',
+          example: { name: 'Ada’s phone', details: 'Android 15', userAgent: 'MakerspaceApp/2.1' },
           params: MemberParams,
           body: MemberDeviceUpdate,
           response: { 200: MemberDeviceRecord },

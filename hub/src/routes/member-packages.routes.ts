@@ -17,6 +17,10 @@ import type { HubServices } from '../http/services.js';
 import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
 import { collection, underMember } from '../http/collection.js';
 import { findMember } from '../identity/members.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+
+/** Why giving a member a package (or its preview) answers 422. */
+const packageRefused = 'The package does not exist or is archived, or `untilDate` is before `fromDate`.';
 
 /** Fabman's paths for the packages a member holds. */
 export const memberPackages = collection({
@@ -55,6 +59,36 @@ export const memberPackages = collection({
   },
   // Fees and credits were billed in the write: wake the webhook worker for their events.
   committed: (ctx) => ctx.events.committed(),
+  docs: {
+    list: {
+      summary: 'List the packages a member holds',
+      description: `\`embed=package\` adds the package. Members see their own. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a package a member holds',
+      description: '`embed=package` adds the package.',
+    },
+    create: {
+      summary: 'Give a member a package',
+      description:
+        'From `fromDate` (default today) until `untilDate`. The setup fee, the first period’s fee and the first credits are charged at once.',
+      admins: true,
+      errors: { 422: packageRefused },
+      example: { package: 2, fromDate: '2026-12-01', notes: 'Student rate' },
+    },
+    update: {
+      summary: 'Change a member’s package',
+      description: `${lockedNote} Set \`untilDate\` to end it.`,
+      admins: true,
+      errors: { 422: '`untilDate` is before `fromDate`.' },
+      example: { lockVersion: 1, untilDate: '2027-06-30' },
+    },
+    remove: {
+      summary: 'Take a package away from a member',
+      description: 'The member’s credits from it go with it. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /** The charges and credits giving a member a package would create, before it is given. */
@@ -65,6 +99,12 @@ export function memberPackagePreviewRoute(ctx: HubServices): FastifyPluginAsyncZ
       {
         schema: {
           tags: ['members'],
+          summary: 'Preview giving a member a package: its charges and credits',
+          description:
+            'Takes the body of `POST /members/{memberId}/packages` and answers what that call would charge and grant (the setup fee, the first period’s fee, pro rata when the package prorates, and the first credits), computed by billing itself in a transaction that is then rolled back: nothing is written. A package starting later than today shows what its billing will charge on `fromDate`.',
+          admins: true,
+          errors: { 422: packageRefused },
+          example: { package: 2, fromDate: '2026-12-10' },
           params: MemberParams,
           body: MemberPackageCreate,
           response: { 200: MemberPackagePreview },

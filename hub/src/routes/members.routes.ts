@@ -30,6 +30,11 @@ import {
 } from '../identity/members.js';
 import { hotMember, hotMemberList } from './members.hot.js';
 import { MemberParams } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+
+/** Why a member's create or update answers 422. */
+const memberRefused =
+  'The space does not exist in this account, or another member already has this e-mail address.';
 
 /** Sessions of a member being deleted, read before the delete takes them along; announced after it. */
 const endedSessions = new WeakMap<object, number[]>();
@@ -90,6 +95,44 @@ export const members = collection({
       await ctx.sessions.revokeOfMember(row.id);
     if (write === 'remove') ctx.sessions.announce(endedSessions.get(row) ?? []);
   },
+  docs: {
+    list: {
+      summary: 'List members',
+      description: `Admins see every member of their account, other members only themselves. Filters: \`state\`, \`privileges\`, \`space\`, \`emailAddress\`, \`memberNumber\`, and \`keyType\` with \`keyToken\` to find the holder of a key card; \`q\` searches names, e-mail address, member number and company, and finds a key card’s holder by the card id. \`embed=\` adds \`memberPackages\` (each with its package in its own \`_embedded.package\`; \`activePackages\` fills the same list with only the packages active today), \`trainings\`, \`key\` or \`privileges\` (\`device\` is accepted and left out). ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a member',
+      description:
+        'Admins read any member of their account, other members only themselves. `embed=` adds `memberPackages` (each with its package in its own `_embedded.package`; `activePackages` fills the same list with only the packages active today), `trainings`, `key` or `privileges` (`device` is accepted and left out).',
+    },
+    create: {
+      summary: 'Add a member',
+      description:
+        'Creates a member of the caller’s account (privileges `member`; grant more with PUT /members/{memberId}/privileges). Unknown fields answer 400. The member can sign in once invited (POST /members/{memberId}/invitation).',
+      admins: true,
+      errors: { 422: memberRefused },
+      example: {
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        emailAddress: 'ada@example.org',
+        memberNumber: 'M-0042',
+        space: 1,
+      },
+    },
+    update: {
+      summary: 'Change a member',
+      description: `${lockedNote} Members may change their own record; admins any member of their account. A member set \`locked\`, or no longer allowed to sign in (\`allowLogin: false\`), is signed out everywhere at once.`,
+      errors: { 422: memberRefused },
+      example: { lockVersion: 3, phone: '+43 1 234 5678', city: 'Vienna' },
+    },
+    remove: {
+      summary: 'Delete a member',
+      description:
+        'Deletes the member and ends their sessions. Answers 204. Only owners may delete an owner.',
+      admins: true,
+      errors: { 409: 'The caller tried to delete their own member record.' },
+    },
+  },
 });
 
 const Privileges = z.object({ privileges: MemberPrivileges });
@@ -99,7 +142,15 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, members, async (app) => {
     app.get(
       '/members/:memberId/privileges',
-      { schema: { tags: ['members'], params: MemberParams, response: { 200: Privileges } } },
+      {
+        schema: {
+          tags: ['members'],
+          summary: 'Get a member’s privileges',
+          description: '`member`, `admin` or `owner`.',
+          params: MemberParams,
+          response: { 200: Privileges },
+        },
+      },
       async (request) => {
         const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
         return { privileges: row.privileges as MemberPrivileges };
@@ -109,7 +160,20 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     app.put(
       '/members/:memberId/privileges',
       {
-        schema: { tags: ['members'], params: MemberParams, body: Privileges, response: { 200: Privileges } },
+        schema: {
+          tags: ['members'],
+          summary: 'Set a member’s privileges',
+          description:
+            'Admins make members admins or plain members; only owners grant or take away `owner`. Nobody changes their own privileges (another admin or owner must), and an account keeps at least one owner. Setting the privileges a member already has changes nothing.',
+          admins: true,
+          errors: {
+            422: 'The change would leave the account without an owner (`data.lastOwner`), or the caller tried to change their own privileges (`data.ownPrivileges`).',
+          },
+          example: { privileges: 'admin' },
+          params: MemberParams,
+          body: Privileges,
+          response: { 200: Privileges },
+        },
       },
       async (request) => {
         const caller = requireAdmin(request);
@@ -121,9 +185,20 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get('/user/me', { schema: { tags: ['user'], response: { 200: UserMe } } }, async (request) => {
-      const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
-      return userMeRecord(row);
-    });
+    app.get(
+      '/user/me',
+      {
+        schema: {
+          tags: ['user'],
+          summary: 'Who am I',
+          description: 'The caller as a member record, without `state` and `superuser`.',
+          response: { 200: UserMe },
+        },
+      },
+      async (request) => {
+        const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
+        return userMeRecord(row);
+      },
+    );
   });
 }

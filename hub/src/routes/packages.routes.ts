@@ -1,64 +1,28 @@
 import {
-  PackageCreate,
   PackageCreditRecord,
   PackageCreditUpdate,
   PackagePermissionCreate,
   PackagePermissionRecord,
   PackagePermissionUpdate,
-  PackageRecord,
-  PackageUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { emitCreditsDeleted } from '../billing/member-credits.js';
 import {
-  createPackage,
   createPermission,
   creditChanges,
   creditRecord,
-  packageChanges,
-  packageRecords,
   permissionChanges,
   permissionRecord,
-  refusePackageDelete,
-  visiblePackages,
+  type visiblePackages,
 } from '../billing/packages.js';
 import { insertRow } from '../db/collection-rows.js';
-import { isAdmin } from '../identity/caller.js';
 import type { Db } from '../db/crud.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberPackagePreviewRoute, memberPackages } from './member-packages.routes.js';
-import { memberToday } from '../billing/package-billing.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 import { rowsOfPackage } from '../billing/packages.repository.js';
-
-// Who may use what follows from packages, their permissions and time rules.
-const accessChanged = (ctx: HubServices, row: { account: number }) => ctx.events.accessChanged(row.account);
-
-/** spec 4.11: packages (what members get for what they pay). */
-export const packages = collection({
-  table: 'packages',
-  record: PackageRecord,
-  visible: visiblePackages,
-  embeds: ['memberCount'],
-  // How many hold a package is the admins' figure: other members' embed is left out.
-  records: async (ctx, rows, caller, embed) =>
-    isAdmin(caller)
-      ? packageRecords(ctx.db, rows, embed, await memberToday(ctx.db, caller.memberId, ctx.clock.now()))
-      : packageRecords(ctx.db, rows, [], ''),
-  list: {
-    search: 'name',
-    query: { state: z.enum(['active', 'archived']).optional() },
-    where: (base, query) => (query.state ? base.where('state', '=', query.state as string) : base),
-  },
-  create: {
-    body: PackageCreate,
-    insert: (trx, { caller, body, at }) => createPackage(trx, caller, body, at),
-  },
-  update: { body: PackageUpdate, columns: (body, row, { caller }) => packageChanges(caller, row, body) },
-  remove: { before: (trx, row, _ctx, caller) => refusePackageDelete(trx, caller, row) },
-  committed: (ctx, row, write) => write !== 'create' && accessChanged(ctx, row),
-});
+import { accessChanged, packages } from './packages.collection.js';
 
 /** The package a credit or permission path names, as the caller sees it (404 otherwise). */
 const packageOf = (
@@ -109,6 +73,39 @@ export const packageCredits = collection({
   update: { body: PackageCreditUpdate, columns: (body, row, { caller }) => creditChanges(caller, row, body) },
   // Members' credits granted by this package credit go with it.
   remove: { before: (trx, row) => emitCreditsDeleted(trx, 'packageCredit', row.id) },
+  docs: {
+    list: {
+      summary: 'List a package’s credits',
+      description: pagedNote,
+    },
+    get: {
+      summary: 'Get a package credit',
+      description: 'The amount members of the package get each period, and for what.',
+    },
+    create: {
+      summary: 'Add a credit to a package',
+      description:
+        'Takes no body: creates a default credit (global, 0.00 a month, any resource) to edit with PUT.',
+      admins: true,
+    },
+    update: {
+      summary: 'Change a package credit',
+      description: `${lockedNote} Only owners may change the amount.`,
+      admins: true,
+      example: {
+        lockVersion: 1,
+        scope: 'usage',
+        amount: '20.00',
+        period: 'month',
+        resources: [{ type: 'resource', resource: 7 }],
+      },
+    },
+    remove: {
+      summary: 'Delete a package credit',
+      description: 'Members’ credits granted by it go with it. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /** spec 4.11: a package's permissions (which resources, at which times, with which discounts). */
@@ -128,6 +125,46 @@ export const packagePermissions = collection({
   },
   remove: {},
   committed: accessChanged,
+  docs: {
+    list: {
+      summary: 'List a package’s permissions',
+      description: pagedNote,
+    },
+    get: {
+      summary: 'Get a package permission',
+      description: 'One permission of the package.',
+    },
+    create: {
+      summary: 'Add a permission to a package',
+      description:
+        'Which resources the package allows (everything, a resource type, one resource) and when. Only owners may set discounts.',
+      admins: true,
+      errors: {
+        422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
+      },
+      example: {
+        type: 'resourceType',
+        resourceType: 2,
+        timeType: 'custom',
+        times: [{ dayOfWeek: 1, fromTime: '08:00', untilTime: '20:00' }],
+        usageFeeDiscountPercent: '50',
+      },
+    },
+    update: {
+      summary: 'Change a package permission',
+      description: `${lockedNote} Only owners may change discounts.`,
+      admins: true,
+      errors: {
+        422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
+      },
+      example: { lockVersion: 1, timeType: 'openingHours' },
+    },
+    remove: {
+      summary: 'Delete a package permission',
+      description: 'Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 export function packagesRoutes(ctx: HubServices): FastifyPluginAsyncZod {

@@ -25,6 +25,7 @@ import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
 import { pathId } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec: payments (money received from members). */
 export const payments = collection({
@@ -45,6 +46,38 @@ export const payments = collection({
   },
   // The invoices it settled are open again.
   remove: { before: (trx, row, ctx) => releasePayment(trx, row.id, ctx.clock.now().toISOString()) },
+  docs: {
+    list: {
+      summary: 'List payments',
+      description: `Filters: \`member\`, \`state\`. Members see their own. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a payment',
+      description: 'With the invoices it settles.',
+    },
+    create: {
+      summary: 'Record a payment',
+      description:
+        'Money received from a member (`method`: cash, transfer, card, other; default manual), settling the listed invoices, or else their oldest open ones. A pending payment settles invoices when it is completed.',
+      admins: true,
+      errors: {
+        422: 'The member does not exist, an invoice is not theirs or is cancelled, or a pending payment lists invoices.',
+      },
+      example: { member: 42, date: '2026-11-23', total: '45.00', method: 'cash', invoices: [118] },
+    },
+    update: {
+      summary: 'Change a payment',
+      description: `${lockedNote} Completing a pending payment settles its invoices.`,
+      admins: true,
+      errors: { 422: 'An invoice is not the member’s or is cancelled, or a pending payment lists invoices.' },
+      example: { lockVersion: 1, state: 'completed', invoices: [118] },
+    },
+    remove: {
+      summary: 'Delete a payment',
+      description: 'The invoices it settled are open again. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 const IdParams = z.object({ paymentId: pathId });
@@ -60,6 +93,12 @@ export function paymentsRoutes(
       {
         schema: {
           tags: ['payments'],
+          summary: 'Ask a member to pay',
+          description:
+            'Creates a payment request for a pending payment with a reference and payment instructions.',
+          admins: true,
+          errors: { 409: 'The payment is already completed (`data.alreadyPaid`).' },
+          example: { notes: 'Please pay by the end of the month' },
           params: IdParams,
           body: PaymentRequestCreate,
           response: { 200: PaymentRequestRecord },

@@ -62,6 +62,7 @@ export function reportsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
             tags: ['reports'],
             summary: report.summary,
             description: report.description,
+            admins: true,
             querystring: ReportQuery,
             response: { 200: report.answer },
           },

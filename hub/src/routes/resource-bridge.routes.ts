@@ -39,6 +39,9 @@ export function registerBridgeRoutes(
     {
       schema: {
         tags,
+        summary: 'Get a resource’s bridge',
+        description:
+          'The bridge record (serial number, heartbeat interval, online state), or `[]` when the resource has no bridge.',
         params: ResourceParams,
         response: { 200: z.union([BridgeRecord, z.array(z.never())]) },
       },
@@ -54,6 +57,11 @@ export function registerBridgeRoutes(
     {
       schema: {
         tags,
+        summary: 'Add or change a resource’s bridge',
+        description:
+          'Creates the bridge (with a new bridge API key) when there is none, else changes it. `rotateApiKey: true` issues a new key and disconnects the agent on the old one.',
+        admins: true,
+        example: { serialNumber: 'PI-4B-0042', heartbeatInterval: 60 },
         params: ResourceParams,
         body: BridgeUpdate.optional(),
         response: { 200: BridgeRecord },
@@ -88,7 +96,15 @@ export function registerBridgeRoutes(
 
   app.delete(
     '/resources/:resourceId/bridge',
-    { schema: { tags, params: ResourceParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Remove a resource’s bridge',
+        description: 'The bridge key stops working and its agent is disconnected. Answers 204.',
+        admins: true,
+        params: ResourceParams,
+      },
+    },
     async (request, reply) => {
       const { row } = await resourceToManage(request, request.params.resourceId);
       await ctx.events.transaction(async (trx) => {
@@ -103,7 +119,16 @@ export function registerBridgeRoutes(
   // Shown to superusers and to the admin who created the bridge; everyone else gets 204 (DESIGN 4).
   app.get(
     '/resources/:resourceId/bridge/api-key',
-    { schema: { tags, params: ResourceParams, response: { 200: BridgeApiKey, 204: z.undefined() } } },
+    {
+      schema: {
+        tags,
+        summary: 'Read a bridge’s API key',
+        description:
+          'Shown to superusers and to the admin who created the bridge; everyone else gets 204 with an empty body.',
+        params: ResourceParams,
+        response: { 200: BridgeApiKey, 204: z.undefined() },
+      },
+    },
     async (request, reply) => {
       const caller = callerOf(request);
       const bridge = await findBridge(ctx.db, (await resourceOf(request, request.params.resourceId)).id);

@@ -21,6 +21,7 @@ import {
 } from '../resources/log-edits.js';
 import { visibleLogs } from '../resources/resource-logs.js';
 import { logFilters } from '../resources/resource-logs.repository.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const resolvesMember = (request?: FastifyRequest) =>
   ((request?.query as { resolve?: string[] } | undefined)?.resolve ?? []).includes('member');
@@ -73,6 +74,44 @@ export const resourceLogs = collection({
   committed: (ctx, row, write) =>
     write === 'remove' &&
     ctx.logger.info({ resourceLog: row.id, resource: row.resource }, 'resource log deleted'),
+  docs: {
+    list: {
+      summary: 'List resource logs',
+      description: `Who used which resource when, and every denial with its reason, newest first (\`order=asc\` for oldest). Filters: \`resource\`, \`member\`, \`type\` (repeatable), \`status=active\` for sessions still running, \`from\` and \`until\` (ISO times) for the logs that overlap a period (a session begun before \`from\` that ran into it counts; \`until\` must be later than \`from\`); \`resolve=member\` replaces member ids by names. Members see their own logs. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a resource log',
+      description: '`resolve=member` replaces the member id by the member’s name and number.',
+    },
+    create: {
+      summary: 'Record a resource log',
+      description: 'For usage no bridge reported: a machine without a bridge, or a correction.',
+      admins: true,
+      errors: { 422: 'The member does not exist in this account.' },
+      example: {
+        resource: 7,
+        type: 'allowed',
+        member: 42,
+        createdAt: '2026-11-21T14:00:00Z',
+        stoppedAt: '2026-11-21T15:30:00Z',
+        stopType: 'normal',
+        notes: 'Used without the bridge while it was repaired',
+      },
+    },
+    update: {
+      summary: 'Correct a resource log',
+      description: `${lockedNote} \`originalMember\` keeps the member the log was first recorded for; sends \`resourceLog_updated\`.`,
+      admins: true,
+      errors: { 422: 'The member does not exist in this account, or `stoppedAt` is before `createdAt`.' },
+      example: { lockVersion: 2, member: 42, stoppedAt: '2026-11-21T15:30:00Z', stopType: 'normal' },
+    },
+    remove: {
+      summary: 'Delete a resource log',
+      description: 'Sends `resourceLog_deleted` with the log as it was. Answers 204.',
+      admins: true,
+      errors: { 409: 'The log’s session is still running (`data.runningSession`): stop it first.' },
+    },
+  },
 });
 
 export const resourceLogsRoutes = (ctx: HubServices): FastifyPluginAsyncZod =>

@@ -2,6 +2,7 @@ import { ResourceTypeCreate, ResourceTypeRecord, ResourceTypeUpdate } from '@mak
 import { insertRow } from '../db/collection-rows.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.8: resource types (laser cutters, 3D printers, ...), which packages grant by type. */
 export const resourceTypes = collection({
@@ -22,6 +23,34 @@ export const resourceTypes = collection({
   },
   update: { body: ResourceTypeUpdate },
   remove: {},
+  docs: {
+    list: {
+      summary: 'List resource types',
+      description: `The account’s resource types; \`q\` searches the name. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a resource type',
+      description: 'One resource type of the caller’s account.',
+    },
+    create: {
+      summary: 'Add a resource type',
+      description:
+        'A kind of resource (laser cutters, 3D printers) that package permissions can grant as a whole.',
+      admins: true,
+      example: { name: '3D printer' },
+    },
+    update: {
+      summary: 'Rename a resource type',
+      description: lockedNote,
+      admins: true,
+      example: { lockVersion: 1, name: 'Resin printer' },
+    },
+    remove: {
+      summary: 'Delete a resource type',
+      description: 'Its resources keep existing without a type. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 export const resourceTypesRoutes = (ctx: HubServices) => collectionRoutes(ctx, resourceTypes);

@@ -13,6 +13,7 @@ import {
 } from '../resources/resource-changes.js';
 import { visibleResources } from '../resources/resources.js';
 import { registerBridgeRoutes } from './resource-bridge.routes.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.8: resources. Members see those visible to members; admins every one of the account. */
 export const resources = collection({
@@ -56,6 +57,45 @@ export const resources = collection({
       : write === 'remove'
         ? ctx.bridges.forget(row.id)
         : undefined,
+  docs: {
+    list: {
+      summary: 'List resources (doors and machines)',
+      description: `Filters: \`space\`, \`type\`, \`controlType\`, \`state\`; \`q\` searches the name; \`orderBy\` and \`order\` sort. \`embed=bridge\` adds each resource’s bridge. Members see resources visible to members; the switch-on code is shown to admins only. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a resource',
+      description: 'With `lastUsed`; `embed=bridge` adds its bridge.',
+    },
+    create: {
+      summary: 'Add a resource',
+      description:
+        'A door, machine or point of sale with its access and pricing rules. It gets a random switch-on code for its QR sticker. Add its bridge with PUT /resources/{resourceId}/bridge.',
+      admins: true,
+      errors: { 422: 'The space or resource type does not exist in this account.' },
+      example: {
+        space: 1,
+        name: 'Laser cutter',
+        controlType: 'machine',
+        requiresTraining: true,
+        canBeBooked: true,
+        pricePerTimeBusy: '0.50',
+        pricePerTimeBusySeconds: 60,
+      },
+    },
+    update: {
+      summary: 'Change a resource',
+      description: `${lockedNote} Its bridge gets the new configuration at once. A new \`switchOnCode\` makes printed stickers out of date. Locking with a \`lockReason\` tells members why on the machine page (the access check shows it while the resource is locked).`,
+      admins: true,
+      errors: { 422: 'The space or resource type does not exist in this account.' },
+      example: { lockVersion: 4, state: 'locked', lockReason: 'Lens being replaced until Friday' },
+    },
+    remove: {
+      summary: 'Delete a resource',
+      description:
+        'Deletes the resource and its bridge; the bridge’s key stops working and its agent is disconnected. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /** spec 4.8: resources, and their bridge and bridge API key. */

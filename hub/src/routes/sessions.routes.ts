@@ -20,6 +20,7 @@ export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: "The caller's active browser sessions",
+          description: 'Where the member is signed in.',
           response: { 200: z.array(BrowserSession) },
         },
       },
@@ -55,7 +56,14 @@ export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.delete(
       '/user/sessions/:sessionId',
-      { schema: { tags, summary: "End one of the caller's sessions", params: SessionParams } },
+      {
+        schema: {
+          tags,
+          summary: "End one of the caller's sessions",
+          description: 'Answers 204.',
+          params: SessionParams,
+        },
+      },
       async (request, reply) => {
         const caller = callerOf(request);
         const id = request.params.sessionId;
@@ -69,7 +77,13 @@ export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
 
     app.delete(
       '/user/sessions',
-      { schema: { tags, summary: 'Sign out everywhere: ends every session of the caller' } },
+      {
+        schema: {
+          tags,
+          summary: 'Sign out everywhere: ends every session of the caller',
+          description: 'Ends every session of the caller. Answers 204.',
+        },
+      },
       async (request, reply) => {
         const caller = callerOf(request);
         await ctx.sessions.revokeOfMember(caller.memberId);

@@ -57,6 +57,8 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: 'Mail a sign-in (or password reset) link to an e-mail address',
           description:
             'Answers 202 whether or not the address is known. When it belongs to an active member allowed to sign in (the first by id), a link valid for 15 minutes is mailed.',
+          errors: { 429: 'Too many links asked for this address or source; wait `Retry-After` seconds.' },
+          example: { emailAddress: 'ada@example.org', purpose: 'signIn' },
           security: noAuth,
           body: SignInLinkRequest,
           response: { 202: z.object({}) },
@@ -91,8 +93,17 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     app.post(
       '/user/sign-in-links/redeem',
       signInRoute(
-        'Redeem a mailed link: signs in (sets the session cookie)',
-        'Expired or used links answer 410, unknown ones 400; none of them changes anything. A redeemed invitation marks the invitation accepted.',
+        {
+          summary: 'Redeem a mailed link: signs in (sets the session cookie)',
+          description:
+            'Expired or used links answer 410, unknown ones 400; none of them changes anything. A redeemed invitation marks the invitation accepted.',
+          errors: {
+            400: 'The link is unknown.',
+            403: 'The request came from another site’s page (its `Origin`).',
+            410: 'The link has expired or was used already.',
+          },
+          example: { token: 'Zt4rW9xq2mBf7LkP0aVn' },
+        },
         SignInLinkRedeem,
         SignInLinkRedeemed,
       ),
@@ -118,6 +129,11 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: "Set or change the caller's password",
           description:
             'At least 10 and at most 200 characters, not one of the 10,000 most common passwords, not the e-mail address. When the member has a password, currentPassword is required unless the session was created by a link within the last 15 minutes. Other sessions of the member end.',
+          errors: {
+            400: 'The password is too short, too common or the e-mail address, or `currentPassword` is missing or wrong.',
+            429: 'Too many wrong current passwords; wait `Retry-After` seconds.',
+          },
+          example: { password: 'a long new passphrase', currentPassword: 'correct horse battery staple' },
           body: PasswordChange,
         },
       },

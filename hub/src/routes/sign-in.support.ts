@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfRefused, fromOwnOrigin } from '../http/auth.js';
+import type { OperationDoc } from '../http/openapi-doc.js';
 import type { HubServices } from '../http/services.js';
 import { HttpError } from '../errors.js';
 import { type MemberRow, userMeRecord } from '../identity/members.js';
@@ -14,9 +15,9 @@ export const open = { public: true };
 export const noAuth: Record<string, string[]>[] = [];
 
 /** The options of a public route that signs a browser in (answers 200 with the session cookie). */
-export const signInRoute = <B, R>(summary: string, description: string, body: B, response: R) => ({
+export const signInRoute = <B, R>(doc: OperationDoc, body: B, response: R) => ({
   config: open,
-  schema: { tags, summary, description, security: noAuth, body, response: { 200: response } },
+  schema: { tags, ...doc, security: noAuth, body, response: { 200: response } },
 });
 
 export const wrongCredentials = () => new HttpError(401, 'Wrong email address or password');

@@ -1,16 +1,10 @@
-import {
-  type BillingSettingsRecord as BillingRecord,
-  BillingSettingsRecord,
-  BillingSettingsUpdate,
-  CalendarUrl,
-  OpeningHours,
-} from '@makerspace/shared';
+import { CalendarUrl, OpeningHours } from '@makerspace/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound, unprocessable } from '../errors.js';
 import { callerOf } from '../http/auth.js';
-import { type Collection, findIn, updateIn } from '../http/collection.js';
+import { type Collection, findIn } from '../http/collection.js';
 import { publicOrigin } from '../http/server-options.js';
 import type { HubServices } from '../http/services.js';
 import { adminOnly } from '../identity/caller.js';
@@ -18,11 +12,7 @@ import { newToken } from '../secrets.js';
 import { calendarFeed } from '../spaces/calendar.js';
 import { openingHoursProblems } from '../spaces/schedule.js';
 import {
-  billingSettingsRecord,
-  billingSettingsToChange,
   calendarPath,
-  clearStripe,
-  ensureBillingSettings,
   openingHoursOf,
   replaceOpeningHours,
   setCalendarToken,
@@ -32,37 +22,65 @@ import { SpaceParams } from '../http/params.js';
 
 const tags = ['spaces'];
 
-/**
- * What is special about a space beside its collections (spec 4.9): the opening hours (replaced
- * as a whole), the calendar token and its public feed, the billing settings by space, and the
- * Stripe disconnect (also at the spec's singular /space path).
- */
-export function registerSpaceExtras(
-  fastify: FastifyInstance,
-  ctx: HubServices,
-  c: { spaces: Collection<'spaces'>; billingSettings: Collection<'space_billing_settings', BillingRecord> },
-): void {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
+/** The space a path names as the caller sees it, and the same for a write of its parts. */
+export function spaceAccess(ctx: HubServices, spaces: Collection<'spaces'>) {
   const spaceOf = (request: FastifyRequest, spaceId: number) =>
-    findIn(c.spaces, ctx, callerOf(request), {}, spaceId);
+    findIn(spaces, ctx, callerOf(request), {}, spaceId);
   /** The space for a write: admins of its account only (others: 404 if they cannot see it, else 403). */
   const spaceToManage = async (request: FastifyRequest, spaceId: number) => {
     const space = await spaceOf(request, spaceId);
     const caller = adminOnly(callerOf(request));
     return { space, stamp: { at: ctx.clock.now().toISOString(), by: caller.memberId } };
   };
-  const settingsOf = async (request: FastifyRequest, spaceId: number) =>
-    ensureBillingSettings(ctx.db, await spaceOf(request, spaceId), ctx.clock.now().toISOString());
+  return { spaceOf, spaceToManage };
+}
+
+/**
+ * What is special about a space beside its collections (spec 4.9): the opening hours (replaced
+ * as a whole), and the calendar token and its public feed. Its billing settings are in
+ * space-billing.routes.ts.
+ */
+export function registerSpaceExtras(
+  fastify: FastifyInstance,
+  ctx: HubServices,
+  spaces: Collection<'spaces'>,
+): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const { spaceOf, spaceToManage } = spaceAccess(ctx, spaces);
 
   app.get(
     '/spaces/:spaceId/opening-hours',
-    { schema: { tags, params: SpaceParams, response: { 200: OpeningHours } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get a space’s opening hours',
+        description: 'A list of `{dayOfWeek, fromTime, untilTime}` in the space’s time zone (1 = Monday).',
+        params: SpaceParams,
+        response: { 200: OpeningHours },
+      },
+    },
     async (request) => openingHoursOf(ctx.db, (await spaceOf(request, request.params.spaceId)).id),
   );
 
   app.put(
     '/spaces/:spaceId/opening-hours',
-    { schema: { tags, params: SpaceParams, body: OpeningHours, response: { 200: OpeningHours } } },
+    {
+      schema: {
+        tags,
+        summary: 'Replace a space’s opening hours',
+        description:
+          'The whole week at once, in the space’s time zone. An empty list means no opening hours: the space is open at all times.',
+        admins: true,
+        errors: { 422: 'Times overlap or end before they start (`data.invalidOpeningHours`).' },
+        example: [
+          { dayOfWeek: 2, fromTime: '09:00', untilTime: '18:00' },
+          { dayOfWeek: 6, fromTime: '10:00', untilTime: '16:00' },
+        ],
+        params: SpaceParams,
+        body: OpeningHours,
+        response: { 200: OpeningHours },
+      },
+    },
     async (request) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
       const problems = openingHoursProblems(request.body);
@@ -74,7 +92,17 @@ export function registerSpaceExtras(
 
   app.put(
     '/spaces/:spaceId/calendar-token',
-    { schema: { tags, params: SpaceParams, response: { 200: CalendarUrl } } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a new calendar URL',
+        description:
+          'Answers the secret URL of the space’s iCalendar feed of bookings and holidays; an earlier URL stops working.',
+        admins: true,
+        params: SpaceParams,
+        response: { 200: CalendarUrl },
+      },
+    },
     async (request) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
       const token = newToken();
@@ -85,7 +113,15 @@ export function registerSpaceExtras(
 
   app.delete(
     '/spaces/:spaceId/calendar-token',
-    { schema: { tags, params: SpaceParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Turn the calendar URL off',
+        description: 'The feed’s URL stops working. Answers 204.',
+        admins: true,
+        params: SpaceParams,
+      },
+    },
     async (request, reply) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
       await setCalendarToken(ctx.db, ctx.tokens, space.id, null, stamp);
@@ -96,7 +132,16 @@ export function registerSpaceExtras(
   // The feed is public: calendar apps cannot send tokens, so the secret is in the URL.
   app.get(
     '/calendar/:file',
-    { config: { public: true }, schema: { tags, params: z.object({ file: z.string().max(100) }) } },
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'The calendar feed of a space (iCalendar)',
+        description:
+          'Needs no credentials: the secret in the URL (from PUT /spaces/{spaceId}/calendar-token) is the credential.',
+        params: z.object({ file: z.string().max(100) }),
+      },
+    },
     async (request, reply) => {
       const space = await spaceOfCalendarToken(ctx.db, request.params.file.replace(/\.ics$/, ''));
       if (!space) throw notFound('Calendar');
@@ -107,48 +152,4 @@ export function registerSpaceExtras(
         .send(await calendarFeed(ctx.db, space, ctx.clock.now(), host));
     },
   );
-
-  app.get(
-    '/spaces/:spaceId/billing-settings',
-    { schema: { tags, params: SpaceParams, response: { 200: BillingSettingsRecord } } },
-    async (request) => {
-      // Billing settings are the admins'; a member reads what their invoices print on the invoice.
-      adminOnly(callerOf(request));
-      return billingSettingsRecord(await settingsOf(request, request.params.spaceId));
-    },
-  );
-
-  app.put(
-    '/spaces/:spaceId/billing-settings',
-    {
-      schema: {
-        tags,
-        params: SpaceParams,
-        body: BillingSettingsUpdate,
-        response: { 200: BillingSettingsRecord },
-      },
-    },
-    async (request) => {
-      // 404, then 403, then 409 before the settings are made: a refused change writes nothing.
-      const space = await spaceOf(request, request.params.spaceId);
-      adminOnly(callerOf(request));
-      const at = ctx.clock.now().toISOString();
-      const settings = await billingSettingsToChange(ctx.db, space, request.body.lockVersion, at);
-      return updateIn(c.billingSettings, ctx, request, {}, settings.id, request.body);
-    },
-  );
-
-  // The spec's singular /space path beside Fabman's plural one.
-  for (const prefix of ['/space', '/spaces']) {
-    app.delete(
-      `${prefix}/:spaceId/billing-settings/stripe`,
-      { schema: { tags, params: SpaceParams } },
-      async (request, reply) => {
-        const { space, stamp } = await spaceToManage(request, request.params.spaceId);
-        const settings = await ensureBillingSettings(ctx.db, space, stamp.at);
-        await clearStripe(ctx.db, settings.id, stamp);
-        return reply.code(204).send();
-      },
-    );
-  }
 }

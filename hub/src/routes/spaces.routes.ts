@@ -1,6 +1,4 @@
 import {
-  BillingSettingsRecord,
-  BillingSettingsUpdate,
   HolidayCreate,
   HolidayRecord,
   HolidayUpdate,
@@ -15,8 +13,6 @@ import { publicOrigin } from '../http/server-options.js';
 import { isAdmin } from '../identity/caller.js';
 import type { HubServices } from '../http/services.js';
 import {
-  billingColumns,
-  billingSettingsRecord,
   createHoliday,
   createSpace,
   holidayChanges,
@@ -26,10 +22,11 @@ import {
   spaceEmbeds,
   spaceRecord,
   upcomingOnly,
-  visibleBillingSettings,
   visibleSpaces,
 } from '../spaces/spaces.repository.js';
 import { registerSpaceExtras } from './space-extras.routes.js';
+import { billingSettings, registerSpaceBilling } from './space-billing.routes.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const stampOf = (at: string, caller: { memberId: number }) => ({ at, by: caller.memberId });
 
@@ -61,6 +58,39 @@ export const spaces = collection({
   remove: {
     note: 'Only an empty space: move or delete its resources and members first (409 otherwise).',
     before: (trx, row) => refuseSpaceDelete(trx, row),
+  },
+  docs: {
+    list: {
+      summary: 'List spaces',
+      description: `\`q\` searches the name; \`embed\` adds \`openingHours\`, \`holidays\`, \`billingSettings\`. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a space',
+      description: '`embed` adds `openingHours`, `holidays`, `billingSettings`.',
+    },
+    create: {
+      summary: 'Add a space',
+      description: 'A place of the makerspace with its time zone, opening hours, holidays and booking rules.',
+      admins: true,
+      example: {
+        name: 'Workshop Vienna',
+        timezone: 'Europe/Vienna',
+        locale: 'de-AT',
+        bookingSlotsPerHour: 2,
+      },
+    },
+    update: {
+      summary: 'Change a space',
+      description: lockedNote,
+      admins: true,
+      example: { lockVersion: 5, bookingMaxMinutesPerMemberDay: 240 },
+    },
+    remove: {
+      summary: 'Delete a space',
+      description: 'Only an empty space: move or delete its resources and members first. Answers 204.',
+      admins: true,
+      errors: { 409: 'The space still has resources or members (`data.resources`, `data.members`).' },
+    },
   },
 });
 
@@ -108,24 +138,47 @@ export const holidays = collection({
   },
   update: { body: HolidayUpdate, columns: (body, row) => holidayChanges(row, body) },
   remove: {},
-});
-
-/** spec 4.9: a space's billing settings (one per space), changed by their id. */
-export const billingSettings = collection({
-  table: 'space_billing_settings',
-  id: 'billingSettingsId',
-  noun: 'Space billing settings',
-  nouns: 'space billing settings',
-  tag: 'spaces',
-  record: BillingSettingsRecord,
-  visible: visibleBillingSettings,
-  toRecord: billingSettingsRecord,
-  update: { body: BillingSettingsUpdate, columns: (body) => billingColumns(body) },
+  docs: {
+    list: {
+      summary: 'List a space’s holidays',
+      description: `Upcoming holidays (\`past=true\` also those that ended), by start. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a holiday',
+      description: 'One holiday of the space.',
+    },
+    create: {
+      summary: 'Add a holiday',
+      description:
+        'The space is closed from `fromDateTime` until `untilDateTime` (wall-clock times of the space).',
+      admins: true,
+      errors: { 422: '`untilDateTime` is not after `fromDateTime`.' },
+      example: { title: 'Christmas', fromDateTime: '2026-12-24T00:00', untilDateTime: '2026-12-27T00:00' },
+    },
+    update: {
+      summary: 'Change a holiday',
+      description: lockedNote,
+      admins: true,
+      errors: { 422: '`untilDateTime` is not after `fromDateTime`.' },
+      example: {
+        lockVersion: 1,
+        title: 'Christmas',
+        fromDateTime: '2026-12-24T00:00',
+        untilDateTime: '2026-12-27T00:00',
+      },
+    },
+    remove: {
+      summary: 'Delete a holiday',
+      description: 'Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 export function spacesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const c of [spaces, holidays, billingSettings]) registerCollection(app, ctx, c as never);
-    registerSpaceExtras(app, ctx, { spaces, billingSettings });
+    registerSpaceExtras(app, ctx, spaces);
+    registerSpaceBilling(app, ctx, spaces);
   };
 }

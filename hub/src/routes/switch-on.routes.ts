@@ -2,19 +2,17 @@ import {
   AccessCheck,
   AccessCheckQuery,
   type AccessCheckReason,
-  StickerQuery,
   SwitchOnBody,
   SwitchOnResult,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { HubServices } from '../http/services.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { callerOf } from '../http/auth.js';
 import { isAdmin } from '../identity/caller.js';
 import { HttpError } from '../errors.js';
 import { denyMessage, zoneOf } from '../access/policy.js';
-import { findResource, findResourceInAccount } from '../resources/resources.js';
+import { findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
-import { stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
 import {
   checkCode,
   policyVerdict,
@@ -24,8 +22,9 @@ import {
   unreachableWords,
 } from '../resources/switch-on.js';
 import { ResourceParams } from '../http/params.js';
+import { registerStickerRoute } from './sticker.routes.js';
 
-/** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker. */
+/** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker (sticker.routes.ts). */
 export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     const switchOnRoute = {
@@ -34,6 +33,21 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         summary: 'Switch a resource on (a door opens for its pulse)',
         description:
           'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker); admins and owners may leave the code out. 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
+        errors: {
+          400: 'A member (not an admin or owner) sent no `code`.',
+          403: 'The access policy or a wrong code refused: `data.reason` says why (noPackage, openingHours, wrongCode, ...).',
+          429: 'Too many wrong codes for this member and resource (`data.reason: tooManyAttempts`); wait `Retry-After` seconds.',
+          502: 'The bridge answered that it could not switch.',
+          503: 'The bridge of this resource is offline (`data.reason: bridgeOffline`), or online over the HTTP bridge API only, which no command reaches (`data.reason: noRemoteSwitch`).',
+          504: 'The bridge did not answer in time (`data.reason: noReply`).',
+        },
+        errorExamples: {
+          403: { message: 'The space is closed now', data: { reason: 'openingHours' } },
+          429: { message: 'Too many failed attempts; try again later', data: { reason: 'tooManyAttempts' } },
+          503: { message: 'The bridge of this resource is offline', data: { reason: 'bridgeOffline' } },
+          504: { message: 'No reply from the bridge within 5 s', data: { reason: 'noReply' } },
+        },
+        example: { code: 'k3x9-QR7m' },
         params: ResourceParams,
         // No body at all (or `false`) is an admin's switch-on without a code.
         body: SwitchOnBody.nullable().optional(),
@@ -67,6 +81,12 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         tags: ['switch-on'],
         summary: 'Switch a machine off and end its session',
         description: 'Allowed to the member who runs the session and to admins.',
+        errors: {
+          403: 'Only the member using the resource, or an admin, may switch it off.',
+          502: 'The bridge answered that it could not switch.',
+          503: 'The bridge of this resource is offline (`bridgeOffline`) or reachable over HTTP only (`noRemoteSwitch`).',
+          504: 'The bridge did not answer in time.',
+        },
         params: ResourceParams,
       },
     };
@@ -159,37 +179,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
-      '/resources/:resourceId/sticker',
-      {
-        schema: {
-          tags: ['switch-on'],
-          summary: 'The printable QR sticker of a resource (admins)',
-          description:
-            'An SVG (default) or a 300 dpi PNG (`format=png`) with the resource’s name and a QR code of `{HUB_PUBLIC_URL}/r/{id}?c={switch-on code}`. Changing the code makes printed stickers stale. Only admins see it, since it carries the code.',
-          params: ResourceParams,
-          querystring: StickerQuery,
-          produces: ['image/svg+xml', 'image/png'],
-        },
-      },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const row = await findResource(ctx.db, caller, request.params.resourceId);
-        const code = ctx.tokens.open(row.switchOnCodeEncrypted);
-        const input = {
-          name: row.name,
-          controlType: row.controlType,
-          code: row.codeMode === 'totp' ? 'on the display' : code,
-          url:
-            row.codeMode === 'totp' ? `${ctx.linkBase}/r/${row.id}` : stickerUrl(ctx.linkBase, row.id, code),
-        };
-        // The code is a secret of the space: no cache may keep it.
-        reply.header('cache-control', 'no-store');
-        reply.header('content-disposition', `inline; filename="sticker-${row.id}.${request.query.format}"`);
-        if (request.query.format === 'png') return reply.type('image/png').send(stickerPng(input));
-        return reply.type('image/svg+xml; charset=utf-8').send(stickerSvg(input));
-      },
-    );
+    registerStickerRoute(app, ctx);
   };
 }
 

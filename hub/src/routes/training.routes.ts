@@ -3,9 +3,6 @@ import {
   MemberTrainingRecord,
   MemberTrainingsQuery,
   MemberTrainingUpdate,
-  TrainingCourseCreate,
-  TrainingCourseRecord,
-  TrainingCourseUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -15,55 +12,17 @@ import { callerOf } from '../http/auth.js';
 import { findMember } from '../identity/members.js';
 import { trainedResources } from '../spaces/trained-resources.js';
 import {
-  courseChanges,
-  courseResources,
-  coursesOfResource,
-  createCourse,
   createMemberTraining,
   emitMemberTraining,
   memberTrainingChanges,
   memberTrainingRecord,
   memberTrainingRecords,
-  refuseDeleteOfTakenCourse,
   trainingsUntil,
   visibleMemberTrainings,
-  trainingCourseRecord,
 } from '../spaces/training.repository.js';
-import { MemberParams, pathId } from '../http/params.js';
-
-/** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
-export const trainingCourses = collection({
-  table: 'training_courses',
-  tag: 'training',
-  record: TrainingCourseRecord,
-  records: async (ctx, rows) => {
-    const resources = await courseResources(
-      ctx.db,
-      rows.map((r) => r.id),
-    );
-    return rows.map((r) => trainingCourseRecord(r, resources.get(r.id) ?? []));
-  },
-  list: {
-    search: 'title',
-    query: {
-      state: z.enum(['active', 'inactive']).optional(),
-      resource: pathId.optional().describe('Courses that qualify for this resource'),
-    },
-    where: (base, query) => {
-      let q = query.state ? base.where('state', '=', query.state as string) : base;
-      if (query.resource) q = coursesOfResource(q, query.resource as number);
-      return q;
-    },
-  },
-  create: {
-    body: TrainingCourseCreate,
-    insert: (trx, { caller, body, at }) => createCourse(trx, caller, body, at),
-  },
-  // A course's state and resources decide who counts as trained.
-  update: { body: TrainingCourseUpdate, columns: (body, row, { trx }) => courseChanges(trx, row, body) },
-  remove: { before: (trx, row) => refuseDeleteOfTakenCourse(trx, row) },
-  committed: (ctx, row) => ctx.events.accessChanged(row.account),
-});
+import { MemberParams } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { trainingCourses } from './training-courses.routes.js';
 
 /** spec 4.2: the trainings a member has taken. */
 export const memberTrainings = collection({
@@ -95,6 +54,36 @@ export const memberTrainings = collection({
   remove: { after: (trx, row) => emitMemberTraining(trx, 'memberTraining_deleted', row) },
   // A training's dates decide who counts as trained.
   committed: (ctx, row, write) => write === 'update' && ctx.events.accessChanged(row.account),
+  docs: {
+    list: {
+      summary: 'List a member’s trainings',
+      description: `Newest first. Members see their own. ${pagedNote}`,
+    },
+    get: {
+      summary: 'Get a member’s training',
+      description: 'One training of the member.',
+    },
+    create: {
+      summary: 'Record a training a member took',
+      description:
+        'Valid from `fromDate` (default: `date`) until `untilDate` (default: the course’s duration).',
+      admins: true,
+      errors: { 422: 'The course does not exist, or `untilDate` is before `fromDate`.' },
+      example: { trainingCourse: 3, date: '2026-11-20', notes: 'Passed the practical part' },
+    },
+    update: {
+      summary: 'Change a member’s training',
+      description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated. ${lockedNote}`,
+      admins: true,
+      errors: { 422: '`untilDate` is before `fromDate`.' },
+      example: { untilDate: '2027-11-20', lockVersion: 1 },
+    },
+    remove: {
+      summary: 'Delete a member’s training',
+      description: 'The member no longer counts as trained by it. Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /**
@@ -134,6 +123,9 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['training'],
+          summary: 'The resources a member is trained for',
+          description:
+            'Ids of the resources requiring training for which the member holds a training of an active course, valid today in the member’s space.',
           params: MemberParams,
           response: { 200: z.array(z.number()) },
         },

@@ -44,6 +44,11 @@ export function userAccountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           summary: "The accounts of the caller's e-mail address that this password opens",
           description:
             "Lists the member records with the caller's e-mail address, in any account, that may sign in and whose password is the one given (the caller's own account always, marked `current`). A password that opens none of them answers 400 `{field: password, reason: wrong}` and counts toward the failed-login throttle of the address.",
+          errors: {
+            400: 'Wrong password (counts toward the failed-login throttle).',
+            429: 'Too many wrong passwords for this address or source; wait `Retry-After` seconds.',
+          },
+          example: { password: 'correct horse battery staple' },
           body: UserAccountsLookup,
           response: { 200: z.array(UserAccount) },
         },

@@ -30,6 +30,7 @@ import {
 } from '../webhooks/webhooks.js';
 import { sendTestEvent } from '../webhooks/worker.js';
 import { pathId } from '../http/params.js';
+import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const IdParams = z.object({ webhookId: pathId });
 
@@ -81,6 +82,44 @@ export const webhooks = collection({
   },
   // The delivery worker may hold the webhook's deliveries at this moment (PostgreSQL).
   remove: { retry: true },
+  docs: {
+    list: {
+      summary: 'List webhooks',
+      description: `Filters: \`state\`, \`category\`; \`orderBy\` and \`order\` sort. ${pagedNote}`,
+      admins: true,
+    },
+    get: {
+      summary: 'Get a webhook',
+      description: 'Without its secret.',
+      admins: true,
+    },
+    create: {
+      summary: 'Add a webhook',
+      description:
+        'Events of the chosen categories are POSTed to the URL, signed (Standard Webhooks); the secret is answered this once. Only public https URLs are accepted (unless HUB_WEBHOOK_ALLOW_INSECURE is set).',
+      admins: true,
+      errors: {
+        422: 'The URL is not allowed (not https, or a private or loopback address; `data.unsafeUrl`).',
+      },
+      example: {
+        url: 'https://example.org/hooks/makerspace',
+        label: 'Accounting',
+        categories: ['member', 'invoice'],
+      },
+    },
+    update: {
+      summary: 'Change a webhook',
+      description: `${lockedNote} Setting \`state: active\` resumes a failing webhook and sends its queue now; \`rotateSecret: true\` answers a new secret.`,
+      admins: true,
+      errors: { 422: 'The URL is not allowed (`data.unsafeUrl`).' },
+      example: { lockVersion: 2, state: 'paused' },
+    },
+    remove: {
+      summary: 'Delete a webhook',
+      description: 'Answers 204.',
+      admins: true,
+    },
+  },
 });
 
 /** spec 4: webhooks, their recent events with every attempt, and test events. */
@@ -91,6 +130,9 @@ export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['webhooks'],
+          summary: 'List a webhook’s recent events',
+          description: `Each event with every delivery attempt; \`type\` and \`state\` filter. ${pagedNote}`,
+          admins: true,
           params: IdParams,
           querystring: EventsQuery,
           response: { 200: z.array(WebhookEventRecord) },
@@ -120,11 +162,16 @@ export function webhooksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     };
     const testSchema = {
       tags: ['webhooks'],
+      summary: 'Send a test event',
+      admins: true as const,
+      example: { message: 'Hello from the makerspace' },
       params: IdParams,
       body: WebhookTestBody.nullish(),
       response: { 200: WebhookEventRecord },
     };
-    app.post('/webhooks/:webhookId/events', { schema: testSchema }, sendTest);
-    app.post('/webhooks/:webhookId/test', { schema: testSchema }, sendTest);
+    const queues = 'Queues a test event to the webhook’s URL and answers it with its delivery state.';
+    app.post('/webhooks/:webhookId/events', { schema: { ...testSchema, description: queues } }, sendTest);
+    const same = 'The same as POST /webhooks/{webhookId}/events.';
+    app.post('/webhooks/:webhookId/test', { schema: { ...testSchema, description: same } }, sendTest);
   });
 }
