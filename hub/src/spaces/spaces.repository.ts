@@ -152,6 +152,17 @@ export async function spaceTimeZone(db: Db, spaceId: number): Promise<string> {
   return row?.timezone ?? 'UTC';
 }
 
+/** The time zones of these spaces. */
+export function spaceTimezones(db: Db, spaceIds: number[]) {
+  return db.selectFrom('spaces').select(['id', 'timezone']).where('id', 'in', spaceIds).execute();
+}
+
+/** The space's name (undefined when the space is unknown). */
+export async function spaceName(db: Db, spaceId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('spaces').select('name').where('id', '=', spaceId).executeTakeFirst();
+  return row?.name;
+}
+
 // ---- opening hours ----
 
 export async function openingHoursOf(db: Db, spaceId: number): Promise<OpeningHour[]> {

@@ -278,3 +278,14 @@ export function memberTrainingChanges(
     notes: body.notes,
   });
 }
+
+/** The trainings of these members, newest first. */
+export function trainingsOfMembers(db: Db, memberIds: number[]) {
+  return db
+    .selectFrom('member_trainings')
+    .selectAll()
+    .where('member', 'in', memberIds)
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
