@@ -289,3 +289,30 @@ export function trainingsOfMembers(db: Db, memberIds: number[]) {
     .orderBy('id', 'desc')
     .execute();
 }
+
+/**
+ * Ids of the account's resources requiring training for which the member holds a training of
+ * an active course valid on `today` (YYYY-MM-DD).
+ */
+export async function trainedResourceIds(
+  db: Db,
+  member: { id: number; account: number },
+  today: string,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('member_trainings as t')
+    .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
+    .innerJoin('training_course_resources as r', 'r.course', 'c.id')
+    .innerJoin('resources as res', 'res.id', 'r.resource')
+    .select('res.id')
+    .distinct()
+    .where('t.member', '=', member.id)
+    .where('c.state', '=', 'active')
+    .where('res.account', '=', member.account)
+    .where('res.requiresTraining', '=', 1)
+    .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', today)]))
+    .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', today)]))
+    .orderBy('res.id')
+    .execute();
+  return rows.map((r) => r.id);
+}
