@@ -34,6 +34,26 @@ export function insertMember(db: Db, values: Insertable<MembersTable>) {
   return db.insertInto('members').values(values).returning('id').executeTakeFirstOrThrow();
 }
 
+/** Sets or clears a member's superuser flag (lockVersion + 1); false for an unknown member. */
+export async function writeSuperuser(db: Db, memberId: number, superuser: boolean): Promise<boolean> {
+  const result = await db
+    .updateTable('members')
+    .set((eb) => ({ superuser: superuser ? 1 : 0, lockVersion: eb('lockVersion', '+', 1) }))
+    .where('id', '=', memberId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Members named by id (digits) or e-mail address (any case), of one account when given. */
+export function membersNamed(db: Db, member: string, account?: number) {
+  let query = db.selectFrom('members').select(['id', 'account', 'emailAddress', 'state']);
+  query = /^[1-9][0-9]{0,15}$/.test(member)
+    ? query.where('id', '=', Number(member))
+    : query.where((eb) => eb(eb.fn('lower', ['emailAddress']), '=', member.toLowerCase()));
+  if (account !== undefined) query = query.where('account', '=', account);
+  return query.execute();
+}
+
 // ---- lists ----
 
 /** Which members the caller sees: superusers all, admins their account, members themselves. */
