@@ -6,6 +6,7 @@ import { recordEvents, recordOf } from '../db/records.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';
+import { spaceTimeZone } from './spaces.repository.js';
 import { addDays, localDate } from './zoned-time.js';
 import { memberEventRecord } from '../identity/members.js';
 
@@ -198,12 +199,7 @@ export async function createMemberTraining(
       unknownTrainingCourse: true,
     });
   }
-  const space = await trx
-    .selectFrom('spaces')
-    .select('timezone')
-    .where('id', '=', member.space)
-    .executeTakeFirst();
-  const date = body.date ?? localDate(input.at, space?.timezone ?? 'UTC');
+  const date = body.date ?? localDate(input.at, await spaceTimeZone(trx, member.space));
   const fromDate = body.fromDate === undefined ? date : body.fromDate;
   const untilDate = body.untilDate === undefined ? defaultUntil(course, fromDate ?? date) : body.untilDate;
   if (fromDate && untilDate && untilDate < fromDate) {
