@@ -5,7 +5,9 @@ import { backupDatabase, restoreDatabase } from './db/backup.js';
 import { createStorage } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { checkSecretKey } from './secrets.js';
+import { systemClock } from './context.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
+import { membersNamed, writeSuperuser } from './identity/members.repository.js';
 import { serve } from './main.js';
 import { loadSecret, TokenBox } from './secrets.js';
 import { type HubSettings, settingsFromEnv } from './settings.js';
@@ -145,12 +147,7 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(id) || id <= 0)
         throw new ConfigError('superuser', ['--member must be a member id']);
       await migrateToLatest(storage.db, storage.dialect, secretBox);
-      const result = await storage.db
-        .updateTable('members')
-        .set((eb) => ({ superuser: values.revoke ? 0 : 1, lockVersion: eb('lockVersion', '+', 1) }))
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1)
+      if (!(await writeSuperuser(storage.db, id, !values.revoke)))
         throw new ConfigError('superuser', [`member ${id} does not exist`]);
       process.stdout.write(`member ${id} ${values.revoke ? 'is no longer' : 'is now'} a superuser\n`);
       return 0;
@@ -190,7 +187,7 @@ async function main(argv: string[]): Promise<number> {
         {
           db: storage.db,
           // The CLI has no hub context: the system clock.
-          clock: { now: () => new Date() },
+          clock: systemClock,
           linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
           invitationLifetimeMs: (settings.invitationDays ?? defaultInvitationDays) * 86_400_000,
         },
@@ -217,12 +214,7 @@ async function findMemberForCli(
   values: { member?: string; account?: string },
 ): Promise<{ id: number; account: number }> {
   const member = values.member ?? '';
-  let query = db.selectFrom('members').select(['id', 'account', 'emailAddress', 'state']);
-  query = /^[1-9][0-9]{0,15}$/.test(member)
-    ? query.where('id', '=', Number(member))
-    : query.where((eb) => eb(eb.fn('lower', ['emailAddress']), '=', member.toLowerCase()));
-  if (values.account) query = query.where('account', '=', Number(values.account));
-  const found = await query.execute();
+  const found = await membersNamed(db, member, values.account ? Number(values.account) : undefined);
   if (found.length === 0) throw new ConfigError(command, [`no member ${member}`]);
   if (found.length > 1)
     throw new ConfigError(command, [
@@ -249,7 +241,7 @@ async function createTokenForMember(
       label: values.label ?? 'issued with makerspace-hub token create',
       createdBy: null,
     },
-    new Date().toISOString(),
+    systemClock.now().toISOString(),
   ); // the CLI has no hub context: the system clock, taken once
   return { accountId: m.account, memberId: m.id, apiKeyId: row.id, token };
 }

@@ -1,4 +1,5 @@
 import type { AccessRule, RuleRequest } from './policy.js';
+import { wrongCodesSince } from './access.repository.js';
 import { once, ruleOrder } from './policy.js';
 
 export const WRONG_CODE_LIMIT = 5;
@@ -11,11 +12,7 @@ export function wrongCodeCount(
   return once(request, 'wrongCodes', async () => {
     if (!request.member) return 0;
     const since = new Date(request.at.getTime() - ATTEMPT_WINDOW_MS).toISOString();
-    const row = await request.reads.first<{ n: number | string }>(
-      'select count(*) as "n" from "access_attempts" where "resource" = ? and "member" = ? and "kind" = \'wrongCode\' and "at" > ?',
-      [request.resource.id, request.member.id, since],
-    );
-    return Number(row?.n ?? 0);
+    return wrongCodesSince(request.reads, request.resource.id, request.member.id, since);
   });
 }
 

@@ -2,6 +2,7 @@ import type { DenyReason } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { executorReads, type FastReads } from '../db/fast-reads.js';
+import { spaceZone } from './access.repository.js';
 import type { MembersTable, ResourcesTable } from '../db/schema.js';
 import type { HubContext } from '../context.js';
 
@@ -73,11 +74,7 @@ export function once<T>(
 /** The space's time zone (UTC when unknown), once per request. */
 export function zoneOf(request: RuleRequest): Promise<string> {
   return once(request, 'zone', async () => {
-    const row = await request.reads.first<{ timezone: string | null }>(
-      'select "timezone" from "spaces" where "id" = ?',
-      [request.resource.space],
-    );
-    return row?.timezone ?? 'UTC';
+    return (await spaceZone(request.reads, request.resource.space)) ?? 'UTC';
   });
 }
 

@@ -10,6 +10,25 @@ type Db = Kysely<Database>;
  * of a scoped select, an insert with its stamps, an update under optimistic locking, a delete.
  */
 
+/** Every row of a table, as a select to scope further (`where`) before reading. */
+export function allRows<T extends Table>(db: Db, table: T): SelectQueryBuilder<Database, T, object> {
+  return db.selectFrom(table) as unknown as SelectQueryBuilder<Database, T, object>;
+}
+
+/** The rows of a table whose `column` has this value, as a select to scope further. */
+export function rowsWhere<T extends Table>(
+  db: Db,
+  table: T,
+  column: string,
+  value: unknown,
+): SelectQueryBuilder<Database, T, object> {
+  return (allRows(db, table) as SelectQueryBuilder<any, any, object>).where(
+    `${table}.${column}`,
+    '=',
+    value as never,
+  ) as SelectQueryBuilder<Database, T, object>;
+}
+
 export function findRow<T extends Table>(
   scope: SelectQueryBuilder<Database, T, object>,
   table: T,

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { type Db, likePattern, retryOnConflict } from '../db/crud.js';
-import { deleteRow, findRow, updateRow } from '../db/collection-rows.js';
+import { allRows, deleteRow, findRow, rowsWhere, updateRow } from '../db/collection-rows.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
@@ -184,11 +184,8 @@ type Order = ([string, 'asc' | 'desc'] | [string, 'asc' | 'desc', 'nullsLast'])[
 
 /** The rows of the caller's account (every account's for a superuser): the usual tenant scope. */
 export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Scope<T> {
-  const query = db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>;
   const account = accountOf(caller);
-  return (
-    account === null ? query : query.where(`${table}.account` as string, '=', account as never)
-  ) as Scope<T>;
+  return account === null ? allRows(db, table) : rowsWhere(db, table, 'account', account);
 }
 
 /**
@@ -198,11 +195,7 @@ export function ofAccount<T extends Table>(db: Db, table: T, caller: Caller): Sc
 export function ofMember<T extends MemberTable>(table: T) {
   return async (_ctx: HubServices, caller: Caller, params: Params, db: Db): Promise<Scope<T>> => {
     const member = await findMember(db, caller, params.memberId);
-    return (db.selectFrom(table) as unknown as SelectQueryBuilder<any, any, object>).where(
-      `${table}.member`,
-      '=',
-      member.id as never,
-    ) as Scope<T>;
+    return rowsWhere(db, table, 'member', member.id);
   };
 }
 
@@ -360,7 +353,7 @@ export async function updateIn<T extends Table, Rec>(
         by: caller.memberId,
       }).catch((err) => refused(c, err));
     }
-    const row = (await findRow(trx.selectFrom(c.table) as Scope<T>, c.table, rowId)) as RowOf<T>;
+    const row = (await findRow(allRows(trx, c.table), c.table, rowId)) as RowOf<T>;
     await update.written?.(trx, before, row, ctx, caller, body);
     return row;
   });

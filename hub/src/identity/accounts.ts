@@ -1,8 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
 import { bool } from '../db/crud.js';
 import type { AccountsTable } from '../db/schema.js';
-import type { Caller } from './caller.js';
 
 export function accountRecord(row: Selectable<AccountsTable>) {
   return {
@@ -20,8 +18,4 @@ export function accountRecord(row: Selectable<AccountsTable>) {
   };
 }
 
-/** Accounts the caller sees: their own, or every account for superusers. */
-export function visibleAccounts(db: Db, caller: Caller) {
-  const query = db.selectFrom('accounts');
-  return caller.superuser ? query : query.where('id', '=', caller.accountId);
-}
+export { visibleAccounts } from './accounts.repository.js';

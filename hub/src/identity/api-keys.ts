@@ -3,7 +3,8 @@ import type { Db } from '../db/crud.js';
 import { recordOf, visibleRow } from '../db/records.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
-import { ofCallersAccount } from './records.js';
+import { insertApiKeyRow } from './api-keys.repository.js';
+import { ofCallersAccount } from './records.repository.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -30,19 +31,15 @@ export async function insertApiKey(
   at: string,
 ): Promise<{ row: ApiKeyRow; token: string }> {
   const token = newToken();
-  const row = await db
-    .insertInto('api_keys')
-    .values({
-      account: values.account,
-      member: values.member,
-      label: values.label,
-      tokenHash: hashToken(token),
-      tokenEncrypted: box.seal(token),
-      createdAt: at,
-      updatedAt: at,
-      updatedBy: values.createdBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertApiKeyRow(db, {
+    account: values.account,
+    member: values.member,
+    label: values.label,
+    tokenHash: hashToken(token),
+    tokenEncrypted: box.seal(token),
+    createdAt: at,
+    updatedAt: at,
+    updatedBy: values.createdBy,
+  });
   return { row, token };
 }

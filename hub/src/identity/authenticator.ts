@@ -1,5 +1,6 @@
 import type { MemberPrivileges } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
+import { apiKeyCaller } from './api-keys.repository.js';
 import type { Caller } from './caller.js';
 import { hashToken, safeEqual } from '../secrets.js';
 
@@ -26,21 +27,7 @@ export class Authenticator {
     const hash = hashToken(token);
     const hit = this.cache.get(hash);
     if (hit && hit.expires > Date.now()) return hit.caller;
-    const row = await this.db
-      .selectFrom('api_keys')
-      .innerJoin('members', 'members.id', 'api_keys.member')
-      .select([
-        'api_keys.id as apiKeyId',
-        'api_keys.tokenHash as tokenHash',
-        'members.id as memberId',
-        'members.account as accountId',
-        'members.space as spaceId',
-        'members.privileges as privileges',
-        'members.superuser as superuser',
-        'members.state as state',
-      ])
-      .where('api_keys.tokenHash', '=', hash)
-      .executeTakeFirst();
+    const row = await apiKeyCaller(this.db, hash);
     let caller: Caller | null = null;
     // The index look-up is by hash; the final comparison is constant-time all the same.
     if (row && safeEqual(row.tokenHash, hash) && row.state === 'active') {

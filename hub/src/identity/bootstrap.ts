@@ -1,6 +1,9 @@
+import { systemClock } from '../context.js';
 import type { Db } from '../db/crud.js';
 import type { TokenBox } from '../secrets.js';
+import { insertAccount, insertFirstSpace } from './accounts.repository.js';
 import { insertApiKey } from './api-keys.js';
+import { insertMember } from './members.repository.js';
 
 export interface NewAccount {
   accountName: string;
@@ -29,40 +32,32 @@ export async function createAccountWithOwner(
   db: Db,
   box: TokenBox,
   input: NewAccount,
-  at: string = new Date().toISOString(),
+  at: string = systemClock.now().toISOString(),
 ): Promise<CreatedAccount> {
   return db.transaction().execute(async (trx) => {
     const stamps = { createdAt: at, updatedAt: at, updatedBy: null };
-    const account = await trx
-      .insertInto('accounts')
-      .values({ name: input.accountName, billingEmailAddress: input.emailAddress, ...stamps } as any)
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const space = await trx
-      .insertInto('spaces')
-      .values({
-        account: account.id,
-        name: input.spaceName ?? input.accountName,
-        timezone: input.timezone ?? 'UTC',
-        ...stamps,
-      } as any)
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const member = await trx
-      .insertInto('members')
-      .values({
-        account: account.id,
-        space: space.id,
-        firstName: input.firstName ?? 'Owner',
-        lastName: input.lastName ?? '',
-        emailAddress: input.emailAddress,
-        emailKey: input.emailAddress.toLowerCase(),
-        privileges: 'owner',
-        superuser: input.superuser ? 1 : 0,
-        ...stamps,
-      } as any)
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const account = await insertAccount(trx, {
+      name: input.accountName,
+      billingEmailAddress: input.emailAddress,
+      ...stamps,
+    } as any);
+    const space = await insertFirstSpace(trx, {
+      account: account.id,
+      name: input.spaceName ?? input.accountName,
+      timezone: input.timezone ?? 'UTC',
+      ...stamps,
+    } as any);
+    const member = await insertMember(trx, {
+      account: account.id,
+      space: space.id,
+      firstName: input.firstName ?? 'Owner',
+      lastName: input.lastName ?? '',
+      emailAddress: input.emailAddress,
+      emailKey: input.emailAddress.toLowerCase(),
+      privileges: 'owner',
+      superuser: input.superuser ? 1 : 0,
+      ...stamps,
+    } as any);
     const { row, token } = await insertApiKey(
       trx,
       box,

@@ -10,6 +10,12 @@ import { conflict } from '../errors.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { localDate } from '../spaces/zoned-time.js';
 import { type MemberRow, memberRecord, writeMemberFields } from './members.js';
+import {
+  markMemberChangeApplied,
+  membersByIds,
+  unappliedMemberChange,
+  unappliedMemberChanges,
+} from './members.repository.js';
 
 /**
  * Scheduled changes of a member's data (/members/{id}/changes): member fields to write on a
@@ -33,9 +39,7 @@ function valuesOf(member: MemberRow | undefined, fields: Fields): Fields {
  */
 export async function memberChangeRecords(db: Db, rows: MemberChangeRow[]) {
   const pending = [...new Set(rows.filter((r) => r.appliedAt === null).map((r) => r.member))];
-  const members = pending.length
-    ? await db.selectFrom('members').selectAll().where('id', 'in', pending).execute()
-    : [];
+  const members = pending.length ? await membersByIds(db, pending) : [];
   const byId = new Map(members.map((m) => [m.id, m]));
   return rows.map((row) => {
     const fields = parseJson<Fields>(row.fields) ?? {};
@@ -100,16 +104,7 @@ export async function applyDueMemberChanges(
   const at = ctx.clock.now();
   // Ahead of UTC by at most 14 hours: no change dated later than tomorrow (UTC) can be due.
   const horizon = new Date(at.getTime() + 86_400_000).toISOString().slice(0, 10);
-  const due = await ctx.db
-    .selectFrom('member_changes')
-    .innerJoin('members', 'members.id', 'member_changes.member')
-    .innerJoin('spaces', 'spaces.id', 'members.space')
-    .select(['member_changes.id', 'member_changes.date', 'spaces.timezone'])
-    .where('member_changes.appliedAt', 'is', null)
-    .where('member_changes.date', '<=', horizon)
-    .orderBy('member_changes.date')
-    .orderBy('member_changes.id')
-    .execute();
+  const due = await unappliedMemberChanges(ctx.db, horizon);
   let count = 0;
   for (const change of due) {
     if (change.date > localDate(at, change.timezone)) continue;
@@ -127,12 +122,7 @@ export async function applyDueMemberChanges(
 }
 
 async function applyChange(trx: Db, id: number, at: string): Promise<MemberRow | null> {
-  const change = await trx
-    .selectFrom('member_changes')
-    .selectAll()
-    .where('id', '=', id)
-    .where('appliedAt', 'is', null)
-    .executeTakeFirst();
+  const change = await unappliedMemberChange(trx, id);
   if (!change) return null; // applied meanwhile (another hub, or a second run)
   const member = await rowById(trx, 'members', change.member);
   if (!member) return null;
@@ -141,13 +131,8 @@ async function applyChange(trx: Db, id: number, at: string): Promise<MemberRow |
   const after = await writeMemberFields(trx, member, fields, { at, by: change.updatedBy });
   const now = valuesOf(after, fields);
   const changes = Object.fromEntries(Object.keys(fields).map((f) => [f, [before[f], now[f]]]));
-  const marked = await trx
-    .updateTable('member_changes')
-    .set({ appliedAt: at, changes: JSON.stringify(changes), updatedAt: at })
-    .where('id', '=', id)
-    .where('appliedAt', 'is', null)
-    .executeTakeFirst();
-  if (Number(marked.numUpdatedRows) !== 1) throw new Error('member change applied twice');
+  if (!(await markMemberChangeApplied(trx, id, at, JSON.stringify(changes))))
+    throw new Error('member change applied twice');
   return after;
 }
 

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
 import type { Db } from '../db/crud.js';
 import type { MemberDevicesTable } from '../db/schema.js';
+import { memberDeviceOf, updateMemberDevice } from './members.repository.js';
 
 /**
  * The device a member uses the hub's app on (/members/{id}/device), and its history
@@ -41,9 +42,7 @@ export function deviceChangeRecord(row: MemberDeviceRow) {
   };
 }
 
-export function findMemberDevice(db: Db, memberId: number) {
-  return db.selectFrom('member_devices').selectAll().where('member', '=', memberId).executeTakeFirst();
-}
+export const findMemberDevice = memberDeviceOf;
 
 const deviceColumns = (body: DeviceInput) => ({
   name: body.name ?? null,
@@ -75,11 +74,7 @@ export async function putMemberDevice(
   const current = await findMemberDevice(db, member.id);
   const next = deviceColumns({ ...(current ?? {}), ...body });
   if (current) {
-    await db
-      .updateTable('member_devices')
-      .set({ ...next, lockVersion: current.lockVersion + 1, updatedAt: stamp.at, updatedBy: stamp.by })
-      .where('id', '=', current.id)
-      .execute();
+    await updateMemberDevice(db, current.id, { ...next, lockVersion: current.lockVersion + 1 }, stamp);
   } else {
     await insertRow(db, 'member_devices', { account: member.account, member: member.id, ...next }, stamp);
   }

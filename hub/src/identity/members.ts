@@ -1,15 +1,23 @@
-import { isPostgres } from '../db/fast-reads.js';
 import type { MemberRecord } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import { bool, defined, flag, isUniqueViolation, jsonText, likePattern, parseJson } from '../db/crud.js';
+import { bool, defined, flag, isUniqueViolation, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { requiredRow, stampsOf, visibleRow } from '../db/records.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from './caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
-import { ofCallersAccount } from './records.js';
-import { countOwners, writePrivileges } from './members.repository.js';
+import {
+  countOwners,
+  type MemberListQuery,
+  type MemberQuery,
+  memberById,
+  spaceForMember,
+  visibleMembers,
+  writePrivileges,
+} from './members.repository.js';
+
+export { filterMembers, type MemberListQuery, visibleMembers } from './members.repository.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { emitEvent } from '../db/outbox.js';
 import { updateRow } from '../db/collection-rows.js';
@@ -78,27 +86,6 @@ const adminOnlyFields = [
   'allowLogin',
 ] as const;
 
-/** Which members the caller sees: superusers all, admins their account, members themselves. */
-export function visibleMembers(db: Db, caller: Caller) {
-  const query = ofCallersAccount(db, 'members', caller);
-  return isAdmin(caller) ? query : query.where('members.id', '=', caller.memberId);
-}
-
-/** visibleMembers as SQL text for the fast reads (db/fast-reads.ts): a where clause and its values. */
-export function visibleMembersSql(caller: Caller): { where: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (!caller.superuser) {
-    parts.push('"account" = ?');
-    params.push(caller.accountId);
-  }
-  if (!isAdmin(caller)) {
-    parts.push('"id" = ?');
-    params.push(caller.memberId);
-  }
-  return { where: parts.length > 0 ? `where ${parts.join(' and ')}` : '', params };
-}
-
 /** visibleMembers for one record already read. */
 export function canSeeMember(caller: Caller, row: Pick<MemberRow, 'id' | 'account'>): boolean {
   if (caller.superuser) return true;
@@ -108,62 +95,6 @@ export function canSeeMember(caller: Caller, row: Pick<MemberRow, 'id' | 'accoun
 
 export async function findMember(db: Db, caller: Caller, id: number): Promise<MemberRow> {
   return visibleRow(visibleMembers(db, caller), 'members', id, 'Member');
-}
-
-export interface MemberListQuery {
-  q?: string;
-  state?: string;
-  privileges?: string;
-  space?: number;
-  emailAddress?: string;
-  memberNumber?: string;
-  /** Find a member by key card (Fabman's filter); the token is upper-case hex. */
-  keyType?: string;
-  keyToken?: string;
-  orderBy?: string;
-  order?: 'asc' | 'desc';
-}
-
-type MemberQuery = ReturnType<typeof visibleMembers>;
-
-/** The members a list query selects (filters and search) from `base`, before ordering and paging. */
-export function filterMembers(
-  base: MemberQuery,
-  db: Db,
-  caller: Caller,
-  query: MemberListQuery,
-): MemberQuery {
-  if (query.state) base = base.where('state', '=', query.state);
-  if (query.privileges) base = base.where('privileges', '=', query.privileges);
-  if (query.space) base = base.where('space', '=', query.space);
-  if (query.emailAddress) base = base.where('emailKey', '=', query.emailAddress.toLowerCase());
-  if (query.memberNumber) base = base.where('memberNumber', '=', query.memberNumber);
-  if (query.keyType || query.keyToken) {
-    let keys = db.selectFrom('member_keys').select('member');
-    if (query.keyType) keys = keys.where('type', '=', query.keyType);
-    if (query.keyToken) keys = keys.where('token', '=', query.keyToken.toUpperCase());
-    base = base.where('members.id', 'in', keys);
-  }
-  if (query.q) {
-    const pattern = likePattern(query.q);
-    // A card id matches whole (as a reader or the card's print gives it), through its index.
-    const card = query.q.trim().toUpperCase();
-    const postgres = isPostgres(db);
-    let owners = db.selectFrom('member_keys').select('member').where('token', '=', card);
-    if (!caller.superuser) owners = owners.where('account', '=', caller.accountId);
-    base = base.where((eb) =>
-      eb.or([
-        // SQLite's LIKE ignores ASCII case by itself (as its lower() does): no function per row.
-        ...['firstName', 'lastName', 'emailAddress', 'memberNumber', 'company'].map((c) =>
-          postgres
-            ? eb(eb.ref(c as 'firstName'), 'ilike', pattern)
-            : eb(eb.ref(c as 'firstName'), 'like', pattern),
-        ),
-        eb('members.id', 'in', owners),
-      ]),
-    );
-  }
-  return base;
 }
 
 /** Does the query filter or search at all (else the whole visible list is asked for)? */
@@ -198,10 +129,7 @@ export function orderedMembers<Q extends MemberQuery>(query: Q, list: MemberList
 /** The space a member goes to: the one named (in the caller's view), else the caller's own. */
 async function resolveSpace(db: Db, caller: Caller, space: number | undefined, accountId?: number) {
   if (space === undefined) return { space: caller.spaceId, account: caller.accountId };
-  let query = db.selectFrom('spaces').select(['id', 'account']).where('id', '=', space);
-  if (accountId !== undefined) query = query.where('account', '=', accountId);
-  else if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  const row = await query.executeTakeFirst();
+  const row = await spaceForMember(db, caller, space, accountId);
   if (!row) throw unprocessable(`Space ${space} does not exist in this account`, { unknownSpace: true });
   return { space: row.id, account: row.account };
 }
@@ -308,7 +236,7 @@ export async function emitMember(
 /** A member as webhook payloads carry it (null for none). */
 export async function memberEventRecord(db: Db, id: number | null) {
   if (id === null) return null;
-  const row = await db.selectFrom('members').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await memberById(db, id);
   return row ? memberRecord(row) : null;
 }
 

@@ -6,6 +6,12 @@ import type { KeyAssignmentsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { unprocessable } from '../errors.js';
 import { findMember } from '../identity/members.js';
+import {
+  assignPending,
+  insertKeyAssignment,
+  pendingAssignmentsAt,
+  restartKeyAssignment,
+} from './keys.repository.js';
 
 export type KeyAssignmentRow = Selectable<KeyAssignmentsTable>;
 
@@ -47,19 +53,15 @@ export async function startKeyAssignment(
   const member = await findMember(db, caller, body.member);
   const resource = body.resource ?? null;
   await checkResource(db, member.account, resource);
-  return db
-    .insertInto('key_assignments')
-    .values({
-      account: member.account,
-      member: member.id,
-      resource,
-      createdBy: caller.memberId,
-      state: 'pending',
-      expiresAt: windowEnd(at),
-      createdAt: at.toISOString(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertKeyAssignment(db, {
+    account: member.account,
+    member: member.id,
+    resource,
+    createdBy: caller.memberId,
+    state: 'pending',
+    expiresAt: windowEnd(at),
+    createdAt: at.toISOString(),
+  });
 }
 
 /** Fabman's second step names the resource; the window starts again, as the member walks to the reader now. */
@@ -73,11 +75,7 @@ export async function setAssignmentResource(
   if (row.state === 'assigned') {
     throw unprocessable('This key assignment is finished already', { assignmentFinished: true });
   }
-  await db
-    .updateTable('key_assignments')
-    .set({ resource, state: 'pending', expiresAt: windowEnd(at) })
-    .where('id', '=', row.id)
-    .execute();
+  await restartKeyAssignment(db, row.id, resource, windowEnd(at));
 }
 
 /**
@@ -90,22 +88,9 @@ export async function claimAssignment(
   card: { type: string; token: string },
   at: Date,
 ): Promise<KeyAssignmentRow | undefined> {
-  const candidates = await db
-    .selectFrom('key_assignments')
-    .selectAll()
-    .where('resource', '=', resource)
-    .where('state', '=', 'pending')
-    .where('expiresAt', '>', at.toISOString())
-    .orderBy('id', 'desc')
-    .execute();
+  const candidates = await pendingAssignmentsAt(db, resource, at.toISOString());
   for (const candidate of candidates) {
-    const claimed = await db
-      .updateTable('key_assignments')
-      .set({ state: 'assigned', keyType: card.type, keyToken: card.token, assignedAt: at.toISOString() })
-      .where('id', '=', candidate.id)
-      .where('state', '=', 'pending')
-      .returningAll()
-      .executeTakeFirst();
+    const claimed = await assignPending(db, candidate.id, card, at.toISOString());
     if (claimed) return claimed;
   }
   return undefined;

@@ -5,6 +5,14 @@ import { recordEvents, rowById, stampsOf } from '../db/records.js';
 import type { MemberKeysTable } from '../db/schema.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
+import {
+  deleteMemberKeyRow,
+  holderOfToken,
+  insertMemberKey,
+  keyOfCard,
+  keyOfMember,
+  updateMemberKey,
+} from './keys.repository.js';
 
 export type MemberKeyRow = Selectable<MemberKeysTable>;
 
@@ -18,9 +26,7 @@ export function memberKeyRecord(row: MemberKeyRow): MemberKeyRecord {
   };
 }
 
-export async function keyOfMember(db: Db, memberId: number): Promise<MemberKeyRow | undefined> {
-  return db.selectFrom('member_keys').selectAll().where('member', '=', memberId).executeTakeFirst();
-}
+export { keyOfMember } from './keys.repository.js';
 
 const duplicateKey = () =>
   unprocessable('This key card belongs to another member of the account', { duplicateKey: true });
@@ -45,46 +51,25 @@ export async function putMemberKey(
     });
   }
   const key = { ...change, type };
-  const holder = await db
-    .selectFrom('member_keys')
-    .select('member')
-    .where('account', '=', member.account)
-    .where('token', '=', key.token)
-    .executeTakeFirst();
+  const holder = await holderOfToken(db, member.account, key.token);
   if (holder && holder.member !== member.id) throw duplicateKey();
   try {
     const existing = current;
     if (existing) {
-      const row = await db
-        .updateTable('member_keys')
-        .set((eb) => ({
-          type: key.type,
-          token: key.token,
-          state: key.state,
-          lockVersion: eb('lockVersion', '+', 1),
-          updatedAt: at,
-          updatedBy,
-        }))
-        .where('id', '=', existing.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await updateMemberKey(db, existing.id, key, { at, by: updatedBy });
       await emitMemberKey(db, 'memberKey_updated', row);
       return { row, created: false };
     }
-    const row = await db
-      .insertInto('member_keys')
-      .values({
-        account: member.account,
-        member: member.id,
-        type: key.type,
-        token: key.token,
-        state: key.state,
-        createdAt: at,
-        updatedAt: at,
-        updatedBy,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertMemberKey(db, {
+      account: member.account,
+      member: member.id,
+      type: key.type,
+      token: key.token,
+      state: key.state,
+      createdAt: at,
+      updatedAt: at,
+      updatedBy,
+    });
     await emitMemberKey(db, 'memberKey_created', row);
     return { row, created: true };
   } catch (err) {
@@ -97,8 +82,7 @@ export async function deleteMemberKey(db: Db, memberId: number): Promise<boolean
   const row = await keyOfMember(db, memberId);
   if (!row) return false;
   await emitMemberKey(db, 'memberKey_deleted', row);
-  const result = await db.deleteFrom('member_keys').where('id', '=', row.id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return deleteMemberKeyRow(db, row.id);
 }
 
 /** memberKey_created/updated/deleted `{key, member}`, in the change's transaction. */
@@ -114,13 +98,7 @@ export async function keyByCard(
   cards: readonly { type: string; token: string }[],
 ): Promise<MemberKeyRow | undefined> {
   for (const card of cards) {
-    const row = await db
-      .selectFrom('member_keys')
-      .selectAll()
-      .where('account', '=', account)
-      .where('type', '=', card.type)
-      .where('token', '=', card.token.toUpperCase())
-      .executeTakeFirst();
+    const row = await keyOfCard(db, account, { type: card.type, token: card.token.toUpperCase() });
     if (row) return row;
   }
   return undefined;

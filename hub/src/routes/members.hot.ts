@@ -11,7 +11,7 @@ import {
   membersByIds,
   memberVersion,
   visibleMemberKeys,
-} from '../identity/member-reads.js';
+} from '../identity/member-reads.repository.js';
 import {
   canSeeMember,
   filtersMembers,

@@ -14,7 +14,7 @@ import { callerOf, requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
-import { memberEmbeds, membersWithEmbeds } from '../identity/member-embeds.js';
+import { memberEmbeds, membersWithEmbeds } from '../http/member-embeds.js';
 import {
   createMember,
   emitMember,

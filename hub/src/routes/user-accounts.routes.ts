@@ -6,6 +6,7 @@ import { callerOf } from '../http/auth.js';
 import { badRequest, HttpError } from '../errors.js';
 import { verifyPassword } from '../sign-in/passwords.js';
 import { loginCandidates, memberById } from '../sign-in/sign-in.repository.js';
+import { accountNames } from '../identity/accounts.repository.js';
 
 /**
  * docs/SIGN-IN.md, "Several accounts": which accounts a signed-in person may switch to. The
@@ -89,11 +90,7 @@ export function userAccountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           throw badRequest('Wrong password', { field: 'password', reason: 'wrong' });
         }
         const ids = [...new Set([caller.accountId, ...opened.map((m) => m.account)])];
-        const names = await ctx.db
-          .selectFrom('accounts')
-          .select(['id', 'name'])
-          .where('id', 'in', ids)
-          .execute();
+        const names = await accountNames(ctx.db, ids);
         const nameOf = new Map(names.map((a) => [a.id, a.name]));
         const records: UserAccount[] = [];
         const own = opened.find((m) => m.id === caller.memberId) ?? me;

@@ -6,7 +6,8 @@ import type { SignInLinksTable } from '../db/schema.js';
 import { HttpError, serviceUnavailable } from '../errors.js';
 import type { MemberRow } from '../identity/members.js';
 import { hashToken, newSecretToken, safeEqual } from '../secrets.js';
-import { markAccepted } from './sign-in.repository.js';
+import { deleteLink, insertLink, linkByTokenHash, markAccepted, useLink } from './sign-in.repository.js';
+import { spaceName } from '../spaces/spaces.repository.js';
 
 export type SignInLinkRow = Selectable<SignInLinksTable>;
 
@@ -47,20 +48,16 @@ export async function createLink(
 ): Promise<{ row: SignInLinkRow; token: string; url: string }> {
   const token = newSecretToken();
   const now = ctx.clock.now().getTime();
-  const row = await ctx.db
-    .insertInto('sign_in_links')
-    .values({
-      account: member.account,
-      member: member.id,
-      purpose,
-      tokenHash: hashToken(token),
-      next,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + lifetimeOf(ctx, purpose)).toISOString(),
-      createdBy,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertLink(ctx.db, {
+    account: member.account,
+    member: member.id,
+    purpose,
+    tokenHash: hashToken(token),
+    next,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + lifetimeOf(ctx, purpose)).toISOString(),
+    createdBy,
+  });
   return { row, token, url: linkUrl(ctx.linkBase, token, next) };
 }
 
@@ -103,8 +100,7 @@ export function linkMail(
 }
 
 export async function spaceNameOf(db: Db, member: Pick<MemberRow, 'space'>): Promise<string> {
-  const row = await db.selectFrom('spaces').select('name').where('id', '=', member.space).executeTakeFirst();
-  return row?.name ?? 'your makerspace';
+  return (await spaceName(db, member.space)) ?? 'your makerspace';
 }
 
 /**
@@ -123,7 +119,7 @@ export async function mailLink(
     await ctx.mailer.send(linkMail(purpose, member, space, link.url, lifetimeOf(ctx, purpose)));
     return true;
   } catch (err) {
-    await ctx.db.deleteFrom('sign_in_links').where('id', '=', link.row.id).execute();
+    await deleteLink(ctx.db, link.row.id);
     ctx.logger.error(
       { member: member.id, purpose: link.row.purpose, error: (err as Error).message },
       'could not send a sign-in e-mail',
@@ -142,40 +138,14 @@ export const linkUsed = () => new HttpError(410, 'This sign-in link was already 
  */
 export async function findUsableLink(ctx: SignInContext, token: string): Promise<SignInLinkRow> {
   const hash = hashToken(token);
-  const row = await ctx.db
-    .selectFrom('sign_in_links')
-    .selectAll()
-    .where('tokenHash', '=', hash)
-    .executeTakeFirst();
+  const row = await linkByTokenHash(ctx.db, hash);
   if (!row || !safeEqual(row.tokenHash, hash)) throw linkInvalid();
   if (row.usedAt !== null) throw linkUsed();
   if (Date.parse(row.expiresAt) <= ctx.clock.now().getTime()) throw linkExpired();
   return row;
 }
 
-/** Marks the link used; false when another request used it first. */
-export async function useLink(db: Db, id: number, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('sign_in_links')
-    .set({ usedAt: at })
-    .where('id', '=', id)
-    .where('usedAt', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** A new invitation supersedes the member's older unused ones (they expire now). */
-export async function supersedeInvitations(db: Db, memberId: number, keepId: number, at: string) {
-  await db
-    .updateTable('sign_in_links')
-    .set({ expiresAt: at })
-    .where('member', '=', memberId)
-    .where('purpose', '=', 'invitation')
-    .where('usedAt', 'is', null)
-    .where('id', '<>', keepId)
-    .where('expiresAt', '>', at)
-    .execute();
-}
+export { supersedeInvitations } from './sign-in.repository.js';
 
 /**
  * Redeems a usable link: uses it and starts the member's session in one transaction (a second

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
-import type { Db } from '../db/crud.js';
 import { badRequest } from '../errors.js';
 
 export const minPasswordLength = 10;
@@ -62,19 +61,4 @@ export function checkNewPassword(password: string, emailAddress: string | null):
   }
 }
 
-export async function passwordHashOf(db: Db, memberId: number): Promise<string | null> {
-  const row = await db
-    .selectFrom('member_passwords')
-    .select('hash')
-    .where('member', '=', memberId)
-    .executeTakeFirst();
-  return row?.hash ?? null;
-}
-
-export async function storePassword(db: Db, memberId: number, passwordHash: string, at: string) {
-  await db
-    .insertInto('member_passwords')
-    .values({ member: memberId, hash: passwordHash, updatedAt: at })
-    .onConflict((oc) => oc.column('member').doUpdateSet({ hash: passwordHash, updatedAt: at }))
-    .execute();
-}
+export { passwordHashOf, storePassword } from './sign-in.repository.js';

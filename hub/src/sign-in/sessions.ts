@@ -5,6 +5,14 @@ import type { Db } from '../db/crud.js';
 import type { BrowserSessionsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { hashToken, newSecretToken, safeEqual, type TokenBox } from '../secrets.js';
+import {
+  insertSession,
+  liveSessionsOf,
+  revokeSessions,
+  sessionByTokenHash,
+  touchSession,
+  unrevokedSessionIds,
+} from './sign-in.repository.js';
 
 export type SessionRow = Selectable<BrowserSessionsTable>;
 export type SignInMethod = 'password' | 'link';
@@ -44,40 +52,24 @@ export class SessionStore {
   ): Promise<{ token: string; row: SessionRow }> {
     const token = newSecretToken();
     const now = this.clock.now().getTime();
-    const row = await db
-      .insertInto('browser_sessions')
-      .values({
-        account: member.account,
-        member: member.id,
-        tokenHash: hashToken(token),
-        method,
-        createdAt: iso(now),
-        lastSeenAt: iso(now),
-        expiresAt: iso(now + sessionLifetimeMs),
-        userAgent: client.userAgent?.slice(0, 512) ?? null,
-        ipAddress: client.ipAddress ?? null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertSession(db, {
+      account: member.account,
+      member: member.id,
+      tokenHash: hashToken(token),
+      method,
+      createdAt: iso(now),
+      lastSeenAt: iso(now),
+      expiresAt: iso(now + sessionLifetimeMs),
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      ipAddress: client.ipAddress ?? null,
+    });
     return { token, row };
   }
 
   /** The caller of a session token: the session must be live and its member active and allowed to log in. */
   async authenticate(token: string): Promise<AuthenticatedSession | null> {
     const hash = hashToken(token);
-    const row = await this.db
-      .selectFrom('browser_sessions')
-      .innerJoin('members', 'members.id', 'browser_sessions.member')
-      .selectAll('browser_sessions')
-      .select([
-        'members.space as spaceId',
-        'members.privileges as privileges',
-        'members.superuser as superuser',
-        'members.state as state',
-        'members.allowLogin as allowLogin',
-      ])
-      .where('browser_sessions.tokenHash', '=', hash)
-      .executeTakeFirst();
+    const row = await sessionByTokenHash(this.db, hash);
     // The index look-up is by hash; the final comparison is constant-time all the same.
     if (!row || !safeEqual(row.tokenHash, hash)) return null;
     const now = this.clock.now().getTime();
@@ -88,12 +80,7 @@ export class SessionStore {
     if (now - Date.parse(session.lastSeenAt) >= touchIntervalMs) {
       session.lastSeenAt = iso(now);
       session.expiresAt = iso(now + sessionLifetimeMs);
-      await this.db
-        .updateTable('browser_sessions')
-        .set({ lastSeenAt: session.lastSeenAt, expiresAt: session.expiresAt })
-        .where('id', '=', session.id)
-        .where('revokedAt', 'is', null)
-        .execute();
+      await touchSession(this.db, session.id, session.lastSeenAt, session.expiresAt);
       refreshed = true;
     }
     return {
@@ -123,41 +110,20 @@ export class SessionStore {
 
   /** The member's live sessions, newest first. */
   async list(memberId: number): Promise<SessionRow[]> {
-    return this.db
-      .selectFrom('browser_sessions')
-      .selectAll()
-      .where('member', '=', memberId)
-      .where('revokedAt', 'is', null)
-      .where('expiresAt', '>', this.clock.now().toISOString())
-      .orderBy('id', 'desc')
-      .execute();
+    return liveSessionsOf(this.db, memberId, this.clock.now().toISOString());
   }
 
   /** Revokes live sessions of a member (all of them, or those named); returns the ids revoked. */
   async revokeOfMember(memberId: number, options: { only?: number[]; except?: number } = {}) {
     if (options.only && options.only.length === 0) return [];
-    let query = this.db
-      .updateTable('browser_sessions')
-      .set({ revokedAt: this.clock.now().toISOString() })
-      .where('member', '=', memberId)
-      .where('revokedAt', 'is', null);
-    if (options.only) query = query.where('id', 'in', options.only);
-    if (options.except !== undefined) query = query.where('id', '<>', options.except);
-    const rows = await query.returning('id').execute();
-    const ids = rows.map((r) => r.id);
+    const ids = await revokeSessions(this.db, memberId, this.clock.now().toISOString(), options);
     this.announce(ids);
     return ids;
   }
 
   /** Ids of the member's unrevoked sessions (read before the member is deleted with them). */
   async idsOfMember(memberId: number, db: Db = this.db): Promise<number[]> {
-    const rows = await db
-      .selectFrom('browser_sessions')
-      .select('id')
-      .where('member', '=', memberId)
-      .where('revokedAt', 'is', null)
-      .execute();
-    return rows.map((r) => r.id);
+    return unrevokedSessionIds(db, memberId);
   }
 
   /** Tells listeners that these sessions ended (call after the change has committed). */

@@ -1,5 +1,7 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { bool } from '../db/crud.js';
+import type { BrowserSessionsTable, SignInLinksTable } from '../db/schema.js';
 import type { MemberRow } from '../identity/members.js';
 
 /** May this member sign in at all (active, allowLogin)? */
@@ -34,9 +36,7 @@ export async function hasPassword(db: Db, memberId: number): Promise<boolean> {
   return row !== undefined;
 }
 
-export function memberById(db: Db, id: number): Promise<MemberRow | undefined> {
-  return db.selectFrom('members').selectAll().where('id', '=', id).executeTakeFirst();
-}
+export { memberById } from '../identity/members.repository.js';
 
 export function invitationOf(db: Db, memberId: number) {
   return db.selectFrom('member_invitations').selectAll().where('member', '=', memberId).executeTakeFirst();
@@ -76,5 +76,135 @@ export async function purgeEnded(db: Db, before: string): Promise<void> {
   await db
     .deleteFrom('sign_in_links')
     .where((eb) => eb.or([eb('expiresAt', '<', before), eb('usedAt', '<', before)]))
+    .execute();
+}
+
+// ---- browser sessions ----
+
+export function insertSession(db: Db, values: Insertable<BrowserSessionsTable>) {
+  return db.insertInto('browser_sessions').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The session of a token hash with what its caller needs of the member. */
+export function sessionByTokenHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('browser_sessions')
+    .innerJoin('members', 'members.id', 'browser_sessions.member')
+    .selectAll('browser_sessions')
+    .select([
+      'members.space as spaceId',
+      'members.privileges as privileges',
+      'members.superuser as superuser',
+      'members.state as state',
+      'members.allowLogin as allowLogin',
+    ])
+    .where('browser_sessions.tokenHash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Moves an unrevoked session's last use and expiry on. */
+export async function touchSession(db: Db, id: number, lastSeenAt: string, expiresAt: string) {
+  await db
+    .updateTable('browser_sessions')
+    .set({ lastSeenAt, expiresAt })
+    .where('id', '=', id)
+    .where('revokedAt', 'is', null)
+    .execute();
+}
+
+/** The member's sessions neither revoked nor expired at `at`, newest first. */
+export function liveSessionsOf(db: Db, memberId: number, at: string) {
+  return db
+    .selectFrom('browser_sessions')
+    .selectAll()
+    .where('member', '=', memberId)
+    .where('revokedAt', 'is', null)
+    .where('expiresAt', '>', at)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Revokes the member's unrevoked sessions (only those named, all but one); the ids revoked. */
+export async function revokeSessions(
+  db: Db,
+  memberId: number,
+  at: string,
+  options: { only?: number[]; except?: number },
+): Promise<number[]> {
+  let query = db
+    .updateTable('browser_sessions')
+    .set({ revokedAt: at })
+    .where('member', '=', memberId)
+    .where('revokedAt', 'is', null);
+  if (options.only) query = query.where('id', 'in', options.only);
+  if (options.except !== undefined) query = query.where('id', '<>', options.except);
+  const rows = await query.returning('id').execute();
+  return rows.map((r) => r.id);
+}
+
+export async function unrevokedSessionIds(db: Db, memberId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('browser_sessions')
+    .select('id')
+    .where('member', '=', memberId)
+    .where('revokedAt', 'is', null)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+// ---- sign-in links ----
+
+export function insertLink(db: Db, values: Insertable<SignInLinksTable>) {
+  return db.insertInto('sign_in_links').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteLink(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('sign_in_links').where('id', '=', id).execute();
+}
+
+export function linkByTokenHash(db: Db, tokenHash: string) {
+  return db.selectFrom('sign_in_links').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Marks the link used; false when another request used it first. */
+export async function useLink(db: Db, id: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('sign_in_links')
+    .set({ usedAt: at })
+    .where('id', '=', id)
+    .where('usedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A new invitation supersedes the member's older unused ones (they expire now). */
+export async function supersedeInvitations(db: Db, memberId: number, keepId: number, at: string) {
+  await db
+    .updateTable('sign_in_links')
+    .set({ expiresAt: at })
+    .where('member', '=', memberId)
+    .where('purpose', '=', 'invitation')
+    .where('usedAt', 'is', null)
+    .where('id', '<>', keepId)
+    .where('expiresAt', '>', at)
+    .execute();
+}
+
+// ---- passwords ----
+
+export async function passwordHashOf(db: Db, memberId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('member_passwords')
+    .select('hash')
+    .where('member', '=', memberId)
+    .executeTakeFirst();
+  return row?.hash ?? null;
+}
+
+export async function storePassword(db: Db, memberId: number, passwordHash: string, at: string) {
+  await db
+    .insertInto('member_passwords')
+    .values({ member: memberId, hash: passwordHash, updatedAt: at })
+    .onConflict((oc) => oc.column('member').doUpdateSet({ hash: passwordHash, updatedAt: at }))
     .execute();
 }

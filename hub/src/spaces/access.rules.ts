@@ -1,6 +1,15 @@
 import type { AccessRule, ResourceRow, RuleOutcome, RuleRequest } from '../access/policy.js';
 import { once, ruleOrder, zoneOf } from '../access/policy.js';
 import {
+  type BookingSpan,
+  confirmedBookingSpans,
+  coursesCovering,
+  holidaySpansAfter,
+  openingRanges,
+  type TrainingSpan,
+  trainingSpans,
+} from './access.repository.js';
+import {
   closingTime,
   type HolidaySpan,
   holidayAt,
@@ -15,16 +24,7 @@ import { localDate, localDateTime, zonedInstant } from './zoned-time.js';
  * clock) plus a thin AccessRule that loads those facts. Admins and owners pass all of them.
  */
 
-export interface BookingSpan {
-  member: number;
-  fromDateTime: string;
-  untilDateTime: string;
-}
-
-export interface TrainingSpan {
-  fromDate: string | null;
-  untilDate: string | null;
-}
+export type { BookingSpan, TrainingSpan } from './access.repository.js';
 
 const seconds = (from: Date, until: Date) =>
   Math.max(0, Math.floor((until.getTime() - from.getTime()) / 1000));
@@ -101,10 +101,7 @@ function activeBookings(request: RuleRequest): Promise<BookingSpan[]> {
   const { reads, resource, at } = request;
   return once(request, 'bookings', () => {
     const horizon = new Date(at.getTime() + 60 * 86_400_000).toISOString();
-    return reads.rows<BookingSpan>(
-      'select "member", "fromDateTime", "untilDateTime" from "bookings" where "resource" = ? and "state" = \'confirmed\' and "untilDateTime" > ? and "fromDateTime" < ?',
-      [resource.id, at.toISOString(), horizon],
-    );
+    return confirmedBookingSpans(reads, resource.id, at.toISOString(), horizon);
   });
 }
 
@@ -118,17 +115,11 @@ export function spaceRules(): AccessRule[] {
         const { reads, resource, member, at } = request;
         if (!resource.requiresTraining) return undefined;
         if (!member) return { deny: 'noPermission' };
-        const trainings = await reads.rows<TrainingSpan>(
-          'select "t"."fromDate", "t"."untilDate" from "member_trainings" as "t" inner join "training_courses" as "c" on "c"."id" = "t"."trainingCourse" inner join "training_course_resources" as "r" on "r"."course" = "c"."id" where "t"."member" = ? and "r"."resource" = ? and "c"."state" = \'active\'',
-          [member.id, resource.id],
-        );
+        const trainings = await trainingSpans(reads, member.id, resource.id);
         const outcome = trainingOutcome(resource, trainings, localDate(at, await zoneOf(request)));
         if (!outcome || !('deny' in outcome)) return outcome;
         // Name the courses that would allow the resource, so the member knows what to book.
-        const courses = await reads.rows<{ id: number; title: string }>(
-          'select "c"."id", "c"."title" from "training_courses" as "c" inner join "training_course_resources" as "r" on "r"."course" = "c"."id" where "r"."resource" = ? and "c"."state" = \'active\' order by "c"."title"',
-          [resource.id],
-        );
+        const courses = await coursesCovering(reads, resource.id);
         return { ...outcome, details: { trainingCourses: courses } };
       },
     },
@@ -137,10 +128,7 @@ export function spaceRules(): AccessRule[] {
       order: ruleOrder.openingHours,
       adminsPass: true,
       async check(request) {
-        const hours = await request.reads.rows<OpeningRange>(
-          'select "dayOfWeek", "fromTime", "untilTime" from "opening_hours" where "space" = ?',
-          [request.resource.space],
-        );
+        const hours = await openingRanges(request.reads, request.resource.space);
         if (hours.length === 0) return undefined;
         return openingHoursOutcome(await zoneOf(request), hours, request.at);
       },
@@ -152,9 +140,10 @@ export function spaceRules(): AccessRule[] {
       async check(request) {
         const zone = await zoneOf(request);
         // Holidays that have not ended yet (wall-time strings compare in time order).
-        const holidays = await request.reads.rows<HolidaySpan>(
-          'select "fromDateTime", "untilDateTime" from "holidays" where "space" = ? and "untilDateTime" > ?',
-          [request.resource.space, localDateTime(request.at, zone)],
+        const holidays = await holidaySpansAfter(
+          request.reads,
+          request.resource.space,
+          localDateTime(request.at, zone),
         );
         return holidayOutcome(zone, holidays, request.at);
       },

@@ -1,19 +1,25 @@
 import type { BookingRecord } from '@makerspace/shared';
-import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
 import { columnsOf, flags, inAccount, recordEvents, requiredRow, stampColumns } from '../db/records.js';
-import type { BookingsTable, Database, ResourcesTable } from '../db/schema.js';
+import type { BookingsTable, ResourcesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import { chargeForBooking } from '../billing/charges.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
-import { accountOrOwn } from './row-record.js';
-import { openingHoursOf, type SpaceRow } from './spaces.repository.js';
+import {
+  accountOrOwn,
+  bookableResourceRow,
+  lockResourceRow,
+  memberBookingsStarting,
+  overlappingBooking,
+} from './bookings.repository.js';
+import { holidaysEndingAfter, openingHoursOf, type SpaceRow, spaceById } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
 
 export type BookingRow = Selectable<BookingsTable>;
@@ -39,24 +45,7 @@ export function bookingRecord(row: BookingRow): BookingRecord {
 /** Bookings the caller sees: admins their account's, members their own (DESIGN 4). */
 export const visibleBookings = (db: Db, caller: Caller) => accountOrOwn(db, 'bookings', caller);
 
-/** The list's time range (`from`/`until` are aliases) and space filters. */
-export function bookingFilters(
-  base: SelectQueryBuilder<Database, 'bookings', object>,
-  query: { fromDateTime?: string; untilDateTime?: string; from?: string; until?: string; space?: number },
-) {
-  const from = query.fromDateTime ?? query.from;
-  const until = query.untilDateTime ?? query.until;
-  const space = query.space;
-  let q = base;
-  if (from) q = q.where('bookings.untilDateTime', '>', from);
-  if (until) q = q.where('bookings.fromDateTime', '<', until);
-  if (space) {
-    q = q.where('bookings.resource', 'in', (eb) =>
-      eb.selectFrom('resources').select('resources.id').where('resources.space', '=', space),
-    );
-  }
-  return q;
-}
+export { bookingFilters } from './bookings.repository.js';
 
 /**
  * Inside a booking write's transaction: no other booking write for this resource can interleave
@@ -65,7 +54,7 @@ export function bookingFilters(
  */
 async function lockResource(trx: Db, ctx: HubContext, resourceId: number) {
   if (ctx.storage.dialect === 'postgres') {
-    await sql`select id from resources where id = ${resourceId} for update`.execute(trx);
+    await lockResourceRow(trx, resourceId);
   }
 }
 
@@ -109,12 +98,7 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
       });
     }
   }
-  const holidays = await db
-    .selectFrom('holidays')
-    .select(['fromDateTime', 'untilDateTime', 'title'])
-    .where('space', '=', space.id)
-    .where('untilDateTime', '>', localDateTime(from, space.timezone))
-    .execute();
+  const holidays = await holidaysEndingAfter(db, space.id, localDateTime(from, space.timezone));
   // holidaysDuring returns the rows it was given, title included.
   const hit = holidaysDuring(holidays, from, until, space.timezone)[0] as
     | (typeof holidays)[number]
@@ -141,15 +125,8 @@ async function checkTimes(db: Db, space: SpaceRow, slot: Slot, privileged: boole
 
 /** Inside the lock: no other confirmed booking of the resource overlaps. */
 async function checkOverlap(db: Db, resourceId: number, slot: Slot, except: number | null) {
-  let query = db
-    .selectFrom('bookings')
-    .select(['id', 'member', 'fromDateTime', 'untilDateTime'])
-    .where('resource', '=', resourceId)
-    .where('state', '=', 'confirmed')
-    .where('fromDateTime', '<', slot.until.toISOString())
-    .where('untilDateTime', '>', slot.from.toISOString());
-  if (except !== null) query = query.where('id', '!=', except);
-  const clash = await query.executeTakeFirst();
+  const range = { from: slot.from.toISOString(), until: slot.until.toISOString() };
+  const clash = await overlappingBooking(db, resourceId, range, except);
   if (clash) {
     throw conflict('The resource is already booked at this time', {
       rule: 'overlappingBooking',
@@ -173,17 +150,11 @@ async function checkLimits(db: Db, space: SpaceRow, memberId: number, slot: Slot
   ];
   for (const [limit, start, end, period] of limits) {
     if (limit === null) continue;
-    let query = db
-      .selectFrom('bookings as b')
-      .innerJoin('resources as r', 'r.id', 'b.resource')
-      .select(['b.fromDateTime', 'b.untilDateTime'])
-      .where('b.member', '=', memberId)
-      .where('r.space', '=', space.id)
-      .where('b.state', '=', 'confirmed')
-      .where('b.fromDateTime', '>=', zonedInstant(start, zone).toISOString())
-      .where('b.fromDateTime', '<', zonedInstant(end, zone).toISOString());
-    if (except !== null) query = query.where('b.id', '!=', except);
-    const booked = (await query.execute()).reduce(
+    const range = {
+      from: zonedInstant(start, zone).toISOString(),
+      until: zonedInstant(end, zone).toISOString(),
+    };
+    const booked = (await memberBookingsStarting(db, memberId, space.id, range, except)).reduce(
       (sum, b) => sum + (Date.parse(b.untilDateTime) - Date.parse(b.fromDateTime)) / 60_000,
       0,
     );
@@ -198,17 +169,14 @@ async function checkLimits(db: Db, space: SpaceRow, memberId: number, slot: Slot
 }
 
 async function bookableResource(db: Db, caller: Caller, id: number): Promise<ResourceRow> {
-  let query = db.selectFrom('resources').selectAll().where('id', '=', id);
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('visibleForMembers', '=', 1);
-  const row = await query.executeTakeFirst();
+  const row = await bookableResourceRow(db, caller, id);
   if (!row)
     throw unprocessable(`Resource ${id} does not exist`, { rule: 'unknownResource', unknownResource: true });
   return row;
 }
 
 async function spaceOf(db: Db, resource: ResourceRow): Promise<SpaceRow> {
-  return db.selectFrom('spaces').selectAll().where('id', '=', resource.space).executeTakeFirstOrThrow();
+  return spaceById(db, resource.space);
 }
 
 export interface BookingInput {

@@ -1,6 +1,7 @@
 import ical, { ICalEventStatus } from 'ical-generator';
 import type { Db } from '../db/crud.js';
-import type { SpaceRow } from './spaces.repository.js';
+import { calendarBookings } from './bookings.repository.js';
+import { holidaysOfSpace, type SpaceRow } from './spaces.repository.js';
 import { offsetMinutes, wallTime, zonedInstant } from './zoned-time.js';
 
 /*
@@ -90,32 +91,8 @@ export function vtimezone(zone: string, from: Date, until: Date): string {
 export async function calendarFeed(db: Db, space: SpaceRow, at: Date, host: string): Promise<string> {
   const zone = space.timezone;
   const since = new Date(at.getTime() - 30 * 86_400_000);
-  const bookings = await db
-    .selectFrom('bookings as b')
-    .innerJoin('resources as r', 'r.id', 'b.resource')
-    .innerJoin('members as m', 'm.id', 'b.member')
-    .select([
-      'b.id',
-      'b.fromDateTime',
-      'b.untilDateTime',
-      'b.updatedAt',
-      'r.name as resourceName',
-      'm.firstName',
-      'm.lastName',
-    ])
-    .where('r.space', '=', space.id)
-    .where('b.state', '=', 'confirmed')
-    .where('b.untilDateTime', '>', since.toISOString())
-    .orderBy('b.fromDateTime')
-    .limit(5000)
-    .execute();
-  const holidays = await db
-    .selectFrom('holidays')
-    .selectAll()
-    .where('space', '=', space.id)
-    .orderBy('fromDateTime')
-    .limit(1000)
-    .execute();
+  const bookings = await calendarBookings(db, space.id, since.toISOString());
+  const holidays = await holidaysOfSpace(db, space.id);
 
   const cal = ical({ name: space.name, prodId: { company: 'makerspace-hub', product: 'calendar' } });
   const last = [

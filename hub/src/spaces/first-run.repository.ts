@@ -88,7 +88,4 @@ export function busyTimes(db: Db, resourceId: number, from: string, until: strin
 }
 
 /** The space's time zone (the resource's space). */
-export async function timezoneOfSpace(db: Db, spaceId: number): Promise<string> {
-  const row = await db.selectFrom('spaces').select('timezone').where('id', '=', spaceId).executeTakeFirst();
-  return row?.timezone ?? 'UTC';
-}
+export { spaceTimeZone as timezoneOfSpace } from './spaces.repository.js';

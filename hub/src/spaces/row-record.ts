@@ -1,7 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
-import { type Db, defined, flag } from '../db/crud.js';
-import type { Database } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { defined, flag } from '../db/crud.js';
 
 /*
  * Writes and scopes of the spaces, bookings and resources areas (their records are mapped with
@@ -15,10 +12,4 @@ export function writeColumns(input: Record<string, unknown>, booleans: readonly 
   return defined(fields);
 }
 
-/** Rows of a member's own (bookings, logs): admins see their account's, members their own (DESIGN 4). */
-export function accountOrOwn<T extends 'bookings' | 'resource_logs'>(db: Db, table: T, caller: Caller) {
-  let query = db.selectFrom(table) as unknown as SelectQueryBuilder<Database, 'bookings', object>;
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
-  return query as unknown as SelectQueryBuilder<Database, T, object>;
-}
+export { accountOrOwn } from './bookings.repository.js';

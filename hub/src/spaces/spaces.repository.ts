@@ -152,6 +152,21 @@ export async function spaceTimeZone(db: Db, spaceId: number): Promise<string> {
   return row?.timezone ?? 'UTC';
 }
 
+/** The time zones of these spaces. */
+export function spaceTimezones(db: Db, spaceIds: number[]) {
+  return db.selectFrom('spaces').select(['id', 'timezone']).where('id', 'in', spaceIds).execute();
+}
+
+export function spaceById(db: Db, id: number): Promise<SpaceRow> {
+  return db.selectFrom('spaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The space's name (undefined when the space is unknown). */
+export async function spaceName(db: Db, spaceId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('spaces').select('name').where('id', '=', spaceId).executeTakeFirst();
+  return row?.name;
+}
+
 // ---- opening hours ----
 
 export async function openingHoursOf(db: Db, spaceId: number): Promise<OpeningHour[]> {
@@ -216,6 +231,27 @@ export async function upcomingOnly(
     .where('id', '=', spaceId)
     .executeTakeFirstOrThrow();
   return base.where('holidays.untilDateTime', '>=', localDateTime(at, space.timezone));
+}
+
+/** The space's holidays ending after `localFrom` (a wall-clock time), when, and their titles. */
+export function holidaysEndingAfter(db: Db, spaceId: number, localFrom: string) {
+  return db
+    .selectFrom('holidays')
+    .select(['fromDateTime', 'untilDateTime', 'title'])
+    .where('space', '=', spaceId)
+    .where('untilDateTime', '>', localFrom)
+    .execute();
+}
+
+/** The space's holidays, by start (at most 1000). */
+export function holidaysOfSpace(db: Db, spaceId: number) {
+  return db
+    .selectFrom('holidays')
+    .selectAll()
+    .where('space', '=', spaceId)
+    .orderBy('fromDateTime')
+    .limit(1000)
+    .execute();
 }
 
 function checkHolidayRange(from: string, until: string) {

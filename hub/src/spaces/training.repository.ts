@@ -6,6 +6,7 @@ import { recordEvents, recordOf } from '../db/records.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { conflict, unprocessable } from '../errors.js';
+import { spaceTimeZone } from './spaces.repository.js';
 import { addDays, localDate } from './zoned-time.js';
 import { memberEventRecord } from '../identity/members.js';
 
@@ -198,12 +199,7 @@ export async function createMemberTraining(
       unknownTrainingCourse: true,
     });
   }
-  const space = await trx
-    .selectFrom('spaces')
-    .select('timezone')
-    .where('id', '=', member.space)
-    .executeTakeFirst();
-  const date = body.date ?? localDate(input.at, space?.timezone ?? 'UTC');
+  const date = body.date ?? localDate(input.at, await spaceTimeZone(trx, member.space));
   const fromDate = body.fromDate === undefined ? date : body.fromDate;
   const untilDate = body.untilDate === undefined ? defaultUntil(course, fromDate ?? date) : body.untilDate;
   if (fromDate && untilDate && untilDate < fromDate) {
@@ -277,4 +273,42 @@ export function memberTrainingChanges(
     trainer: body.trainer,
     notes: body.notes,
   });
+}
+
+/** The trainings of these members, newest first. */
+export function trainingsOfMembers(db: Db, memberIds: number[]) {
+  return db
+    .selectFrom('member_trainings')
+    .selectAll()
+    .where('member', 'in', memberIds)
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/**
+ * Ids of the account's resources requiring training for which the member holds a training of
+ * an active course valid on `today` (YYYY-MM-DD).
+ */
+export async function trainedResourceIds(
+  db: Db,
+  member: { id: number; account: number },
+  today: string,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('member_trainings as t')
+    .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
+    .innerJoin('training_course_resources as r', 'r.course', 'c.id')
+    .innerJoin('resources as res', 'res.id', 'r.resource')
+    .select('res.id')
+    .distinct()
+    .where('t.member', '=', member.id)
+    .where('c.state', '=', 'active')
+    .where('res.account', '=', member.account)
+    .where('res.requiresTraining', '=', 1)
+    .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', today)]))
+    .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', today)]))
+    .orderBy('res.id')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -1,14 +1,14 @@
 import type { Db } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { Caller } from './caller.js';
+import type { MemberRow } from './members.js';
+import { orderedMembers } from './members.js';
 import {
   filterMembers,
   type MemberListQuery,
-  type MemberRow,
-  orderedMembers,
   visibleMembers,
   visibleMembersSql,
-} from './members.js';
+} from './members.repository.js';
 
 /**
  * The reads of the members' hot paths (list and get, benchmarked): prepared statements on the
@@ -59,9 +59,7 @@ export function filteredMemberKeys(
 }
 
 /** Whole rows of these members (record texts missing from the cache). */
-export function membersByIds(db: Db, ids: number[]): Promise<MemberRow[]> {
-  return db.selectFrom('members').selectAll().where('id', 'in', ids).execute();
-}
+export { membersByIds } from './members.repository.js';
 
 /** A member's id, account and version (a prepared read), or undefined. */
 export async function memberVersion(

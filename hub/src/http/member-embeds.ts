@@ -1,9 +1,12 @@
 import { isActiveOn, memberPackageRecord, packageRecord } from '../billing/packages.js';
 import type { Db } from '../db/crud.js';
+import { type MemberRow, memberRecord } from '../identity/members.js';
+import { keysOfMembers } from '../keys/keys.repository.js';
 import { memberKeyRecord } from '../keys/member-keys.js';
-import { memberTrainingRecord } from '../spaces/training.repository.js';
+import { spaceTimezones } from '../spaces/spaces.repository.js';
+import { memberTrainingRecord, trainingsOfMembers } from '../spaces/training.repository.js';
 import { localDate } from '../spaces/zoned-time.js';
-import { type MemberRow, memberRecord } from './members.js';
+import { memberPackagesOfMembers, packagesByIds } from './member-embeds.repository.js';
 
 /**
  * What a member list or record may embed (`embed=`). The commercial interface also offers
@@ -33,35 +36,10 @@ export async function membersWithEmbeds(db: Db, rows: MemberRow[], embed: readon
   const has = (e: string) => wanted.includes(e);
   const packages =
     has('memberPackages') || has('activePackages')
-      ? groupBy(
-          await db
-            .selectFrom('member_packages')
-            .selectAll()
-            .where('member', 'in', ids)
-            .orderBy('fromDate')
-            .orderBy('id')
-            .execute(),
-        )
+      ? groupBy(await memberPackagesOfMembers(db, ids))
       : new Map();
-  const trainings = has('trainings')
-    ? groupBy(
-        await db
-          .selectFrom('member_trainings')
-          .selectAll()
-          .where('member', 'in', ids)
-          .orderBy('date', 'desc')
-          .orderBy('id', 'desc')
-          .execute(),
-      )
-    : new Map();
-  const keys = has('key')
-    ? new Map(
-        (await db.selectFrom('member_keys').selectAll().where('member', 'in', ids).execute()).map((k) => [
-          k.member,
-          k,
-        ]),
-      )
-    : new Map();
+  const trainings = has('trainings') ? groupBy(await trainingsOfMembers(db, ids)) : new Map();
+  const keys = has('key') ? new Map((await keysOfMembers(db, ids)).map((k) => [k.member, k])) : new Map();
   // Fabman's embedding: the member's packages (all, or with `activePackages` only those whose
   // period includes today in the member's space) as `_embedded.memberPackages`, each with its
   // package under its own `_embedded.package`; door readers read `memberPackages[0]`.
@@ -71,16 +49,11 @@ export async function membersWithEmbeds(db: Db, rows: MemberRow[], embed: readon
   if (packages.size > 0) {
     if (onlyActive) {
       const spaceIds = [...new Set(rows.map((r) => r.space))];
-      for (const s of await db
-        .selectFrom('spaces')
-        .select(['id', 'timezone'])
-        .where('id', 'in', spaceIds)
-        .execute())
+      for (const s of await spaceTimezones(db, spaceIds))
         todays.set(s.id, localDate(at, s.timezone ?? 'UTC'));
     }
     const packageIds = [...new Set([...packages.values()].flat().map((mp) => mp.package as number))];
-    for (const p of await db.selectFrom('packages').selectAll().where('id', 'in', packageIds).execute())
-      packageRecords.set(p.id, packageRecord(p));
+    for (const p of await packagesByIds(db, packageIds)) packageRecords.set(p.id, packageRecord(p));
   }
   return rows.map((row, i) => {
     const embedded: Record<string, unknown> = {};

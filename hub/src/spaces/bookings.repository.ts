@@ -1,0 +1,109 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { Database } from '../db/schema.js';
+import { type Caller, isAdmin } from '../identity/caller.js';
+
+/** Rows of a member's own (bookings, logs): admins see their account's, members their own (DESIGN 4). */
+export function accountOrOwn<T extends 'bookings' | 'resource_logs'>(db: Db, table: T, caller: Caller) {
+  let query = db.selectFrom(table) as unknown as SelectQueryBuilder<Database, 'bookings', object>;
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
+  return query as unknown as SelectQueryBuilder<Database, T, object>;
+}
+
+/** The list's time range (`from`/`until` are aliases) and space filters. */
+export function bookingFilters(
+  base: SelectQueryBuilder<Database, 'bookings', object>,
+  query: { fromDateTime?: string; untilDateTime?: string; from?: string; until?: string; space?: number },
+) {
+  const from = query.fromDateTime ?? query.from;
+  const until = query.untilDateTime ?? query.until;
+  const space = query.space;
+  let q = base;
+  if (from) q = q.where('bookings.untilDateTime', '>', from);
+  if (until) q = q.where('bookings.fromDateTime', '<', until);
+  if (space) {
+    q = q.where('bookings.resource', 'in', (eb) =>
+      eb.selectFrom('resources').select('resources.id').where('resources.space', '=', space),
+    );
+  }
+  return q;
+}
+
+/** PostgreSQL: locks the resource row until the transaction ends (SELECT ... FOR UPDATE). */
+export async function lockResourceRow(trx: Db, resourceId: number): Promise<void> {
+  await sql`select id from resources where id = ${resourceId} for update`.execute(trx);
+}
+
+/** A confirmed booking of the resource overlapping [from, until), other than `except`. */
+export function overlappingBooking(
+  db: Db,
+  resourceId: number,
+  slot: { from: string; until: string },
+  except: number | null,
+) {
+  let query = db
+    .selectFrom('bookings')
+    .select(['id', 'member', 'fromDateTime', 'untilDateTime'])
+    .where('resource', '=', resourceId)
+    .where('state', '=', 'confirmed')
+    .where('fromDateTime', '<', slot.until)
+    .where('untilDateTime', '>', slot.from);
+  if (except !== null) query = query.where('id', '!=', except);
+  return query.executeTakeFirst();
+}
+
+/** The member's confirmed bookings in the space starting in [from, until), other than `except`. */
+export function memberBookingsStarting(
+  db: Db,
+  memberId: number,
+  spaceId: number,
+  range: { from: string; until: string },
+  except: number | null,
+) {
+  let query = db
+    .selectFrom('bookings as b')
+    .innerJoin('resources as r', 'r.id', 'b.resource')
+    .select(['b.fromDateTime', 'b.untilDateTime'])
+    .where('b.member', '=', memberId)
+    .where('r.space', '=', spaceId)
+    .where('b.state', '=', 'confirmed')
+    .where('b.fromDateTime', '>=', range.from)
+    .where('b.fromDateTime', '<', range.until);
+  if (except !== null) query = query.where('b.id', '!=', except);
+  return query.execute();
+}
+
+/**
+ * A resource the caller may book: of their account (any for superusers), visible to members
+ * unless the caller is an admin (the `resources` table is the resources area's).
+ */
+export function bookableResourceRow(db: Db, caller: Caller, id: number) {
+  let query = db.selectFrom('resources').selectAll().where('id', '=', id);
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('visibleForMembers', '=', 1);
+  return query.executeTakeFirst();
+}
+
+/** The calendar feed's bookings: confirmed, of the space, ending after `since`, by start. */
+export function calendarBookings(db: Db, spaceId: number, since: string) {
+  return db
+    .selectFrom('bookings as b')
+    .innerJoin('resources as r', 'r.id', 'b.resource')
+    .innerJoin('members as m', 'm.id', 'b.member')
+    .select([
+      'b.id',
+      'b.fromDateTime',
+      'b.untilDateTime',
+      'b.updatedAt',
+      'r.name as resourceName',
+      'm.firstName',
+      'm.lastName',
+    ])
+    .where('r.space', '=', spaceId)
+    .where('b.state', '=', 'confirmed')
+    .where('b.untilDateTime', '>', since)
+    .orderBy('b.fromDateTime')
+    .limit(5000)
+    .execute();
+}
