@@ -1,10 +1,6 @@
 import type { Db } from '../db/crud.js';
-import {
-  balanceAmounts,
-  memberBalanceAmounts,
-  memberBalanceRows,
-  memberNames,
-} from './billing.repository.js';
+import { balanceAmounts, memberBalanceAmounts, memberBalanceRows } from './billing.repository.js';
+import { memberNames } from '../identity/members.repository.js';
 import { type Amount, formatMoney, parseMoney, sum } from './money.js';
 
 /**

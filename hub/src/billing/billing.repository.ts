@@ -67,16 +67,6 @@ export async function balanceAmounts(db: Db, accountId: number) {
   return { payments, charges, invoices };
 }
 
-/** Names and numbers of these members (for lists that show whose a line is). */
-export function memberNames(db: Db, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('members')
-    .select(['id', 'firstName', 'lastName', 'memberNumber'])
-    .where('id', 'in', ids)
-    .execute();
-}
-
 /**
  * How many members hold each package on `today` (a space-local date): member packages that have
  * started and not ended, each member counted once per package.
@@ -183,22 +173,6 @@ export async function memberBalanceRows(db: Db, memberId: number) {
 
 // ---- other areas' tables that billing reads or writes (their owners' repositories to take them) ----
 
-/** Every account's id (accounts). */
-export async function accountIds(db: Db): Promise<number[]> {
-  return (await db.selectFrom('accounts').select('id').execute()).map((a) => a.id);
-}
-
-/** The space a member belongs to, if the member exists (members). */
-export async function spaceOfMember(db: Db, memberId: number): Promise<number | undefined> {
-  const row = await db.selectFrom('members').select('space').where('id', '=', memberId).executeTakeFirst();
-  return row?.space;
-}
-
-/** A space's id and account, if it exists (spaces). */
-export function spaceAccount(db: Db, spaceId: number) {
-  return db.selectFrom('spaces').select(['id', 'account']).where('id', '=', spaceId).executeTakeFirst();
-}
-
 /**
  * Whether the booking, resource log or member package is the member's (of the account): what a
  * manual charge may name (bookings, resource_logs, member_packages).
@@ -218,9 +192,4 @@ export async function isMembersUse(
     .where('member', '=', owner.member)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-/** Marks a booking charged (bookings). */
-export async function markBookingCharged(db: Db, bookingId: number): Promise<void> {
-  await db.updateTable('bookings').set({ charged: 1 }).where('id', '=', bookingId).execute();
 }

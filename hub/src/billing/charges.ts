@@ -22,7 +22,8 @@ import {
 } from './money.js';
 import { timeWindow } from './rules.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
-import { isMembersUse, markBookingCharged } from './billing.repository.js';
+import { isMembersUse } from './billing.repository.js';
+import { markBookingCharged } from '../spaces/bookings.repository.js';
 import { chargeInvoiceAndFee, chargeOfUse, chargesByIds, insertChargeRow } from './charges.repository.js';
 import { creditsCovering, creditUseOf, insertCreditUse, writeRemaining } from './credits.repository.js';
 import { type CoveringPermission, coveringPermissions } from './packages.repository.js';

@@ -1,5 +1,6 @@
 import type { Db } from '../db/crud.js';
-import { chargesOfMemberPackage, creditsOfMemberPackage, spaceOfMember } from './billing.repository.js';
+import { chargesOfMemberPackage, creditsOfMemberPackage } from './billing.repository.js';
+import { spaceOfMember } from '../identity/members.repository.js';
 import { chargeOfFee } from './charges.repository.js';
 import { grantedCredit, insertMemberCredit } from './credits.repository.js';
 import { creditsOfPackage, memberPackagesOfAccount, updateMemberPackage } from './packages.repository.js';

@@ -104,3 +104,14 @@ export function coveringPermissions(
   const query = coveringPermissionsQuery(memberId, resource, date);
   return rawRows<CoveringPermission>(db, query.text, query.params);
 }
+
+/** The packages these members hold or held, by start date. */
+export function memberPackagesOfMembers(db: Db, memberIds: number[]) {
+  return db
+    .selectFrom('member_packages')
+    .selectAll()
+    .where('member', 'in', memberIds)
+    .orderBy('fromDate')
+    .orderBy('id')
+    .execute();
+}

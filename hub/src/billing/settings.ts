@@ -1,5 +1,5 @@
 import type { Db } from '../db/crud.js';
-import { spaceAccount } from './billing.repository.js';
+import { spaceAccount } from '../spaces/spaces.repository.js';
 import { billingSettingsRow, insertDefaultBillingSettings } from './settings.repository.js';
 
 /** The billing settings of a space that billing reads (space_billing_settings, migration 0003). */

@@ -6,7 +6,7 @@ import { memberKeyRecord } from '../keys/member-keys.js';
 import { spaceTimezones } from '../spaces/spaces.repository.js';
 import { memberTrainingRecord, trainingsOfMembers } from '../spaces/training.repository.js';
 import { localDate } from '../spaces/zoned-time.js';
-import { memberPackagesOfMembers, packagesByIds } from './member-embeds.repository.js';
+import { memberPackagesOfMembers, packagesByIds } from '../billing/packages.repository.js';
 
 /**
  * What a member list or record may embed (`embed=`). The commercial interface also offers

@@ -25,3 +25,8 @@ export function insertAccount(db: Db, values: Insertable<AccountsTable>) {
 export function insertFirstSpace(db: Db, values: Insertable<SpacesTable>) {
   return db.insertInto('spaces').values(values).returning('id').executeTakeFirstOrThrow();
 }
+
+/** Every account's id (accounts). */
+export async function accountIds(db: Db): Promise<number[]> {
+  return (await db.selectFrom('accounts').select('id').execute()).map((a) => a.id);
+}

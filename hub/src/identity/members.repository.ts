@@ -206,3 +206,19 @@ export async function updateMemberDevice(
     .where('id', '=', id)
     .execute();
 }
+
+/** The space a member belongs to, if the member exists (members). */
+export async function spaceOfMember(db: Db, memberId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('members').select('space').where('id', '=', memberId).executeTakeFirst();
+  return row?.space;
+}
+
+/** Names and numbers of these members (for lists that show whose a line is). */
+export function memberNames(db: Db, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('members')
+    .select(['id', 'firstName', 'lastName', 'memberNumber'])
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -107,3 +107,8 @@ export function calendarBookings(db: Db, spaceId: number, since: string) {
     .limit(5000)
     .execute();
 }
+
+/** Marks a booking charged (bookings). */
+export async function markBookingCharged(db: Db, bookingId: number): Promise<void> {
+  await db.updateTable('bookings').set({ charged: 1 }).where('id', '=', bookingId).execute();
+}

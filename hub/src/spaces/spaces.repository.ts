@@ -396,3 +396,8 @@ export async function clearStripe(db: Db, settingsId: number, stamp: Stamp) {
     .where('id', '=', settingsId)
     .execute();
 }
+
+/** A space's id and account, if it exists (spaces). */
+export function spaceAccount(db: Db, spaceId: number) {
+  return db.selectFrom('spaces').select(['id', 'account']).where('id', '=', spaceId).executeTakeFirst();
+}
