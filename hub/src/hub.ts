@@ -272,6 +272,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
           await leadershipExtension(settings.databaseUrl, options.schema, logger, leaderTasks),
         )
       : null;
+    let closing: Promise<void> | null = null;
     return {
       ctx,
       app,
@@ -320,12 +321,15 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         }
         return { httpPort, mqttPort };
       },
-      async close() {
-        try {
-          await extensions.stop();
-        } finally {
-          await closeRest();
-        }
+      close() {
+        closing ??= (async () => {
+          try {
+            await extensions.stop();
+          } finally {
+            await closeRest();
+          }
+        })();
+        return closing;
       },
     };
   } catch (err) {
