@@ -145,6 +145,8 @@ export function registerDocsPage(
       url: request.url,
       headers: request.headers,
     });
+    // A path the page does not have is the hub's 404, in the hub's error body.
+    if (answer.statusCode === 404) return reply.callNotFound();
     reply.code(answer.statusCode);
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined && !hopHeaders.has(name)) reply.header(name, value);
