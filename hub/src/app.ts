@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { HubServices } from './http/services.js';
@@ -15,7 +14,7 @@ import {
   registerAuthThrottle,
 } from './http/auth-throttle.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
-import { docsPage } from './http/docs-page.js';
+import { registerDocsPage } from './http/docs-page.js';
 import { documentObject, documentRoute } from './http/openapi-document.js';
 import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
 import { registerObservability } from './observability/observability.routes.js';
@@ -195,11 +194,8 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     transform: documentRoute,
     transformObject: documentObject(API_PREFIX),
   });
-  await app.register(swaggerUi, {
-    routePrefix: `${API_PREFIX}/docs`,
-    staticCSP: docsContentSecurityPolicy,
-    ...docsPage,
-  });
+  // The docs page: swagger-ui is loaded on its first visit (http/docs-page.ts).
+  registerDocsPage(app, `${API_PREFIX}/docs`, docsContentSecurityPolicy);
   registerObservability(app, ctx);
 
   // Streams end before the server closes (an open stream would hold app.close() forever).

@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import { AccessPolicy } from './access/policy.js';
 import { allRules } from './access/rules.js';
-import { buildApp } from './app.js';
+import { API_PREFIX, buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
@@ -13,7 +13,6 @@ import { type Caches, type Clock, ResourceSignals, systemClock } from './context
 import type { HubServices } from './http/services.js';
 import { createStorage, type Storage, sqliteFile } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { HomeAssistantLink } from './home-assistant/home-assistant.js';
 import { Authenticator } from './identity/authenticator.js';
 import { type AccessFollower, followAccessChanges, watchLocalDates } from './resources/bridge-config.js';
 import { type PeriodicCheck, periodicCheck } from './periodic.js';
@@ -23,17 +22,16 @@ import { watchHeartbeats } from './resources/http-bridge.js';
 import { hashToken, loadSecret, TokenBox } from './secrets.js';
 import { checkSecretKey } from './secrets.js';
 import type { HubSettings } from './settings.js';
-import { type Mailer, SmtpMailer } from './sign-in/mailer.js';
+import type { Mailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
 import { purgeEnded } from './sign-in/sign-in.repository.js';
 import { memoryThrottles } from './sign-in/throttle.js';
 import { defaultInvitationDays } from './sign-in/links.js';
 import { EventBus } from './db/outbox.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
-import { Cluster } from './cluster/cluster.js';
-import { type LeaderTask, Leadership } from './cluster/leadership.js';
-import { shareInvalidations } from './cluster/shared-state.js';
-import { minKeepaliveSeconds, offlineBoundMs } from './cluster/timing.js';
+import type { Cluster, ClusterSettings } from './cluster/cluster.js';
+import type { LeaderTask, Leadership } from './cluster/leadership.js';
+import { type Extension, Extensions, extension } from './extensions.js';
 
 export interface Hub {
   ctx: HubServices;
@@ -57,6 +55,8 @@ export interface Hub {
   cluster: Cluster | null;
   /** Cluster mode: whether this hub holds the periodic-jobs lock. */
   leadership: Leadership | null;
+  /** The long-running parts started, in start order (stopped in reverse order). */
+  extensions: string[];
   /** Starts HTTP (with MQTT over WebSocket at /mqtt) and MQTT over TCP; resolves the bound ports. */
   listen(): Promise<{ httpPort: number; mqttPort: number | null }>;
   /** True when the database and the broker work (the watchdog's check), else what fails. */
@@ -107,20 +107,27 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     schema: options.schema,
     sqliteSynchronous: settings.sqliteSynchronous,
   });
-  // Whatever has started is closed again when a later step fails, so a failed start leaves
-  // no timer or socket that would keep the process alive.
-  const started: (() => Promise<unknown>)[] = [() => storage.close()];
+  // The long-running parts, started in the order below and stopped in reverse order. Whatever
+  // has started is stopped again when a later step fails, so a failed start leaves no timer or
+  // socket that would keep the process alive.
+  const extensions = new Extensions();
+  let smtp: { close(): void } | null = null;
+  const closeRest = async () => {
+    smtp?.close();
+    await storage.close();
+  };
   try {
     const tokens = new TokenBox(options.secret ?? loadSecret(settings.secretFile));
     await migrateToLatest(storage.db, storage.dialect, () => tokens);
     // A key other than the database's would fail on every sealed value later: refuse now.
     await checkSecretKey(storage.db, tokens, settings.secretFile);
     const clock = options.clock ?? systemClock;
-    const smtp =
+    // Mail only when configured: the SMTP client is loaded then.
+    const mailer =
       options.mailer === undefined && settings.smtpUrl
-        ? new SmtpMailer(settings.smtpUrl, settings.mailFrom ?? defaultSender(settings.publicUrl))
+        ? await smtpMailer(settings.smtpUrl, settings.mailFrom ?? defaultSender(settings.publicUrl))
         : null;
-    started.push(async () => smtp?.close());
+    smtp = mailer;
     const ctx = {
       storage,
       db: storage.db,
@@ -129,7 +136,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       logger,
       clock,
       sessions: new SessionStore(storage.db, tokens, clock),
-      mailer: options.mailer === undefined ? smtp : options.mailer,
+      mailer: options.mailer === undefined ? mailer : options.mailer,
       throttles: memoryThrottles(clock),
       invitationLifetimeMs: (settings.invitationDays ?? defaultInvitationDays) * 86_400_000,
       linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
@@ -146,40 +153,55 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         allowInsecure: settings.webhookAllowInsecure ?? false,
       },
     } as HubServices;
-    // Cluster mode: Redis first (the broker joins the others through it).
-    const cluster = settings.cluster ? new Cluster(settings.cluster, logger) : null;
-    if (cluster) {
-      await cluster.open();
-      started.push(() => cluster.close());
-      cluster.start();
-      shareInvalidations(cluster, { counts: ctx.caches.counts, auth: ctx.auth, signals: ctx.signals });
-      logger.info(
-        {
-          node: cluster.nodeId,
-          ...cluster.timing,
-          offlineBoundMs: offlineBoundMs(cluster.timing),
-          minKeepaliveSeconds: minKeepaliveSeconds(cluster.timing),
-        },
-        'cluster mode: sharing state through PostgreSQL and Redis',
-      );
-    }
-    const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy, cluster: cluster ?? undefined });
+    // Cluster mode (HUB_REDIS_URL): Redis first, the broker joins the others through it. The
+    // cluster's modules (Redis clients) are loaded only then.
+    const cluster = settings.cluster
+      ? await extensions.start(await clusterExtension(settings.cluster, ctx))
+      : null;
+    const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy, cluster: cluster?.cluster });
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();
-    await broker.start();
-    started.push(() => broker.stop());
+    await extensions.start(
+      extension(
+        'broker',
+        () => broker.start(),
+        () => broker.stop(),
+      ),
+    );
     const app = await buildApp(ctx, {
       limits: settings.httpLimits,
       trustProxy: settings.trustProxy,
       authThrottle: settings.authThrottle,
-      failureWindows: cluster?.failureWindows(),
+      failureWindows: cluster?.cluster.failureWindows(),
     });
-    started.push(() => app.close());
-    const homeAssistant = settings.homeAssistant
-      ? new HomeAssistantLink(ctx, app, settings.homeAssistant)
-      : null;
-    homeAssistant?.start();
-    started.push(async () => homeAssistant?.stop());
+    // In-flight requests finish first when stopping (a switch-on may still wait for its agent's
+    // reply); the live channel's streams end before (an open stream would hold app.close()).
+    await extensions.start(
+      extension(
+        'http',
+        () => {},
+        () => app.close(),
+      ),
+    );
+    await extensions.start(
+      extension(
+        'live channel',
+        () => {},
+        () => app.live.close(),
+      ),
+    );
+    if (settings.homeAssistant) {
+      // The Home Assistant link (an MQTT client) is loaded only when configured.
+      const { HomeAssistantLink } = await import('./home-assistant/home-assistant.js');
+      const link = new HomeAssistantLink(ctx, apiCaller(app), settings.homeAssistant);
+      await extensions.start(
+        extension(
+          'home-assistant',
+          () => link.start(),
+          () => link.stop(),
+        ),
+      );
+    }
     const webhookWorker = new WebhookWorker({
       db: storage.db,
       dialect: storage.dialect,
@@ -190,50 +212,68 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       metrics: ctx.metrics,
     });
     ctx.events.onCommit(() => webhookWorker.wake());
-    webhookWorker.start();
-    started.push(() => webhookWorker.stop());
-    const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
-    // Cluster mode: periodic work runs on the one hub holding the lock (cluster/leadership.ts).
+    await extensions.start(
+      extension(
+        'webhook worker',
+        () => webhookWorker.start(),
+        () => webhookWorker.stop(),
+      ),
+    );
+    // Periodic work: in cluster mode it runs on the one hub holding the lock (cluster/leadership.ts).
     const leaderTasks: LeaderTask[] = [];
-    const periodic = async (task: LeaderTask) => {
-      if (cluster) leaderTasks.push(task);
-      else await task.start();
-    };
-    await periodic(jobs);
-    started.push(() => jobs.stop());
+    const periodic = (name: string, task: LeaderTask): Extension =>
+      extension(
+        name,
+        () => (cluster ? leaderTasks.push(task) : task.start()),
+        () => task.stop(),
+      );
+    const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
+    await extensions.start(periodic('jobs', jobs));
     const accessChanges = followAccessChanges(ctx);
-    started.push(async () => accessChanges.stop());
+    await extensions.start(
+      extension(
+        'access changes',
+        () => {},
+        () => accessChanges.stop(),
+      ),
+    );
     const localDates = watchLocalDates(ctx);
-    await periodic({ start: () => localDates.start({ immediately: true }), stop: () => localDates.stop() });
-    started.push(() => localDates.stop());
+    await extensions.start(
+      periodic('local dates', {
+        start: () => localDates.start({ immediately: true }),
+        stop: () => localDates.stop(),
+      }),
+    );
     const heartbeats = watchHeartbeats(ctx);
-    await periodic(heartbeats);
-    started.push(() => heartbeats.stop());
+    await extensions.start(periodic('bridge heartbeats', heartbeats));
     const walCheckpoint = periodicCheck(
       () => storage.checkpoint(),
       settings.walCheckpointMs ?? 5 * 60_000,
       logger,
       'WAL checkpoint failed',
     );
-    walCheckpoint.start();
-    started.push(() => walCheckpoint.stop());
+    await extensions.start(
+      extension(
+        'WAL checkpoint',
+        () => walCheckpoint.start(),
+        () => walCheckpoint.stop(),
+      ),
+    );
     const signInPurge = periodicCheck(
       () => purgeEnded(storage.db, new Date(clock.now().getTime() - signInKeepMs).toISOString()),
       3600_000,
       logger,
       'purging ended sessions and sign-in links failed',
     );
-    await periodic(signInPurge);
-    started.push(() => signInPurge.stop());
+    await extensions.start(periodic('sign-in purge', signInPurge));
     const memberChanges = watchMemberChanges(ctx, memberChangeApplied(ctx));
-    await periodic(memberChanges);
-    started.push(() => memberChanges.stop());
+    await extensions.start(periodic('member changes', memberChanges));
     const leadership = cluster
-      ? new Leadership({ url: settings.databaseUrl, schema: options.schema, logger, tasks: leaderTasks })
+      ? await extensions.start(
+          await leadershipExtension(settings.databaseUrl, options.schema, logger, leaderTasks),
+        )
       : null;
-    leadership?.start();
-    started.push(async () => leadership?.stop());
-    let closed = false;
+    let closing: Promise<void> | null = null;
     return {
       ctx,
       app,
@@ -245,8 +285,9 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       signInPurge,
       memberChanges,
       accessChanges,
-      cluster,
-      leadership,
+      cluster: cluster?.cluster ?? null,
+      leadership: leadership?.leadership ?? null,
+      extensions: extensions.names,
       async healthy() {
         const { ok, checks } = await checkReadiness(ctx);
         if (ok) return true;
@@ -281,29 +322,89 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         }
         return { httpPort, mqttPort };
       },
-      async close() {
-        if (closed) return;
-        closed = true;
-        await leadership?.stop();
-        await webhookWorker.stop();
-        await jobs.stop();
-        accessChanges.stop();
-        await localDates.stop();
-        await heartbeats.stop();
-        await walCheckpoint.stop();
-        await signInPurge.stop();
-        await memberChanges.stop();
-        await homeAssistant?.stop();
-        // In-flight requests finish first (a switch-on may still wait for its agent's reply).
-        await app.close();
-        await broker.stop();
-        await cluster?.close();
-        smtp?.close();
-        await storage.close();
+      close() {
+        closing ??= (async () => {
+          try {
+            await extensions.stop();
+          } finally {
+            await closeRest();
+          }
+        })();
+        return closing;
       },
     };
   } catch (err) {
-    for (const stop of started.reverse()) await stop().catch(() => {});
+    await extensions.stopQuietly();
+    await closeRest().catch(() => {});
     throw err;
   }
+}
+
+/** The SMTP mailer of HUB_SMTP_URL (nodemailer is loaded only then). */
+async function smtpMailer(url: string, from: string) {
+  const { SmtpMailer } = await import('./sign-in/mailer.js');
+  return new SmtpMailer(url, from);
+}
+
+/** The hub's own API as the Home Assistant link calls it: a POST with the link's token. */
+function apiCaller(app: FastifyInstance) {
+  return (path: string, token: string, payload: object) =>
+    app.inject({
+      method: 'POST',
+      url: `${API_PREFIX}${path}`,
+      headers: { authorization: `Bearer ${token}` },
+      payload,
+    });
+}
+
+/**
+ * Cluster mode: the connection to Redis (open, heartbeat, sweep), with the invalidations of the
+ * caches shared with the other hubs. The cluster's modules are loaded here, only in cluster mode.
+ */
+async function clusterExtension(
+  settings: ClusterSettings,
+  ctx: HubServices,
+): Promise<Extension & { cluster: Cluster }> {
+  const [{ Cluster }, { shareInvalidations }, { minKeepaliveSeconds, offlineBoundMs }] = await Promise.all([
+    import('./cluster/cluster.js'),
+    import('./cluster/shared-state.js'),
+    import('./cluster/timing.js'),
+  ]);
+  const cluster = new Cluster(settings, ctx.logger);
+  return {
+    name: 'cluster',
+    cluster,
+    async start() {
+      await cluster.open();
+      cluster.start();
+      shareInvalidations(cluster, { counts: ctx.caches.counts, auth: ctx.auth, signals: ctx.signals });
+      ctx.logger.info(
+        {
+          node: cluster.nodeId,
+          ...cluster.timing,
+          offlineBoundMs: offlineBoundMs(cluster.timing),
+          minKeepaliveSeconds: minKeepaliveSeconds(cluster.timing),
+        },
+        'cluster mode: sharing state through PostgreSQL and Redis',
+      );
+    },
+    stop: () => cluster.close(),
+  };
+}
+
+/** Cluster mode: the periodic-jobs lock; the hub holding it runs `tasks`. */
+async function leadershipExtension(
+  url: string,
+  schema: string | undefined,
+  logger: Logger,
+  tasks: LeaderTask[],
+): Promise<Extension & { leadership: Leadership }> {
+  const { Leadership } = await import('./cluster/leadership.js');
+  const leadership = new Leadership({ url, schema, logger, tasks });
+  return {
+    name: 'leadership',
+    leadership,
+    start: async () => leadership.start(),
+    stop: () => leadership.stop(),
+  };
 }

@@ -1,5 +1,6 @@
 import { ConfigError, createLogger, type Logger, SystemdNotifier } from '@makerspace/shared';
 import { type Hub, openHub } from './hub.js';
+import { hasAnyAccount } from './db/hub-meta.js';
 import { createAccountWithOwner } from './identity/bootstrap.js';
 import { type HubSettings, settingsFromEnv } from './settings.js';
 import { describeDatabase, startupFailure } from './startup.js';
@@ -70,18 +71,8 @@ async function run(settings: HubSettings, logger: Logger, hub: Hub): Promise<num
   logger.info({ port: httpPort, host: settings.httpHost }, 'HTTP API listening');
   if (mqttPort !== null) logger.info({ port: mqttPort, host: settings.mqttHost }, 'MQTT broker listening');
   logger.info({ path: '/mqtt', port: httpPort }, 'MQTT over WebSocket listening');
-  // The OpenAPI document is built on first use (a few hundred ms); build it now, so the docs
-  // page's first visitor does not wait for it.
-  setImmediate(() => {
-    try {
-      hub.app.swagger();
-    } catch (err) {
-      logger.error({ err }, 'could not build the OpenAPI document');
-    }
-  });
 
-  const accounts = await ctx.db.selectFrom('accounts').select('id').limit(1).execute();
-  if (accounts.length === 0) {
+  if (!(await hasAnyAccount(ctx.db))) {
     const created = await createAccountWithOwner(
       ctx.db,
       ctx.tokens,

@@ -1,7 +1,11 @@
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtmlModule from 'sanitize-html';
+
+/** sanitize-html, loaded on the first rich text to clean. */
+let sanitizeHtml: typeof sanitizeHtmlModule | null = null;
 
 /** The small HTML subset rich-text fields keep (member notes, resource descriptions, ...). */
-const options: sanitizeHtml.IOptions = {
+const options: sanitizeHtmlModule.IOptions = {
   allowedTags: [
     'p',
     'br',
@@ -29,5 +33,6 @@ const options: sanitizeHtml.IOptions = {
 
 export function sanitizeRichText(html: string | null | undefined): string | null | undefined {
   if (html === null || html === undefined) return html;
+  sanitizeHtml ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtmlModule;
   return sanitizeHtml(html, options);
 }

@@ -1,5 +1,22 @@
+import { spawn } from 'node:child_process';
 import { createStorage } from '../../hub/src/db/database.js';
-import { fmt, load, startBenchHub } from './harness.js';
+import { cpuMilliseconds, fmt, load, startBenchHub } from './harness.js';
+
+/** The bare Fastify hello-world of hello-world.mjs: its URL, process id and a stop. */
+async function startHelloWorld(): Promise<{ url: string; pid: number | undefined; stop(): void }> {
+  const child = spawn(process.execPath, [new URL('./hello-world.mjs', import.meta.url).pathname], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]).port);
+    });
+    child.on('exit', (code) => reject(new Error(`hello-world exited ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: () => child.kill() };
+}
 
 /** issue 2: 10,000 members on SQLite; GET /members?limit=50 and GET /members/{id} under load. */
 export async function membersBench(seconds: number): Promise<string[]> {
@@ -48,15 +65,29 @@ export async function membersBench(seconds: number): Promise<string[]> {
     );
   }
   if (only !== 'list') {
-    const one = await load({
-      url: `${hub.base}/members/${some.id}`,
-      token: hub.token,
-      seconds,
-      connections: 20,
-    });
-    lines.push(
-      `| GET /members/{id} | ${fmt(one.rps, 0)} req/s | p50 ${one.p50} ms, p99 ${one.p99} ms | errors ${one.errors + one.non2xx} |`,
-    );
+    // The record read beside a bare Fastify hello-world in the same run, with the same load: the
+    // ratio of their rates says what the hub's own work costs on this machine, whatever its speed.
+    const hello = await startHelloWorld();
+    try {
+      const helloCpu = cpuMilliseconds(hello.pid);
+      const bare = await load({ url: hello.url, token: hub.token, seconds, connections: 20 });
+      const bareCpu = (cpuMilliseconds(hello.pid) ?? 0) - (helloCpu ?? 0);
+      const hubCpu = cpuMilliseconds(hub.proc.child.pid);
+      const one = await load({
+        url: `${hub.base}/members/${some.id}`,
+        token: hub.token,
+        seconds,
+        connections: 20,
+      });
+      const oneCpu = (cpuMilliseconds(hub.proc.child.pid) ?? 0) - (hubCpu ?? 0);
+      const perRequest = (ms: number, requests: number) => fmt((ms * 1000) / Math.max(1, requests), 0);
+      lines.push(
+        `| GET /members/{id} | ${fmt(one.rps, 0)} req/s (${fmt(one.rps / bare.rps, 2)}x hello-world), hub CPU ${perRequest(oneCpu, one.requests)} µs/request | p50 ${one.p50} ms, p99 ${one.p99} ms | errors ${one.errors + one.non2xx} |`,
+        `| bare Fastify hello-world (same run) | ${fmt(bare.rps, 0)} req/s, CPU ${perRequest(bareCpu, bare.requests)} µs/request | p50 ${bare.p50} ms, p99 ${bare.p99} ms | errors ${bare.errors + bare.non2xx} |`,
+      );
+    } finally {
+      hello.stop();
+    }
   }
   if (!only || only === 'search') {
     // The admin console's search (issue 13): server time under 100 ms at p99. A few connections,

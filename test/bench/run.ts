@@ -1,11 +1,15 @@
 import { stopAll } from '../support/processes.js';
 import { agentMemoryBench } from './agent-memory.bench.js';
 import { clusterBench } from './cluster.bench.js';
+import { hubMemoryBench } from './hub-memory.bench.js';
 import { membersBench } from './members.bench.js';
 import { switchOnBench } from './switch-on.bench.js';
 import { webBench } from './web.bench.js';
 
-/** `npm run bench [members|switch-on|ingest|web|agent-memory|cluster] [--seconds N]`: prints a Markdown table of figures. */
+/**
+ * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster] [--seconds N]`: prints a
+ * Markdown table of figures.
+ */
 async function main() {
   const args = process.argv.slice(2);
   const secondsAt = args.indexOf('--seconds');
@@ -19,6 +23,8 @@ async function main() {
       lines.push(...(await switchOnBench(seconds, { switchOn: want('switch-on'), ingest: want('ingest') })));
     if (want('web')) lines.push(...(await webBench(seconds)));
     if (want('agent-memory')) lines.push(...(await agentMemoryBench()));
+    // Only when asked for: it waits more than a minute for the idle hub to settle.
+    if (only.includes('hub-memory')) lines.push(...(await hubMemoryBench()));
     // Only when asked for: it needs PostgreSQL and redis-server.
     if (only.includes('cluster')) lines.push(...(await clusterBench(seconds)));
   } finally {

@@ -101,7 +101,17 @@ describe('Home Assistant discovery on the operator broker', () => {
       base: 'makerspace',
       resyncMs: 500,
     };
-    const ha = new HomeAssistantLink(t.hub.ctx, t.app, settings);
+    const ha = new HomeAssistantLink(
+      t.hub.ctx,
+      (path, token, payload) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/v1${path}`,
+          headers: { authorization: `Bearer ${token}` },
+          payload,
+        }),
+      settings,
+    );
     ha.start();
     teardown.push(() => ha.stop());
     return ha;

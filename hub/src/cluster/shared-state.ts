@@ -1,6 +1,15 @@
-import type { ListCounts, ResourceSignals } from '../context.js';
-import type { Authenticator } from '../identity/authenticator.js';
+import type { ResourceSignals } from '../context.js';
 import type { Cluster } from './cluster.js';
+
+/** List totals kept per table (http/caches.ts): `touch` forgets a table's. */
+export interface TotalsCache {
+  touch(table: string): void;
+}
+
+/** The token cache (identity/authenticator.ts): `invalidate` forgets every cached token. */
+export interface TokenCache {
+  invalidate(): void;
+}
 
 /**
  * Cluster mode: what one hub forgets or notices, every hub does. Record texts need nothing (they
@@ -10,7 +19,7 @@ import type { Cluster } from './cluster.js';
  */
 export function shareInvalidations(
   cluster: Cluster,
-  parts: { counts: ListCounts; auth: Authenticator; signals: ResourceSignals },
+  parts: { counts: TotalsCache; auth: TokenCache; signals: ResourceSignals },
 ): void {
   const { counts, auth, signals } = parts;
   let tables = new Set<string>();

@@ -2,7 +2,8 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pgModule from 'pg';
 import { executorReads, type FastReads, sqliteReads } from './fast-reads.js';
 import type { Database } from './schema.js';
 
@@ -34,8 +35,16 @@ export interface StorageOptions {
   sqliteSynchronous?: 'full' | 'normal';
 }
 
-// PostgreSQL returns bigint (count(*)) and numeric as strings; counts fit in a JS number.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+let pgLoaded: typeof pgModule | null = null;
+/** The PostgreSQL client, loaded on first use: a hub on SQLite never holds it. */
+function pg(): typeof pgModule {
+  if (!pgLoaded) {
+    pgLoaded = createRequire(import.meta.url)('pg') as typeof pgModule;
+    // PostgreSQL returns bigint (count(*)) and numeric as strings; counts fit in a JS number.
+    pgLoaded.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+  }
+  return pgLoaded;
+}
 
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//.test(url);
@@ -43,7 +52,7 @@ export function isPostgresUrl(url: string): boolean {
 
 export function createStorage(options: StorageOptions): Storage {
   if (isPostgresUrl(options.url)) {
-    const pool = new pg.Pool({
+    const pool = new (pg().Pool)({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       // An unreachable server is an error after 5 s, not a start-up that hangs.

@@ -20,3 +20,8 @@ export async function firstSealedToken(db: Kysely<Database>): Promise<string | u
   return (await db.selectFrom('api_keys').select('tokenEncrypted').orderBy('id').limit(1).executeTakeFirst())
     ?.tokenEncrypted;
 }
+
+/** Whether the database holds any account yet (the first start creates one). */
+export async function hasAnyAccount(db: Kysely<Database>): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('id').limit(1).execute()).length > 0;
+}

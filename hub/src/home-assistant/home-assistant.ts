@@ -1,7 +1,5 @@
 import type { Logger } from '@makerspace/shared';
-import type { FastifyInstance } from 'fastify';
 import mqtt, { type MqttClient } from 'mqtt';
-import { API_PREFIX } from '../app.js';
 import type { HubServices } from '../http/services.js';
 import { isAdmin } from '../identity/caller.js';
 import { totp } from '../resources/codes.js';
@@ -22,6 +20,16 @@ import {
   statePayload,
 } from './ha.topics.js';
 import type { HomeAssistantSettings } from './ha.settings.js';
+
+/**
+ * The hub's own API as the link calls it: a POST to `path` (under /api/v1) as the member whose
+ * token it is; answers the status and the body. The hub passes it in (app.inject).
+ */
+export type HubApiCall = (
+  path: string,
+  token: string,
+  payload: object,
+) => Promise<{ statusCode: number; body: string }>;
 
 /** What was announced for one resource, so only changes are published. */
 interface Announced {
@@ -56,7 +64,7 @@ export class HomeAssistantLink {
 
   constructor(
     private readonly ctx: HubServices,
-    private readonly app: FastifyInstance,
+    private readonly callApi: HubApiCall,
     private readonly settings: HomeAssistantSettings,
   ) {
     this.topics = { discoveryPrefix: settings.discoveryPrefix, base: settings.base };
@@ -234,15 +242,13 @@ export class HomeAssistantLink {
       await this.republishState(resourceId, announced);
       return;
     }
-    const answer = await this.app.inject({
-      method: 'POST',
-      url:
-        command === 'switchOn'
-          ? `${API_PREFIX}/resources/${resourceId}/switch-on`
-          : `${API_PREFIX}/resources/${resourceId}/bridge/switch-off`,
-      headers: { authorization: `Bearer ${this.settings.token}` },
-      payload: command === 'switchOn' ? { code: await this.currentCode(resourceId) } : {},
-    });
+    const answer = await this.callApi(
+      command === 'switchOn'
+        ? `/resources/${resourceId}/switch-on`
+        : `/resources/${resourceId}/bridge/switch-off`,
+      this.settings.token,
+      command === 'switchOn' ? { code: await this.currentCode(resourceId) } : {},
+    );
     const body = safeJson(answer.body) as { error?: { message?: string; data?: { reason?: string } } } | null;
     const entry = {
       resource: resourceId,

@@ -1,4 +1,5 @@
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** A wrench in a rounded square: the docs page's tab icon instead of the framework's. */
 const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5f8b"/><path d="M21.5 6.5a5 5 0 0 0-5.9 6.6L7.8 20.9a2 2 0 0 0 2.8 2.8l7.8-7.8a5 5 0 0 0 6.6-5.9l-3 3-2.4-.6-.6-2.4z" fill="#fff"/></svg>`;
@@ -98,3 +99,64 @@ export const docsPage: Omit<FastifySwaggerUiOptions, 'routePrefix'> = {
     validatorUrl: null,
   },
 };
+
+/** Headers of the docs app's answer that belong to that answer's own connection, not ours. */
+const hopHeaders = new Set(['connection', 'content-length', 'date', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * Serves the docs page at `routePrefix` (and its assets below it), loading swagger-ui only when
+ * the page is first asked for: a space that never opens it never holds it. The page and its
+ * assets come from a small Fastify app of their own, built on that first request, that reads
+ * the hub's OpenAPI document (`app.swagger()`); each request is answered with what that app
+ * answers (status, headers, body).
+ */
+export function registerDocsPage(
+  app: FastifyInstance,
+  routePrefix: string,
+  contentSecurityPolicy: string,
+): void {
+  let docs: Promise<FastifyInstance> | null = null;
+  const load = async () => {
+    const [{ default: Fastify }, { default: swaggerUi }] = await Promise.all([
+      import('fastify'),
+      import('@fastify/swagger-ui'),
+    ]);
+    const page = Fastify({ routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } });
+    // What swagger-ui reads: the hub's document, under the name of the plugin that makes it.
+    const documentSource = Object.assign(
+      async (instance: FastifyInstance) => {
+        instance.decorate('swagger', ((options?: { yaml?: boolean }) =>
+          app.swagger(options as never)) as never);
+      },
+      { [Symbol.for('skip-override')]: true, [Symbol.for('plugin-meta')]: { name: '@fastify/swagger' } },
+    );
+    await page.register(documentSource);
+    await page.register(swaggerUi, { routePrefix, staticCSP: contentSecurityPolicy, ...docsPage });
+    await page.ready();
+    return page;
+  };
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    docs ??= load().catch((err) => {
+      docs = null;
+      throw err;
+    });
+    const answer = await (await docs).inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: request.headers,
+    });
+    // A path the page does not have is the hub's 404, in the hub's error body.
+    if (answer.statusCode === 404) return reply.callNotFound();
+    reply.code(answer.statusCode);
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !hopHeaders.has(name)) reply.header(name, value);
+    }
+    return reply.send(answer.rawPayload);
+  };
+  app.addHook('onClose', async () => {
+    await (await docs?.catch(() => null))?.close();
+  });
+  const options = { schema: { hide: true }, config: { public: true } };
+  app.route({ method: ['GET', 'HEAD'], url: routePrefix, handler, ...options });
+  app.route({ method: ['GET', 'HEAD'], url: `${routePrefix}/*`, handler, ...options });
+}

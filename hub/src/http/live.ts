@@ -369,7 +369,9 @@ export class LiveChannel {
     }
   }
 
+  /** Ends every stream and stops the timers; a second call does nothing. */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
     clearInterval(this.keepAlive);

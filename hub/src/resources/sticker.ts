@@ -1,8 +1,11 @@
 import { createRequire } from 'node:module';
-import { Resvg } from '@resvg/resvg-js';
-import QRCode from 'qrcode';
+import type * as resvg from '@resvg/resvg-js';
+import type QRCodeModule from 'qrcode';
 
 const require = createRequire(import.meta.url);
+// The QR encoder and the SVG renderer (a native module) are loaded with the first sticker.
+const qrcode = () => require('qrcode') as typeof QRCodeModule;
+const Resvg = () => (require('@resvg/resvg-js') as typeof resvg).Resvg;
 
 /** The machine page a sticker opens: `{public URL}/r/{id}?c={code}` (DESIGN 11). */
 export function stickerUrl(base: string, resourceId: number, code: string): string {
@@ -13,7 +16,7 @@ const escapeXml = (text: string) => text.replace(/[<>&"']/g, (c) => `&#${c.charC
 
 /** The QR code's dark modules as one SVG path, `size` units wide, starting at (x, y). */
 function qrPath(text: string, x: number, y: number, size: number): string {
-  const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  const qr = qrcode().create(text, { errorCorrectionLevel: 'M' });
   const n = qr.modules.size;
   const cell = size / n;
   let d = '';
@@ -71,7 +74,7 @@ function fonts(): string[] {
 /** The same sticker as a PNG at 300 dpi. */
 export function stickerPng(input: StickerInput): Buffer {
   const svg = stickerSvg(input);
-  const png = new Resvg(svg, {
+  const png = new (Resvg())(svg, {
     fitTo: { mode: 'width', value: 709 }, // 60 mm at 300 dpi
     font: { fontFiles: fonts(), loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans' },
     background: '#ffffff',
