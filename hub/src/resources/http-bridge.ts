@@ -1,18 +1,21 @@
 import type { AccessReply, BridgeConfig, KeyRead, StopType } from '@makerspace/shared';
 import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
-import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../billing/charges.js';
+import { insertCharge, memberTaxPercent } from '../billing/charges.js';
 import { formatMoney, parseMoney } from '../billing/money.js';
 import { rowById } from '../db/records.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
-import { type Db, jsonText, parseJson } from '../db/crud.js';
+import { jsonText, parseJson } from '../db/crud.js';
 import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
-import { emitResourceLog, insertLog, sessionKey, stopLog } from './resource-logs.js';
+import { bridgeSeen as seen, markBridgesOffline, sessionRunning, stopAndBill } from './bridge-messages.js';
+import { heartbeatBridges } from './bridges.repository.js';
+import { emitResourceLog, insertLog, stopLog } from './resource-logs.js';
+import { sessionLogRow, setLogColumns, updateLogRow } from './resource-logs.repository.js';
 import { OfflineKeyFacts, offlineKeyCards } from '../keys/offline-keys.js';
 
 /*
@@ -91,13 +94,8 @@ async function configUnlessCurrent(
  * Any request of the bridge (heartbeat, access, update, stop) shows it is alive: it is online
  * until it misses three heartbeat intervals.
  */
-export async function bridgeSeen(ctx: HubContext, bridge: HttpBridge): Promise<void> {
-  const at = ctx.clock.now().toISOString();
-  await ctx.db
-    .updateTable('bridges')
-    .set({ offline: 0, lastSeenAt: at })
-    .where('resource', '=', bridge.resource.id)
-    .execute();
+export function bridgeSeen(ctx: HubContext, bridge: HttpBridge): Promise<void> {
+  return seen(ctx, bridge.resource.id);
 }
 
 /** A heartbeat: the bridge is online (seen by the route), and gets its config when outdated. */
@@ -154,7 +152,7 @@ export async function httpAccess(
   if (!reply) throw unauthorized('Invalid bridge API key'); // the resource was deleted meanwhile
   if (reply.type === 'allowed') {
     // The bridge runs the session now (a machine), or the tap ended it (or a door's pulse).
-    await setInUse(ctx, resource.id, reply.stopped !== true);
+    await sessionRunning(ctx.db, resource.id, reply.stopped !== true, ctx.clock.now().toISOString());
   }
   const { id: _id, sessionId, ...answer } = reply;
   return {
@@ -180,15 +178,6 @@ async function welcome(ctx: HubContext, memberId: number, lines: string[] | unde
     [memberId],
   );
   return [member?.firstName ?? '', member?.lastName ?? '', ...(lines ?? [])];
-}
-
-/** The bridge record's `inUse` follows the sessions an HTTP bridge runs. */
-async function setInUse(ctx: HubContext, resourceId: number, inUse: boolean) {
-  await ctx.db
-    .updateTable('bridges')
-    .set({ inUse: inUse ? 1 : 0, relaySince: ctx.clock.now().toISOString() })
-    .where('resource', '=', resourceId)
-    .execute();
 }
 
 async function namedMember(
@@ -277,16 +266,6 @@ function reportColumns(log: { metadata: string | null }, session: HttpSessionRep
   };
 }
 
-async function sessionLog(ctx: HubContext, resource: ResourceRow, sessionId: string) {
-  const { column, value } = sessionKey(sessionId);
-  return ctx.db
-    .selectFrom('resource_logs')
-    .selectAll()
-    .where('resource', '=', resource.id)
-    .where(column, '=', value)
-    .executeTakeFirst();
-}
-
 /**
  * A status update during a session (`/update`): the log takes the idle time, metadata and the
  * charge so far. A stopped session stays as it is; an unknown one is false (404).
@@ -296,18 +275,12 @@ export async function httpUpdate(
   bridge: HttpBridge,
   session: HttpSessionReport,
 ): Promise<boolean> {
-  const log = await sessionLog(ctx, bridge.resource, session.id);
+  const log = await sessionLogRow(ctx.db, bridge.resource.id, session.id);
   if (!log) return false;
   if (log.stoppedAt !== null) return true;
   const at = ctx.clock.now().toISOString();
   await ctx.events.transaction(async (trx) => {
-    const row = await trx
-      .updateTable('resource_logs')
-      .set({ ...reportColumns(log, session, at), lockVersion: (eb) => eb('lockVersion', '+', 1) })
-      .where('id', '=', log.id)
-      .where('stoppedAt', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await updateLogRow(trx, log.id, reportColumns(log, session, at), true);
     if (row) await emitResourceLog(trx, 'resourceLog_updated', row, { resource: bridge.resource });
   });
   return true;
@@ -327,7 +300,7 @@ export async function httpStop(
 ): Promise<boolean> {
   const { resource } = bridge;
   const session = request.currentSession;
-  const log = await sessionLog(ctx, resource, session.id);
+  const log = await sessionLogRow(ctx.db, resource.id, session.id);
   if (!log) return false;
   if (log.stoppedAt !== null) return true;
   const at = ctx.clock.now().toISOString();
@@ -341,15 +314,10 @@ export async function httpStop(
   try {
     await ctx.events.transaction(async (trx) => {
       if (session.metadata || session.charge) {
-        await trx
-          .updateTable('resource_logs')
-          .set(reportColumns(log, session, at))
-          .where('id', '=', log.id)
-          .execute();
+        await setLogColumns(trx, log.id, reportColumns(log, session, at));
       }
-      if (!(await stopLog(trx, log.id, stop, { resource }))) return;
-      await clearInUse(trx, resource.id, at);
-      await chargeForStoppedSession(trx, ctx, log.id);
+      if (!(await stopAndBill(trx, ctx, log.id, stop, { resource }))) return;
+      await sessionRunning(trx, resource.id, false, at);
       if (session.charge && log.member !== null && price > 0n) {
         const member = await rowById(trx, 'members', log.member);
         if (member) {
@@ -377,19 +345,11 @@ export async function httpStop(
       'billing a stopped bridge session failed',
     );
     await ctx.events.transaction(async (trx) => {
-      if (await stopLog(trx, log.id, stop, { resource })) await clearInUse(trx, resource.id, at);
+      if (await stopLog(trx, log.id, stop, { resource })) await sessionRunning(trx, resource.id, false, at);
     });
     throw err;
   }
   return true;
-}
-
-async function clearInUse(db: Db, resourceId: number, at: string) {
-  await db
-    .updateTable('bridges')
-    .set({ inUse: 0, relaySince: at })
-    .where('resource', '=', resourceId)
-    .execute();
 }
 
 /**
@@ -399,25 +359,14 @@ async function clearInUse(db: Db, resourceId: number, at: string) {
 export function watchHeartbeats(ctx: HubContext, intervalMs = 5_000): PeriodicCheck {
   async function checkNow() {
     const at = ctx.clock.now();
-    const rows = await ctx.db
-      .selectFrom('bridges')
-      .select(['resource', 'heartbeatInterval', 'lastSeenAt'])
-      .where('offline', '=', 0)
-      // 0: offline detection is off for this bridge.
-      .where('heartbeatInterval', '>', 0)
-      .execute();
+    const rows = await heartbeatBridges(ctx.db);
     const silent = rows
       .filter((b) => !ctx.bridges.isOnline(b.resource))
       .filter(
         (b) => !b.lastSeenAt || Date.parse(b.lastSeenAt) < at.getTime() - 3 * b.heartbeatInterval * 1000,
       )
       .map((b) => b.resource);
-    if (silent.length === 0) return;
-    await ctx.db
-      .updateTable('bridges')
-      .set({ offline: 1, inUse: 0, updatedAt: at.toISOString() })
-      .where('resource', 'in', silent)
-      .execute();
+    await markBridgesOffline(ctx, silent);
   }
   return periodicCheck(checkNow, intervalMs, ctx.logger, 'checking bridge heartbeats failed');
 }

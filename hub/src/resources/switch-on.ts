@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { DenyReason } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
-import { chargeForStoppedSession } from '../billing/charges.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { badRequest, forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../errors.js';
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';
 import type { FastReads } from '../db/fast-reads.js';
 import { codeMatches, retiredCodeHash } from './codes.js';
-import { insertLog, stopLog } from './resource-logs.js';
+import { stopAndBill } from './bridge-messages.js';
+import { bridgeOfflineFlag } from './bridges.repository.js';
+import { insertLog } from './resource-logs.js';
+import { newestOpenSession } from './resource-logs.repository.js';
+import { recordAttempt } from './access-attempts.repository.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
 
@@ -153,10 +156,12 @@ export async function switchOn(
   }
   if (codeCheck === 'wrong') {
     const entry = await log('denied', { reason: 'wrongCode' }, (trx) =>
-      trx
-        .insertInto('access_attempts')
-        .values({ resource: resource.id, member: member.id, kind: 'wrongCode', at: at.toISOString() })
-        .execute(),
+      recordAttempt(trx, {
+        resource: resource.id,
+        member: member.id,
+        kind: 'wrongCode',
+        at: at.toISOString(),
+      }),
     );
     throw denied('wrongCode', entry.id);
   }
@@ -192,12 +197,7 @@ export const unreachableWords = {
  * as GET /resources/{id}/access-check, so the verdict and the switch agree.
  */
 async function unreachable(ctx: PolicyContext, resourceId: number) {
-  const bridge = await ctx.db
-    .selectFrom('bridges')
-    .select('offline')
-    .where('resource', '=', resourceId)
-    .executeTakeFirst();
-  const polls = bridge !== undefined && Number(bridge.offline) === 0;
+  const polls = (await bridgeOfflineFlag(ctx.db, resourceId)) === 0;
   const reason = polls ? ('noRemoteSwitch' as const) : ('bridgeOffline' as const);
   const notes = polls ? 'The bridge connects over HTTP only: no command reaches it' : 'The bridge is offline';
   return { reason, message: unreachableWords[reason], notes };
@@ -211,14 +211,7 @@ export async function switchOff(
   admin: boolean,
   timeoutMs = SWITCH_ON_TIMEOUT_MS,
 ) {
-  const running = await ctx.db
-    .selectFrom('resource_logs')
-    .select(['id', 'member'])
-    .where('resource', '=', resource.id)
-    .where('type', '=', 'allowed')
-    .where('stoppedAt', 'is', null)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
+  const running = await newestOpenSession(ctx.db, resource.id);
   if (!admin && running?.member !== caller.memberId) {
     throw forbidden('Only the member using the resource, or an admin, may switch it off');
   }
@@ -245,9 +238,10 @@ export async function switchOff(
     });
   if (running) {
     // The stop, its resourceLog_updated event and the session's charge commit together.
-    await ctx.events.transaction(async (trx) => {
-      const stopped = await stopLog(
+    await ctx.events.transaction((trx) =>
+      stopAndBill(
         trx,
+        ctx,
         running.id,
         {
           stoppedAt: ctx.clock.now().toISOString(),
@@ -256,9 +250,8 @@ export async function switchOff(
           at: ctx.clock.now().toISOString(),
         },
         { resource },
-      );
-      if (stopped) await chargeForStoppedSession(trx, ctx, running.id);
-    });
+      ),
+    );
     ctx.signals.changed(resource.id);
   }
   return { state: reply.state.relay, since: reply.state.since, resourceLog: running?.id ?? null };
