@@ -13,7 +13,13 @@ import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
 import { bridgeSeen as seen, markBridgesOffline, sessionRunning, stopAndBill } from './bridge-messages.js';
-import { heartbeatBridges } from './bridges.repository.js';
+import {
+  bridgeByKeyHash,
+  heartbeatBridges,
+  memberName,
+  namedMemberRow,
+  resourceById,
+} from './bridges.repository.js';
 import { emitResourceLog, insertLog, stopLog } from './resource-logs.js';
 import { sessionLogRow, setLogColumns, updateLogRow } from './resource-logs.repository.js';
 import { OfflineKeyFacts, offlineKeyCards } from '../keys/offline-keys.js';
@@ -34,20 +40,10 @@ export interface HttpBridge {
 export async function bridgeByKey(ctx: HubContext, apiKey: string | null): Promise<HttpBridge> {
   if (!apiKey) throw unauthorized();
   const hash = hashToken(apiKey);
-  const bridge = await ctx.storage.reads.first<{
-    resource: number;
-    apiKeyHash: string;
-    configVersion: number;
-    heartbeatInterval: number;
-  }>(
-    'select "resource", "apiKeyHash", "configVersion", "heartbeatInterval" from "bridges" where "apiKeyHash" = ?',
-    [hash],
-  );
+  const bridge = await bridgeByKeyHash(ctx.storage.reads, hash);
   // Looked up by hash; compared in constant time all the same.
   if (!bridge || !safeEqual(bridge.apiKeyHash, hash)) throw unauthorized('Invalid bridge API key');
-  const resource = await ctx.storage.reads.first<ResourceRow>('select * from "resources" where "id" = ?', [
-    bridge.resource,
-  ]);
+  const resource = await resourceById(ctx.storage.reads, bridge.resource);
   if (!resource) throw unauthorized('Invalid bridge API key');
   return { resource, configVersion: bridge.configVersion, heartbeatInterval: bridge.heartbeatInterval };
 }
@@ -173,10 +169,7 @@ export async function httpAccess(
  * `messages[1]`), then any lines of the answer itself.
  */
 async function welcome(ctx: HubContext, memberId: number, lines: string[] | undefined): Promise<string[]> {
-  const member = await ctx.storage.reads.first<{ firstName: string; lastName: string | null }>(
-    'select "firstName", "lastName" from "members" where "id" = ?',
-    [memberId],
-  );
+  const member = await memberName(ctx.storage.reads, memberId);
   return [member?.firstName ?? '', member?.lastName ?? '', ...(lines ?? [])];
 }
 
@@ -185,15 +178,12 @@ async function namedMember(
   account: number,
   request: HttpAccessRequest,
 ): Promise<MemberRow | undefined> {
-  if (request.member !== undefined) {
-    return ctx.storage.reads.first<MemberRow>('select * from "members" where "id" = ? and "account" = ?', [
-      request.member,
-      account,
-    ]);
-  }
-  return ctx.storage.reads.first<MemberRow>(
-    'select * from "members" where "emailKey" = ? and "account" = ?',
-    [(request.emailAddress ?? '').trim().toLowerCase(), account],
+  return namedMemberRow(
+    ctx.storage.reads,
+    account,
+    request.member !== undefined
+      ? { id: request.member }
+      : { emailKey: (request.emailAddress ?? '').trim().toLowerCase() },
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db/crud.js';
+import type { FastReads } from '../db/fast-reads.js';
 import type { Caller } from '../identity/caller.js';
 import { isAdmin } from '../identity/caller.js';
 
@@ -66,4 +67,12 @@ export function spaceZones(db: Db) {
 /** A replaced switch-on code (printed stickers with it then say "out of date", not "wrong code"). */
 export async function retireCode(db: Db, resource: number, codeHash: string, at: string): Promise<void> {
   await db.insertInto('retired_switch_on_codes').values({ resource, codeHash, retiredAt: at }).execute();
+}
+
+/** A resource type's id and name (a fast read: the access check's). */
+export function resourceTypeName(reads: FastReads, id: number) {
+  return reads.first<{ id: number; name: string }>(
+    'select "id", "name" from "resource_types" where "id" = ?',
+    [id],
+  );
 }
