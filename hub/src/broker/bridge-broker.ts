@@ -22,8 +22,12 @@ import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { PolicyContext } from '../access/policy.js';
 import type { BridgeLink } from '../context.js';
 import { recordDuplicateDevice } from '../resources/bridge-duplicates.js';
-import { findBridge, verifyBridgeKey } from '../resources/bridges.js';
-import { bridgesFlaggedOnline, markBridgesOffline } from '../resources/bridge-messages.js';
+import {
+  bridgeKeyHash,
+  bridgesFlaggedOnline,
+  bridgeWithKey,
+  markBridgesOffline,
+} from '../resources/bridge-messages.js';
 import { reconcileBridge, settleLateReply } from '../resources/switch-sessions.js';
 import { bridgeConfigFor } from '../resources/bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
@@ -537,8 +541,7 @@ export class BridgeBroker implements BridgeLink {
   /** Is the key the client authenticated with still its bridge's key? */
   private async stillValid(client: BridgeClient): Promise<boolean> {
     if (!client.resourceId || !client.keyHash) return false;
-    const bridge = await findBridge(this.ctx.db, client.resourceId);
-    return bridge !== undefined && bridge.apiKeyHash === client.keyHash;
+    return (await bridgeKeyHash(this.ctx, client.resourceId)) === client.keyHash;
   }
 
   async forget(resourceId: number): Promise<void> {
@@ -587,9 +590,7 @@ export class BridgeBroker implements BridgeLink {
       return 'throttled';
     }
     const bridge =
-      claimed !== null && password
-        ? await verifyBridgeKey(this.ctx.db, claimed, password.toString('utf8'))
-        : null;
+      claimed !== null && password ? await bridgeWithKey(this.ctx, claimed, password.toString('utf8')) : null;
     if (!bridge || claimed === null) {
       this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'badKey' });
       const begins = await this.throttle.failed(address, claimed);

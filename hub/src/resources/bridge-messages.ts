@@ -14,6 +14,7 @@ import {
   setBridgesOffline,
   setRelayState,
 } from './bridges.repository.js';
+import { findBridge, verifyBridgeKey } from './bridges.js';
 import { insertLogOnce, type KnownRows, stopLog, updateLog } from './resource-logs.js';
 import { logByClientId, sessionLogRow, setLogOffline } from './resource-logs.repository.js';
 import { resourceAccount } from './resources.repository.js';
@@ -25,6 +26,16 @@ import { resourceAccount } from './resources.repository.js';
  */
 
 type PresenceContext = Pick<HubContext, 'db' | 'clock' | 'signals'>;
+
+/** The bridge whose key a connecting client sends, if the key is its bridge's key (null otherwise). */
+export function bridgeWithKey(ctx: Pick<HubContext, 'db'>, resourceId: number, apiKey: string) {
+  return verifyBridgeKey(ctx.db, resourceId, apiKey);
+}
+
+/** The hash of the resource's bridge key now (undefined without a bridge): is a connection's key still valid? */
+export async function bridgeKeyHash(ctx: Pick<HubContext, 'db'>, resourceId: number) {
+  return (await findBridge(ctx.db, resourceId))?.apiKeyHash;
+}
 
 /** The bridges go offline (and so out of use): the ones named, or every one flagged online. */
 export async function markBridgesOffline(ctx: PresenceContext, which: OfflineBridges): Promise<void> {
