@@ -2,12 +2,16 @@ import type { AccessReply, AccessRequest, DenyReason, KeyRead } from '@makerspac
 import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.js';
 import type { PolicyContext } from '../access/policy.js';
 import { requiredRow, rowById } from '../db/records.js';
-import { recordAttempt, unknownKeyAttempts } from '../resources/access-attempts.repository.js';
 import { stopAndBill } from '../resources/bridge-messages.js';
 import { insertLog } from '../resources/resource-logs.js';
-import { runningSessionLog, tapLog } from '../resources/resource-logs.repository.js';
 import { claimAssignment } from './key-assignments.js';
 import { keyByCard, putMemberKey } from './member-keys.js';
+import {
+  recordAttempt,
+  unknownKeyAttempts,
+  runningSessionLog,
+  tapLog,
+} from '../resources/sessions.repository.js';
 
 /** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
 export const UNKNOWN_KEY_LIMIT = 10;

@@ -16,8 +16,8 @@ import {
 } from './bridges.repository.js';
 import { findBridge, verifyBridgeKey } from './bridges.js';
 import { insertLogOnce, type KnownRows, stopLog, updateLog } from './resource-logs.js';
-import { logByClientId, sessionLogRow, setLogOffline } from './resource-logs.repository.js';
 import { resourceAccount } from './resources.repository.js';
+import { logByClientId, sessionLogRow, setLogOffline } from './sessions.repository.js';
 
 /*
  * What a bridge's message means, whichever way it came (the MQTT broker or the HTTP bridge API):

@@ -21,8 +21,8 @@ import {
   resourceById,
 } from './bridges.repository.js';
 import { emitResourceLog, insertLog, stopLog } from './resource-logs.js';
-import { sessionLogRow, setLogColumns, updateLogRow } from './resource-logs.repository.js';
 import { OfflineKeyFacts, offlineKeyCards } from '../keys/offline-keys.js';
+import { sessionLogRow, setLogColumns, updateLogRow } from './sessions.repository.js';
 
 /*
  * Fabman's HTTP bridge API (shared/reference/api-fields.md), for DIY bridges that poll over

@@ -5,7 +5,8 @@ import { conflict, unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { emitResourceLog, insertLog, type ResourceLogRow, resourceLogRecord } from './resource-logs.js';
 import { findResource } from './resources.js';
-import { memberRefs, newestAllowedLog, setLastUsedLog } from './resource-logs.repository.js';
+import { memberRefs, newestAllowedLog } from './resource-logs.repository.js';
+import { setLastUsedLog } from './sessions.repository.js';
 
 /*
  * Resource logs as admins write them through the API (POST, PUT, DELETE /resource-logs): usage no

@@ -1,17 +1,17 @@
 import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
-import { insertLogRow, setLastUsedLog, updateLogRow } from './resource-logs.repository.js';
 import type { ResourceLogsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { accountOrOwn } from '../spaces/row-record.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
 import { emitEvent } from '../db/outbox.js';
 import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';
+import { insertLogRow, setLastUsedLog, updateLogRow } from './sessions.repository.js';
 
 export type ResourceLogRow = Selectable<ResourceLogsTable>;
 
-export { sessionKey } from './resource-logs.repository.js';
+export { sessionKey } from './sessions.repository.js';
 
 export function resourceLogRecord(row: ResourceLogRow) {
   return {

@@ -11,10 +11,15 @@ import { codeMatches, retiredCodeHash } from './codes.js';
 import { stopAndBill } from './bridge-messages.js';
 import { bridgeOfflineFlag } from './bridges.repository.js';
 import { insertLog } from './resource-logs.js';
-import { newestOpenSession } from './resource-logs.repository.js';
-import { recordAttempt } from './access-attempts.repository.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
+import {
+  isRetiredCode,
+  newestOpenSession,
+  nthWrongCodeAt,
+  recordAttempt,
+  switchOnRows,
+} from './sessions.repository.js';
 
 export const SWITCH_ON_TIMEOUT_MS = 5_000;
 
@@ -46,10 +51,7 @@ export async function switchOnFacts(
 ): Promise<SwitchOnFacts> {
   // The hot path reads through the fast reads (committed data, no query builder).
   const reads = ctx.storage.reads;
-  const [resource, member] = await Promise.all([
-    reads.first<ResourceRow>('select * from "resources" where "id" = ?', [resourceId]),
-    reads.first<MemberRow>('select * from "members" where "id" = ?', [caller.memberId]),
-  ]);
+  const [resource, member] = await switchOnRows(reads, resourceId, caller.memberId);
   if (!resource || !inCallersAccount(caller, resource)) throw notFound('Resource');
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
@@ -73,12 +75,9 @@ async function lockOutSeconds({ request, resource, member, at }: SwitchOnFacts):
   const since = new Date(at.getTime() - ATTEMPT_WINDOW_MS).toISOString();
   // The lock lifts when fewer than WRONG_CODE_LIMIT attempts remain in the window, that is when
   // the LIMIT-th newest attempt leaves it.
-  const row = await request.reads.first<{ at: string }>(
-    `select "at" from "access_attempts" where "resource" = ? and "member" = ? and "kind" = 'wrongCode' and "at" > ? order by "at" desc limit 1 offset ${WRONG_CODE_LIMIT - 1}`,
-    [resource.id, member.id, since],
-  );
-  if (!row) return 1;
-  return Math.max(1, Math.ceil((Date.parse(row.at) + ATTEMPT_WINDOW_MS - at.getTime()) / 1000));
+  const attemptAt = await nthWrongCodeAt(request.reads, resource.id, member.id, since, WRONG_CODE_LIMIT);
+  if (attemptAt === undefined) return 1;
+  return Math.max(1, Math.ceil((Date.parse(attemptAt) + ATTEMPT_WINDOW_MS - at.getTime()) / 1000));
 }
 
 /** Is `code` the resource's current code, one it had before (an old sticker), or neither? */
@@ -89,11 +88,7 @@ export async function checkCode(
 ): Promise<'right' | 'stale' | 'wrong'> {
   const secret = ctx.tokens.open(resource.switchOnCodeEncrypted);
   if (codeMatches(resource.codeMode, secret, code, at)) return 'right';
-  const retired = await request.reads.first<{ id: number }>(
-    'select "id" from "retired_switch_on_codes" where "resource" = ? and "codeHash" = ?',
-    [resource.id, retiredCodeHash(code)],
-  );
-  return retired ? 'stale' : 'wrong';
+  return (await isRetiredCode(request.reads, resource.id, retiredCodeHash(code))) ? 'stale' : 'wrong';
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   pendingSwitchOn,
   pendingSwitchOnsOf,
   setPendingTimedOut,
-} from './resource-logs.repository.js';
+} from './sessions.repository.js';
 
 /*
  * The part of a switch-on after the decision: the command, its deadline, the pending record that
