@@ -82,16 +82,6 @@ export function heartbeatBridges(db: Db) {
   );
 }
 
-/** The bridge's `offline` flag; undefined without a bridge. */
-export async function bridgeOfflineFlag(db: Db, resourceId: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('bridges')
-    .select('offline')
-    .where('resource', '=', resourceId)
-    .executeTakeFirst();
-  return row === undefined ? undefined : Number(row.offline);
-}
-
 export function findBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
   return db.selectFrom('bridges').selectAll().where('resource', '=', resourceId).executeTakeFirst();
 }

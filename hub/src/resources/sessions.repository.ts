@@ -64,6 +64,16 @@ export async function unknownKeyAttempts(db: Db, resource: number, since: string
   return Number(row.n);
 }
 
+/** The bridge's `offline` flag (why a switch-on cannot reach it); undefined without a bridge. */
+export async function bridgeOfflineFlag(db: Db, resourceId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('bridges')
+    .select('offline')
+    .where('resource', '=', resourceId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.offline);
+}
+
 /** Is this the hash of a code the resource had before (an old sticker)? */
 export async function isRetiredCode(reads: FastReads, resource: number, codeHash: string): Promise<boolean> {
   const row = await reads.first<{ id: number }>(

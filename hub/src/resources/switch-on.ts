@@ -9,11 +9,11 @@ import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '
 import type { FastReads } from '../db/fast-reads.js';
 import { codeMatches, retiredCodeHash } from './codes.js';
 import { stopAndBill } from './bridge-messages.js';
-import { bridgeOfflineFlag } from './bridges.repository.js';
 import { insertLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
 import {
+  bridgeOfflineFlag,
   isRetiredCode,
   newestOpenSession,
   nthWrongCodeAt,
