@@ -22,7 +22,12 @@ import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { PolicyContext } from '../access/policy.js';
 import type { BridgeLink } from '../context.js';
 import { recordDuplicateDevice } from '../resources/bridge-duplicates.js';
-import { findBridge, verifyBridgeKey } from '../resources/bridges.js';
+import {
+  bridgeKeyHash,
+  bridgesFlaggedOnline,
+  bridgeWithKey,
+  markBridgesOffline,
+} from '../resources/bridge-messages.js';
 import { reconcileBridge, settleLateReply } from '../resources/switch-sessions.js';
 import { bridgeConfigFor } from '../resources/bridge-config.js';
 import { type BridgeMessageHandlers, createHandlers } from './bridge-handlers.js';
@@ -106,11 +111,10 @@ export class BridgeBroker implements BridgeLink {
     if (cluster) {
       // Other hubs hold their bridges: only the ones this node id held before (a crash) are gone.
       const mine = await cluster.releaseAllOfThisNode();
-      if (mine.length > 0)
-        await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('resource', 'in', mine).execute();
+      await markBridgesOffline(this.ctx, mine);
     } else {
       // Presence comes from live connections: after a start (a crash included) none are live yet.
-      await this.ctx.db.updateTable('bridges').set({ offline: 1 }).where('offline', '=', 0).execute();
+      await markBridgesOffline(this.ctx, 'allOnline');
     }
     const aedes = await Aedes.createBroker({
       ...(cluster
@@ -307,13 +311,7 @@ export class BridgeBroker implements BridgeLink {
     this.clients.clear();
     // Written after the connections are closed: nothing can mark them online again. (In a
     // cluster each disconnect released its bridge, unless another hub holds it by now.)
-    if (connected.length > 0 && !this.cluster) {
-      await this.ctx.db
-        .updateTable('bridges')
-        .set({ offline: 1, updatedAt: new Date().toISOString() })
-        .where('resource', 'in', connected)
-        .execute();
-    }
+    if (!this.cluster) await markBridgesOffline(this.ctx, connected);
   }
 
   isOnline(resourceId: number): boolean {
@@ -453,13 +451,7 @@ export class BridgeBroker implements BridgeLink {
       if (message.k === 'disconnect') this.disconnectHere(message.r);
     });
     cluster.onOrphan = async (resourceId) => {
-      if (this.clients.has(resourceId)) return;
-      await this.ctx.db
-        .updateTable('bridges')
-        .set({ offline: 1, inUse: 0, updatedAt: this.ctx.clock.now().toISOString() })
-        .where('resource', '=', resourceId)
-        .execute();
-      this.ctx.signals.changed(resourceId);
+      if (!this.clients.has(resourceId)) await markBridgesOffline(this.ctx, [resourceId]);
     };
     this.reconcileTimer = setInterval(() => {
       this.reconcilePresence(cluster).catch((err) =>
@@ -475,23 +467,14 @@ export class BridgeBroker implements BridgeLink {
    */
   private async reconcilePresence(cluster: Cluster): Promise<void> {
     if (this.stopping) return;
-    const online = await this.ctx.db
-      .selectFrom('bridges')
-      .select('resource')
-      .where('offline', '=', 0)
-      .execute();
+    const online = await bridgesFlaggedOnline(this.ctx);
     const held = await cluster.holders();
-    const orphans = online.map((b) => b.resource).filter((r) => !held.has(r) && !this.clients.has(r));
-    if (orphans.length > 0) {
-      await this.ctx.db
-        .updateTable('bridges')
-        .set({ offline: 1, inUse: 0 })
-        .where('resource', 'in', orphans)
-        .execute();
-      for (const r of orphans) this.ctx.signals.changed(r);
-    }
+    await markBridgesOffline(
+      this.ctx,
+      online.filter((r) => !held.has(r) && !this.clients.has(r)),
+    );
     // This hub's own bridges: flagged online and held in Redis (again, after Redis lost its data).
-    const onlineSet = new Set(online.map((b) => b.resource));
+    const onlineSet = new Set(online);
     for (const [resourceId, client] of this.clients) {
       if ((onlineSet.has(resourceId) && held.has(resourceId)) || !(await client.verified)) continue;
       if (this.clients.get(resourceId) === client)
@@ -558,8 +541,7 @@ export class BridgeBroker implements BridgeLink {
   /** Is the key the client authenticated with still its bridge's key? */
   private async stillValid(client: BridgeClient): Promise<boolean> {
     if (!client.resourceId || !client.keyHash) return false;
-    const bridge = await findBridge(this.ctx.db, client.resourceId);
-    return bridge !== undefined && bridge.apiKeyHash === client.keyHash;
+    return (await bridgeKeyHash(this.ctx, client.resourceId)) === client.keyHash;
   }
 
   async forget(resourceId: number): Promise<void> {
@@ -608,9 +590,7 @@ export class BridgeBroker implements BridgeLink {
       return 'throttled';
     }
     const bridge =
-      claimed !== null && password
-        ? await verifyBridgeKey(this.ctx.db, claimed, password.toString('utf8'))
-        : null;
+      claimed !== null && password ? await bridgeWithKey(this.ctx, claimed, password.toString('utf8')) : null;
     if (!bridge || claimed === null) {
       this.ctx.metrics.bridgeConnectsRefused.inc({ reason: 'badKey' });
       const begins = await this.throttle.failed(address, claimed);

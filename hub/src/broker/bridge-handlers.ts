@@ -1,12 +1,19 @@
-import { inAccount } from '../db/records.js';
-import { logStorageFailure } from '../db/storage-errors.js';
-import type { BridgeMessage, CommandReply, DownTopicName, LogItem, UpTopicName } from '@makerspace/shared';
+import type { BridgeMessage, CommandReply, DownTopicName, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
-import type { Db } from '../db/crud.js';
-import { chargeForStoppedSession } from '../billing/charges.js';
 import { answerTap } from '../keys/card-access.js';
-import { keyByCard } from '../keys/member-keys.js';
-import { insertLogOnce, sessionKey, stopLog, updateLog } from '../resources/resource-logs.js';
+import {
+  bridgeMessageFailed,
+  bridgeStatus,
+  ingestLogs,
+  markBridgeOnline,
+  markBridgesOffline,
+  relayState,
+} from '../resources/bridge-messages.js';
+
+/*
+ * The broker's side of a bridge message: the queue per bridge and the answers it publishes. What
+ * each message means is in resources/bridge-messages.ts, shared with the HTTP bridge API.
+ */
 
 /** What the handlers answer through: the broker's publishing side. */
 export interface BridgeReplies {
@@ -26,106 +33,6 @@ export interface BridgeMessageHandlers {
   settle(): Promise<void>;
 }
 
-/** Stores the logs of one `logs` message in one transaction; returns the ids to acknowledge. */
-export async function ingestLogs(
-  ctx: PolicyContext,
-  resourceId: number,
-  items: LogItem[],
-): Promise<string[] | null> {
-  const resource = await ctx.db
-    .selectFrom('resources')
-    .select(['id', 'account'])
-    .where('id', '=', resourceId)
-    .executeTakeFirst();
-  if (!resource) return null;
-  const stopped: number[] = [];
-  await ctx.db.transaction().execute(async (trx) => {
-    for (const item of items) {
-      if (item.kind === 'log') {
-        const stored = await insertLogOnce(trx, {
-          account: resource.account,
-          resource: resource.id,
-          type: item.type,
-          // Offline decisions name the card, not the member: the hub knows whose it is.
-          member:
-            (await memberOf(trx, resource.account, item.memberId)) ??
-            (item.keys ? ((await keyByCard(trx, resource.account, item.keys))?.member ?? null) : null),
-          createdAt: item.createdAt,
-          stoppedAt: item.stoppedAt ?? null,
-          stopType: item.stopType ?? null,
-          reason: item.reason ?? null,
-          notes: item.notes ?? null,
-          metadata: item.metadata ?? (item.keys ? { keys: item.keys.map((k) => ({ type: k.type })) } : null),
-          idleDurationSeconds: item.idleDurationSeconds ?? null,
-          clientId: item.id,
-          offline: item.offline,
-          updatedAt: ctx.clock.now().toISOString(),
-        });
-        if (!stored && item.offline) await offlineDecisionWins(trx, resource.id, item, ctx.clock.now());
-      } else {
-        const log = await sessionLog(trx, resource.id, item.sessionId);
-        if (log !== null) {
-          const stoppedNow = await stopLog(trx, log, {
-            stoppedAt: item.stoppedAt,
-            stopType: item.stopType,
-            idleDurationSeconds: item.idleDurationSeconds ?? null,
-            at: ctx.clock.now().toISOString(),
-          });
-          if (stoppedNow) {
-            stopped.push(log);
-            // Billed in the same transaction as the stop (once per log, whatever resends).
-            await chargeForStoppedSession(trx, ctx, log);
-          }
-        }
-      }
-    }
-  });
-  // The logs' webhook events (written by insertLogOnce/stopLog in the transaction) go out now.
-  ctx.events.committed();
-  ctx.signals.changed(resourceId);
-  ctx.logger.debug({ resourceId, items: items.length, stopped: stopped.length }, 'bridge logs stored');
-  return items.map((i) => i.id);
-}
-
-/**
- * The agent decided a tap offline after the hub had written its own (too late) answer under the
- * same tap id: what the relay did is the agent's decision, so the one log tells that.
- */
-async function offlineDecisionWins(db: Db, resource: number, item: LogItem & { kind: 'log' }, at: Date) {
-  const row = await db
-    .selectFrom('resource_logs')
-    .select(['id', 'offline'])
-    .where('resource', '=', resource)
-    .where('clientId', '=', item.id)
-    .executeTakeFirst();
-  if (!row || row.offline) return;
-  await updateLog(db, row.id, {
-    type: item.type,
-    reason: item.reason ?? null,
-    stoppedAt: item.stoppedAt ?? null,
-    stopType: item.stopType ?? null,
-    notes: item.notes ?? 'Decided by the bridge offline: the hub answered too late',
-    at: at.toISOString(),
-  });
-  await db.updateTable('resource_logs').set({ offline: 1 }).where('id', '=', row.id).execute();
-}
-
-async function memberOf(db: Db, account: number, memberId: number | null | undefined) {
-  if (!memberId) return null;
-  return (await inAccount(db, 'members', memberId, account)) ? memberId : null;
-}
-
-async function sessionLog(db: Db, resource: number, sessionId: string): Promise<number | null> {
-  const { column, value } = sessionKey(sessionId);
-  const row = await db
-    .selectFrom('resource_logs')
-    .select('id')
-    .where('resource', '=', resource)
-    .where(column, '=', value)
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
 /** One handler per message kind, dispatched from one table. */
 export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): BridgeMessageHandlers {
   const inFlight = new Set<Promise<void>>();
@@ -139,11 +46,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
   ) => {
     const previous = queues.get(resourceId) ?? Promise.resolve();
     ctx.metrics.bridgeMessagesQueued.inc();
-    const p = previous
-      .then(work)
-      .catch((err) =>
-        logStorageFailure(ctx.logger, err, operation, { resourceId }, 'bridge message handling failed'),
-      );
+    const p = previous.then(work).catch((err) => bridgeMessageFailed(ctx, err, operation, resourceId));
     queues.set(resourceId, p);
     inFlight.add(p);
     p.finally(() => {
@@ -154,41 +57,8 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
   };
 
   const table: { [N in UpTopicName]: (resourceId: number, message: BridgeMessage<N>) => Promise<void> } = {
-    async status(resourceId, message) {
-      const at = ctx.clock.now().toISOString();
-      if (message.online) {
-        await ctx.db
-          .updateTable('bridges')
-          .set({
-            offline: 0,
-            agentVersion: message.agentVersion,
-            hardware: message.hardware,
-            lastSeenAt: at,
-            updatedAt: at,
-          })
-          .where('resource', '=', resourceId)
-          .execute();
-      } else {
-        await ctx.db
-          .updateTable('bridges')
-          .set({ offline: 1, inUse: 0, updatedAt: at })
-          .where('resource', '=', resourceId)
-          .execute();
-      }
-      ctx.signals.changed(resourceId);
-    },
-    async state(resourceId, message) {
-      await ctx.db
-        .updateTable('bridges')
-        .set({
-          inUse: message.relay === 'on' ? 1 : 0,
-          relaySince: message.since,
-          lastSeenAt: ctx.clock.now().toISOString(),
-        })
-        .where('resource', '=', resourceId)
-        .execute();
-      ctx.signals.changed(resourceId);
-    },
+    status: (resourceId, message) => bridgeStatus(ctx, resourceId, message),
+    state: (resourceId, message) => relayState(ctx, resourceId, message),
     async replies(resourceId, message) {
       await broker.resolveReply(resourceId, message);
     },
@@ -216,13 +86,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     markOnline(resourceId, claim) {
       track(resourceId, async () => {
         await claim?.();
-        const at = ctx.clock.now().toISOString();
-        await ctx.db
-          .updateTable('bridges')
-          .set({ offline: 0, lastSeenAt: at, updatedAt: at })
-          .where('resource', '=', resourceId)
-          .execute();
-        ctx.signals.changed(resourceId);
+        await markBridgeOnline(ctx, resourceId);
       });
     },
     reconcile(resourceId, work) {
@@ -231,12 +95,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     markOffline(resourceId, release) {
       track(resourceId, async () => {
         if (release && !(await release())) return;
-        await ctx.db
-          .updateTable('bridges')
-          .set({ offline: 1, inUse: 0, updatedAt: ctx.clock.now().toISOString() })
-          .where('resource', '=', resourceId)
-          .execute();
-        ctx.signals.changed(resourceId);
+        await markBridgesOffline(ctx, [resourceId]);
       });
     },
     async settle() {

@@ -1,30 +1,23 @@
 import type { AccessReply, AccessRequest, DenyReason, KeyRead } from '@makerspace/shared';
 import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.js';
-import { chargeForStoppedSession } from '../billing/charges.js';
 import type { PolicyContext } from '../access/policy.js';
-import type { Db } from '../db/crud.js';
 import { requiredRow, rowById } from '../db/records.js';
-import { insertLog, sessionKey, stopLog } from '../resources/resource-logs.js';
+import { stopAndBill } from '../resources/bridge-messages.js';
+import { insertLog } from '../resources/resource-logs.js';
 import { claimAssignment } from './key-assignments.js';
 import { keyByCard, putMemberKey } from './member-keys.js';
+import {
+  recordAttempt,
+  unknownKeyAttempts,
+  runningSessionLog,
+  tapLog,
+} from '../resources/sessions.repository.js';
 
 /** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
 export const UNKNOWN_KEY_LIMIT = 10;
 export const UNKNOWN_KEY_WINDOW_MS = 60_000;
 
 const memberRef = (m: MemberRow) => ({ id: m.id, name: `${m.firstName} ${m.lastName ?? ''}`.trim() });
-
-async function runningSessionLog(db: Db, resource: number, sessionId: string) {
-  const { column, value } = sessionKey(sessionId);
-  return db
-    .selectFrom('resource_logs')
-    .select(['id', 'member'])
-    .where('resource', '=', resource)
-    .where('type', '=', 'allowed')
-    .where('stoppedAt', 'is', null)
-    .where(column, '=', value)
-    .executeTakeFirst();
-}
 
 /**
  * A card tap at a bridge (`access`, DESIGN 5 and 7): finds the card's member in the resource's
@@ -73,22 +66,7 @@ async function firstDecision(
   resource: ResourceRow,
   tapId: string,
 ): Promise<Omit<AccessReply, 'id'> | null> {
-  const log = await ctx.db
-    .selectFrom('resource_logs as l')
-    .leftJoin('members as m', 'm.id', 'l.member')
-    .select([
-      'l.id',
-      'l.type',
-      'l.reason',
-      'l.stoppedAt',
-      'l.offline',
-      'm.id as memberId',
-      'm.firstName',
-      'm.lastName',
-    ])
-    .where('l.resource', '=', resource.id)
-    .where('l.clientId', '=', tapId)
-    .executeTakeFirst();
+  const log = await tapLog(ctx.db, resource.id, tapId);
   if (!log) return null;
   const member =
     log.memberId !== null
@@ -156,11 +134,9 @@ export async function answerMember(
 
   // The session's own member ends it with a tap, whatever the rules say now (never trap a machine on).
   if (running && running.member === member.id) {
-    await ctx.events.transaction(async (trx) => {
-      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'normal', at: stamp })) {
-        await chargeForStoppedSession(trx, ctx, running.id);
-      }
-    });
+    await ctx.events.transaction((trx) =>
+      stopAndBill(trx, ctx, running.id, { stoppedAt: stamp, stopType: 'normal', at: stamp }),
+    );
     return {
       id: request.id,
       type: 'allowed',
@@ -195,9 +171,7 @@ export async function answerMember(
   const log = await ctx.events.transaction(async (trx) => {
     if (running) {
       // Takeover: the other member's session ends now, this member's begins.
-      if (await stopLog(trx, running.id, { stoppedAt: stamp, stopType: 'takeover', at: stamp })) {
-        await chargeForStoppedSession(trx, ctx, running.id);
-      }
+      await stopAndBill(trx, ctx, running.id, { stoppedAt: stamp, stopType: 'takeover', at: stamp });
     }
     return insertLog(trx, {
       ...base,
@@ -277,18 +251,9 @@ async function unknownCard(
 
   const since = new Date(at.getTime() - UNKNOWN_KEY_WINDOW_MS).toISOString();
   const reason = await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('access_attempts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('resource', '=', resource.id)
-      .where('kind', '=', 'unknownKey')
-      .where('at', '>', since)
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('access_attempts')
-      .values({ resource: resource.id, member: null, kind: 'unknownKey', at: base.createdAt })
-      .execute();
-    return Number(row.n) >= UNKNOWN_KEY_LIMIT ? ('tooManyAttempts' as const) : ('unknownKey' as const);
+    const n = await unknownKeyAttempts(trx, resource.id, since);
+    await recordAttempt(trx, { resource: resource.id, member: null, kind: 'unknownKey', at: base.createdAt });
+    return n >= UNKNOWN_KEY_LIMIT ? ('tooManyAttempts' as const) : ('unknownKey' as const);
   });
   await ctx.events.transaction((trx) =>
     insertLog(trx, { ...base, type: 'denied', member: null, stoppedAt: base.createdAt, reason }),

@@ -3,6 +3,7 @@ import type { ResourceRow } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
 import { spaceTimezone } from '../billing/settings.js';
 import { localDate } from '../spaces/zoned-time.js';
+import { activeKeysOf, packagePermissionsOn, trainingsOn } from './cards.repository.js';
 
 /** The value kept under `key`, loaded on the first ask. */
 function cached<K, V>(map: Map<K, V>, key: K, load: () => V): V {
@@ -37,46 +38,18 @@ export class OfflineKeyFacts {
 
   /** Active keys of active members, in key order. */
   activeKeys() {
-    this.keys ??= this.db
-      .selectFrom('member_keys as k')
-      .innerJoin('members as m', 'm.id', 'k.member')
-      .select(['k.type', 'k.token', 'm.id as member', 'm.privileges', 'm.superuser'])
-      .where('k.account', '=', this.account)
-      .where('k.state', '=', 'active')
-      .where('m.state', '=', 'active')
-      .orderBy('k.id')
-      .execute();
+    this.keys ??= activeKeysOf(this.db, this.account);
     return this.keys;
   }
 
   /** The permissions of the member packages active on the (space-local) date. */
   permissionsOn(date: string) {
-    return cached(this.permissions, date, () =>
-      this.db
-        .selectFrom('member_packages as mp')
-        .innerJoin('package_permissions as pp', 'pp.package', 'mp.package')
-        .select(['mp.member', 'pp.type', 'pp.resource', 'pp.resourceType'])
-        .where('mp.account', '=', this.account)
-        .where('mp.fromDate', '<=', date)
-        .where((eb) => eb.or([eb('mp.untilDate', 'is', null), eb('mp.untilDate', '>=', date)]))
-        .execute(),
-    );
+    return cached(this.permissions, date, () => packagePermissionsOn(this.db, this.account, date));
   }
 
   /** Which member is trained for which resource on the date (active courses only). */
   trainingsOn(date: string) {
-    return cached(this.trainings, date, () =>
-      this.db
-        .selectFrom('member_trainings as t')
-        .innerJoin('training_courses as c', 'c.id', 't.trainingCourse')
-        .innerJoin('training_course_resources as r', 'r.course', 'c.id')
-        .select(['t.member', 'r.resource'])
-        .where('t.account', '=', this.account)
-        .where('c.state', '=', 'active')
-        .where((eb) => eb.or([eb('t.fromDate', 'is', null), eb('t.fromDate', '<=', date)]))
-        .where((eb) => eb.or([eb('t.untilDate', 'is', null), eb('t.untilDate', '>=', date)]))
-        .execute(),
-    );
+    return cached(this.trainings, date, () => trainingsOn(this.db, this.account, date));
   }
 
   zone(space: number) {

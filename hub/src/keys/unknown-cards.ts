@@ -2,6 +2,8 @@ import type { KeyType, UnknownCard } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { parseJson } from '../db/crud.js';
 import type { Caller } from '../identity/caller.js';
+import { keysWithTokens } from './cards.repository.js';
+import { unknownKeyLogs } from '../resources/resource-logs.repository.js';
 
 /** How many refused taps are read at most: enough for weeks of a normal space. */
 const SCAN_LIMIT = 2000;
@@ -16,16 +18,7 @@ export async function recentUnknownCards(
   query: { days: number; limit: number },
 ): Promise<UnknownCard[]> {
   const since = new Date(ctx.clock.now().getTime() - query.days * 86_400_000).toISOString();
-  const rows = await ctx.db
-    .selectFrom('resource_logs')
-    .select(['resource', 'createdAt', 'metadata'])
-    .where('account', '=', caller.accountId)
-    .where('type', '=', 'denied')
-    .where('reason', '=', 'unknownKey')
-    .where('createdAt', '>=', since)
-    .orderBy('id', 'desc')
-    .limit(SCAN_LIMIT)
-    .execute();
+  const rows = await unknownKeyLogs(ctx.db, caller.accountId, since, SCAN_LIMIT);
   const cards = new Map<string, UnknownCard>();
   for (const row of rows) {
     const card = parseJson<{ keys?: { type: KeyType; token: string }[] }>(row.metadata)?.keys?.[0];
@@ -38,16 +31,11 @@ export async function recentUnknownCards(
       cards.set(id, { type: card.type, token, lastSeenAt: row.createdAt, resource: row.resource, taps: 1 });
   }
   if (cards.size === 0) return [];
-  const owned = await ctx.db
-    .selectFrom('member_keys')
-    .select(['type', 'token'])
-    .where('account', '=', caller.accountId)
-    .where(
-      'token',
-      'in',
-      [...cards.values()].map((c) => c.token),
-    )
-    .execute();
+  const owned = await keysWithTokens(
+    ctx.db,
+    caller.accountId,
+    [...cards.values()].map((c) => c.token),
+  );
   for (const key of owned) cards.delete(`${key.type}:${key.token.toUpperCase()}`);
   return [...cards.values()].slice(0, query.limit);
 }

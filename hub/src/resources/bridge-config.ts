@@ -1,6 +1,8 @@
 import { type BridgeConfig, offlineKeySecret } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { OfflineKeyFacts, offlineKeysFor } from '../keys/offline-keys.js';
+import { bridgeConfigRow, bumpConfigVersions } from './bridges.repository.js';
+import { spaceZones } from './resources.repository.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { localDate } from '../spaces/zoned-time.js';
 
@@ -11,27 +13,7 @@ export async function bridgeConfigFor(
   /** Shared by the bridges of one refresh (keys/offline-keys.ts). */
   facts?: OfflineKeyFacts,
 ): Promise<BridgeConfig | null> {
-  const row = await ctx.db
-    .selectFrom('resources')
-    .innerJoin('bridges', 'bridges.resource', 'resources.id')
-    .select([
-      'resources.name',
-      'resources.account',
-      'resources.space',
-      'resources.type',
-      'resources.state',
-      'resources.requiresTraining',
-      'resources.controlType',
-      'resources.pulseSeconds',
-      'resources.maxOfflineUsage',
-      'resources.codeMode',
-      'resources.switchOnCodeEncrypted',
-      'bridges.configVersion',
-      'bridges.heartbeatInterval',
-      'bridges.apiKeyEncrypted',
-    ])
-    .where('resources.id', '=', resourceId)
-    .executeTakeFirst();
+  const row = await bridgeConfigRow(ctx.db, resourceId);
   if (!row) return null;
   const secret = offlineKeySecret(ctx.tokens.open(row.apiKeyEncrypted));
   const offlineKeys = await offlineKeysFor(
@@ -64,22 +46,13 @@ export function createConfigRefresher(ctx: HubContext) {
   const running = new Map<number, Promise<void>>();
   const again = new Set<number>();
   async function refreshNow(accountId: number) {
-    const bridges = await ctx.db
-      .selectFrom('bridges')
-      .select('resource')
-      .where('account', '=', accountId)
-      .execute();
+    const bridges = await bumpConfigVersions(ctx.db, accountId);
     if (bridges.length === 0) return;
-    await ctx.db
-      .updateTable('bridges')
-      .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
-      .where('account', '=', accountId)
-      .execute();
     // One read of the account's keys, packages and trainings serves every bridge.
     const facts = new OfflineKeyFacts(ctx.db, accountId);
-    for (const b of bridges) {
-      const config = await bridgeConfigFor(ctx, b.resource, facts);
-      if (config) await ctx.bridges.publishConfig(b.resource, config);
+    for (const resource of bridges) {
+      const config = await bridgeConfigFor(ctx, resource, facts);
+      if (config) await ctx.bridges.publishConfig(resource, config);
     }
   }
   return function refresh(accountId: number): Promise<void> {
@@ -122,7 +95,7 @@ export function refreshBridgeConfigs(ctx: HubContext, accountId: number): Promis
 export function watchLocalDates(ctx: HubContext, intervalMs = 60_000): PeriodicCheck {
   const lastDates = new Map<number, string>();
   async function checkNow(): Promise<void> {
-    const spaces = await ctx.db.selectFrom('spaces').select(['id', 'account', 'timezone']).execute();
+    const spaces = await spaceZones(ctx.db);
     const at = ctx.clock.now();
     const changed = new Set<number>();
     for (const space of spaces) {

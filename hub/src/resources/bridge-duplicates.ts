@@ -1,4 +1,5 @@
 import type { HubContext } from '../context.js';
+import { setDuplicateDevice } from './bridges.repository.js';
 import { insertLog } from './resource-logs.js';
 
 /**
@@ -12,12 +13,7 @@ export async function recordDuplicateDevice(
 ): Promise<void> {
   const at = ctx.clock.now().toISOString();
   await ctx.events.transaction(async (trx) => {
-    const bridge = await trx
-      .updateTable('bridges')
-      .set({ duplicateDeviceAt: at, duplicateDeviceAddresses: JSON.stringify(seen.addresses) })
-      .where('resource', '=', resourceId)
-      .returning(['account'])
-      .executeTakeFirst();
+    const bridge = await setDuplicateDevice(trx, resourceId, seen.addresses, at);
     if (!bridge || !seen.firstOfEpisode) return;
     await insertLog(trx, {
       account: bridge.account,

@@ -1,14 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { columnsOf, flags } from '../db/records.js';
-import type { BridgesTable } from '../db/schema.js';
+import {
+  type BridgeRow,
+  deleteBridgeRow,
+  findBridge,
+  insertBridgeRow,
+  setBridgeKey,
+  updateBridgeSettings,
+} from './bridges.repository.js';
 import { hashToken, safeEqual, type TokenBox } from '../secrets.js';
 import type { WebhookEventType } from '@makerspace/shared';
 import { emitEvent } from '../db/outbox.js';
 import { resourceEventRecord, type ResourceRow } from './resources.js';
 
-export type BridgeRow = Selectable<BridgesTable>;
+export type { BridgeRow };
 
 export function bridgeRecord(row: BridgeRow) {
   return {
@@ -42,13 +48,11 @@ export function newBridgeKey(): string {
 /** Deletes a resource's bridge (its key stops working); answers the row it was, if any. */
 export async function deleteBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
   const bridge = await findBridge(db, resourceId);
-  if (bridge) await db.deleteFrom('bridges').where('resource', '=', resourceId).execute();
+  if (bridge) await deleteBridgeRow(db, resourceId);
   return bridge;
 }
 
-export async function findBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
-  return db.selectFrom('bridges').selectAll().where('resource', '=', resourceId).executeTakeFirst();
-}
+export { findBridge };
 
 export async function createBridge(
   db: Db,
@@ -63,23 +67,19 @@ export async function createBridge(
   at: string,
 ): Promise<{ row: BridgeRow; apiKey: string }> {
   const apiKey = newBridgeKey();
-  const row = await db
-    .insertInto('bridges')
-    .values({
-      resource: values.resource,
-      account: values.account,
-      serialNumber: values.serialNumber ?? null,
-      ...(values.heartbeatInterval !== undefined
-        ? { heartbeatInterval: heartbeatColumn(values.heartbeatInterval) }
-        : {}),
-      apiKeyHash: hashToken(apiKey),
-      apiKeyEncrypted: box.seal(apiKey),
-      createdBy: values.createdBy,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertBridgeRow(db, {
+    resource: values.resource,
+    account: values.account,
+    serialNumber: values.serialNumber ?? null,
+    ...(values.heartbeatInterval !== undefined
+      ? { heartbeatInterval: heartbeatColumn(values.heartbeatInterval) }
+      : {}),
+    apiKeyHash: hashToken(apiKey),
+    apiKeyEncrypted: box.seal(apiKey),
+    createdBy: values.createdBy,
+    createdAt: at,
+    updatedAt: at,
+  });
   return { row, apiKey };
 }
 
@@ -95,27 +95,13 @@ export async function updateBridge(
     heartbeatInterval !== undefined
       ? { ...rest, heartbeatInterval: heartbeatColumn(heartbeatInterval) }
       : rest;
-  await db
-    .updateTable('bridges')
-    .set((eb) => ({ ...columns, configVersion: eb('configVersion', '+', 1), updatedAt: at }))
-    .where('resource', '=', resource)
-    .execute();
+  await updateBridgeSettings(db, resource, columns, at);
 }
 
 export async function rotateBridgeKey(db: Db, box: TokenBox, resource: number, at: string): Promise<string> {
   const apiKey = newBridgeKey();
-  await db
-    .updateTable('bridges')
-    // A new key ends a duplicate: whoever else held the old one is cut off.
-    .set({
-      apiKeyHash: hashToken(apiKey),
-      apiKeyEncrypted: box.seal(apiKey),
-      duplicateDeviceAt: null,
-      duplicateDeviceAddresses: null,
-      updatedAt: at,
-    })
-    .where('resource', '=', resource)
-    .execute();
+  // A new key ends a duplicate: whoever else held the old one is cut off.
+  await setBridgeKey(db, resource, { apiKeyHash: hashToken(apiKey), apiKeyEncrypted: box.seal(apiKey) }, at);
   return apiKey;
 }
 

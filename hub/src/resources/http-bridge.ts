@@ -1,19 +1,28 @@
 import type { AccessReply, BridgeConfig, KeyRead, StopType } from '@makerspace/shared';
 import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
-import { chargeForStoppedSession, insertCharge, memberTaxPercent } from '../billing/charges.js';
+import { insertCharge, memberTaxPercent } from '../billing/charges.js';
 import { formatMoney, parseMoney } from '../billing/money.js';
 import { rowById } from '../db/records.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
-import { type Db, jsonText, parseJson } from '../db/crud.js';
+import { jsonText, parseJson } from '../db/crud.js';
 import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from '../keys/card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
-import { emitResourceLog, insertLog, sessionKey, stopLog } from './resource-logs.js';
+import { bridgeSeen as seen, markBridgesOffline, sessionRunning, stopAndBill } from './bridge-messages.js';
+import {
+  bridgeByKeyHash,
+  heartbeatBridges,
+  memberName,
+  namedMemberRow,
+  resourceById,
+} from './bridges.repository.js';
+import { emitResourceLog, insertLog, stopLog } from './resource-logs.js';
 import { OfflineKeyFacts, offlineKeyCards } from '../keys/offline-keys.js';
+import { sessionLogRow, setLogColumns, updateLogRow } from './sessions.repository.js';
 
 /*
  * Fabman's HTTP bridge API (shared/reference/api-fields.md), for DIY bridges that poll over
@@ -31,20 +40,10 @@ export interface HttpBridge {
 export async function bridgeByKey(ctx: HubContext, apiKey: string | null): Promise<HttpBridge> {
   if (!apiKey) throw unauthorized();
   const hash = hashToken(apiKey);
-  const bridge = await ctx.storage.reads.first<{
-    resource: number;
-    apiKeyHash: string;
-    configVersion: number;
-    heartbeatInterval: number;
-  }>(
-    'select "resource", "apiKeyHash", "configVersion", "heartbeatInterval" from "bridges" where "apiKeyHash" = ?',
-    [hash],
-  );
+  const bridge = await bridgeByKeyHash(ctx.storage.reads, hash);
   // Looked up by hash; compared in constant time all the same.
   if (!bridge || !safeEqual(bridge.apiKeyHash, hash)) throw unauthorized('Invalid bridge API key');
-  const resource = await ctx.storage.reads.first<ResourceRow>('select * from "resources" where "id" = ?', [
-    bridge.resource,
-  ]);
+  const resource = await resourceById(ctx.storage.reads, bridge.resource);
   if (!resource) throw unauthorized('Invalid bridge API key');
   return { resource, configVersion: bridge.configVersion, heartbeatInterval: bridge.heartbeatInterval };
 }
@@ -91,13 +90,8 @@ async function configUnlessCurrent(
  * Any request of the bridge (heartbeat, access, update, stop) shows it is alive: it is online
  * until it misses three heartbeat intervals.
  */
-export async function bridgeSeen(ctx: HubContext, bridge: HttpBridge): Promise<void> {
-  const at = ctx.clock.now().toISOString();
-  await ctx.db
-    .updateTable('bridges')
-    .set({ offline: 0, lastSeenAt: at })
-    .where('resource', '=', bridge.resource.id)
-    .execute();
+export function bridgeSeen(ctx: HubContext, bridge: HttpBridge): Promise<void> {
+  return seen(ctx, bridge.resource.id);
 }
 
 /** A heartbeat: the bridge is online (seen by the route), and gets its config when outdated. */
@@ -154,7 +148,7 @@ export async function httpAccess(
   if (!reply) throw unauthorized('Invalid bridge API key'); // the resource was deleted meanwhile
   if (reply.type === 'allowed') {
     // The bridge runs the session now (a machine), or the tap ended it (or a door's pulse).
-    await setInUse(ctx, resource.id, reply.stopped !== true);
+    await sessionRunning(ctx.db, resource.id, reply.stopped !== true, ctx.clock.now().toISOString());
   }
   const { id: _id, sessionId, ...answer } = reply;
   return {
@@ -175,20 +169,8 @@ export async function httpAccess(
  * `messages[1]`), then any lines of the answer itself.
  */
 async function welcome(ctx: HubContext, memberId: number, lines: string[] | undefined): Promise<string[]> {
-  const member = await ctx.storage.reads.first<{ firstName: string; lastName: string | null }>(
-    'select "firstName", "lastName" from "members" where "id" = ?',
-    [memberId],
-  );
+  const member = await memberName(ctx.storage.reads, memberId);
   return [member?.firstName ?? '', member?.lastName ?? '', ...(lines ?? [])];
-}
-
-/** The bridge record's `inUse` follows the sessions an HTTP bridge runs. */
-async function setInUse(ctx: HubContext, resourceId: number, inUse: boolean) {
-  await ctx.db
-    .updateTable('bridges')
-    .set({ inUse: inUse ? 1 : 0, relaySince: ctx.clock.now().toISOString() })
-    .where('resource', '=', resourceId)
-    .execute();
 }
 
 async function namedMember(
@@ -196,15 +178,12 @@ async function namedMember(
   account: number,
   request: HttpAccessRequest,
 ): Promise<MemberRow | undefined> {
-  if (request.member !== undefined) {
-    return ctx.storage.reads.first<MemberRow>('select * from "members" where "id" = ? and "account" = ?', [
-      request.member,
-      account,
-    ]);
-  }
-  return ctx.storage.reads.first<MemberRow>(
-    'select * from "members" where "emailKey" = ? and "account" = ?',
-    [(request.emailAddress ?? '').trim().toLowerCase(), account],
+  return namedMemberRow(
+    ctx.storage.reads,
+    account,
+    request.member !== undefined
+      ? { id: request.member }
+      : { emailKey: (request.emailAddress ?? '').trim().toLowerCase() },
   );
 }
 
@@ -277,16 +256,6 @@ function reportColumns(log: { metadata: string | null }, session: HttpSessionRep
   };
 }
 
-async function sessionLog(ctx: HubContext, resource: ResourceRow, sessionId: string) {
-  const { column, value } = sessionKey(sessionId);
-  return ctx.db
-    .selectFrom('resource_logs')
-    .selectAll()
-    .where('resource', '=', resource.id)
-    .where(column, '=', value)
-    .executeTakeFirst();
-}
-
 /**
  * A status update during a session (`/update`): the log takes the idle time, metadata and the
  * charge so far. A stopped session stays as it is; an unknown one is false (404).
@@ -296,18 +265,12 @@ export async function httpUpdate(
   bridge: HttpBridge,
   session: HttpSessionReport,
 ): Promise<boolean> {
-  const log = await sessionLog(ctx, bridge.resource, session.id);
+  const log = await sessionLogRow(ctx.db, bridge.resource.id, session.id);
   if (!log) return false;
   if (log.stoppedAt !== null) return true;
   const at = ctx.clock.now().toISOString();
   await ctx.events.transaction(async (trx) => {
-    const row = await trx
-      .updateTable('resource_logs')
-      .set({ ...reportColumns(log, session, at), lockVersion: (eb) => eb('lockVersion', '+', 1) })
-      .where('id', '=', log.id)
-      .where('stoppedAt', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await updateLogRow(trx, log.id, reportColumns(log, session, at), true);
     if (row) await emitResourceLog(trx, 'resourceLog_updated', row, { resource: bridge.resource });
   });
   return true;
@@ -327,7 +290,7 @@ export async function httpStop(
 ): Promise<boolean> {
   const { resource } = bridge;
   const session = request.currentSession;
-  const log = await sessionLog(ctx, resource, session.id);
+  const log = await sessionLogRow(ctx.db, resource.id, session.id);
   if (!log) return false;
   if (log.stoppedAt !== null) return true;
   const at = ctx.clock.now().toISOString();
@@ -341,15 +304,10 @@ export async function httpStop(
   try {
     await ctx.events.transaction(async (trx) => {
       if (session.metadata || session.charge) {
-        await trx
-          .updateTable('resource_logs')
-          .set(reportColumns(log, session, at))
-          .where('id', '=', log.id)
-          .execute();
+        await setLogColumns(trx, log.id, reportColumns(log, session, at));
       }
-      if (!(await stopLog(trx, log.id, stop, { resource }))) return;
-      await clearInUse(trx, resource.id, at);
-      await chargeForStoppedSession(trx, ctx, log.id);
+      if (!(await stopAndBill(trx, ctx, log.id, stop, { resource }))) return;
+      await sessionRunning(trx, resource.id, false, at);
       if (session.charge && log.member !== null && price > 0n) {
         const member = await rowById(trx, 'members', log.member);
         if (member) {
@@ -377,19 +335,11 @@ export async function httpStop(
       'billing a stopped bridge session failed',
     );
     await ctx.events.transaction(async (trx) => {
-      if (await stopLog(trx, log.id, stop, { resource })) await clearInUse(trx, resource.id, at);
+      if (await stopLog(trx, log.id, stop, { resource })) await sessionRunning(trx, resource.id, false, at);
     });
     throw err;
   }
   return true;
-}
-
-async function clearInUse(db: Db, resourceId: number, at: string) {
-  await db
-    .updateTable('bridges')
-    .set({ inUse: 0, relaySince: at })
-    .where('resource', '=', resourceId)
-    .execute();
 }
 
 /**
@@ -399,25 +349,14 @@ async function clearInUse(db: Db, resourceId: number, at: string) {
 export function watchHeartbeats(ctx: HubContext, intervalMs = 5_000): PeriodicCheck {
   async function checkNow() {
     const at = ctx.clock.now();
-    const rows = await ctx.db
-      .selectFrom('bridges')
-      .select(['resource', 'heartbeatInterval', 'lastSeenAt'])
-      .where('offline', '=', 0)
-      // 0: offline detection is off for this bridge.
-      .where('heartbeatInterval', '>', 0)
-      .execute();
+    const rows = await heartbeatBridges(ctx.db);
     const silent = rows
       .filter((b) => !ctx.bridges.isOnline(b.resource))
       .filter(
         (b) => !b.lastSeenAt || Date.parse(b.lastSeenAt) < at.getTime() - 3 * b.heartbeatInterval * 1000,
       )
       .map((b) => b.resource);
-    if (silent.length === 0) return;
-    await ctx.db
-      .updateTable('bridges')
-      .set({ offline: 1, inUse: 0, updatedAt: at.toISOString() })
-      .where('resource', 'in', silent)
-      .execute();
+    await markBridgesOffline(ctx, silent);
   }
   return periodicCheck(checkNow, intervalMs, ctx.logger, 'checking bridge heartbeats failed');
 }

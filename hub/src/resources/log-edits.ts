@@ -5,6 +5,8 @@ import { conflict, unprocessable } from '../errors.js';
 import type { Caller } from '../identity/caller.js';
 import { emitResourceLog, insertLog, type ResourceLogRow, resourceLogRecord } from './resource-logs.js';
 import { findResource } from './resources.js';
+import { memberRefs, newestAllowedLog } from './resource-logs.repository.js';
+import { setLastUsedLog } from './sessions.repository.js';
 
 /*
  * Resource logs as admins write them through the API (POST, PUT, DELETE /resource-logs): usage no
@@ -100,19 +102,7 @@ export function logRemoved(trx: Db, row: ResourceLogRow) {
 
 /** The resource's last use: its newest allowed log (after a log was changed or deleted). */
 export async function refreshLastUsed(trx: Db, resource: number) {
-  const newest = await trx
-    .selectFrom('resource_logs')
-    .select('id')
-    .where('resource', '=', resource)
-    .where('type', '=', 'allowed')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  await trx
-    .updateTable('resources')
-    .set({ lastUsedLog: newest?.id ?? null })
-    .where('id', '=', resource)
-    .execute();
+  await setLastUsedLog(trx, resource, (await newestAllowedLog(trx, resource)) ?? null);
 }
 
 /** Log records a page at a time; `resolveMember` replaces the member id by {id, memberNumber, firstName, lastName, state}. */
@@ -120,13 +110,7 @@ export async function logRecords(db: Db, rows: ResourceLogRow[], resolveMember: 
   const out = rows.map(resourceLogRecord);
   if (!resolveMember) return out;
   const ids = [...new Set(rows.map((r) => r.member).filter((m): m is number => m !== null))];
-  const members = ids.length
-    ? await db
-        .selectFrom('members')
-        .select(['id', 'memberNumber', 'firstName', 'lastName', 'state'])
-        .where('id', 'in', ids)
-        .execute()
-    : [];
+  const members = ids.length ? await memberRefs(db, ids) : [];
   const byId = new Map(members.map((m) => [m.id, m]));
   return out.map((r) => ({
     ...r,

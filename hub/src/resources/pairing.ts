@@ -8,6 +8,7 @@ import { hashToken } from '../secrets.js';
 import { createBridge, findBridge, rotateBridgeKey } from './bridges.js';
 import { insertLog } from './resource-logs.js';
 import type { ResourceRow } from './resources.js';
+import { redeemPairingCode, replacePairing } from './pairing.repository.js';
 
 /** How long a pairing code may be redeemed: time enough to walk to the Pi and type it. */
 export const PAIRING_WINDOW_MS = 30 * 60_000;
@@ -33,23 +34,15 @@ export async function createPairing(ctx: HubContext, caller: Caller, resource: R
   const expiresAt = new Date(at.getTime() + PAIRING_WINDOW_MS).toISOString();
   // One code per resource at a time: a new one replaces any unredeemed earlier one.
   await ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .deleteFrom('bridge_pairings')
-      .where('resource', '=', resource.id)
-      .where('redeemedAt', 'is', null)
-      .execute();
-    await trx
-      .insertInto('bridge_pairings')
-      .values({
-        account: resource.account,
-        resource: resource.id,
-        codeHash: hashToken(normalise(code)),
-        expiresAt,
-        redeemedAt: null,
-        createdBy: caller.memberId,
-        createdAt: at.toISOString(),
-      })
-      .execute();
+    await replacePairing(trx, {
+      account: resource.account,
+      resource: resource.id,
+      codeHash: hashToken(normalise(code)),
+      expiresAt,
+      redeemedAt: null,
+      createdBy: caller.memberId,
+      createdAt: at.toISOString(),
+    });
   });
   return {
     resource: resource.id,
@@ -67,14 +60,7 @@ export async function createPairing(ctx: HubContext, caller: Caller, resource: R
 export async function redeemPairing(ctx: HubContext, code: string) {
   const at = ctx.clock.now().toISOString();
   const result = await ctx.events.transaction(async (trx) => {
-    const pairing = await trx
-      .updateTable('bridge_pairings')
-      .set({ redeemedAt: at })
-      .where('codeHash', '=', hashToken(normalise(code)))
-      .where('redeemedAt', 'is', null)
-      .where('expiresAt', '>', at)
-      .returningAll()
-      .executeTakeFirst();
+    const pairing = await redeemPairingCode(trx, hashToken(normalise(code)), at);
     if (!pairing) return null;
     const resource = await requiredRow(trx, 'resources', pairing.resource);
     let apiKey: string;

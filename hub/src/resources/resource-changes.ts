@@ -12,6 +12,8 @@ import {
   resourceColumns,
   resourceRecord,
 } from './resources.js';
+import { bridgesOf, bumpConfigVersion } from './bridges.repository.js';
+import { retireCode } from './resources.repository.js';
 
 /*
  * What a write of a resource does beside its row (the resources collection, routes/resources.routes.ts):
@@ -28,12 +30,7 @@ export async function resourceRecords(
   const ids = rows.map((r) => r.id);
   const lastUsed = await lastUsedOf(ctx.db, ids);
   const bridges = embed.includes('bridge')
-    ? new Map(
-        (ids.length
-          ? await ctx.db.selectFrom('bridges').selectAll().where('resource', 'in', ids).execute()
-          : []
-        ).map((b) => [b.resource, bridgeRecord(b)]),
-      )
+    ? new Map((ids.length ? await bridgesOf(ctx.db, ids) : []).map((b) => [b.resource, bridgeRecord(b)]))
     : null;
   return rows.map((row) => ({
     ...resourceRecord(row, ctx, caller),
@@ -77,10 +74,7 @@ export async function resourceUpdated(
   const at = after.updatedAt;
   if (after.switchOnCodeEncrypted !== before.switchOnCodeEncrypted) {
     const old = ctx.tokens.open(before.switchOnCodeEncrypted);
-    await trx
-      .insertInto('retired_switch_on_codes')
-      .values({ resource: before.id, codeHash: retiredCodeHash(old), retiredAt: at })
-      .execute();
+    await retireCode(trx, before.id, retiredCodeHash(old), at);
   }
   if (after.state !== before.state) {
     await insertLog(
@@ -99,11 +93,7 @@ export async function resourceUpdated(
     );
   }
   await emitResource(trx, 'resource_updated', after);
-  await trx
-    .updateTable('bridges')
-    .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
-    .where('resource', '=', after.id)
-    .execute();
+  await bumpConfigVersion(trx, after.id);
 }
 
 /** Before a resource is deleted: bridge_deleted for its bridge, then resource_deleted (the rows as they were). */

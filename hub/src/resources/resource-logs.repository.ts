@@ -1,5 +1,6 @@
 import type { ResourceLogType } from '@makerspace/shared';
 import type { SelectQueryBuilder } from 'kysely';
+import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 import { badRequest } from '../errors.js';
 
@@ -43,3 +44,39 @@ export function logFilters(base: LogQuery, query: LogFilters): LogQuery {
 
 /** Stored times are ISO strings in UTC with milliseconds; a query's time is compared in that form. */
 const iso = (time: string) => new Date(time).toISOString();
+
+/** The id of the resource's newest allowed log. */
+export async function newestAllowedLog(db: Db, resource: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('resource_logs')
+    .select('id')
+    .where('resource', '=', resource)
+    .where('type', '=', 'allowed')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** The members a page of logs names, as the logs show them (the identity area's table). */
+export function memberRefs(db: Db, ids: readonly number[]) {
+  return db
+    .selectFrom('members')
+    .select(['id', 'memberNumber', 'firstName', 'lastName', 'state'])
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The account's taps refused as unknown cards since `since`, newest first, at most `limit`. */
+export function unknownKeyLogs(db: Db, account: number, since: string, limit: number) {
+  return db
+    .selectFrom('resource_logs')
+    .select(['resource', 'createdAt', 'metadata'])
+    .where('account', '=', account)
+    .where('type', '=', 'denied')
+    .where('reason', '=', 'unknownKey')
+    .where('createdAt', '>=', since)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,25 +1,17 @@
 import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
-import { rawRows } from '../db/fast-reads.js';
 import type { ResourceLogsTable } from '../db/schema.js';
 import type { Caller } from '../identity/caller.js';
 import { accountOrOwn } from '../spaces/row-record.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
 import { emitEvent } from '../db/outbox.js';
 import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';
+import { insertLogRow, setLastUsedLog, updateLogRow } from './sessions.repository.js';
 
 export type ResourceLogRow = Selectable<ResourceLogsTable>;
 
-/**
- * The column a session id names: the hub's log id (digits), or the client id of a log the agent
- * made itself (offline).
- */
-export function sessionKey(sessionId: string): { column: 'id' | 'clientId'; value: number | string } {
-  return /^[1-9][0-9]{0,15}$/.test(sessionId)
-    ? { column: 'id', value: Number(sessionId) }
-    : { column: 'clientId', value: sessionId };
-}
+export { sessionKey } from './sessions.repository.js';
 
 export function resourceLogRecord(row: ResourceLogRow) {
   return {
@@ -84,9 +76,6 @@ export async function insertLog(db: Db, log: NewLog, known: KnownRows = {}): Pro
   return row;
 }
 
-const INSERT_LOG =
-  'insert into "resource_logs" ("account", "resource", "type", "member", "originalMember", "createdAt", "stoppedAt", "stopType", "reason", "notes", "metadata", "idleDurationSeconds", "clientId", "offline", "updatedAt", "updatedBy") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("clientId") do nothing returning *';
-
 /** Inserts a log; one whose client id is stored already is skipped (undefined), even under races. */
 export async function insertLogOnce(
   db: Db,
@@ -95,7 +84,7 @@ export async function insertLogOnce(
 ): Promise<ResourceLogRow | undefined> {
   const at = log.updatedAt;
   // Every switch-on, tap and ingested log comes through here: plain SQL, no query builder.
-  const [row] = await rawRows<ResourceLogRow>(db, INSERT_LOG, [
+  const row = await insertLogRow(db, [
     log.account,
     log.resource,
     log.type,
@@ -114,7 +103,7 @@ export async function insertLogOnce(
     log.updatedBy ?? null,
   ]);
   if (row && log.type === 'allowed') {
-    await rawRows(db, 'update "resources" set "lastUsedLog" = ? where "id" = ?', [row.id, log.resource]);
+    await setLastUsedLog(db, log.resource, row.id);
   }
   if (row) await emitResourceLog(db, 'resourceLog_created', row, known);
   return row;
@@ -131,12 +120,7 @@ export async function updateLog(
   known: KnownRows = {},
 ): Promise<ResourceLogRow | undefined> {
   const { at, ...changes } = values;
-  const row = await db
-    .updateTable('resource_logs')
-    .set({ ...changes, updatedAt: at, lockVersion: (eb) => eb('lockVersion', '+', 1) })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await updateLogRow(db, id, { ...changes, updatedAt: at });
   if (row) await emitResourceLog(db, 'resourceLog_updated', row, known);
   return row;
 }
@@ -156,20 +140,18 @@ export async function stopLog(
   },
   known: KnownRows = {},
 ): Promise<boolean> {
-  const row = await db
-    .updateTable('resource_logs')
-    .set({
+  const row = await updateLogRow(
+    db,
+    id,
+    {
       stoppedAt: values.stoppedAt,
       stopType: values.stopType,
       idleDurationSeconds: values.idleDurationSeconds ?? null,
       ...(values.updatedBy === undefined ? {} : { updatedBy: values.updatedBy }),
       updatedAt: values.at,
-      lockVersion: (eb) => eb('lockVersion', '+', 1),
-    })
-    .where('id', '=', id)
-    .where('stoppedAt', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+    },
+    true,
+  );
   if (!row) return false;
   await emitResourceLog(db, 'resourceLog_updated', row, known);
   return true;

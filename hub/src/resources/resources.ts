@@ -11,6 +11,7 @@ import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, to
 import type { StopType } from '@makerspace/shared';
 import { insertRow } from '../db/collection-rows.js';
 import { webhookReceiver } from '../identity/caller.js';
+import { lastUseRows, resourceRow, spaceForResource, visibleResources } from './resources.repository.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 export type LastUsed = { id: number; at: string; member: number | null; stopType: StopType | null };
@@ -69,13 +70,7 @@ function adminCodeFields(ctx: HubContext, row: ResourceRow) {
     : { switchOnCode };
 }
 
-/** Resources the caller sees: admins every one of their account, members the visible ones. */
-export function visibleResources(db: Db, caller: Caller) {
-  let query = db.selectFrom('resources');
-  if (!caller.superuser) query = query.where('resources.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('resources.visibleForMembers', '=', 1);
-  return query;
-}
+export { visibleResources } from './resources.repository.js';
 
 export async function findResource(db: Db, caller: Caller, id: number): Promise<ResourceRow> {
   const row = await visibleResources(db, caller)
@@ -93,9 +88,7 @@ export function inCallersAccount(caller: Caller, row: Pick<ResourceRow, 'account
 }
 
 export async function findResourceInAccount(db: Db, caller: Caller, id: number): Promise<ResourceRow> {
-  let query = db.selectFrom('resources').selectAll().where('id', '=', id);
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  const row = await query.executeTakeFirst();
+  const row = await resourceRow(db, id, caller);
   if (!row) throw notFound('Resource');
   return row;
 }
@@ -159,12 +152,7 @@ export async function insertResource(
   input: ResourceInput,
   at: string,
 ): Promise<ResourceRow> {
-  const space = await ctx.db
-    .selectFrom('spaces')
-    .select(['id', 'account'])
-    .where('id', '=', input.space as number)
-    .$if(!caller.superuser, (q) => q.where('account', '=', caller.accountId))
-    .executeTakeFirst();
+  const space = await spaceForResource(ctx.db, caller, input.space as number);
   if (!space)
     throw unprocessable(`Space ${input.space} does not exist in this account`, { unknownSpace: true });
   const values = await resourceColumns(ctx, space.account, input);
@@ -180,18 +168,7 @@ export async function insertResource(
 export async function lastUsedOf(db: Db, resourceIds: number[]) {
   const map = new Map<number, LastUsed>();
   if (resourceIds.length === 0) return map;
-  const rows = await db
-    .selectFrom('resources')
-    .innerJoin('resource_logs', 'resource_logs.id', 'resources.lastUsedLog')
-    .select([
-      'resources.id as resource',
-      'resource_logs.id as id',
-      'resource_logs.createdAt as at',
-      'resource_logs.member as member',
-      'resource_logs.stopType as stopType',
-    ])
-    .where('resources.id', 'in', resourceIds)
-    .execute();
+  const rows = await lastUseRows(db, resourceIds);
   for (const r of rows)
     map.set(r.resource, { id: r.id, at: r.at, member: r.member, stopType: r.stopType as StopType | null });
   return map;
@@ -208,7 +185,7 @@ export async function resourceEventRecord(db: Db, row: ResourceRow) {
 }
 
 export async function resourceEventRecordById(db: Db, id: number) {
-  const row = await db.selectFrom('resources').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await resourceRow(db, id);
   return row ? resourceEventRecord(db, row) : null;
 }
 

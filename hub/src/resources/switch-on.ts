@@ -2,16 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { DenyReason } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
-import { chargeForStoppedSession } from '../billing/charges.js';
 import { type Caller, isAdmin } from '../identity/caller.js';
 import { badRequest, forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../errors.js';
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';
 import type { FastReads } from '../db/fast-reads.js';
 import { codeMatches, retiredCodeHash } from './codes.js';
-import { insertLog, stopLog } from './resource-logs.js';
+import { stopAndBill } from './bridge-messages.js';
+import { insertLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
+import {
+  bridgeOfflineFlag,
+  isRetiredCode,
+  newestOpenSession,
+  nthWrongCodeAt,
+  recordAttempt,
+  switchOnRows,
+} from './sessions.repository.js';
 
 export const SWITCH_ON_TIMEOUT_MS = 5_000;
 
@@ -43,10 +51,7 @@ export async function switchOnFacts(
 ): Promise<SwitchOnFacts> {
   // The hot path reads through the fast reads (committed data, no query builder).
   const reads = ctx.storage.reads;
-  const [resource, member] = await Promise.all([
-    reads.first<ResourceRow>('select * from "resources" where "id" = ?', [resourceId]),
-    reads.first<MemberRow>('select * from "members" where "id" = ?', [caller.memberId]),
-  ]);
+  const [resource, member] = await switchOnRows(reads, resourceId, caller.memberId);
   if (!resource || !inCallersAccount(caller, resource)) throw notFound('Resource');
   if (!member) throw notFound('Member');
   const at = ctx.clock.now();
@@ -70,12 +75,9 @@ async function lockOutSeconds({ request, resource, member, at }: SwitchOnFacts):
   const since = new Date(at.getTime() - ATTEMPT_WINDOW_MS).toISOString();
   // The lock lifts when fewer than WRONG_CODE_LIMIT attempts remain in the window, that is when
   // the LIMIT-th newest attempt leaves it.
-  const row = await request.reads.first<{ at: string }>(
-    `select "at" from "access_attempts" where "resource" = ? and "member" = ? and "kind" = 'wrongCode' and "at" > ? order by "at" desc limit 1 offset ${WRONG_CODE_LIMIT - 1}`,
-    [resource.id, member.id, since],
-  );
-  if (!row) return 1;
-  return Math.max(1, Math.ceil((Date.parse(row.at) + ATTEMPT_WINDOW_MS - at.getTime()) / 1000));
+  const attemptAt = await nthWrongCodeAt(request.reads, resource.id, member.id, since, WRONG_CODE_LIMIT);
+  if (attemptAt === undefined) return 1;
+  return Math.max(1, Math.ceil((Date.parse(attemptAt) + ATTEMPT_WINDOW_MS - at.getTime()) / 1000));
 }
 
 /** Is `code` the resource's current code, one it had before (an old sticker), or neither? */
@@ -86,11 +88,7 @@ export async function checkCode(
 ): Promise<'right' | 'stale' | 'wrong'> {
   const secret = ctx.tokens.open(resource.switchOnCodeEncrypted);
   if (codeMatches(resource.codeMode, secret, code, at)) return 'right';
-  const retired = await request.reads.first<{ id: number }>(
-    'select "id" from "retired_switch_on_codes" where "resource" = ? and "codeHash" = ?',
-    [resource.id, retiredCodeHash(code)],
-  );
-  return retired ? 'stale' : 'wrong';
+  return (await isRetiredCode(request.reads, resource.id, retiredCodeHash(code))) ? 'stale' : 'wrong';
 }
 
 /**
@@ -153,10 +151,12 @@ export async function switchOn(
   }
   if (codeCheck === 'wrong') {
     const entry = await log('denied', { reason: 'wrongCode' }, (trx) =>
-      trx
-        .insertInto('access_attempts')
-        .values({ resource: resource.id, member: member.id, kind: 'wrongCode', at: at.toISOString() })
-        .execute(),
+      recordAttempt(trx, {
+        resource: resource.id,
+        member: member.id,
+        kind: 'wrongCode',
+        at: at.toISOString(),
+      }),
     );
     throw denied('wrongCode', entry.id);
   }
@@ -192,12 +192,7 @@ export const unreachableWords = {
  * as GET /resources/{id}/access-check, so the verdict and the switch agree.
  */
 async function unreachable(ctx: PolicyContext, resourceId: number) {
-  const bridge = await ctx.db
-    .selectFrom('bridges')
-    .select('offline')
-    .where('resource', '=', resourceId)
-    .executeTakeFirst();
-  const polls = bridge !== undefined && Number(bridge.offline) === 0;
+  const polls = (await bridgeOfflineFlag(ctx.db, resourceId)) === 0;
   const reason = polls ? ('noRemoteSwitch' as const) : ('bridgeOffline' as const);
   const notes = polls ? 'The bridge connects over HTTP only: no command reaches it' : 'The bridge is offline';
   return { reason, message: unreachableWords[reason], notes };
@@ -211,14 +206,7 @@ export async function switchOff(
   admin: boolean,
   timeoutMs = SWITCH_ON_TIMEOUT_MS,
 ) {
-  const running = await ctx.db
-    .selectFrom('resource_logs')
-    .select(['id', 'member'])
-    .where('resource', '=', resource.id)
-    .where('type', '=', 'allowed')
-    .where('stoppedAt', 'is', null)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
+  const running = await newestOpenSession(ctx.db, resource.id);
   if (!admin && running?.member !== caller.memberId) {
     throw forbidden('Only the member using the resource, or an admin, may switch it off');
   }
@@ -245,9 +233,10 @@ export async function switchOff(
     });
   if (running) {
     // The stop, its resourceLog_updated event and the session's charge commit together.
-    await ctx.events.transaction(async (trx) => {
-      const stopped = await stopLog(
+    await ctx.events.transaction((trx) =>
+      stopAndBill(
         trx,
+        ctx,
         running.id,
         {
           stoppedAt: ctx.clock.now().toISOString(),
@@ -256,9 +245,8 @@ export async function switchOff(
           at: ctx.clock.now().toISOString(),
         },
         { resource },
-      );
-      if (stopped) await chargeForStoppedSession(trx, ctx, running.id);
-    });
+      ),
+    );
     ctx.signals.changed(resource.id);
   }
   return { state: reply.state.relay, since: reply.state.since, resourceLog: running?.id ?? null };

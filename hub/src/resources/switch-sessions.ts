@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Command, CommandReply, RelayStateMessage } from '@makerspace/shared';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
-import { chargeForStoppedSession } from '../billing/charges.js';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import { rawRows } from '../db/fast-reads.js';
-import { insertLog, sessionKey, stopLog, updateLog } from './resource-logs.js';
+import { stopAndBill } from './bridge-messages.js';
+import { insertLog, sessionKey, updateLog } from './resource-logs.js';
+import { resourceControl } from './resources.repository.js';
+import {
+  openSessions,
+  deletePendingSwitchOn,
+  deletePendingSwitchOns,
+  insertPendingSwitchOn,
+  pendingSwitchOn,
+  pendingSwitchOnsOf,
+  setPendingTimedOut,
+} from './sessions.repository.js';
 
 /*
  * The part of a switch-on after the decision: the command, its deadline, the pending record that
@@ -87,11 +96,7 @@ async function deleteSettled(ctx: HubContext, trx: Db): Promise<void> {
   if (!settled || settled.ids.length === 0) return;
   const ids = settled.ids;
   settled.ids = [];
-  await rawRows(
-    trx,
-    `delete from "pending_switch_ons" where "commandId" in (${ids.map(() => '?').join(', ')})`,
-    ids,
-  );
+  await deletePendingSwitchOns(trx, ids);
 }
 
 /**
@@ -162,11 +167,14 @@ async function carryOut(
       },
       { resource, member },
     );
-    await rawRows(
-      trx,
-      'insert into "pending_switch_ons" ("commandId", "resource", "log", "door", "state", "command", "createdAt") values (?, ?, ?, ?, ?, ?, ?)',
-      [commandId, resource.id, log.id, door ? 1 : 0, 'pending', JSON.stringify(base), stamp],
-    );
+    await insertPendingSwitchOn(trx, {
+      commandId,
+      resource: resource.id,
+      log: log.id,
+      door,
+      command: JSON.stringify(base),
+      createdAt: stamp,
+    });
     return log;
   });
   const sessionId = String(entry.id);
@@ -207,13 +215,8 @@ async function carryOut(
       },
       { resource, member },
     );
-    if (reply) await trx.deleteFrom('pending_switch_ons').where('commandId', '=', commandId).execute();
-    else
-      await trx
-        .updateTable('pending_switch_ons')
-        .set({ state: 'timedOut' })
-        .where('commandId', '=', commandId)
-        .execute();
+    if (reply) await deletePendingSwitchOn(trx, commandId);
+    else await setPendingTimedOut(trx, commandId);
   });
   return { ok: false, kind: reply ? 'bridgeError' : 'noReply', notes, resourceLog: entry.id };
 }
@@ -238,7 +241,7 @@ async function settleSwitched(trx: Db, pending: PendingRow, late: boolean, at: D
       at: at.toISOString(),
     });
   }
-  await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
+  await deletePendingSwitchOn(trx, pending.commandId);
 }
 
 /** The bridge did not carry the switch-on out: the log is denied, the record goes. */
@@ -253,7 +256,7 @@ async function settleFailed(trx: Db, pending: PendingRow, notes: string, at: Dat
       at: stoppedAt,
     });
   }
-  await trx.deleteFrom('pending_switch_ons').where('commandId', '=', pending.commandId).execute();
+  await deletePendingSwitchOn(trx, pending.commandId);
 }
 
 /** A reply nobody waits for any more (the hub answered 504): a switch is recorded as late. */
@@ -263,12 +266,7 @@ export async function settleLateReply(
   reply: CommandReply,
 ): Promise<void> {
   await ctx.events.transaction(async (trx) => {
-    const pending = await trx
-      .selectFrom('pending_switch_ons')
-      .selectAll()
-      .where('commandId', '=', reply.id)
-      .where('resource', '=', resourceId)
-      .executeTakeFirst();
+    const pending = await pendingSwitchOn(trx, resourceId, reply.id);
     if (!pending) return;
     if (reply.ok) await settleSwitched(trx, pending, true, ctx.clock.now());
     else await settleFailed(trx, pending, failedNotes(reply, 0), ctx.clock.now());
@@ -287,11 +285,7 @@ export async function reconcileBridge(
   state: RelayStateMessage,
   askTimeoutMs = 2_000,
 ): Promise<void> {
-  const rows = await ctx.db
-    .selectFrom('pending_switch_ons')
-    .selectAll()
-    .where('resource', '=', resourceId)
-    .execute();
+  const rows = await pendingSwitchOnsOf(ctx.db, resourceId);
   // A switch-on still under way (on this hub, or on another one that waits for its reply) is left
   // to it: its reply ends its record; after its 504, a late reply or the next connect does.
   const mine = underWay(ctx);
@@ -328,25 +322,11 @@ export async function reconcileBridge(
 
 /** Machine sessions the hub holds open while the bridge reports its relay off (or another session). */
 async function closeSessionsNotRunning(ctx: HubContext, resourceId: number, state: RelayStateMessage) {
-  const resource = await ctx.db
-    .selectFrom('resources')
-    .select(['id', 'controlType'])
-    .where('id', '=', resourceId)
-    .executeTakeFirst();
+  const resource = await resourceControl(ctx.db, resourceId);
   if (!resource || resource.controlType === 'door') return;
-  const open = await ctx.db
-    .selectFrom('resource_logs')
-    .select(['id', 'clientId'])
-    .where('resource', '=', resourceId)
-    .where('type', '=', 'allowed')
-    .where('stoppedAt', 'is', null)
-    .execute();
+  const open = await openSessions(ctx.db, resourceId);
   // A switch-on under way right now has its pending record; its session is not stale.
-  const underWay = new Set(
-    (
-      await ctx.db.selectFrom('pending_switch_ons').select('log').where('resource', '=', resourceId).execute()
-    ).map((p) => p.log),
-  );
+  const underWay = new Set((await pendingSwitchOnsOf(ctx.db, resourceId)).map((p) => p.log));
   const running = state.relay === 'on' && state.sessionId ? sessionKey(state.sessionId) : null;
   const stale = open.filter(
     (log) =>
@@ -357,8 +337,7 @@ async function closeSessionsNotRunning(ctx: HubContext, resourceId: number, stat
   await ctx.events.transaction(async (trx) => {
     for (const log of stale) {
       const stoppedAt = ctx.clock.now().toISOString();
-      const stopped = await stopLog(trx, log.id, { stoppedAt, stopType: 'offline', at: stoppedAt });
-      if (stopped) await chargeForStoppedSession(trx, ctx, log.id);
+      await stopAndBill(trx, ctx, log.id, { stoppedAt, stopType: 'offline', at: stoppedAt });
     }
   });
   ctx.logger.warn(

@@ -23,6 +23,7 @@ import {
 } from '../resources/switch-on.js';
 import { ResourceParams } from '../http/params.js';
 import { registerStickerRoute } from './sticker.routes.js';
+import { resourceTypeName } from '../resources/resources.repository.js';
 
 /** spec 4.8 and DESIGN 6/11: switch-on and switch-off, the verdict before it, and the QR sticker (sticker.routes.ts). */
 export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -120,12 +121,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         const { resource } = facts;
         const [decision, type, zone, [statusRow]] = await Promise.all([
           policyVerdict(ctx, facts),
-          resource.type === null
-            ? undefined
-            : facts.request.reads.first<{ id: number; name: string }>(
-                'select "id", "name" from "resource_types" where "id" = ?',
-                [resource.type],
-              ),
+          resource.type === null ? undefined : resourceTypeName(facts.request.reads, resource.type),
           // The policy read the space's zone already (shared per request): no second query.
           zoneOf(facts.request),
           readStatuses(facts.request.reads, [resource.id]),

@@ -1,0 +1,78 @@
+import type { Db } from '../db/crud.js';
+import type { FastReads } from '../db/fast-reads.js';
+import type { Caller } from '../identity/caller.js';
+import { isAdmin } from '../identity/caller.js';
+
+/* The `resources` table: reads and the writes that are not a collection's plain rows. */
+
+/** Resources the caller sees: admins every one of their account, members the visible ones. */
+export function visibleResources(db: Db, caller: Caller) {
+  let query = db.selectFrom('resources');
+  if (!caller.superuser) query = query.where('resources.account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('resources.visibleForMembers', '=', 1);
+  return query;
+}
+
+/** A resource by id; with a caller, only one of the caller's account (superusers: any). */
+export function resourceRow(db: Db, id: number, caller?: Caller) {
+  let query = db.selectFrom('resources').selectAll().where('id', '=', id);
+  if (caller && !caller.superuser) query = query.where('account', '=', caller.accountId);
+  return query.executeTakeFirst();
+}
+
+/** A resource's id and account. */
+export function resourceAccount(db: Db, id: number) {
+  return db.selectFrom('resources').select(['id', 'account']).where('id', '=', id).executeTakeFirst();
+}
+
+/** A resource's id and control type (door or machine). */
+export function resourceControl(db: Db, id: number) {
+  return db.selectFrom('resources').select(['id', 'controlType']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Each resource's last use: its newest allowed log, with how it stopped. */
+export function lastUseRows(db: Db, resourceIds: number[]) {
+  return db
+    .selectFrom('resources')
+    .innerJoin('resource_logs', 'resource_logs.id', 'resources.lastUsedLog')
+    .select([
+      'resources.id as resource',
+      'resource_logs.id as id',
+      'resource_logs.createdAt as at',
+      'resource_logs.member as member',
+      'resource_logs.stopType as stopType',
+    ])
+    .where('resources.id', 'in', resourceIds)
+    .execute();
+}
+
+/**
+ * A space (id and account) a new resource may go into: one of the caller's account (superusers:
+ * any). The `spaces` table is the spaces area's; this read is the resources area's own use.
+ */
+export function spaceForResource(db: Db, caller: Caller, spaceId: number) {
+  return db
+    .selectFrom('spaces')
+    .select(['id', 'account'])
+    .where('id', '=', spaceId)
+    .$if(!caller.superuser, (q) => q.where('account', '=', caller.accountId))
+    .executeTakeFirst();
+}
+
+/** Every space's time zone (local midnights change bridges' offline keys). The spaces area's table. */
+export function spaceZones(db: Db) {
+  return db.selectFrom('spaces').select(['id', 'account', 'timezone']).execute();
+}
+
+/** A replaced switch-on code (printed stickers with it then say "out of date", not "wrong code"). */
+export async function retireCode(db: Db, resource: number, codeHash: string, at: string): Promise<void> {
+  await db.insertInto('retired_switch_on_codes').values({ resource, codeHash, retiredAt: at }).execute();
+}
+
+/** A resource type's id and name (a fast read: the access check's). */
+export function resourceTypeName(reads: FastReads, id: number) {
+  return reads.first<{ id: number; name: string }>(
+    'select "id", "name" from "resource_types" where "id" = ?',
+    [id],
+  );
+}
