@@ -94,6 +94,29 @@ export interface WebhookSettings {
 }
 
 /**
+ * The billing port: how an area that records use has it charged in its own transaction, without
+ * importing billing/ (which implements it: `usageCharges` in billing/charges.ts).
+ */
+export interface UsageCharges {
+  /** Charges a booking's fee once (marks the booking charged); nothing for a free or cancelled one. */
+  chargeBooking(trx: Db, bookingId: number): Promise<void>;
+  /** Charges a stopped session's use (resource log), once; nothing when free or not a member's. */
+  chargeSession(trx: Db, logId: number): Promise<void>;
+  /** A bridge's extra charge for a stopped session (one per session whatever the bridge resends). */
+  chargeSessionExtra(trx: Db, extra: SessionExtraCharge): Promise<void>;
+}
+
+export interface SessionExtraCharge {
+  logId: number;
+  memberId: number;
+  /** What the member reads on the charge. */
+  description: string;
+  /** In cents of a cent (the money type of kernel/money.ts). */
+  price: bigint;
+  at: string;
+}
+
+/**
  * The ports every area reads (storage, clock, relay, events, ...), passed in (no module
  * singletons). Domain services are added on top where they are used: the access policy in
  * access/policy.ts (PolicyContext), sessions and mail in sign-in/context.ts, the authenticator
@@ -115,6 +138,8 @@ export interface HubContext {
   signals: ResourceSignals;
   /** Webhook events: `ctx.events.transaction(trx => change + emitEvent(trx, ...))` (db/outbox.ts). */
   events: EventBus;
+  /** Charges for use recorded by other areas (bookings, sessions). */
+  charges: UsageCharges;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
   /**

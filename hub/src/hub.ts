@@ -2,9 +2,13 @@ import { chmodSync, existsSync, statSync } from 'node:fs';
 import { createLogger, type Logger } from '@makerspace/shared';
 import type { FastifyInstance } from 'fastify';
 import { AccessPolicy } from './access/policy.js';
-import { allRules } from './access/rules.js';
+import { coreRules } from './access/core.rules.js';
+import type { AccessRule } from './access/policy.js';
+import { packageRules } from './billing/rules.js';
+import { spaceRules } from './spaces/access.rules.js';
 import { API_PREFIX, buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
+import { usageCharges } from './billing/charges.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
@@ -32,6 +36,15 @@ import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 import type { Cluster, ClusterSettings } from './cluster/cluster.js';
 import type { LeaderTask, Leadership } from './cluster/leadership.js';
 import { type Extension, Extensions, extension } from './extensions.js';
+
+/**
+ * Every rule of the access policy: the core rules of access/, and each area's (spaces: opening
+ * hours, holidays, bookings, training; billing: package, time table, prepaid balance). The face
+ * composes them, so access/ imports no area that adds rules.
+ */
+export function allRules(): AccessRule[] {
+  return [...coreRules(), ...spaceRules(), ...packageRules()];
+}
 
 export interface Hub {
   ctx: HubServices;
@@ -147,6 +160,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       metrics: new HubMetrics(),
       metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,
       events: new EventBus(storage.db, clock),
+      charges: usageCharges({ clock }),
       webhooks: {
         ...defaultWebhookSettings,
         ...settings.webhookTuning,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertCharge, spendCredits } from '../../hub/src/billing/charges.js';
 import { createInvoice, invoiceDetails } from '../../hub/src/billing/invoices.js';
 import { localTime } from '../../hub/src/billing/local-time.js';
-import { formatMoney, netOf, parseMoney, percentOf } from '../../hub/src/billing/money.js';
+import { formatMoney, netOf, parseMoney, percentOf } from '../../hub/src/kernel/money.js';
 import { timeWindow } from '../../hub/src/billing/rules.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 

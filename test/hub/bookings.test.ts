@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { zonedInstant } from '../../hub/src/spaces/zoned-time.js';
+import { zonedInstant } from '../../hub/src/kernel/zoned-time.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 import { dayFromNow, insertResource, plainMember } from './spaces-support.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, eventually, type FakeAgent } from '../support/fake-agent.js';
 import { refreshBridgeConfigs } from '../../hub/src/resources/bridge-config.js';
-import { localDate } from '../../hub/src/spaces/zoned-time.js';
+import { localDate } from '../../hub/src/kernel/zoned-time.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
 /** A fake agent that also taps cards and records the access replies and configs it receives. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { periodOfInstant, reportFrame } from '../../hub/src/spaces/report-periods.js';
+import { periodOfInstant, reportFrame } from '../../hub/src/reports/report-periods.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coreRules } from '../../hub/src/access/core.rules.js';
 import { AccessPolicy } from '../../hub/src/access/policy.js';
-import { allRules } from '../../hub/src/access/rules.js';
+import { allRules } from '../../hub/src/hub.js';
 import {
   bookingOutcome,
   holidayOutcome,
@@ -10,7 +10,7 @@ import {
   spaceRules,
   trainingOutcome,
 } from '../../hub/src/spaces/access.rules.js';
-import { localDateTime, offsetMinutes, zonedInstant } from '../../hub/src/spaces/zoned-time.js';
+import { localDateTime, offsetMinutes, zonedInstant } from '../../hub/src/kernel/zoned-time.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 import { insertResource, plainMember } from './spaces-support.js';

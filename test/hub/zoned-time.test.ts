@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
-import { localDate, offsetMinutes, wallTime, zonedInstant } from '../../hub/src/spaces/zoned-time.js';
+import { localDate, offsetMinutes, wallTime, zonedInstant } from '../../hub/src/kernel/zoned-time.js';
 
 /**
  * DST changes of 2026 in several zones. A repeated wall time (fall-back) is its later

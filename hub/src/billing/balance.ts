@@ -1,7 +1,7 @@
 import type { Db } from '../db/crud.js';
 import { balanceAmounts, memberBalanceAmounts, memberBalanceRows } from './billing.repository.js';
 import { memberNames } from '../identity/members.repository.js';
-import { type Amount, formatMoney, parseMoney, sum } from './money.js';
+import { type Amount, formatMoney, parseMoney, sum } from '../kernel/money.js';
 
 /**
  * A member's prepaid balance: everything they have paid (completed payments) minus everything

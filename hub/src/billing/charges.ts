@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
-import type { HubContext } from '../context.js';
+import type { HubContext, UsageCharges } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { bool, defined, isUniqueViolation, parseJson } from '../db/crud.js';
 import { columnsOf, recordEvents, referencedRow, rowById, stampsOf } from '../db/records.js';
 import type { ChargesTable, MembersTable, ResourcesTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
 import { memberEventRecord } from '../identity/members.js';
@@ -19,7 +19,7 @@ import {
   parseMoney,
   percentOf,
   roundToCents,
-} from './money.js';
+} from '../kernel/money.js';
 import { timeWindow } from './rules.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
 import { isMembersUse } from './billing.repository.js';
@@ -445,4 +445,34 @@ export async function emitChargesUpdated(db: Db, ids: number[]) {
   if (ids.length === 0) return;
   const rows = await chargesByIds(db, ids);
   for (const row of rows) await emitCharge(db, 'charge_updated', row);
+}
+
+/** The billing port for the areas that record use (context.ts `UsageCharges`). */
+export function usageCharges(ctx: BillingContext): UsageCharges {
+  return {
+    chargeBooking: async (trx, bookingId) => {
+      await chargeForBooking(trx, ctx, bookingId);
+    },
+    chargeSession: async (trx, logId) => {
+      await chargeForStoppedSession(trx, ctx, logId);
+    },
+    chargeSessionExtra: async (trx, extra) => {
+      const member = await rowById(trx, 'members', extra.memberId);
+      if (!member) return;
+      await insertCharge(trx, {
+        account: member.account,
+        member: member.id,
+        dateTime: extra.at,
+        description: extra.description,
+        price: extra.price,
+        taxPercent: await memberTaxPercent(trx, member, extra.at),
+        resourceLog: extra.logId,
+        // One bridge charge per session, whatever the bridge resends.
+        feeKey: `bridgeCharge:${extra.logId}`,
+        calculated: false,
+        updatedBy: null,
+        at: extra.at,
+      });
+    },
+  };
 }

@@ -11,12 +11,12 @@ import {
   visibleRow,
 } from '../db/records.js';
 import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { visibleIn } from './list-filters.js';
 import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
-import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from './money.js';
+import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from '../kernel/money.js';
 import { billingSettingsFor, spaceTimezone } from './settings.js';
 import { uninvoicedCharges } from './billing.repository.js';
 import { chargesOfInvoice, putChargesOnInvoice, takeChargesOffInvoice } from './charges.repository.js';

@@ -5,7 +5,7 @@ import type { Db } from '../db/crud.js';
 import { jsonText, parseJson } from '../db/crud.js';
 import { columnsOf, referencedRow, stampsOf } from '../db/records.js';
 import type { JobsTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { visibleIn } from './list-filters.js';
 import { HttpError, unprocessable } from '../errors.js';
 import { membersWithUninvoicedCharges } from './billing.repository.js';
@@ -13,7 +13,7 @@ import { accountIds } from '../identity/accounts.repository.js';
 import { memberNames } from '../identity/members.repository.js';
 import { claimJob, dueJobs, insertJob, jobsInState, recentJob, updateJob } from './jobs.repository.js';
 import { createInvoice, draftInvoice } from './invoices.js';
-import { formatMoney, parseMoney, sum } from './money.js';
+import { formatMoney, parseMoney, sum } from '../kernel/money.js';
 import { chargeRecord } from './charges.js';
 import { billAccountPackages } from './package-billing.js';
 

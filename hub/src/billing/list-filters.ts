@@ -3,10 +3,10 @@ import type { SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../db/schema.js';
 import { type Db, likePattern } from '../db/crud.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { badRequest } from '../errors.js';
 import { type BillingTable, billingRows } from './billing.repository.js';
-import { formatMoney, parseMoney, sum } from './money.js';
+import { formatMoney, parseMoney, sum } from '../kernel/money.js';
 
 /**
  * The records of a billing table the caller sees: their account's (every account's for a

@@ -1,4 +1,4 @@
-import { type WallTime, wallTime } from '../spaces/zoned-time.js';
+import { type WallTime, wallTime } from '../kernel/zoned-time.js';
 
 /** Wall-clock time in a space's time zone, for package dates and permission time tables. */
 export interface LocalTime {

@@ -3,7 +3,7 @@ import { type Db, jsonText, parseJson } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { columnsOf, recordEvents, recordOf } from '../db/records.js';
 import { unprocessable } from '../errors.js';
-import { formatMoney, max, parseMoney } from './money.js';
+import { formatMoney, max, parseMoney } from '../kernel/money.js';
 import type { MemberCreditsTable } from '../db/schema.js';
 import { memberEventRecord } from '../identity/members.js';
 import { chargesOfUses } from './charges.repository.js';

@@ -7,11 +7,11 @@ import { creditsOfPackage, memberPackagesOfAccount, updateMemberPackage } from '
 import { referencedRow, rowById } from '../db/records.js';
 import { memberTaxPercent, insertCharge } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
-import { formatMoney, formatPercent, parseMoney } from './money.js';
+import { formatMoney, formatPercent, parseMoney } from '../kernel/money.js';
 import { checkDates, emitMemberPackage, type MemberPackageRow } from './packages.js';
 import { insertRow } from '../db/collection-rows.js';
 import { unprocessable } from '../errors.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { spaceTimezone } from './settings.js';
 import { emitMemberCredit } from './member-credits.js';
 import type { MemberPackagePreview } from '@makerspace/shared';

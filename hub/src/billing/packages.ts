@@ -9,10 +9,10 @@ import type {
   PackagesTable,
 } from '../db/schema.js';
 import { columnsOf, recordEvents, recordOf, referencedRow, rowById, stampsOf } from '../db/records.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
-import { formatMoney, formatPercent, parseMoney } from './money.js';
+import { formatMoney, formatPercent, parseMoney } from '../kernel/money.js';
 import { memberEventRecord } from '../identity/members.js';
 import { packageMemberCounts } from './billing.repository.js';
 import { aHolderOf, packagesByIds, packagesOf } from './packages.repository.js';

@@ -3,7 +3,7 @@ import type { AccessRule, RuleRequest } from '../access/policy.js';
 import { once, ruleOrder, zoneOf } from '../access/policy.js';
 import { parseJson } from '../db/crud.js';
 import { clockSeconds, type LocalTime, localTime } from './local-time.js';
-import { parseMoney } from './money.js';
+import { parseMoney } from '../kernel/money.js';
 import type { PackagePermissionRow } from './packages.js';
 import { type CoveringPermission, coveringPermissionsQuery } from './packages.repository.js';
 import { memberBalance } from './balance.js';

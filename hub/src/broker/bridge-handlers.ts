@@ -1,6 +1,6 @@
 import type { BridgeMessage, CommandReply, DownTopicName, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
-import { answerTap } from '../keys/card-access.js';
+import { answerTap } from '../resources/card-access.js';
 import {
   bridgeMessageFailed,
   bridgeStatus,

@@ -56,3 +56,10 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 4): Pr
 export function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/** The columns of an API body: without lockVersion, only what was sent, the named booleans as 0/1. */
+export function writeColumns(input: Record<string, unknown>, booleans: readonly string[]) {
+  const { lockVersion: _, ...fields } = input;
+  for (const key of booleans) fields[key] = flag(fields[key] as boolean | undefined);
+  return defined(fields);
+}

@@ -1,8 +1,9 @@
 import type { WebhookEventType } from '@makerspace/shared';
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { notFound, unprocessable } from '../errors.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { findRow } from './collection-rows.js';
-import { bool } from './crud.js';
+import { bool, type Db } from './crud.js';
 import { emitEvent } from './outbox.js';
 import type { Database } from './schema.js';
 
@@ -151,4 +152,12 @@ export function recordEvents<Row extends { account: number }, Prefix extends str
 ) {
   return (db: Kysely<Database>, type: Extract<WebhookEventType, `${Prefix}_${string}`>, row: Row) =>
     emitEvent(db, { account: row.account, type, details: () => details(db, row) });
+}
+
+/** Rows of a member's own (bookings, logs): admins see their account's, members their own (DESIGN 4). */
+export function accountOrOwn<T extends 'bookings' | 'resource_logs'>(db: Db, table: T, caller: Caller) {
+  let query = db.selectFrom(table) as unknown as SelectQueryBuilder<Database, 'bookings', object>;
+  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
+  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
+  return query as unknown as SelectQueryBuilder<Database, T, object>;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '@makerspace/shared';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { HubServices } from '../http/services.js';
-import { isAdmin } from '../identity/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 import { totp } from '../resources/codes.js';
 import { readVisibleStatuses, statusFor } from '../resources/status.js';
 import {

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { SessionRow } from '../sign-in/sessions.js';
 import { forbidden, unauthorized } from '../errors.js';
-import { adminOnly, type Caller } from '../identity/caller.js';
+import { adminOnly, type Caller } from '../kernel/caller.js';
 
-export { type Caller, isAdmin, seesAccount } from '../identity/caller.js';
+export { type Caller, isAdmin, seesAccount } from '../kernel/caller.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

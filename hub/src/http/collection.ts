@@ -6,7 +6,7 @@ import { type Db, likePattern, retryOnConflict } from '../db/crud.js';
 import { allRows, deleteRow, findRow, rowsWhere, updateRow } from '../db/collection-rows.js';
 import type { Database } from '../db/schema.js';
 import { notFound } from '../errors.js';
-import { accountOf, adminOnly, type Caller } from '../identity/caller.js';
+import { accountOf, adminOnly, type Caller } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';

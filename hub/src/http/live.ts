@@ -9,7 +9,7 @@ import {
   statusFor,
   type Viewer,
 } from '../resources/status.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { type LiveLogRow, liveLog, logsAfter, newestLogId } from './live-logs.js';
 import { LiveWriter } from './live-writer.js';
 

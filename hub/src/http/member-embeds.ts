@@ -5,7 +5,7 @@ import { keysOfMembers } from '../keys/keys.repository.js';
 import { memberKeyRecord } from '../keys/member-keys.js';
 import { spaceTimezones } from '../spaces/spaces.repository.js';
 import { memberTrainingRecord, trainingsOfMembers } from '../spaces/training.repository.js';
-import { localDate } from '../spaces/zoned-time.js';
+import { localDate } from '../kernel/zoned-time.js';
 import { memberPackagesOfMembers, packagesByIds } from '../billing/packages.repository.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { AccountsTable, SpacesTable } from '../db/schema.js';
-import type { Caller } from './caller.js';
+import type { Caller } from '../kernel/caller.js';
 
 /** Accounts the caller sees: their own, or every account for superusers. */
 export function visibleAccounts(db: Db, caller: Caller) {

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { recordOf, visibleRow } from '../db/records.js';
 import type { ApiKeysTable } from '../db/schema.js';
-import { type Caller, isAdmin } from './caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { insertApiKeyRow } from './api-keys.repository.js';
 import { ofCallersAccount } from './records.repository.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';

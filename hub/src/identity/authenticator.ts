@@ -1,7 +1,7 @@
 import type { MemberPrivileges } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import { apiKeyCaller } from './api-keys.repository.js';
-import type { Caller } from './caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { hashToken, safeEqual } from '../secrets.js';
 
 interface Cached {

@@ -8,7 +8,7 @@ import { rowById } from '../db/records.js';
 import type { MemberChangesTable } from '../db/schema.js';
 import { conflict } from '../errors.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
-import { localDate } from '../spaces/zoned-time.js';
+import { localDate } from '../kernel/zoned-time.js';
 import { type MemberRow, memberRecord, writeMemberFields } from './members.js';
 import {
   markMemberChangeApplied,

@@ -1,6 +1,6 @@
 import type { Db } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
-import type { Caller } from './caller.js';
+import type { Caller } from '../kernel/caller.js';
 import type { MemberRow } from './members.js';
 import { orderedMembers } from './members.js';
 import {

@@ -3,7 +3,7 @@ import type { Db } from '../db/crud.js';
 import { likePattern } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { MembersTable } from '../db/schema.js';
-import { type Caller, isAdmin } from './caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { ofCallersAccount } from './records.repository.js';
 
 /** How many owners an account has. */

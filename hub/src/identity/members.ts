@@ -5,7 +5,7 @@ import { bool, defined, flag, isUniqueViolation, jsonText, parseJson } from '../
 import { insertRow } from '../db/collection-rows.js';
 import { requiredRow, stampsOf, visibleRow } from '../db/records.js';
 import type { MembersTable } from '../db/schema.js';
-import { type Caller, isAdmin } from './caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import {
   countOwners,

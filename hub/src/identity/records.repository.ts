@@ -1,7 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
-import type { Caller } from './caller.js';
+import type { Caller } from '../kernel/caller.js';
 
 /** The rows of the caller's account (every account's for a superuser). */
 export function ofCallersAccount<T extends 'members' | 'api_keys' | 'webhooks'>(

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/crud.js';
 import { inAccount } from '../db/records.js';
 import type { KeyAssignmentsTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { unprocessable } from '../errors.js';
 import { findMember } from '../identity/members.js';
 import {

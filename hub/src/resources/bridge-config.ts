@@ -1,10 +1,10 @@
 import { type BridgeConfig, offlineKeySecret } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
-import { OfflineKeyFacts, offlineKeysFor } from '../keys/offline-keys.js';
+import { OfflineKeyFacts, offlineKeysFor } from './offline-keys.js';
 import { bridgeConfigRow, bumpConfigVersions } from './bridges.repository.js';
 import { spaceZones } from './resources.repository.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
-import { localDate } from '../spaces/zoned-time.js';
+import { localDate } from '../kernel/zoned-time.js';
 
 /** The retained config a bridge works from, also while the hub is away (DESIGN 7). */
 export async function bridgeConfigFor(

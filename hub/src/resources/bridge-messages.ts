@@ -1,6 +1,5 @@
 import type { LogItem, RelayStateMessage, StatusMessage, StopType } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
-import { type BillingContext, chargeForStoppedSession } from '../billing/charges.js';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { inAccount } from '../db/records.js';
@@ -106,13 +105,13 @@ export interface SessionStop {
  */
 export async function stopAndBill(
   trx: Db,
-  ctx: BillingContext,
+  ctx: Pick<HubContext, 'charges'>,
   logId: number,
   stop: SessionStop,
   known: KnownRows = {},
 ): Promise<boolean> {
   if (!(await stopLog(trx, logId, stop, known))) return false;
-  await chargeForStoppedSession(trx, ctx, logId);
+  await ctx.charges.chargeSession(trx, logId);
   return true;
 }
 

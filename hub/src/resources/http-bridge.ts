@@ -1,8 +1,7 @@
 import type { AccessReply, BridgeConfig, KeyRead, StopType } from '@makerspace/shared';
 import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
-import { insertCharge, memberTaxPercent } from '../billing/charges.js';
-import { formatMoney, parseMoney } from '../billing/money.js';
+import { formatMoney, parseMoney } from '../kernel/money.js';
 import { rowById } from '../db/records.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import type { PolicyContext } from '../access/policy.js';
@@ -10,7 +9,7 @@ import type { HubContext } from '../context.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { jsonText, parseJson } from '../db/crud.js';
 import { unauthorized } from '../errors.js';
-import { answerMember, answerTap } from '../keys/card-access.js';
+import { answerMember, answerTap } from './card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
 import { bridgeSeen as seen, markBridgesOffline, sessionRunning, stopAndBill } from './bridge-messages.js';
 import {
@@ -21,7 +20,7 @@ import {
   resourceById,
 } from './bridges.repository.js';
 import { emitResourceLog, insertLog, stopLog } from './resource-logs.js';
-import { OfflineKeyFacts, offlineKeyCards } from '../keys/offline-keys.js';
+import { OfflineKeyFacts, offlineKeyCards } from './offline-keys.js';
 import { sessionLogRow, setLogColumns, updateLogRow } from './sessions.repository.js';
 
 /*
@@ -309,24 +308,14 @@ export async function httpStop(
       if (!(await stopAndBill(trx, ctx, log.id, stop, { resource }))) return;
       await sessionRunning(trx, resource.id, false, at);
       if (session.charge && log.member !== null && price > 0n) {
-        const member = await rowById(trx, 'members', log.member);
-        if (member) {
-          const what = session.charge.description ?? 'extra charge';
-          await insertCharge(trx, {
-            account: member.account,
-            member: member.id,
-            dateTime: at,
-            description: `${resource.name}: ${what}`,
-            price,
-            taxPercent: await memberTaxPercent(trx, member, at),
-            resourceLog: log.id,
-            // One bridge charge per session, whatever the bridge resends.
-            feeKey: `bridgeCharge:${log.id}`,
-            calculated: false,
-            updatedBy: null,
-            at,
-          });
-        }
+        const what = session.charge.description ?? 'extra charge';
+        await ctx.charges.chargeSessionExtra(trx, {
+          logId: log.id,
+          memberId: log.member,
+          description: `${resource.name}: ${what}`,
+          price,
+          at,
+        });
       }
     });
   } catch (err) {

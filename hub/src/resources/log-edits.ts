@@ -2,7 +2,7 @@ import type { Db } from '../db/crud.js';
 import { jsonText } from '../db/crud.js';
 import { inAccount } from '../db/records.js';
 import { conflict, unprocessable } from '../errors.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { emitResourceLog, insertLog, type ResourceLogRow, resourceLogRecord } from './resource-logs.js';
 import { findResource } from './resources.js';
 import { memberRefs, newestAllowedLog } from './resource-logs.repository.js';

@@ -2,7 +2,7 @@ import type { PairingRedeemed } from '@makerspace/shared';
 import { randomInt } from 'node:crypto';
 import type { HubContext } from '../context.js';
 import { requiredRow } from '../db/records.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { badRequest } from '../errors.js';
 import { hashToken } from '../secrets.js';
 import { createBridge, findBridge, rotateBridgeKey } from './bridges.js';

@@ -1,6 +1,6 @@
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { bridgeRecord, emitBridge, findBridge } from './bridges.js';
 import { retiredCodeHash } from './codes.js';
 import { insertLog } from './resource-logs.js';

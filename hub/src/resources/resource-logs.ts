@@ -2,8 +2,8 @@ import type { DenyReason, ResourceLogType, StopType, WebhookEventType } from '@m
 import type { Selectable } from 'kysely';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
 import type { ResourceLogsTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
-import { accountOrOwn } from '../spaces/row-record.js';
+import type { Caller } from '../kernel/caller.js';
+import { accountOrOwn } from '../db/records.js';
 import { type MemberRow, memberEventRecord, memberRecord } from '../identity/members.js';
 import { emitEvent } from '../db/outbox.js';
 import { type ResourceRow, resourceEventRecord, resourceEventRecordById } from './resources.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
-import type { Caller } from '../identity/caller.js';
-import { isAdmin } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 
 /* The `resources` table: reads and the writes that are not a collection's plain rows. */
 

@@ -3,14 +3,14 @@ import type { HubContext } from '../context.js';
 import { bool, type Db, jsonText, parseJson } from '../db/crud.js';
 import { inAccount, recordEvents } from '../db/records.js';
 import type { ResourcesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
-import { writeColumns } from '../spaces/row-record.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
+import { writeColumns } from '../db/crud.js';
 import { badRequest, notFound, unprocessable } from '../errors.js';
 import { sanitizeRichText } from '../rich-text.js';
 import { isTotpSecret, MIN_TOTP_SECRET_CHARS, newSwitchOnCode, newTotpSecret, totpUri } from './codes.js';
 import type { StopType } from '@makerspace/shared';
 import { insertRow } from '../db/collection-rows.js';
-import { webhookReceiver } from '../identity/caller.js';
+import { webhookReceiver } from '../kernel/caller.js';
 import { lastUseRows, resourceRow, spaceForResource, visibleResources } from './resources.repository.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DenyReason } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { badRequest, forbidden, gatewayTimeout, HttpError, notFound, serviceUnavailable } from '../errors.js';
 import { ATTEMPT_WINDOW_MS, WRONG_CODE_LIMIT } from '../access/core.rules.js';
 import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '../access/policy.js';

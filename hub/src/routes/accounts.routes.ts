@@ -6,7 +6,7 @@ import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
-import { adminOnly } from '../identity/caller.js';
+import { adminOnly } from '../kernel/caller.js';
 import { pathId } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 

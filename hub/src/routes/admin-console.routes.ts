@@ -11,7 +11,7 @@ import type { HubServices } from '../http/services.js';
 import { requireAdmin } from '../http/auth.js';
 import { createPairing, redeemPairing } from '../resources/pairing.js';
 import { findResourceInAccount } from '../resources/resources.js';
-import { recentUnknownCards } from '../keys/unknown-cards.js';
+import { recentUnknownCards } from '../resources/unknown-cards.js';
 import { ResourceParams } from '../http/params.js';
 
 /** What the admin console needs beyond the Fabman interface: bridge pairing and unknown cards. */

@@ -6,7 +6,7 @@ import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
-import { isAdmin } from '../identity/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { pathId } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';

@@ -20,7 +20,7 @@ import type { Db } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { sendPage } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 
 interface Totals {
   nouns: 'charges' | 'invoices' | 'payments';

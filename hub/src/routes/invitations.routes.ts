@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { bool } from '../db/crud.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { findMember, type MemberRow } from '../identity/members.js';
 import { createLink, mailLink, supersedeInvitations } from '../sign-in/links.js';

@@ -13,7 +13,7 @@ import type { HubServices } from '../http/services.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { collection, ofAccount, registerCollection } from '../http/collection.js';
 import { notFound } from '../errors.js';
-import { adminOnly, type Caller } from '../identity/caller.js';
+import { adminOnly, type Caller } from '../kernel/caller.js';
 import { findMember, type MemberRow } from '../identity/members.js';
 import { keyAssignmentRecord, setAssignmentResource, startKeyAssignment } from '../keys/key-assignments.js';
 import {

@@ -18,7 +18,7 @@ import { usesOfCredit } from '../billing/credits.repository.js';
 import type { Db } from '../db/crud.js';
 import { collection, collectionRoutes, findIn, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 

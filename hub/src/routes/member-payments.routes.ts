@@ -18,7 +18,7 @@ import {
 import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
 import { unwrittenRecord } from '../http/unwritten.js';
-import { adminOnly } from '../identity/caller.js';
+import { adminOnly } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { MemberParams } from '../http/params.js';
 import type { OperationDoc } from '../http/openapi-doc.js';

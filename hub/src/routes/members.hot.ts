@@ -1,8 +1,8 @@
 import { notFound } from '../errors.js';
 import { recordsJson } from '../http/caches.js';
 import type { HubServices } from '../http/services.js';
-import type { Caller } from '../identity/caller.js';
-import { isAdmin } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 import {
   countFilteredMembers,
   countVisibleMembers,

@@ -7,7 +7,7 @@ import {
   refusePackageDelete,
   visiblePackages,
 } from '../billing/packages.js';
-import { isAdmin } from '../identity/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 import { collection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberToday } from '../billing/package-billing.js';

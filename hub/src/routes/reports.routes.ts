@@ -1,13 +1,13 @@
 import { MembersReport, RefusalsReport, ReportQuery, RevenueReport, UsageReport } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { revenueReport } from '../billing/revenue-report.js';
+import { revenueReport } from '../reports/revenue-report.js';
 import type { Db } from '../db/crud.js';
 import { requireAdmin } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
-import type { Caller } from '../identity/caller.js';
-import { membersReport } from '../identity/members-report.js';
-import { refusalsReport, usageReport } from '../resources/usage-report.js';
+import type { Caller } from '../kernel/caller.js';
+import { membersReport } from '../reports/members-report.js';
+import { refusalsReport, usageReport } from '../reports/usage-report.js';
 
 interface Report {
   path: string;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { callerOf } from '../http/auth.js';
 import { type Collection, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import { adminOnly, isAdmin } from '../identity/caller.js';
+import { adminOnly, isAdmin } from '../kernel/caller.js';
 import {
   bridgeRecord,
   createBridge,

@@ -6,7 +6,7 @@ import { type Collection, collection, updateIn } from '../http/collection.js';
 import { lockedNote } from '../http/openapi-doc.js';
 import { SpaceParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
-import { adminOnly } from '../identity/caller.js';
+import { adminOnly } from '../kernel/caller.js';
 import {
   billingColumns,
   billingSettingsRecord,

@@ -7,7 +7,7 @@ import { callerOf } from '../http/auth.js';
 import { type Collection, findIn } from '../http/collection.js';
 import { publicOrigin } from '../http/server-options.js';
 import type { HubServices } from '../http/services.js';
-import { adminOnly } from '../identity/caller.js';
+import { adminOnly } from '../kernel/caller.js';
 import { newToken } from '../secrets.js';
 import { calendarFeed } from '../spaces/calendar.js';
 import { openingHoursProblems } from '../spaces/schedule.js';

@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { collection, findIn, ofAccount, registerCollection } from '../http/collection.js';
 import { publicOrigin } from '../http/server-options.js';
-import { isAdmin } from '../identity/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 import type { HubServices } from '../http/services.js';
 import {
   createHoliday,

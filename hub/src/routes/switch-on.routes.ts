@@ -8,7 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
-import { isAdmin } from '../identity/caller.js';
+import { isAdmin } from '../kernel/caller.js';
 import { HttpError } from '../errors.js';
 import { denyMessage, zoneOf } from '../access/policy.js';
 import { findResourceInAccount } from '../resources/resources.js';

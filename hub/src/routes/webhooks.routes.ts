@@ -15,7 +15,7 @@ import type { HubServices } from '../http/services.js';
 import { requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam, pageParams, sendPage } from '../http/list.js';
-import { adminOnly } from '../identity/caller.js';
+import { adminOnly } from '../kernel/caller.js';
 import {
   createWebhook,
   filterWebhooks,

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Clock } from '../context.js';
 import type { Db } from '../db/crud.js';
 import type { BrowserSessionsTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { hashToken, newSecretToken, safeEqual, type TokenBox } from '../secrets.js';
 import {
   insertSession,

@@ -17,7 +17,7 @@ import {
   nextOpening,
   type OpeningRange,
 } from './schedule.js';
-import { localDate, localDateTime, zonedInstant } from './zoned-time.js';
+import { localDate, localDateTime, zonedInstant } from '../kernel/zoned-time.js';
 
 /*
  * DESIGN 5's space rules. Each is a pure function of the facts it needs (tested with a fixed

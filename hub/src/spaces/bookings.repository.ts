@@ -1,15 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
-
-/** Rows of a member's own (bookings, logs): admins see their account's, members their own (DESIGN 4). */
-export function accountOrOwn<T extends 'bookings' | 'resource_logs'>(db: Db, table: T, caller: Caller) {
-  let query = db.selectFrom(table) as unknown as SelectQueryBuilder<Database, 'bookings', object>;
-  if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member', '=', caller.memberId);
-  return query as unknown as SelectQueryBuilder<Database, T, object>;
-}
+import { type Caller, isAdmin } from '../kernel/caller.js';
 
 /** The list's time range (`from`/`until` are aliases) and space filters. */
 export function bookingFilters(

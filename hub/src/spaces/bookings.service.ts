@@ -6,21 +6,20 @@ import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
 import { columnsOf, flags, inAccount, recordEvents, requiredRow, stampColumns } from '../db/records.js';
 import type { BookingsTable, ResourcesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
-import { chargeForBooking } from '../billing/charges.js';
 import { memberEventRecord } from '../identity/members.js';
 import { resourceEventRecordById } from '../resources/resources.js';
 import { holidaysDuring, withinOpeningHours } from './schedule.js';
+import { accountOrOwn } from '../db/records.js';
 import {
-  accountOrOwn,
   bookableResourceRow,
   lockResourceRow,
   memberBookingsStarting,
   overlappingBooking,
 } from './bookings.repository.js';
 import { holidaysEndingAfter, openingHoursOf, type SpaceRow, spaceById } from './spaces.repository.js';
-import { addDays, localDate, localDateTime, wallTime, zonedInstant } from './zoned-time.js';
+import { addDays, localDate, localDateTime, wallTime, zonedInstant } from '../kernel/zoned-time.js';
 
 export type BookingRow = Selectable<BookingsTable>;
 type ResourceRow = Selectable<ResourcesTable>;
@@ -230,8 +229,8 @@ export async function createBooking(
     },
     { at, by: caller.memberId },
   );
-  // The booking fee is charged with the booking (once; chargeForBooking marks it charged).
-  if (Number(resource.pricePerBooking) > 0) await chargeForBooking(trx, ctx, row.id);
+  // The booking fee is charged with the booking (once; the billing port marks it charged).
+  if (Number(resource.pricePerBooking) > 0) await ctx.charges.chargeBooking(trx, row.id);
   const booking = await requiredRow(trx, 'bookings', row.id);
   await emitBooking(trx, 'booking_created', booking);
   return booking;

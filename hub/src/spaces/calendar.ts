@@ -2,7 +2,7 @@ import ical, { ICalEventStatus } from 'ical-generator';
 import type { Db } from '../db/crud.js';
 import { calendarBookings } from './bookings.repository.js';
 import { holidaysOfSpace, type SpaceRow } from './spaces.repository.js';
-import { offsetMinutes, wallTime, zonedInstant } from './zoned-time.js';
+import { offsetMinutes, wallTime, zonedInstant } from '../kernel/zoned-time.js';
 
 /*
  * The space's calendar feed (iCalendar, RFC 5545): confirmed bookings and holidays, with times

@@ -1,4 +1,11 @@
-import { addDays, localDate, localDateTime, minutesOf, wallTime, zonedInstant } from './zoned-time.js';
+import {
+  addDays,
+  localDate,
+  localDateTime,
+  minutesOf,
+  wallTime,
+  zonedInstant,
+} from '../kernel/zoned-time.js';
 
 /** One opening range of a weekday, space-local (`untilTime` may be `24:00`). */
 export interface OpeningRange {

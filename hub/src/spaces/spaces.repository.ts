@@ -6,10 +6,10 @@ import { defined } from '../db/crud.js';
 import { columnsOf, flags, stampColumns } from '../db/records.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
 import { conflict, staleLockVersion, unprocessable } from '../errors.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { hashToken, type TokenBox } from '../secrets.js';
-import { writeColumns } from './row-record.js';
-import { localDateTime } from './zoned-time.js';
+import { writeColumns } from '../db/crud.js';
+import { localDateTime } from '../kernel/zoned-time.js';
 
 export type SpaceRow = Selectable<SpacesTable>;
 export type HolidayRow = Selectable<HolidaysTable>;

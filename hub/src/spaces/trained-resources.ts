@@ -1,7 +1,7 @@
 import type { Db } from '../db/crud.js';
 import { spaceTimeZone } from './spaces.repository.js';
 import { trainedResourceIds } from './training.repository.js';
-import { localDate } from './zoned-time.js';
+import { localDate } from '../kernel/zoned-time.js';
 
 /**
  * The resources requiring training whose training the member has: a training of an active

@@ -4,10 +4,10 @@ import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { recordEvents, recordOf } from '../db/records.js';
 import type { MemberTrainingsTable, TrainingCoursesTable } from '../db/schema.js';
-import { type Caller, isAdmin } from '../identity/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import { conflict, unprocessable } from '../errors.js';
 import { spaceTimeZone } from './spaces.repository.js';
-import { addDays, localDate } from './zoned-time.js';
+import { addDays, localDate } from '../kernel/zoned-time.js';
 import { memberEventRecord } from '../identity/members.js';
 
 export type TrainingCourseRow = Selectable<TrainingCoursesTable>;

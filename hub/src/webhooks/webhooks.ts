@@ -5,7 +5,7 @@ import type { Db } from '../db/crud.js';
 import { parseJson, likePattern } from '../db/crud.js';
 import { columnsOf, recordOf, visibleRow } from '../db/records.js';
 import type { WebhooksTable } from '../db/schema.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { ofCallersAccount } from '../identity/records.repository.js';
 import { notFound, unprocessable } from '../errors.js';
 import { checkWebhookUrl, UnsafeUrlError, type UrlPolicy } from './url-safety.js';

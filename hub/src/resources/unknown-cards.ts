@@ -1,9 +1,9 @@
 import type { KeyType, UnknownCard } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
 import { parseJson } from '../db/crud.js';
-import type { Caller } from '../identity/caller.js';
-import { keysWithTokens } from './cards.repository.js';
-import { unknownKeyLogs } from '../resources/resource-logs.repository.js';
+import type { Caller } from '../kernel/caller.js';
+import { keysWithTokens } from '../keys/cards.repository.js';
+import { unknownKeyLogs } from './resource-logs.repository.js';
 
 /** How many refused taps are read at most: enough for weeks of a normal space. */
 const SCAN_LIMIT = 2000;

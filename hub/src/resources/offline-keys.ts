@@ -1,9 +1,10 @@
 import { MAX_OFFLINE_KEYS, offlineKeyHash } from '@makerspace/shared';
 import type { ResourceRow } from '../access/policy.js';
 import type { Db } from '../db/crud.js';
-import { spaceTimezone } from '../billing/settings.js';
-import { localDate } from '../spaces/zoned-time.js';
-import { activeKeysOf, packagePermissionsOn, trainingsOn } from './cards.repository.js';
+import { spaceZone } from '../access/access.repository.js';
+import { executorReads } from '../db/fast-reads.js';
+import { localDate } from '../kernel/zoned-time.js';
+import { activeKeysOf, packagePermissionsOn, trainingsOn } from '../keys/cards.repository.js';
 
 /** The value kept under `key`, loaded on the first ask. */
 function cached<K, V>(map: Map<K, V>, key: K, load: () => V): V {
@@ -53,7 +54,8 @@ export class OfflineKeyFacts {
   }
 
   zone(space: number) {
-    return cached(this.zones, space, () => spaceTimezone(this.db, space));
+    // The policy's own read of the zone (UTC when unset), so both decide on the same day.
+    return cached(this.zones, space, async () => (await spaceZone(executorReads(this.db), space)) ?? 'UTC');
   }
 }
 

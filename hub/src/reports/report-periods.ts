@@ -2,9 +2,9 @@ import type { ReportInterval, ReportPeriod } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import type { RangePage } from '../db/range-page.js';
 import { badRequest } from '../errors.js';
-import type { Caller } from '../identity/caller.js';
-import { spaceTimeZone } from './spaces.repository.js';
-import { addDays, localDate, zonedInstant } from './zoned-time.js';
+import type { Caller } from '../kernel/caller.js';
+import { spaceTimeZone } from '../spaces/spaces.repository.js';
+import { addDays, localDate, zonedInstant } from '../kernel/zoned-time.js';
 
 /**
  * The periods of a report: whole days of the space's time zone from `from` to `until`, cut into

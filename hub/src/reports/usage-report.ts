@@ -1,8 +1,8 @@
 import type { DenyReason, RefusalsReport, ReportQuery, UsageReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
-import type { Caller } from '../identity/caller.js';
-import { frameAnswer, pages, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
-import { refusalRows, resourceNames, sessionRows } from './usage.repository.js';
+import type { Caller } from '../kernel/caller.js';
+import { frameAnswer, pages, periodOfInstant, reportFrameFor } from './report-periods.js';
+import { refusalRows, resourceNames, sessionRows } from '../resources/usage.repository.js';
 
 const hundredths = (seconds: number) => Math.round(seconds / 36) / 100;
 

@@ -1,8 +1,8 @@
 import type { MembersReport, ReportQuery } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
-import { frameAnswer, periodOfDate, reportFrameFor } from '../spaces/report-periods.js';
-import type { Caller } from './caller.js';
-import { membershipRows } from './membership.repository.js';
+import { frameAnswer, periodOfDate, reportFrameFor } from './report-periods.js';
+import type { Caller } from '../kernel/caller.js';
+import { membershipRows } from '../identity/membership.repository.js';
 
 /**
  * Active, new and ended members, by their packages: a member is active on the days one of their

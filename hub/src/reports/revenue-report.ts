@@ -1,10 +1,10 @@
 import type { ReportQuery, RevenueReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
-import type { Caller } from '../identity/caller.js';
+import type { Caller } from '../kernel/caller.js';
 import { resourceNames } from '../resources/usage.repository.js';
-import { frameAnswer, pages, periodOfInstant, reportFrameFor } from '../spaces/report-periods.js';
-import { type Amount, formatMoney, parseMoney } from './money.js';
-import { revenueRows } from './revenue.repository.js';
+import { frameAnswer, pages, periodOfInstant, reportFrameFor } from './report-periods.js';
+import { type Amount, formatMoney, parseMoney } from '../kernel/money.js';
+import { revenueRows } from '../billing/revenue.repository.js';
 
 interface Series {
   amounts: Amount[];

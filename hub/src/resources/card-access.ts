@@ -2,16 +2,11 @@ import type { AccessReply, AccessRequest, DenyReason, KeyRead } from '@makerspac
 import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.js';
 import type { PolicyContext } from '../access/policy.js';
 import { requiredRow, rowById } from '../db/records.js';
-import { stopAndBill } from '../resources/bridge-messages.js';
-import { insertLog } from '../resources/resource-logs.js';
-import { claimAssignment } from './key-assignments.js';
-import { keyByCard, putMemberKey } from './member-keys.js';
-import {
-  recordAttempt,
-  unknownKeyAttempts,
-  runningSessionLog,
-  tapLog,
-} from '../resources/sessions.repository.js';
+import { stopAndBill } from './bridge-messages.js';
+import { insertLog } from './resource-logs.js';
+import { claimAssignment } from '../keys/key-assignments.js';
+import { keyByCard, putMemberKey } from '../keys/member-keys.js';
+import { recordAttempt, unknownKeyAttempts, runningSessionLog, tapLog } from './sessions.repository.js';
 
 /** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
 export const UNKNOWN_KEY_LIMIT = 10;
