@@ -2,7 +2,6 @@ import type { AccessReply, BridgeConfig, KeyRead, StopType } from '@makerspace/s
 import { randomUUID } from 'node:crypto';
 import type { MemberRow, ResourceRow } from '../access/policy.js';
 import { formatMoney, parseMoney } from '../kernel/money.js';
-import { rowById } from '../db/records.js';
 import { bridgeConfigFor } from './bridge-config.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
