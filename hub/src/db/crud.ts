@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -62,4 +62,44 @@ export function writeColumns(input: Record<string, unknown>, booleans: readonly 
   const { lockVersion: _, ...fields } = input;
   for (const key of booleans) fields[key] = flag(fields[key] as boolean | undefined);
   return defined(fields);
+}
+
+type Row<T extends keyof Database> = Selectable<Database[T]>;
+
+/** Equalities on a table's columns: `{ id: 3, account: 1 }` stands for `id = 3 and account = 1`. */
+export type Match<T extends keyof Database> = { [C in keyof Row<T>]?: Exclude<Row<T>[C], null> };
+
+/**
+ * The first row of `table` whose columns equal `match` (each a `where column = value`, in the
+ * order given), with all its columns or only `columns`; undefined when none does.
+ */
+export function firstWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+): Promise<Row<T> | undefined>;
+export function firstWhere<T extends keyof Database, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<Pick<Row<T>, C> | undefined>;
+export function firstWhere(
+  db: Db,
+  table: keyof Database,
+  match: Record<string, unknown>,
+  columns?: readonly string[],
+) {
+  // Kysely cannot type a query over a table chosen at run time: the signatures above do.
+  const from = db.selectFrom(table) as unknown as AnyQuery;
+  let query = columns ? from.select(columns) : from.selectAll();
+  for (const [column, value] of Object.entries(match)) query = query.where(column, '=', value);
+  return query.executeTakeFirst();
+}
+
+interface AnyQuery {
+  select(columns: readonly string[]): AnyQuery;
+  selectAll(): AnyQuery;
+  where(column: string, op: '=', value: unknown): AnyQuery;
+  executeTakeFirst(): Promise<unknown>;
 }
