@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 import { adminOnly, type Caller } from '../kernel/caller.js';
 import { callerOf } from './auth.js';
 
-type App = Parameters<FastifyPluginAsyncZod>[0];
+/** The routes' app, typed by their zod schemas. */
+export type App = Parameters<FastifyPluginAsyncZod>[0];
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Request<S extends FastifySchema> = FastifyRequest<
   RouteGenericInterface,
