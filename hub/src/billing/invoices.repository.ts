@@ -1,5 +1,5 @@
 import { type Insertable, sql } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, firstWhere, allWhere } from '../db/crud.js';
 import type { InvoicesTable } from '../db/schema.js';
 
 /**
@@ -109,11 +109,7 @@ export async function deleteAllocationsOfInvoice(trx: Db, invoiceId: number): Pr
 
 /** Takes a payment off every invoice; returns the invoices it was on. */
 export async function deleteAllocationsOfPayment(db: Db, paymentId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('payment_allocations')
-    .select('invoice')
-    .where('payment', '=', paymentId)
-    .execute();
+  const rows = await allWhere(db, 'payment_allocations', { payment: paymentId }, ['invoice']);
   await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
   return rows.map((r) => r.invoice);
 }

@@ -102,6 +102,16 @@ export function firstWhere(
   return (columns ? query.select(columns) : query.selectAll()).executeTakeFirst();
 }
 
+/** Every row of `table` whose columns equal `match`, with only `columns`, in no particular order. */
+export function allWhere<T extends keyof Database, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<Pick<Row<T>, C>[]> {
+  return matching(db, table, match).select(columns).execute() as Promise<Pick<Row<T>, C>[]>;
+}
+
 /** How many rows of `table` have columns equal to `match`. */
 export async function countWhere<T extends keyof Database>(
   db: Db,
@@ -122,4 +132,5 @@ interface AnyQuery {
   selectAll(): AnyQuery;
   where(column: string, op: '=', value: unknown): AnyQuery;
   executeTakeFirst(): Promise<unknown>;
+  execute(): Promise<unknown[]>;
 }
