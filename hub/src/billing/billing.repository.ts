@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, allWhere } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 
 /**
@@ -46,23 +46,9 @@ export function uninvoicedCharges(db: Db, memberId: number) {
  */
 export async function balanceAmounts(db: Db, accountId: number) {
   const [payments, charges, invoices] = await Promise.all([
-    db
-      .selectFrom('payments')
-      .select(['member', 'total'])
-      .where('account', '=', accountId)
-      .where('state', '=', 'completed')
-      .execute(),
-    db
-      .selectFrom('charges')
-      .select(['member', 'price', 'invoice'])
-      .where('account', '=', accountId)
-      .execute(),
-    db
-      .selectFrom('invoices')
-      .select(['member', 'total', 'paid'])
-      .where('account', '=', accountId)
-      .where('state', '=', 'unpaid')
-      .execute(),
+    allWhere(db, 'payments', { account: accountId, state: 'completed' }, ['member', 'total']),
+    allWhere(db, 'charges', { account: accountId }, ['member', 'price', 'invoice']),
+    allWhere(db, 'invoices', { account: accountId, state: 'unpaid' }, ['member', 'total', 'paid']),
   ]);
   return { payments, charges, invoices };
 }
@@ -132,12 +118,7 @@ export function billingRows<T extends BillingTable>(
  * after the other.
  */
 export async function memberBalanceAmounts(db: Db, memberId: number) {
-  const payments = await db
-    .selectFrom('payments')
-    .select('total')
-    .where('member', '=', memberId)
-    .where('state', '=', 'completed')
-    .execute();
+  const payments = await allWhere(db, 'payments', { member: memberId, state: 'completed' }, ['total']);
   const charges = await db.selectFrom('charges').select('price').where('member', '=', memberId).execute();
   return { payments, charges };
 }
@@ -161,12 +142,7 @@ export async function memberBalanceRows(db: Db, memberId: number) {
       .where('state', '!=', 'cancelled')
       .where('cancelledInvoice', 'is', null)
       .execute(),
-    db
-      .selectFrom('payments')
-      .select(['id', 'date', 'total', 'notes'])
-      .where('member', '=', memberId)
-      .where('state', '=', 'completed')
-      .execute(),
+    allWhere(db, 'payments', { member: memberId, state: 'completed' }, ['id', 'date', 'total', 'notes']),
   ]);
   return { charges, invoices, payments };
 }

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import type { CreditUsesTable, MemberCreditsTable } from '../db/schema.js';
 
 /**
@@ -47,13 +47,7 @@ export function creditsGrantedBy(db: Db, source: 'memberPackage' | 'packageCredi
 
 /** The credit a member package got from a package credit for the period from `fromDate`, if any. */
 export function grantedCredit(db: Db, memberPackage: number, packageCredit: number, fromDate: string) {
-  return db
-    .selectFrom('member_credits')
-    .select('id')
-    .where('memberPackage', '=', memberPackage)
-    .where('packageCredit', '=', packageCredit)
-    .where('fromDate', '=', fromDate)
-    .executeTakeFirst();
+  return firstWhere(db, 'member_credits', { memberPackage, packageCredit, fromDate }, ['id']);
 }
 
 export function insertMemberCredit(db: Db, values: Insertable<MemberCreditsTable>) {

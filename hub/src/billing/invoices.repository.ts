@@ -1,5 +1,5 @@
 import { type Insertable, sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere, allWhere } from '../db/crud.js';
 import type { InvoicesTable } from '../db/schema.js';
 
 /**
@@ -82,12 +82,7 @@ export function allocatedAmounts(db: Db, side: 'invoice' | 'payment', id: number
 
 /** The amount of a payment on an invoice, if any. */
 export function allocationOf(db: Db, paymentId: number, invoiceId: number) {
-  return db
-    .selectFrom('payment_allocations')
-    .select('amount')
-    .where('payment', '=', paymentId)
-    .where('invoice', '=', invoiceId)
-    .executeTakeFirst();
+  return firstWhere(db, 'payment_allocations', { payment: paymentId, invoice: invoiceId }, ['amount']);
 }
 
 /** Sets the amount of a payment on an invoice: the allocation read (`exists`) or a new one. */
@@ -114,11 +109,7 @@ export async function deleteAllocationsOfInvoice(trx: Db, invoiceId: number): Pr
 
 /** Takes a payment off every invoice; returns the invoices it was on. */
 export async function deleteAllocationsOfPayment(db: Db, paymentId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('payment_allocations')
-    .select('invoice')
-    .where('payment', '=', paymentId)
-    .execute();
+  const rows = await allWhere(db, 'payment_allocations', { payment: paymentId }, ['invoice']);
   await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
   return rows.map((r) => r.invoice);
 }

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import type { PaymentRequestsTable } from '../db/schema.js';
 
 /**
@@ -41,11 +41,7 @@ export type PaymentPart = 'paymentAccount' | 'paymentMethod';
 
 /** A member's payment details row, if one was written. */
 export function paymentDetailsOf(db: Db, memberId: number) {
-  return db
-    .selectFrom('member_payment_details')
-    .selectAll()
-    .where('member', '=', memberId)
-    .executeTakeFirst();
+  return firstWhere(db, 'member_payment_details', { member: memberId });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 
 /**
@@ -41,9 +41,10 @@ export async function advanceInvoiceNumber(trx: Db, settingsId: number): Promise
 
 /** The SEPA creditor fields of a space's settings, if it has settings. */
 export function sepaSettings(db: Db, spaceId: number) {
-  return db
-    .selectFrom('space_billing_settings')
-    .select(['sepaCreditorId', 'sepaAccountOwnerName', 'sepaMandateText', 'statementName'])
-    .where('space', '=', spaceId)
-    .executeTakeFirst();
+  return firstWhere(db, 'space_billing_settings', { space: spaceId }, [
+    'sepaCreditorId',
+    'sepaAccountOwnerName',
+    'sepaMandateText',
+    'statementName',
+  ]);
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -62,4 +62,75 @@ export function writeColumns(input: Record<string, unknown>, booleans: readonly 
   const { lockVersion: _, ...fields } = input;
   for (const key of booleans) fields[key] = flag(fields[key] as boolean | undefined);
   return defined(fields);
+}
+
+type Row<T extends keyof Database> = Selectable<Database[T]>;
+
+/** Equalities on a table's columns: `{ id: 3, account: 1 }` stands for `id = 3 and account = 1`. */
+export type Match<T extends keyof Database> = { [C in keyof Row<T>]?: Exclude<Row<T>[C], null> };
+
+/** The rows of `table` whose columns equal `match`: each a `where column = value`, in the order given. */
+function matching(db: Db, table: keyof Database, match: Record<string, unknown>): AnyQuery {
+  // Kysely cannot type a query over a table chosen at run time: the exported signatures do.
+  let query = db.selectFrom(table) as unknown as AnyQuery;
+  for (const [column, value] of Object.entries(match)) query = query.where(column, '=', value);
+  return query;
+}
+
+/**
+ * The first row of `table` whose columns equal `match`, with all its columns or only
+ * `columns`; undefined when none does.
+ */
+export function firstWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+): Promise<Row<T> | undefined>;
+export function firstWhere<T extends keyof Database, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<Pick<Row<T>, C> | undefined>;
+export function firstWhere(
+  db: Db,
+  table: keyof Database,
+  match: Record<string, unknown>,
+  columns?: readonly string[],
+) {
+  const query = matching(db, table, match);
+  return (columns ? query.select(columns) : query.selectAll()).executeTakeFirst();
+}
+
+/** Every row of `table` whose columns equal `match`, with only `columns`, in no particular order. */
+export function allWhere<T extends keyof Database, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<Pick<Row<T>, C>[]> {
+  return matching(db, table, match).select(columns).execute() as Promise<Pick<Row<T>, C>[]>;
+}
+
+/** How many rows of `table` have columns equal to `match`. */
+export async function countWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+): Promise<number> {
+  const row = (await matching(db, table, match)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst()) as { n: number | string | bigint } | undefined;
+  // SQLite answers numbers, PostgreSQL strings.
+  return Number(row?.n ?? 0);
+}
+
+interface AnyQuery {
+  select(
+    columns: readonly string[] | ((eb: ExpressionBuilder<Database, keyof Database>) => unknown),
+  ): AnyQuery;
+  selectAll(): AnyQuery;
+  where(column: string, op: '=', value: unknown): AnyQuery;
+  executeTakeFirst(): Promise<unknown>;
+  execute(): Promise<unknown[]>;
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/crud.js';
+import { type Db, allWhere } from '../db/crud.js';
 
 /**
  * Every package a member of the account has held or holds (its days, YYYY-MM-DD in the space's
@@ -6,9 +6,5 @@ import type { Db } from '../db/crud.js';
  * whole history is read, since "new" and "ended" depend on packages outside the range too.
  */
 export function membershipRows(db: Db, account: number) {
-  return db
-    .selectFrom('member_packages')
-    .select(['member', 'fromDate', 'untilDate'])
-    .where('account', '=', account)
-    .execute();
+  return allWhere(db, 'member_packages', { account }, ['member', 'fromDate', 'untilDate']);
 }

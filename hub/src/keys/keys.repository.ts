@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import type { KeyAssignmentsTable, MemberKeysTable } from '../db/schema.js';
 
 // ---- member keys ----
@@ -15,12 +15,7 @@ export function keysOfMembers(db: Db, memberIds: number[]) {
 
 /** The member of the account who holds this token, if any. */
 export function holderOfToken(db: Db, account: number, token: string) {
-  return db
-    .selectFrom('member_keys')
-    .select('member')
-    .where('account', '=', account)
-    .where('token', '=', token)
-    .executeTakeFirst();
+  return firstWhere(db, 'member_keys', { account, token }, ['member']);
 }
 
 /** Rewrites a key (lockVersion + 1); answers the stored row. */
@@ -57,13 +52,7 @@ export async function deleteMemberKeyRow(db: Db, id: number): Promise<boolean> {
 
 /** The key of this card (type and upper-case token) in the account. */
 export function keyOfCard(db: Db, account: number, card: { type: string; token: string }) {
-  return db
-    .selectFrom('member_keys')
-    .selectAll()
-    .where('account', '=', account)
-    .where('type', '=', card.type)
-    .where('token', '=', card.token)
-    .executeTakeFirst();
+  return firstWhere(db, 'member_keys', { account, type: card.type, token: card.token });
 }
 
 // ---- key assignments ----

@@ -1,6 +1,6 @@
-import type { MembersReport, ReportQuery } from '@makerspace/shared';
+import type { MembersReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
-import { frameAnswer, periodOfDate, reportFrameFor } from './report-periods.js';
+import { frameAnswer, periodOfDate, type ReportFrame } from './report-periods.js';
 import type { Caller } from '../kernel/caller.js';
 import { membershipRows } from '../identity/membership.repository.js';
 
@@ -9,13 +9,7 @@ import { membershipRows } from '../identity/membership.repository.js';
  * packages covers, new in the period their first package starts, and ended in the period their
  * last package ends when no package of theirs is open-ended or runs on beyond it.
  */
-export async function membersReport(
-  db: Db,
-  caller: Caller,
-  query: ReportQuery,
-  now: Date,
-): Promise<MembersReport> {
-  const frame = await reportFrameFor(db, caller, query, now);
+export async function membersReport(db: Db, caller: Caller, frame: ReportFrame): Promise<MembersReport> {
   const n = frame.periods.length;
   const spans = new Map<number, { from: string; until: string | null }[]>();
   for (const row of await membershipRows(db, caller.accountId)) {

@@ -1,8 +1,8 @@
-import type { ReportQuery, RevenueReport } from '@makerspace/shared';
+import type { RevenueReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import type { Caller } from '../kernel/caller.js';
 import { resourceNames } from '../resources/usage.repository.js';
-import { frameAnswer, pages, periodOfInstant, reportFrameFor } from './report-periods.js';
+import { frameAnswer, pages, periodOfInstant, type ReportFrame } from './report-periods.js';
 import { type Amount, formatMoney, parseMoney } from '../kernel/money.js';
 import { revenueRows } from '../billing/revenue.repository.js';
 
@@ -28,13 +28,7 @@ const answer = (s: Series) => ({ amounts: s.amounts.map(formatMoney), total: for
  * they bill, summed exactly (billing/money.ts). A charge of neither (added by hand) counts as
  * other; every charge counts once in the total.
  */
-export async function revenueReport(
-  db: Db,
-  caller: Caller,
-  query: ReportQuery,
-  now: Date,
-): Promise<RevenueReport> {
-  const frame = await reportFrameFor(db, caller, query, now);
+export async function revenueReport(db: Db, caller: Caller, frame: ReportFrame): Promise<RevenueReport> {
   const n = frame.periods.length;
   const resources = await resourceNames(db, caller.accountId);
   const rows = pages(caller.accountId, frame, (page) => revenueRows(db, page));

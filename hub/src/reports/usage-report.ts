@@ -1,7 +1,7 @@
-import type { DenyReason, RefusalsReport, ReportQuery, UsageReport } from '@makerspace/shared';
+import type { DenyReason, RefusalsReport, UsageReport } from '@makerspace/shared';
 import type { Db } from '../db/crud.js';
 import type { Caller } from '../kernel/caller.js';
-import { frameAnswer, pages, periodOfInstant, reportFrameFor } from './report-periods.js';
+import { frameAnswer, pages, periodOfInstant, type ReportFrame } from './report-periods.js';
 import { refusalRows, resourceNames, sessionRows } from '../resources/usage.repository.js';
 
 const hundredths = (seconds: number) => Math.round(seconds / 36) / 100;
@@ -14,10 +14,9 @@ const hundredths = (seconds: number) => Math.round(seconds / 36) / 100;
 export async function usageReport(
   db: Db,
   caller: Caller,
-  query: ReportQuery,
+  frame: ReportFrame,
   now: Date,
 ): Promise<UsageReport> {
-  const frame = await reportFrameFor(db, caller, query, now);
   const resources = await resourceNames(db, caller.accountId);
   const n = frame.periods.length;
   const figures = new Map(
@@ -49,13 +48,7 @@ export async function usageReport(
 }
 
 /** Refusals by reason: the denied logs of each period, the most frequent reason first. */
-export async function refusalsReport(
-  db: Db,
-  caller: Caller,
-  query: ReportQuery,
-  now: Date,
-): Promise<RefusalsReport> {
-  const frame = await reportFrameFor(db, caller, query, now);
+export async function refusalsReport(db: Db, caller: Caller, frame: ReportFrame): Promise<RefusalsReport> {
   const rows = pages(caller.accountId, frame, (page) => refusalRows(db, page));
   const byReason = new Map<DenyReason | null, number[]>();
   let total = 0;

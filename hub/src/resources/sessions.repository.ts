@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
 import { rawRows } from '../db/fast-reads.js';
 import type { MembersTable, ResourceLogsTable, ResourcesTable } from '../db/schema.js';
@@ -66,11 +66,7 @@ export async function unknownKeyAttempts(db: Db, resource: number, since: string
 
 /** The bridge's `offline` flag (why a switch-on cannot reach it); undefined without a bridge. */
 export async function bridgeOfflineFlag(db: Db, resourceId: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('bridges')
-    .select('offline')
-    .where('resource', '=', resourceId)
-    .executeTakeFirst();
+  const row = await firstWhere(db, 'bridges', { resource: resourceId }, ['offline']);
   return row === undefined ? undefined : Number(row.offline);
 }
 
@@ -148,12 +144,7 @@ export function sessionLogRow(db: Db, resource: number, sessionId: string): Prom
 
 /** The log the agent wrote under a client id (a tap id). */
 export function logByClientId(db: Db, resource: number, clientId: string) {
-  return db
-    .selectFrom('resource_logs')
-    .select(['id', 'offline'])
-    .where('resource', '=', resource)
-    .where('clientId', '=', clientId)
-    .executeTakeFirst();
+  return firstWhere(db, 'resource_logs', { resource, clientId }, ['id', 'offline']);
 }
 
 /** The log of a tap (by its tap id) with its member's name: the answer already given to it. */
@@ -251,12 +242,7 @@ export async function setPendingTimedOut(db: Db, commandId: string): Promise<voi
 }
 
 export function pendingSwitchOn(db: Db, resource: number, commandId: string) {
-  return db
-    .selectFrom('pending_switch_ons')
-    .selectAll()
-    .where('commandId', '=', commandId)
-    .where('resource', '=', resource)
-    .executeTakeFirst();
+  return firstWhere(db, 'pending_switch_ons', { commandId, resource });
 }
 
 export function pendingSwitchOnsOf(db: Db, resource: number) {

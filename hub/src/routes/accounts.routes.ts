@@ -2,9 +2,9 @@ import { AccountPaymentInfo, AccountRecord, AccountUpdate } from '@makerspace/sh
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { defined, flag } from '../db/crud.js';
-import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../kernel/caller.js';
 import { pathId } from '../http/params.js';
@@ -45,21 +45,20 @@ const IdParams = z.object({ accountId: pathId });
 
 export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, accounts, async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/accounts/:accountId/payment-info',
       {
-        schema: {
-          tags: ['accounts'],
-          summary: 'How the account pays',
-          description:
-            '`{id, paymentMethod, lockVersion}`. A self-hosted hub bills no account, so `paymentMethod` is null. Owners and admins.',
-          admins: true,
-          params: IdParams,
-          response: { 200: AccountPaymentInfo },
-        },
+        tags: ['accounts'],
+        summary: 'How the account pays',
+        description:
+          '`{id, paymentMethod, lockVersion}`. A self-hosted hub bills no account, so `paymentMethod` is null. Owners and admins.',
+        admins: true,
+        params: IdParams,
+        response: { 200: AccountPaymentInfo },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (request, caller) => {
         const row = await findIn(accounts, ctx, caller, {}, request.params.accountId);
         adminOnly(caller);
         // The hub is self-hosted: nobody bills the account, so it has no payment method.

@@ -8,6 +8,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
+import { adminRoute } from '../http/route.js';
 import { requireAdmin } from '../http/auth.js';
 import { createPairing, redeemPairing } from '../resources/pairing.js';
 import { findResourceInAccount } from '../resources/resources.js';
@@ -56,21 +57,19 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request) => redeemPairing(ctx, request.body.code),
     );
 
-    app.get(
+    adminRoute(
+      app,
+      'get',
       '/unknown-cards',
       {
-        schema: {
-          tags: ['keys'],
-          summary: 'Cards recently refused as unknown (admins), to assign to a member',
-          description:
-            'From the denied resource logs with reason unknownKey, newest first; a card assigned to a member since is left out.',
-          admins: true,
-          querystring: UnknownCardsQuery,
-          response: { 200: z.array(UnknownCard) },
-        },
+        tags: ['keys'],
+        summary: 'Cards recently refused as unknown (admins), to assign to a member',
+        description:
+          'From the denied resource logs with reason unknownKey, newest first; a card assigned to a member since is left out.',
+        querystring: UnknownCardsQuery,
+        response: { 200: z.array(UnknownCard) },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         return recentUnknownCards(ctx, caller, request.query);
       },
     );

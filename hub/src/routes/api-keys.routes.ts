@@ -2,9 +2,9 @@ import { ApiKeyCreate, ApiKeyRecord, ApiKeyToken, ApiKeyUpdate, Id } from '@make
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../errors.js';
-import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
 import { isAdmin } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
@@ -78,23 +78,22 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, apiKeys, async (app) => {
     // The token is read back only by its member or the account's admins, and only by a call
     // that is itself made with an API key (DESIGN 4).
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/api-keys/:apiKeyId/token',
       {
-        schema: {
-          tags: ['api-keys'],
-          summary: "Read an API key's token",
-          description:
-            "The key's token, for its member and the account's admins, and only to a call made with an API key.",
-          errors: {
-            403: 'The call was made with a browser session (`data.reason: apiKeyRequired`), or the caller is neither the key’s member nor an admin of its account.',
-          },
-          params: z.object({ apiKeyId: pathId }),
-          response: { 200: ApiKeyToken },
+        tags: ['api-keys'],
+        summary: "Read an API key's token",
+        description:
+          "The key's token, for its member and the account's admins, and only to a call made with an API key.",
+        errors: {
+          403: 'The call was made with a browser session (`data.reason: apiKeyRequired`), or the caller is neither the key’s member nor an admin of its account.',
         },
+        params: z.object({ apiKeyId: pathId }),
+        response: { 200: ApiKeyToken },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (request, caller) => {
         const row = await findIn(apiKeys, ctx, caller, {}, request.params.apiKeyId);
         if (caller.via !== 'apiKey') {
           throw forbidden('An API key token is shown only to calls made with an API key', {

@@ -1,9 +1,9 @@
 import { AvailabilityQuery, HubInfo, ResourceAvailability, SetupProgress } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { badRequest } from '../errors.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
 import { ResourceParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
+import { adminRoute, memberRoute } from '../http/route.js';
 import { findResource } from '../resources/resources.js';
 import { busyTimes, setupFacts, timezoneOfSpace } from '../spaces/first-run.repository.js';
 import { openingHoursOf } from '../spaces/spaces.repository.js';
@@ -41,20 +41,18 @@ export function firstRunRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async () => hubInfo(),
     );
 
-    app.get(
+    adminRoute(
+      app,
+      'get',
       '/setup-progress',
       {
-        schema: {
-          tags: ['spaces'],
-          summary: 'What a new makerspace has set up so far (admins): the first-run checklist',
-          description:
-            'Whether HUB_PUBLIC_URL and mail are set, each active space’s time zone and number of opening-hour ranges, and how many active packages, active resources, bridges and invited members the account has.',
-          admins: true,
-          response: { 200: SetupProgress },
-        },
+        tags: ['spaces'],
+        summary: 'What a new makerspace has set up so far (admins): the first-run checklist',
+        description:
+          'Whether HUB_PUBLIC_URL and mail are set, each active space’s time zone and number of opening-hour ranges, and how many active packages, active resources, bridges and invited members the account has.',
+        response: { 200: SetupProgress },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
+      async (_request, caller) => {
         const info = hubInfo();
         return {
           publicUrlSet: info.publicUrlSet,
@@ -64,21 +62,20 @@ export function firstRunRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/resources/:resourceId/availability',
       {
-        schema: {
-          tags: ['bookings'],
-          summary: 'Free/busy view of a resource for booking (members who see it)',
-          description:
-            'The confirmed bookings of the resource between `from` and `until` (at most 31 days), without whose they are except the caller’s own (`mine`), with the space’s time zone and opening hours, so a member books in the space’s wall time whatever their phone’s zone.',
-          params: ResourceParams,
-          querystring: AvailabilityQuery,
-          response: { 200: ResourceAvailability },
-        },
+        tags: ['bookings'],
+        summary: 'Free/busy view of a resource for booking (members who see it)',
+        description:
+          'The confirmed bookings of the resource between `from` and `until` (at most 31 days), without whose they are except the caller’s own (`mine`), with the space’s time zone and opening hours, so a member books in the space’s wall time whatever their phone’s zone.',
+        params: ResourceParams,
+        querystring: AvailabilityQuery,
+        response: { 200: ResourceAvailability },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (request, caller) => {
         const resource = await findResource(ctx.db, caller, request.params.resourceId);
         const from = new Date(request.query.from);
         const until = new Date(request.query.until);

@@ -17,9 +17,10 @@ import {
 } from '../billing/invoices.js';
 import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { defined } from '../db/crud.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { adminRoute } from '../http/route.js';
 import { billingList } from './billing-lists.js';
 import { pathId } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
@@ -80,24 +81,22 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, invoices, async (app) => {
     const tags = ['invoices'];
 
-    app.post(
+    adminRoute(
+      app,
+      'post',
       '/invoices/:invoiceId/cancel',
       {
-        schema: {
-          tags,
-          summary: 'Cancel an invoice',
-          description:
-            'The invoice keeps its number and reads `cancelled`; its charges go on the next invoice and its payments are released to the member’s other invoices.',
-          admins: true,
-          errors: { 409: 'The invoice is already cancelled (`data.alreadyCancelled`).' },
-          example: { lockVersion: 2 },
-          params: IdParams,
-          body: InvoiceCancel,
-          response: { 200: z.object({}) },
-        },
+        tags,
+        summary: 'Cancel an invoice',
+        description:
+          'The invoice keeps its number and reads `cancelled`; its charges go on the next invoice and its payments are released to the member’s other invoices.',
+        errors: { 409: 'The invoice is already cancelled (`data.alreadyCancelled`).' },
+        example: { lockVersion: 2 },
+        params: IdParams,
+        body: InvoiceCancel,
+        response: { 200: z.object({}) },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         const at = ctx.clock.now().toISOString();
         await ctx.events.transaction((trx) =>
           cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion, at),

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerOf } from '../http/auth.js';
 import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { unwrittenRecord } from '../http/unwritten.js';
 import {
   deviceChangeRecord,
@@ -79,22 +80,21 @@ export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.put(
+    memberRoute(
+      app,
+      'put',
       '/members/:memberId/device',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Set a member’s device',
-          description:
-            'The member (or an admin) sets it; fields left out keep their value. Each write adds a device change.',
-          example: { name: 'Ada’s phone', details: 'Android 15', userAgent: 'MakerspaceApp/2.1' },
-          params: MemberParams,
-          body: MemberDeviceUpdate,
-          response: { 200: MemberDeviceRecord },
-        },
+        tags: ['members'],
+        summary: 'Set a member’s device',
+        description:
+          'The member (or an admin) sets it; fields left out keep their value. Each write adds a device change.',
+        example: { name: 'Ada’s phone', details: 'Android 15', userAgent: 'MakerspaceApp/2.1' },
+        params: MemberParams,
+        body: MemberDeviceUpdate,
+        response: { 200: MemberDeviceRecord },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (request, caller) => {
         const member = await findMember(ctx.db, caller, request.params.memberId);
         const at = ctx.clock.now().toISOString();
         const row = await ctx.events.transaction((trx) =>

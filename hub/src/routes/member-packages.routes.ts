@@ -11,9 +11,9 @@ import {
   memberPackageChanged,
   previewMemberPackage,
 } from '../billing/package-billing.js';
-import { requireAdmin } from '../http/auth.js';
 import { MemberParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
+import { adminRoute } from '../http/route.js';
 import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
 import { collection, underMember } from '../http/collection.js';
 import { findMember } from '../identity/members.js';
@@ -94,24 +94,22 @@ export const memberPackages = collection({
 /** The charges and credits giving a member a package would create, before it is given. */
 export function memberPackagePreviewRoute(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post(
+    adminRoute(
+      app,
+      'post',
       '/members/:memberId/packages/preview',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Preview giving a member a package: its charges and credits',
-          description:
-            'Takes the body of `POST /members/{memberId}/packages` and answers what that call would charge and grant (the setup fee, the first period’s fee, pro rata when the package prorates, and the first credits), computed by billing itself in a transaction that is then rolled back: nothing is written. A package starting later than today shows what its billing will charge on `fromDate`.',
-          admins: true,
-          errors: { 422: packageRefused },
-          example: { package: 2, fromDate: '2026-12-10' },
-          params: MemberParams,
-          body: MemberPackageCreate,
-          response: { 200: MemberPackagePreview },
-        },
+        tags: ['members'],
+        summary: 'Preview giving a member a package: its charges and credits',
+        description:
+          'Takes the body of `POST /members/{memberId}/packages` and answers what that call would charge and grant (the setup fee, the first period’s fee, pro rata when the package prorates, and the first credits), computed by billing itself in a transaction that is then rolled back: nothing is written. A package starting later than today shows what its billing will charge on `fromDate`.',
+        errors: { 422: packageRefused },
+        example: { package: 2, fromDate: '2026-12-10' },
+        params: MemberParams,
+        body: MemberPackageCreate,
+        response: { 200: MemberPackagePreview },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         const at = ctx.clock.now();
         return previewMemberPackage((fn) => ctx.events.transaction(fn), {
           member: await findMember(ctx.db, caller, request.params.memberId),

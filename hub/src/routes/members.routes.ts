@@ -10,10 +10,11 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
+import { adminRoute } from '../http/route.js';
 import { memberEmbeds, membersWithEmbeds } from '../http/member-embeds.js';
 import {
   createMember,
@@ -157,26 +158,24 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.put(
+    adminRoute(
+      app,
+      'put',
       '/members/:memberId/privileges',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Set a member’s privileges',
-          description:
-            'Admins make members admins or plain members; only owners grant or take away `owner`. Nobody changes their own privileges (another admin or owner must), and an account keeps at least one owner. Setting the privileges a member already has changes nothing.',
-          admins: true,
-          errors: {
-            422: 'The change would leave the account without an owner (`data.lastOwner`), or the caller tried to change their own privileges (`data.ownPrivileges`).',
-          },
-          example: { privileges: 'admin' },
-          params: MemberParams,
-          body: Privileges,
-          response: { 200: Privileges },
+        tags: ['members'],
+        summary: 'Set a member’s privileges',
+        description:
+          'Admins make members admins or plain members; only owners grant or take away `owner`. Nobody changes their own privileges (another admin or owner must), and an account keeps at least one owner. Setting the privileges a member already has changes nothing.',
+        errors: {
+          422: 'The change would leave the account without an owner (`data.lastOwner`), or the caller tried to change their own privileges (`data.ownPrivileges`).',
         },
+        example: { privileges: 'admin' },
+        params: MemberParams,
+        body: Privileges,
+        response: { 200: Privileges },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         const row = await findMember(ctx.db, caller, request.params.memberId);
         await setPrivileges(ctx.db, caller, row, request.body.privileges);
         ctx.auth.invalidate();

@@ -20,9 +20,9 @@ import {
   requestPayment,
   visiblePayments,
 } from '../billing/payments.js';
-import { requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { adminRoute } from '../http/route.js';
 import { billingList } from './billing-lists.js';
 import { pathId } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
@@ -88,24 +88,22 @@ export function paymentsRoutes(
   provider: PaymentProvider = new ManualTransferProvider(),
 ): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, payments, async (app) => {
-    app.post(
+    adminRoute(
+      app,
+      'post',
       '/payments/:paymentId/request-payment',
       {
-        schema: {
-          tags: ['payments'],
-          summary: 'Ask a member to pay',
-          description:
-            'Creates a payment request for a pending payment with a reference and payment instructions.',
-          admins: true,
-          errors: { 409: 'The payment is already completed (`data.alreadyPaid`).' },
-          example: { notes: 'Please pay by the end of the month' },
-          params: IdParams,
-          body: PaymentRequestCreate,
-          response: { 200: PaymentRequestRecord },
-        },
+        tags: ['payments'],
+        summary: 'Ask a member to pay',
+        description:
+          'Creates a payment request for a pending payment with a reference and payment instructions.',
+        errors: { 409: 'The payment is already completed (`data.alreadyPaid`).' },
+        example: { notes: 'Please pay by the end of the month' },
+        params: IdParams,
+        body: PaymentRequestCreate,
+        response: { 200: PaymentRequestRecord },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         const row = await findIn(payments, ctx, caller, {}, request.params.paymentId);
         const created = await requestPayment(
           ctx.db,

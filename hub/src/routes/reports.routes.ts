@@ -3,18 +3,19 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { revenueReport } from '../reports/revenue-report.js';
 import type { Db } from '../db/crud.js';
-import { requireAdmin } from '../http/auth.js';
+import { adminRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../kernel/caller.js';
 import { membersReport } from '../reports/members-report.js';
 import { refusalsReport, usageReport } from '../reports/usage-report.js';
+import { type ReportFrame, reportFrameFor } from '../reports/report-periods.js';
 
 interface Report {
   path: string;
   summary: string;
   description: string;
   answer: z.ZodType;
-  figures(db: Db, caller: Caller, query: ReportQuery, now: Date): Promise<unknown>;
+  figures(db: Db, caller: Caller, frame: ReportFrame, now: Date): Promise<unknown>;
 }
 
 const range =
@@ -55,19 +56,22 @@ const reports: Report[] = [
 export function reportsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const report of reports) {
-      app.get(
+      adminRoute(
+        app,
+        'get',
         report.path,
         {
-          schema: {
-            tags: ['reports'],
-            summary: report.summary,
-            description: report.description,
-            admins: true,
-            querystring: ReportQuery,
-            response: { 200: report.answer },
-          },
+          tags: ['reports'],
+          summary: report.summary,
+          description: report.description,
+          querystring: ReportQuery,
+          response: { 200: report.answer },
         },
-        async (request) => report.figures(ctx.db, requireAdmin(request), request.query, ctx.clock.now()),
+        async (request, caller) => {
+          const now = ctx.clock.now();
+          const frame = await reportFrameFor(ctx.db, caller, request.query, now);
+          return report.figures(ctx.db, caller, frame, now);
+        },
       );
     }
   };

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { notFound } from '../errors.js';
 import { clearSessionCookie } from '../sign-in/cookie.js';
 import { sessionRecord } from '../sign-in/sessions.js';
@@ -14,18 +15,17 @@ const SessionParams = z.object({ sessionId: pathId });
 /** docs/SIGN-IN.md: the caller's browser sessions (list, the current one, ending them). */
 export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/user/sessions',
       {
-        schema: {
-          tags,
-          summary: "The caller's active browser sessions",
-          description: 'Where the member is signed in.',
-          response: { 200: z.array(BrowserSession) },
-        },
+        tags,
+        summary: "The caller's active browser sessions",
+        description: 'Where the member is signed in.',
+        response: { 200: z.array(BrowserSession) },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (_request, caller) => {
         const rows = await ctx.sessions.list(caller.memberId);
         return rows.map((row) => sessionRecord(row, caller.sessionId));
       },

@@ -1,8 +1,7 @@
 import { BillingSettingsRecord, BillingSettingsUpdate } from '@makerspace/shared';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../http/auth.js';
-import { type Collection, collection, updateIn } from '../http/collection.js';
+import { collection, updateIn } from '../http/collection.js';
 import { lockedNote } from '../http/openapi-doc.js';
 import { SpaceParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
@@ -15,7 +14,8 @@ import {
   ensureBillingSettings,
   visibleBillingSettings,
 } from '../spaces/spaces.repository.js';
-import { spaceAccess } from './space-extras.routes.js';
+import type { SpaceAccess } from './space-extras.routes.js';
+import type { App } from '../http/route.js';
 
 const tags = ['spaces'];
 
@@ -56,13 +56,8 @@ export const billingSettings = collection({
  * A space's billing settings by its path (spec 4.9), and the Stripe disconnect (also at the
  * spec's singular /space path).
  */
-export function registerSpaceBilling(
-  fastify: FastifyInstance,
-  ctx: HubServices,
-  spaces: Collection<'spaces'>,
-): void {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { spaceOf, spaceToManage } = spaceAccess(ctx, spaces);
+export function registerSpaceBilling(app: App, ctx: HubServices, access: SpaceAccess): void {
+  const { spaceOf, spaceToManage } = access;
   const settingsOf = async (request: FastifyRequest, spaceId: number) =>
     ensureBillingSettings(ctx.db, await spaceOf(request, spaceId), ctx.clock.now().toISOString());
 

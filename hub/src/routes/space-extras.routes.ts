@@ -1,11 +1,11 @@
 import { CalendarUrl, OpeningHours } from '@makerspace/shared';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { notFound, unprocessable } from '../errors.js';
 import { callerOf } from '../http/auth.js';
 import { type Collection, findIn } from '../http/collection.js';
 import { publicOrigin } from '../http/server-options.js';
+import type { App } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
 import { adminOnly } from '../kernel/caller.js';
 import { newToken } from '../secrets.js';
@@ -23,6 +23,8 @@ import { SpaceParams } from '../http/params.js';
 const tags = ['spaces'];
 
 /** The space a path names as the caller sees it, and the same for a write of its parts. */
+export type SpaceAccess = ReturnType<typeof spaceAccess>;
+
 export function spaceAccess(ctx: HubServices, spaces: Collection<'spaces'>) {
   const spaceOf = (request: FastifyRequest, spaceId: number) =>
     findIn(spaces, ctx, callerOf(request), {}, spaceId);
@@ -40,13 +42,8 @@ export function spaceAccess(ctx: HubServices, spaces: Collection<'spaces'>) {
  * as a whole), and the calendar token and its public feed. Its billing settings are in
  * space-billing.routes.ts.
  */
-export function registerSpaceExtras(
-  fastify: FastifyInstance,
-  ctx: HubServices,
-  spaces: Collection<'spaces'>,
-): void {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { spaceOf, spaceToManage } = spaceAccess(ctx, spaces);
+export function registerSpaceExtras(app: App, ctx: HubServices, access: SpaceAccess): void {
+  const { spaceOf, spaceToManage } = access;
 
   app.get(
     '/spaces/:spaceId/opening-hours',

@@ -24,7 +24,7 @@ import {
   upcomingOnly,
   visibleSpaces,
 } from '../spaces/spaces.repository.js';
-import { registerSpaceExtras } from './space-extras.routes.js';
+import { registerSpaceExtras, spaceAccess } from './space-extras.routes.js';
 import { billingSettings, registerSpaceBilling } from './space-billing.routes.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
@@ -178,7 +178,8 @@ export const holidays = collection({
 export function spacesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const c of [spaces, holidays, billingSettings]) registerCollection(app, ctx, c as never);
-    registerSpaceExtras(app, ctx, spaces);
-    registerSpaceBilling(app, ctx, spaces);
+    const access = spaceAccess(ctx, spaces);
+    registerSpaceExtras(app, ctx, access);
+    registerSpaceBilling(app, ctx, access);
   };
 }

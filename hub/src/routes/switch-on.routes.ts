@@ -7,6 +7,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { callerOf } from '../http/auth.js';
 import { isAdmin } from '../kernel/caller.js';
 import { HttpError } from '../errors.js';
@@ -102,21 +103,20 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     // The spelling beside POST /resources/{id}/switch-on (200).
     app.post('/resources/:resourceId/switch-off', switchOffRoute, switchOffHandler);
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/resources/:resourceId/access-check',
       {
-        schema: {
-          tags: ['switch-on'],
-          summary: 'What switch-on would answer now, without switching',
-          description:
-            'Runs the same access policy as switch-on for the caller at this moment and reports the verdict with its reason in words, when the reason ends (the space opens, a booking ends), the training courses that would allow the resource, and the resource’s live state. Writes no log and switches nothing. A `code` from an old QR sticker answers `staleCode`; whether any other code is right is only told by switch-on itself.',
-          params: ResourceParams,
-          querystring: AccessCheckQuery,
-          response: { 200: AccessCheck },
-        },
+        tags: ['switch-on'],
+        summary: 'What switch-on would answer now, without switching',
+        description:
+          'Runs the same access policy as switch-on for the caller at this moment and reports the verdict with its reason in words, when the reason ends (the space opens, a booking ends), the training courses that would allow the resource, and the resource’s live state. Writes no log and switches nothing. A `code` from an old QR sticker answers `staleCode`; whether any other code is right is only told by switch-on itself.',
+        params: ResourceParams,
+        querystring: AccessCheckQuery,
+        response: { 200: AccessCheck },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (request, caller) => {
         const facts = await switchOnFacts(ctx, caller, request.params.resourceId);
         const { resource } = facts;
         const [decision, type, zone, [statusRow]] = await Promise.all([

@@ -2,6 +2,7 @@ import { OtherAccounts, UserAccount, UserAccountsLookup } from '@makerspace/shar
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { callerOf } from '../http/auth.js';
 import { badRequest, HttpError } from '../errors.js';
 import { verifyPassword } from '../sign-in/passwords.js';
@@ -16,19 +17,18 @@ import { accountNames } from '../identity/accounts.repository.js';
 export function userAccountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   const t = ctx.throttles;
   return async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/user/other-accounts',
       {
-        schema: {
-          tags: ['sign-in'],
-          summary: "How many other accounts the caller's e-mail address could switch to",
-          description:
-            'Counts, without naming them, the member records with the caller’s e-mail address in other accounts that may sign in with a password: the web app offers "Switch account" only when there is one. POST /user/accounts (with the password) lists them.',
-          response: { 200: OtherAccounts },
-        },
+        tags: ['sign-in'],
+        summary: "How many other accounts the caller's e-mail address could switch to",
+        description:
+          'Counts, without naming them, the member records with the caller’s e-mail address in other accounts that may sign in with a password: the web app offers "Switch account" only when there is one. POST /user/accounts (with the password) lists them.',
+        response: { 200: OtherAccounts },
       },
-      async (request) => {
-        const caller = callerOf(request);
+      async (_request, caller) => {
         const me = await memberById(ctx.db, caller.memberId);
         const candidates = me?.emailKey ? await loginCandidates(ctx.db, me.emailKey) : [];
         return {

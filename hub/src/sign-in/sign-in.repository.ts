@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import { bool } from '../db/crud.js';
 import type { BrowserSessionsTable, SignInLinksTable } from '../db/schema.js';
 import type { MemberRow } from '../identity/members.js';
@@ -28,11 +28,7 @@ export function loginCandidates(db: Db, emailAddress: string) {
 
 /** Has the member chosen a password (else a link of theirs should ask for one)? */
 export async function hasPassword(db: Db, memberId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('member_passwords')
-    .select('member')
-    .where('member', '=', memberId)
-    .executeTakeFirst();
+  const row = await firstWhere(db, 'member_passwords', { member: memberId }, ['member']);
   return row !== undefined;
 }
 
@@ -193,11 +189,7 @@ export async function supersedeInvitations(db: Db, memberId: number, keepId: num
 // ---- passwords ----
 
 export async function passwordHashOf(db: Db, memberId: number): Promise<string | null> {
-  const row = await db
-    .selectFrom('member_passwords')
-    .select('hash')
-    .where('member', '=', memberId)
-    .executeTakeFirst();
+  const row = await firstWhere(db, 'member_passwords', { member: memberId }, ['hash']);
   return row?.hash ?? null;
 }
 

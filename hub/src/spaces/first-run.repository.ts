@@ -1,8 +1,4 @@
-import type { Db } from '../db/crud.js';
-
-/** A count query's one number (SQLite answers numbers, PostgreSQL strings). */
-const count = async (query: Promise<{ n: number | string | bigint } | undefined>) =>
-  Number((await query)?.n ?? 0);
+import { countWhere, type Db } from '../db/crud.js';
 
 /**
  * What the first-run checklist counts in one account: its spaces (time zone, how many opening
@@ -26,36 +22,10 @@ export async function setupFacts(db: Db, accountId: number) {
     .orderBy('spaces.id')
     .execute();
   const [packages, resources, pairedBridges, invitedMembers] = await Promise.all([
-    count(
-      db
-        .selectFrom('packages')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('account', '=', accountId)
-        .where('state', '=', 'active')
-        .executeTakeFirst(),
-    ),
-    count(
-      db
-        .selectFrom('resources')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('account', '=', accountId)
-        .where('state', '=', 'active')
-        .executeTakeFirst(),
-    ),
-    count(
-      db
-        .selectFrom('bridges')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('account', '=', accountId)
-        .executeTakeFirst(),
-    ),
-    count(
-      db
-        .selectFrom('member_invitations')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('account', '=', accountId)
-        .executeTakeFirst(),
-    ),
+    countWhere(db, 'packages', { account: accountId, state: 'active' }),
+    countWhere(db, 'resources', { account: accountId, state: 'active' }),
+    countWhere(db, 'bridges', { account: accountId }),
+    countWhere(db, 'member_invitations', { account: accountId }),
   ]);
   return {
     spaces: spaces.map((s) => ({

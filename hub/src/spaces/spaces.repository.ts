@@ -1,7 +1,7 @@
 import type { BillingSettingsRecord, HolidayRecord, OpeningHour, SpaceRecord } from '@makerspace/shared';
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import { columnsOf, flags, stampColumns } from '../db/records.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
@@ -139,11 +139,7 @@ export async function setCalendarToken(
 }
 
 export function spaceOfCalendarToken(db: Db, token: string) {
-  return db
-    .selectFrom('spaces')
-    .selectAll()
-    .where('calendarTokenHash', '=', hashToken(token))
-    .executeTakeFirst();
+  return firstWhere(db, 'spaces', { calendarTokenHash: hashToken(token) });
 }
 
 /** The space's IANA time zone (UTC when the space is unknown). */
@@ -367,11 +363,7 @@ export async function billingSettingsToChange(
   lockVersion: number,
   at: string,
 ): Promise<BillingSettingsRow> {
-  const found = await db
-    .selectFrom('space_billing_settings')
-    .selectAll()
-    .where('space', '=', space.id)
-    .executeTakeFirst();
+  const found = await firstWhere(db, 'space_billing_settings', { space: space.id });
   if (found) return found;
   if (lockVersion !== 1) throw staleLockVersion();
   return ensureBillingSettings(db, space, at);

@@ -1,5 +1,5 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { recordEvents, recordOf } from '../db/records.js';
@@ -188,12 +188,10 @@ export async function createMemberTraining(
   },
 ): Promise<MemberTrainingRow> {
   const { member, caller, body } = input;
-  const course = await trx
-    .selectFrom('training_courses')
-    .selectAll()
-    .where('id', '=', body.trainingCourse)
-    .where('account', '=', member.account)
-    .executeTakeFirst();
+  const course = await firstWhere(trx, 'training_courses', {
+    id: body.trainingCourse,
+    account: member.account,
+  });
   if (!course) {
     throw unprocessable(`Training course ${body.trainingCourse} does not exist`, {
       unknownTrainingCourse: true,

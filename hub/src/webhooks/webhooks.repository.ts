@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere } from '../db/crud.js';
 import type { SendResult } from './delivery.js';
 
 /**
@@ -210,12 +210,7 @@ export async function makeQueueDue(db: Db, webhookId: number, at: string, upToId
 
 /** One delivery of the webhook, or undefined. */
 export function findDelivery(db: Db, webhookId: number, id: number) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', id)
-    .where('webhook', '=', webhookId)
-    .executeTakeFirst();
+  return firstWhere(db, 'webhook_deliveries', { id, webhook: webhookId });
 }
 
 // Test events (sent at once, never queued).
