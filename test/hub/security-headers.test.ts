@@ -38,6 +38,25 @@ describe('security headers', () => {
     expect(app.headers['content-security-policy']).not.toContain('unsafe-inline');
   });
 
+  it('the live channel, which writes its stream itself, carries them too, once each', async () => {
+    const { httpUrl } = await t.listen();
+    const controller = new AbortController();
+    for (const path of ['/api/v1/live', '/api/v1/live/']) {
+      const res = await fetch(`${httpUrl}${path}`, {
+        headers: { authorization: `Bearer ${t.owner.token}` },
+        signal: controller.signal,
+      });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      await res.body?.cancel();
+    }
+    controller.abort();
+  });
+
   it('answers that carry tokens and keys are never stored by a cache', async () => {
     const key = await t.call(t.owner.token, {
       method: 'POST',
