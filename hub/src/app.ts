@@ -21,7 +21,12 @@ import {
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { registerDocsPage } from './http/docs-page.js';
 import { documentObject, documentRoute } from './http/openapi-document.js';
-import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
+import {
+  defaultHttpLimits,
+  type HttpLimits,
+  lazyRequestLogger,
+  serverOptions,
+} from './http/server-options.js';
 import { registerObservability } from './observability/observability.routes.js';
 import { unauthorized } from './errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
@@ -90,6 +95,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     loggerInstance: ctx.logger as any,
     // One line per request would dominate the log of a busy hub; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     ...serverOptions(limits),
     // Forwarded headers count only from the proxies the operator named: anyone else could
     // otherwise choose the host of our Link headers and calendar URLs.
