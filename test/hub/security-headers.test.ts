@@ -15,7 +15,7 @@ describe('security headers', () => {
   });
 
   it('every answer carries a CSP that fits a same-origin web app, and the usual headers', async () => {
-    for (const url of ['/api/v1/members', '/health', '/nowhere', '/api/v1/docs/']) {
+    for (const url of ['/api/v1/members', '/health', '/nowhere', '/api/v1/docs/', '/api/v1/docs/none']) {
       const res = await t.call(t.owner.token, { url });
       const csp = String(res.headers['content-security-policy']);
       for (const directive of [
