@@ -1,5 +1,10 @@
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { HubServices } from './http/services.js';
 import { changesState, csrfRefused, fromOwnOrigin, tokenFromHeader } from './http/auth.js';
@@ -16,7 +21,12 @@ import {
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { registerDocsPage } from './http/docs-page.js';
 import { documentObject, documentRoute } from './http/openapi-document.js';
-import { defaultHttpLimits, type HttpLimits, serverOptions } from './http/server-options.js';
+import {
+  defaultHttpLimits,
+  type HttpLimits,
+  lazyRequestLogger,
+  serverOptions,
+} from './http/server-options.js';
 import { registerObservability } from './observability/observability.routes.js';
 import { unauthorized } from './errors.js';
 import { accountsRoutes } from './routes/accounts.routes.js';
@@ -85,6 +95,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     loggerInstance: ctx.logger as any,
     // One line per request would dominate the log of a busy hub; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     ...serverOptions(limits),
     // Forwarded headers count only from the proxies the operator named: anyone else could
     // otherwise choose the host of our Link headers and calendar URLs.
@@ -99,8 +110,10 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   app.decorateRequest('browserSession', null);
   registerBodyParsers(app, limits.bodyLimit);
   registerErrorHandler(app);
-  // Security headers and no-store on API answers (http/security-headers.ts).
-  await registerSecurityHeaders(app, API_PREFIX);
+  // Security headers and no-store on API answers (http/security-headers.ts); the live channel's
+  // streams write the raw response.
+  const liveUrl = `${API_PREFIX}/live`;
+  await registerSecurityHeaders(app, API_PREFIX, [liveUrl]);
 
   // Wrong tokens and bridge keys are counted per source address (http/auth-throttle.ts); this
   // runs before the authentication below.
@@ -110,11 +123,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   );
 
   // Either an API token (Bearer or Basic) or the browser session cookie (docs/SIGN-IN.md).
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404 || request.routeOptions.config?.public) return;
-    const url = request.url;
-    if (!url.startsWith(`${API_PREFIX}/`) || publicPrefixes.some((p) => url.startsWith(p))) return;
-    const token = tokenFromHeader(request.headers.authorization);
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply, token: string | null) => {
     if (token) {
       const caller = await ctx.auth.authenticate(token);
       if (!caller) throw unauthorized('Invalid API token');
@@ -143,11 +152,31 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     request.browserSession = found.session;
     // The expiry slid on: send the cookie again so the browser keeps it as long.
     if (found.refreshed) setSessionCookie(request, reply, sessionToken);
+  };
+  const apiPath = `${API_PREFIX}/`;
+  app.addHook('onRequest', (request, reply, done) => {
+    const url = request.url;
+    if (
+      request.is404 ||
+      !url.startsWith(apiPath) ||
+      publicPrefixes.some((p) => url.startsWith(p)) ||
+      request.routeOptions.config?.public
+    )
+      return done();
+    const token = tokenFromHeader(request.headers.authorization);
+    // A token the cache knows answers at once (no promise turns on the hot paths).
+    const known = token ? ctx.auth.cached(token) : undefined;
+    if (known) {
+      request.caller = known;
+      return done();
+    }
+    if (known === null) return done(unauthorized('Invalid API token'));
+    authenticate(request, reply, token).then(() => done(), done);
   });
 
   // Query strings, path parameters and form bodies arrive as strings: one layer gives them the
   // types the route's schema wants, or answers 400 naming the field (http/coerce.ts).
-  app.addHook('preValidation', async (request) => {
+  const coerce = (request: FastifyRequest) => {
     const schema = request.routeOptions.schema;
     if (!schema) return;
     if (schema.params && request.params) {
@@ -161,6 +190,14 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     }
     if (schema.body && request.method === 'POST')
       request.body = dropCreateLockVersion(schema.body, request.body);
+  };
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      coerce(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 
   await app.register(swagger, {
@@ -204,9 +241,9 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   app.addHook('preClose', async () => live.close());
   // Flushes of the streams give way to API requests in flight (a switch-on waits for at most one
   // slice of socket writes).
-  const liveUrl = `${API_PREFIX}/live`;
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (request.routeOptions.url !== liveUrl) live.track(reply.raw);
+    done();
   });
   // A revoked or signed-out session ends its streams at once (DESIGN 11).
   const stopHearing = ctx.sessions.onRevoked((ids) =>

@@ -3,6 +3,7 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  hash,
   randomBytes,
   randomUUID,
   timingSafeEqual,
@@ -16,7 +17,7 @@ import type { Database } from './db/schema.js';
 
 /** Hashes a token for look-up. Tokens are 122 random bits, so a plain SHA-256 is enough. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Constant-time comparison of two strings (of any lengths). */

@@ -69,6 +69,18 @@ export async function membersBench(seconds: number): Promise<string[]> {
     // ratio of their rates says what the hub's own work costs on this machine, whatever its speed.
     const hello = await startHelloWorld();
     try {
+      // Both servers first answer unmeasured for BENCH_WARMUP seconds (2 by default): the JIT
+      // compiles their hot paths then, a cost paid once and not per request.
+      const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+      if (warmup > 0) {
+        await load({ url: hello.url, token: hub.token, seconds: warmup, connections: 20 });
+        await load({
+          url: `${hub.base}/members/${some.id}`,
+          token: hub.token,
+          seconds: warmup,
+          connections: 20,
+        });
+      }
       const helloCpu = cpuMilliseconds(hello.pid);
       const bare = await load({ url: hello.url, token: hub.token, seconds, connections: 20 });
       const bareCpu = (cpuMilliseconds(hello.pid) ?? 0) - (helloCpu ?? 0);

@@ -1,6 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseTrustProxy } from '../../hub/src/http/server-options.js';
+import { PassThrough } from 'node:stream';
+import { createLogger } from '@makerspace/shared';
+import { lazyRequestLogger, parseTrustProxy } from '../../hub/src/http/server-options.js';
 import { settingsFromEnv } from '../../hub/src/settings.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
@@ -172,5 +174,35 @@ describe('the errors list on error bodies', () => {
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toMatchObject({ data: { staleLockVersion: true } });
     expect(stale.json().errors).toEqual([{ message: stale.json().message }]);
+  });
+});
+
+describe('request loggers', () => {
+  it('are made when first used, with the request id, at the level a route asks for', () => {
+    const out = new PassThrough();
+    const lines: string[] = [];
+    out.on('data', (chunk) => lines.push(...String(chunk).trim().split('\n')));
+    const hub = createLogger({ name: 'hub', level: 'info', destination: out, pretty: false });
+    let children = 0;
+    const counting = Object.assign(Object.create(hub), {
+      child: (...args: Parameters<typeof hub.child>) => {
+        children++;
+        return hub.child(...args);
+      },
+    });
+    const quiet = lazyRequestLogger(counting, { reqId: 'req-1' }, {});
+    expect(children).toBe(0);
+    expect(quiet.level).toBe('info');
+    quiet.debug('not shown');
+    quiet.error({ code: 7 }, 'request failed');
+    expect(children).toBe(1);
+    const debugging = lazyRequestLogger(counting, { reqId: 'req-2' }, { level: 'debug' });
+    debugging.debug('shown');
+    const logged = lines.map((l) => JSON.parse(l));
+    expect(logged).toMatchObject([
+      { reqId: 'req-1', code: 7, msg: 'request failed', level: 50 },
+      { reqId: 'req-2', msg: 'shown', level: 20 },
+    ]);
+    expect(logged).toHaveLength(2);
   });
 });

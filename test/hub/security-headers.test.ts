@@ -15,7 +15,7 @@ describe('security headers', () => {
   });
 
   it('every answer carries a CSP that fits a same-origin web app, and the usual headers', async () => {
-    for (const url of ['/api/v1/members', '/health', '/nowhere', '/api/v1/docs/']) {
+    for (const url of ['/api/v1/members', '/health', '/nowhere', '/api/v1/docs/', '/api/v1/docs/none']) {
       const res = await t.call(t.owner.token, { url });
       const csp = String(res.headers['content-security-policy']);
       for (const directive of [
@@ -36,6 +36,25 @@ describe('security headers', () => {
     // may run inline scripts.
     const app = await t.call(t.owner.token, { url: '/api/v1/members' });
     expect(app.headers['content-security-policy']).not.toContain('unsafe-inline');
+  });
+
+  it('the live channel, which writes its stream itself, carries them too, once each', async () => {
+    const { httpUrl } = await t.listen();
+    const controller = new AbortController();
+    for (const path of ['/api/v1/live', '/api/v1/live/']) {
+      const res = await fetch(`${httpUrl}${path}`, {
+        headers: { authorization: `Bearer ${t.owner.token}` },
+        signal: controller.signal,
+      });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      await res.body?.cancel();
+    }
+    controller.abort();
   });
 
   it('answers that carry tokens and keys are never stored by a cache', async () => {

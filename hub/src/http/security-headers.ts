@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import helmet from 'helmet';
 
 /**
@@ -38,7 +38,11 @@ export const docsContentSecurityPolicy = Object.entries({
  * nothing behind a token belongs in a shared or browser cache. A route that chose its own
  * caching (the calendar feed) keeps it; the docs page and its assets hold no secret.
  */
-export async function registerSecurityHeaders(app: FastifyInstance, apiPrefix: string): Promise<void> {
+export async function registerSecurityHeaders(
+  app: FastifyInstance,
+  apiPrefix: string,
+  rawRoutes: readonly string[] = [],
+): Promise<void> {
   // The headers are the same on every answer (no nonces): helmet works them out once here, and
   // each request only sets them. Its Fastify plugin rebuilt them, CSP parsing included, per request.
   const headers: [string, string][] = [];
@@ -49,24 +53,35 @@ export async function registerSecurityHeaders(app: FastifyInstance, apiPrefix: s
   })(
     {} as never,
     {
-      setHeader: (name: string, value: string) => headers.push([name, value]),
+      setHeader: (name: string, value: string) => headers.push([name.toLowerCase(), value]),
       removeHeader: () => {},
     } as never,
     () => {},
   );
+  // They go among the reply's own headers, which Node checks once as it writes them. Routes that
+  // write the raw response themselves (`rawRoutes`: the live channel's streams) get them on the
+  // raw response too.
   app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of headers) reply.raw.setHeader(name, value);
+    for (const [name, value] of headers) reply.header(name, value);
     done();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  const raw = new Set(rawRoutes);
+  const onRaw: onRequestHookHandler = (_request, reply, done) => {
+    for (const [name, value] of headers) reply.raw.setHeader(name, value);
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!raw.has(route.url)) return;
+    const own = route.onRequest;
+    route.onRequest = own ? [onRaw, ...(Array.isArray(own) ? own : [own])] : [onRaw];
+  });
+  const api = `${apiPrefix}/`;
+  const docs = `${apiPrefix}/docs`;
+  app.addHook('onSend', (request, reply, payload, done) => {
     const url = request.url;
-    if (
-      url.startsWith(`${apiPrefix}/`) &&
-      !url.startsWith(`${apiPrefix}/docs`) &&
-      !reply.hasHeader('cache-control')
-    ) {
+    if (url.startsWith(api) && !url.startsWith(docs) && !reply.hasHeader('cache-control')) {
       reply.header('cache-control', 'no-store');
     }
-    return payload;
+    done(null, payload);
   });
 }

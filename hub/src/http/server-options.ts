@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 
 /**
  * Limits of the HTTP server (docs/OPERATIONS.md, "HTTP limits"). A client that sends its request
@@ -73,4 +73,67 @@ export function parseTrustProxy(text: string | undefined): { proxies: string[]; 
  */
 export function publicOrigin(publicUrl: string | undefined, request: FastifyRequest): string {
   return (publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+}
+
+type LogArgs = Parameters<FastifyBaseLogger['info']>;
+
+/**
+ * A request's logger (`request.log`), made when first used: Fastify makes a child of the hub's
+ * logger with the request id for every request, and most requests log nothing.
+ */
+class RequestLogger implements FastifyBaseLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: object,
+  ) {}
+
+  private get log(): FastifyBaseLogger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  get level(): string {
+    return this.log.level;
+  }
+
+  set level(level: string) {
+    this.log.level = level;
+  }
+
+  fatal(...args: LogArgs): void {
+    this.log.fatal(...args);
+  }
+  error(...args: LogArgs): void {
+    this.log.error(...args);
+  }
+  warn(...args: LogArgs): void {
+    this.log.warn(...args);
+  }
+  info(...args: LogArgs): void {
+    this.log.info(...args);
+  }
+  debug(...args: LogArgs): void {
+    this.log.debug(...args);
+  }
+  trace(...args: LogArgs): void {
+    this.log.trace(...args);
+  }
+  silent(...args: LogArgs): void {
+    this.log.silent(...args);
+  }
+  child(bindings: Record<string, unknown>, options?: object): FastifyBaseLogger {
+    return this.log.child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: request loggers made when first used (RequestLogger). */
+export function lazyRequestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+): FastifyBaseLogger {
+  return new RequestLogger(logger, bindings, options);
 }

@@ -39,11 +39,12 @@ export async function checkReadiness(ctx: HubContext): Promise<Readiness> {
  */
 export function registerObservability(app: FastifyInstance, ctx: HubContext): void {
   // Counted by route pattern (bounded label values), never by the raw URL.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
     ctx.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });
     ctx.metrics.httpSeconds.observe({ method, route }, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get(
