@@ -58,6 +58,7 @@ export async function startTestHub(
   const newAccount = (name: string, email: string) =>
     createAccountWithOwner(hub.ctx.db, hub.ctx.tokens, { accountName: name, emailAddress: email });
   const owner = await newAccount('Test makerspace', 'owner@test.example');
+  let listening: ReturnType<typeof hub.listen> | undefined;
   const call: TestHub['call'] = (token, options) =>
     hub.app.inject({
       ...options,
@@ -80,8 +81,10 @@ export async function startTestHub(
       ).json().token as string;
       return { id: member.id as number, keyId: key.id as number, token };
     },
+    // Several tests of one file may ask for the sockets: the hub listens once.
     async listen() {
-      const { httpPort, mqttPort } = await hub.listen();
+      listening ??= hub.listen();
+      const { httpPort, mqttPort } = await listening;
       return {
         httpUrl: `http://127.0.0.1:${httpPort}`,
         mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,

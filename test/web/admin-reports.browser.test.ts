@@ -10,8 +10,12 @@ import {
 import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 
-/** The day `n` days before today (UTC; the logs sit at 09:00 UTC, the same day in Vienna). */
-const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+/**
+ * The day `n` days before today in the space's zone (Vienna), as the console counts its ranges;
+ * the logs sit at 09:00 UTC, the same day in Vienna, and before now whatever the hour.
+ */
+const viennaDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Vienna' });
+const daysAgo = (n: number) => viennaDate.format(new Date(Date.now() - n * 86_400_000));
 
 /** The figures table of a report section, as rows of cell texts (the header row left out). */
 async function tableRows(page: Page, name: string): Promise<string[][]> {
