@@ -21,7 +21,8 @@ import {
   roundToCents,
 } from '../kernel/money.js';
 import { timeWindow } from './rules.js';
-import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { billingSettingsFor } from './settings.js';
+import { spaceTimeZone } from '../spaces/spaces.repository.js';
 import { isMembersUse } from './billing.repository.js';
 import { markBookingCharged } from '../spaces/bookings.repository.js';
 import { chargeInvoiceAndFee, chargeOfUse, chargesByIds, insertChargeRow } from './charges.repository.js';
@@ -313,7 +314,7 @@ async function billUse(
 ): Promise<UsageBill> {
   const { member, resource, gross, scope, use } = bill;
   const at = ctx.clock.now().toISOString();
-  const start = localTime(new Date(bill.startedAt), await spaceTimezone(trx, resource.space));
+  const start = localTime(new Date(bill.startedAt), await spaceTimeZone(trx, resource.space));
   const permissions = await coveringPermissions(trx, member.id, resource, start.date);
   const field = scope === 'usage' ? 'usageFeeDiscountPercent' : 'bookingFeeDiscountPercent';
   const permission = bestPermission(permissions, start, field);

@@ -17,7 +17,8 @@ import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { chargeRecord, emitChargesUpdated } from './charges.js';
 import { addPeriod, localTime } from './local-time.js';
 import { type Amount, formatMoney, max, min, netOf, parseMoney, sum } from '../kernel/money.js';
-import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { billingSettingsFor } from './settings.js';
+import { spaceTimeZone } from '../spaces/spaces.repository.js';
 import { uninvoicedCharges } from './billing.repository.js';
 import { chargesOfInvoice, putChargesOnInvoice, takeChargesOffInvoice } from './charges.repository.js';
 import {
@@ -154,7 +155,7 @@ export async function draftInvoice(
     throw unprocessable('This member has no charges that are not on an invoice yet', { noCharges: true });
   }
   const total = sum(charges.map((c) => parseMoney(c.price)));
-  const date = input.date ?? localTime(at, await spaceTimezone(db, member.space)).date;
+  const date = input.date ?? localTime(at, await spaceTimeZone(db, member.space)).date;
   const dueDate =
     input.dueDate !== undefined
       ? input.dueDate

@@ -12,7 +12,7 @@ import { checkDates, emitMemberPackage, type MemberPackageRow } from './packages
 import { insertRow } from '../db/collection-rows.js';
 import { unprocessable } from '../errors.js';
 import type { Caller } from '../kernel/caller.js';
-import { spaceTimezone } from './settings.js';
+import { spaceTimeZone } from '../spaces/spaces.repository.js';
 import { emitMemberCredit } from './member-credits.js';
 import type { MemberPackagePreview } from '@makerspace/shared';
 
@@ -184,7 +184,7 @@ export async function billMemberPackage(
 /** Today in the member's space. */
 export async function memberToday(db: Db, memberId: number, at: Date): Promise<string> {
   const space = await spaceOfMember(db, memberId);
-  return localTime(at, space !== undefined ? await spaceTimezone(db, space) : 'UTC').date;
+  return localTime(at, space !== undefined ? await spaceTimeZone(db, space) : 'UTC').date;
 }
 
 /** Bills every member package of an account (the recurring package-billing job). */

@@ -15,7 +15,8 @@ import { conflict, unprocessable } from '../errors.js';
 import { allocatePayment, allocationsOf, releasePayment } from './invoices.js';
 import { localTime } from './local-time.js';
 import { formatMoney, parseMoney } from '../kernel/money.js';
-import { billingSettingsFor, spaceTimezone } from './settings.js';
+import { billingSettingsFor } from './settings.js';
+import { spaceTimeZone } from '../spaces/spaces.repository.js';
 import { invoiceStatesOf } from './invoices.repository.js';
 import { insertPaymentRequest, markRequestsPaid } from './payments.repository.js';
 
@@ -64,7 +65,7 @@ export async function createPayment(
     });
   }
   await checkInvoicesOf(trx, member.id, body.invoices);
-  const date = body.date ?? localTime(at, await spaceTimezone(trx, member.space)).date;
+  const date = body.date ?? localTime(at, await spaceTimeZone(trx, member.space)).date;
   const payment = await insertRow(
     trx,
     'payments',

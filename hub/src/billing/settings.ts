@@ -37,6 +37,3 @@ export async function billingSettingsFor(
   await insertDefaultBillingSettings(db, space, options.at);
   return (await read()) as BillingSettings;
 }
-
-/** The time zone of a space (UTC when unknown); the spaces area reads it. */
-export { spaceTimeZone as spaceTimezone } from '../spaces/spaces.repository.js';
