@@ -63,6 +63,7 @@ import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
+import { decorateRouteOf, routeOf } from './http/request-route.js';
 
 export const API_PREFIX = '/api/v1';
 const apiDescription = [
@@ -108,6 +109,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
   app.decorateRequest('browserSession', null);
+  decorateRouteOf(app);
   registerBodyParsers(app, limits.bodyLimit);
   registerErrorHandler(app);
   // Security headers and no-store on API answers (http/security-headers.ts); the live channel's
@@ -160,7 +162,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       request.is404 ||
       !url.startsWith(apiPath) ||
       publicPrefixes.some((p) => url.startsWith(p)) ||
-      request.routeOptions.config?.public
+      routeOf(request).config?.public
     )
       return done();
     const token = tokenFromHeader(request.headers.authorization);
@@ -177,7 +179,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   // Query strings, path parameters and form bodies arrive as strings: one layer gives them the
   // types the route's schema wants, or answers 400 naming the field (http/coerce.ts).
   const coerce = (request: FastifyRequest) => {
-    const schema = request.routeOptions.schema;
+    const schema = routeOf(request).schema;
     if (!schema) return;
     if (schema.params && request.params) {
       (request as any).params = coerceBySchema(schema.params, request.params, 'params');
@@ -242,7 +244,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   // Flushes of the streams give way to API requests in flight (a switch-on waits for at most one
   // slice of socket writes).
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.url !== liveUrl) live.track(reply.raw);
+    if (routeOf(request).url !== liveUrl) live.track(reply.raw);
     done();
   });
   // A revoked or signed-out session ends its streams at once (DESIGN 11).

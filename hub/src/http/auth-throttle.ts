@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../context.js';
 import { errorBody } from '../errors.js';
 import {
@@ -63,11 +63,15 @@ export class AuthThrottle {
  * looking (sign-in/throttle.ts, resources/switch-on.ts).
  */
 export function registerAuthThrottle(app: FastifyInstance, throttle: AuthThrottle): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode !== 401 || !request.headers.authorization) return payload;
-    const wait = await throttle.retryAfter(request.ip);
+  // Every answer passes here: only a 401 to a request with credentials costs a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode !== 401 || !request.headers.authorization) return done(null, payload);
+    throttled(request.ip, reply, payload).then((body) => done(null, body), done);
+  });
+  const throttled = async (ip: string, reply: FastifyReply, payload: unknown) => {
+    const wait = await throttle.retryAfter(ip);
     if (wait === 0) {
-      await throttle.failed(request.ip);
+      await throttle.failed(ip);
       return payload;
     }
     reply
@@ -77,5 +81,5 @@ export function registerAuthThrottle(app: FastifyInstance, throttle: AuthThrottl
     return JSON.stringify(
       errorBody(429, `Too many failed authentications from this address; try again in ${wait} s`),
     );
-  });
+  };
 }

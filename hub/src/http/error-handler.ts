@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { logStorageFailure } from '../db/storage-errors.js';
 import { errorBody, HttpError } from '../errors.js';
+import { routeOf } from './request-route.js';
 
 const contextNames: Record<string, string> = {
   body: 'body',
@@ -81,7 +82,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
         .send(errorBody(400, `A value is not valid for the database: ${firstLine(err.message)}`));
     }
     if (database === 'unavailable') {
-      const operation = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`;
+      const operation = `${request.method} ${routeOf(request).url ?? request.url.split('?')[0]}`;
       logStorageFailure(request.log, err, operation, {}, 'the database is unavailable');
       return reply
         .header('retry-after', '5')

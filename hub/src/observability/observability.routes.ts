@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { HubContext } from '../context.js';
 import { notFound, unauthorized } from '../errors.js';
 import { hashToken, safeEqual } from '../secrets.js';
+import { routeOf } from '../http/request-route.js';
 
 const Health = z.object({ ok: z.literal(true) });
 const Ready = z.object({
@@ -40,7 +41,7 @@ export async function checkReadiness(ctx: HubContext): Promise<Readiness> {
 export function registerObservability(app: FastifyInstance, ctx: HubContext): void {
   // Counted by route pattern (bounded label values), never by the raw URL.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = routeOf(request).url ?? 'unmatched';
     const method = request.method;
     ctx.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });
     ctx.metrics.httpSeconds.observe({ method, route }, reply.elapsedTime / 1000);
