@@ -62,6 +62,13 @@ export function verdictText(check: AccessCheck, noun: string, retryLeft: number 
       return `This ${noun} must be booked: you have no booking now.`;
     case 'noPermission': {
       const courses = check.trainingCourses.map((c) => `“${c.title}”`);
+      if (check.trainingExpired) {
+        const day = new Date(`${check.trainingExpired}T12:00:00Z`).toLocaleDateString(undefined, {
+          dateStyle: 'medium',
+          timeZone: 'UTC',
+        });
+        return `Your training for this ${noun} expired on ${day}: renew it${courses.length ? ` (${courses.join(' or ')})` : ''}.`;
+      }
       if (courses.length === 0) return `You need a training for this ${noun}.`;
       return `Training ${courses.join(' or ')} missing.`;
     }

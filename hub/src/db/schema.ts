@@ -535,6 +535,17 @@ export interface MemberTrainingsTable extends Stamps {
   notes: string | null;
   /** Who gave the training (migration 0014). */
   trainer: string | null;
+  /** The member who recorded it (migration 0022): an admin or a trainer of the course. */
+  signedBy: number | null;
+}
+
+/** Members who may record trainings of a course (migration 0022). */
+export interface CourseTrainersTable {
+  course: number;
+  member: number;
+  account: number;
+  createdAt: string;
+  createdBy: number | null;
 }
 
 export interface BookingsTable extends Stamps {
@@ -556,6 +567,7 @@ export interface Database {
   training_courses: TrainingCoursesTable;
   training_course_resources: TrainingCourseResourcesTable;
   member_trainings: MemberTrainingsTable;
+  course_trainers: CourseTrainersTable;
   bookings: BookingsTable;
 }
 

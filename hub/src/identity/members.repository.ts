@@ -222,3 +222,27 @@ export function memberNames(db: Db, ids: number[]) {
     .where('id', 'in', ids)
     .execute();
 }
+
+/** Active members of an account whose first or last name starts with `q` (any case): ids and names. */
+export function membersMatching(db: Db, account: number, q: string, limit: number) {
+  const prefix = `${q
+    .trim()
+    .toLowerCase()
+    .replace(/[\\%_]/g, '')}%`;
+  return db
+    .selectFrom('members')
+    .select(['id', 'firstName', 'lastName'])
+    .where('account', '=', account)
+    .where('state', '=', 'active')
+    .where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['firstName']), 'like', prefix),
+        eb(eb.fn('lower', ['lastName']), 'like', prefix),
+      ]),
+    )
+    .orderBy('firstName')
+    .orderBy('lastName')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

@@ -169,6 +169,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           retryAfter: denial?.retryAfter ?? null,
           maxDuration: decision.allowed && resource.controlType !== 'door' ? decision.maxDuration : null,
           trainingCourses: (denial?.details?.trainingCourses as AccessCheck['trainingCourses']) ?? [],
+          trainingExpired: (denial?.details?.trainingExpired as string | undefined) ?? null,
           timezone: zone,
           status,
         } satisfies AccessCheck;

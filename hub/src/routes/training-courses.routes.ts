@@ -5,6 +5,7 @@ import {
   courseChanges,
   courseResources,
   coursesOfResource,
+  coursesTrainedBy,
   createCourse,
   refuseDeleteOfTakenCourse,
   trainingCourseRecord,
@@ -29,10 +30,12 @@ export const trainingCourses = collection({
     query: {
       state: z.enum(['active', 'inactive']).optional(),
       resource: pathId.optional().describe('Courses that qualify for this resource'),
+      trainer: pathId.optional().describe('Courses this member trains'),
     },
     where: (base, query) => {
       let q = query.state ? base.where('state', '=', query.state as string) : base;
       if (query.resource) q = coursesOfResource(q, query.resource as number);
+      if (query.trainer) q = coursesTrainedBy(q, query.trainer as number);
       return q;
     },
   },
@@ -47,7 +50,7 @@ export const trainingCourses = collection({
   docs: {
     list: {
       summary: 'List training courses',
-      description: `Filters: \`state\`, \`resource\` (courses that allow it); \`q\` searches the title. ${pagedNote}`,
+      description: `Filters: \`state\`, \`resource\` (courses that allow it), \`trainer\` (courses a member trains); \`q\` searches the title. ${pagedNote}`,
     },
     get: {
       summary: 'Get a training course',

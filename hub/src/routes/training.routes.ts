@@ -6,7 +6,9 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { collection, registerCollection, underMember } from '../http/collection.js';
+import { collection, ofMember, registerCollection, underMember } from '../http/collection.js';
+import { isAdmin } from '../kernel/caller.js';
+import { isTrainerFor, traineeOfTrainer } from '../spaces/trainers.js';
 import type { HubServices } from '../http/services.js';
 import { callerOf } from '../http/auth.js';
 import { findMember } from '../identity/members.js';
@@ -23,10 +25,19 @@ import {
 import { MemberParams } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 import { trainingCourses } from './training-courses.routes.js';
+import { courseTrainerRoutes } from './course-trainers.routes.js';
 
 /** spec 4.2: the trainings a member has taken. */
 export const memberTrainings = collection({
   ...underMember('member_trainings', 'trainings'),
+  // A trainer sees, under another member of the account, the trainings they signed there.
+  scope: async (ctx, caller, params, db) => {
+    const { memberId } = params;
+    if (isAdmin(caller) || caller.memberId === memberId || !(await isTrainerFor(db, caller, memberId))) {
+      return ofMember('member_trainings')(ctx, caller, params, db);
+    }
+    return visibleMemberTrainings(db, caller).where('member_trainings.member', '=', memberId);
+  },
   tag: 'training',
   record: MemberTrainingRecord,
   toRecord: memberTrainingRecord,
@@ -38,13 +49,26 @@ export const memberTrainings = collection({
   },
   create: {
     body: MemberTrainingCreate,
-    insert: async (trx, { ctx, caller, body, params }) =>
-      createMemberTraining(trx, {
-        member: await findMember(trx, caller, params.memberId),
+    // Admins record any course; a trainer of the course records it for another member.
+    rule: 'member',
+    insert: async (trx, { ctx, caller, body, params }) => {
+      if (isAdmin(caller)) {
+        const member = await findMember(trx, caller, params.memberId);
+        return createMemberTraining(trx, { member, caller, body, at: ctx.clock.now() });
+      }
+      const { member, trainerName } = await traineeOfTrainer(
+        trx,
         caller,
-        body,
+        params.memberId,
+        body.trainingCourse,
+      );
+      return createMemberTraining(trx, {
+        member,
+        caller,
+        body: { ...body, trainer: body.trainer ?? trainerName },
         at: ctx.clock.now(),
-      }),
+      });
+    },
   },
   update: {
     body: MemberTrainingUpdate,
@@ -57,7 +81,7 @@ export const memberTrainings = collection({
   docs: {
     list: {
       summary: 'List a member’s trainings',
-      description: `Newest first. Members see their own. ${pagedNote}`,
+      description: `Newest first. Members see their own; a trainer also sees, under another member, the trainings they signed. ${pagedNote}`,
     },
     get: {
       summary: 'Get a member’s training',
@@ -66,9 +90,11 @@ export const memberTrainings = collection({
     create: {
       summary: 'Record a training a member took',
       description:
-        'Valid from `fromDate` (default: `date`) until `untilDate` (default: the course’s duration).',
-      admins: true,
-      errors: { 422: 'The course does not exist, or `untilDate` is before `fromDate`.' },
+        'Valid from `fromDate` (default: `date`) until `untilDate` (default: the course’s duration). Admins record any course; a trainer of the course (POST /training-courses/{id}/trainers) records it for another member of the account, and `trainer` defaults to the trainer’s name. `signedBy` is the member who recorded it.',
+      errors: {
+        403: 'The caller is neither an admin nor a trainer of the course (`data.reason`: `notTrainer`), or a trainer records their own training (`ownTraining`).',
+        422: 'The course does not exist, or `untilDate` is before `fromDate`.',
+      },
       example: { trainingCourse: 3, date: '2026-11-20', notes: 'Passed the practical part' },
     },
     update: {
@@ -108,7 +134,7 @@ export const accountTrainings = collection({
       ['untilDate', 'asc', 'nullsLast'],
       ['id', 'asc'],
     ],
-    note: 'Soonest expiry first (trainings valid for ever last). Members see only their own. `embed=member` adds the member’s name.',
+    note: 'Soonest expiry first (trainings valid for ever last). Members see their own and, as trainers, those they signed (`signedBy`). `embed=member` adds the member’s name.',
   },
 });
 
@@ -117,6 +143,7 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     registerCollection(app, ctx, trainingCourses);
     registerCollection(app, ctx, memberTrainings);
     registerCollection(app, ctx, accountTrainings);
+    courseTrainerRoutes(app, ctx);
     // The resources requiring training that the member is trained for today.
     app.get(
       '/members/:memberId/trained-resources',

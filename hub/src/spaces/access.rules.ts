@@ -91,7 +91,32 @@ export function trainingOutcome(
   const valid = trainings.some(
     (t) => (t.fromDate === null || t.fromDate <= today) && (t.untilDate === null || today <= t.untilDate),
   );
-  return valid ? undefined : { deny: 'noPermission' };
+  if (valid) return undefined;
+  // Say why when the member has the training but not today: it ended, or has not begun.
+  const ended = trainings
+    .map((t) => t.untilDate)
+    .filter((d): d is string => d !== null && d < today)
+    .sort()
+    .at(-1);
+  if (ended) {
+    return {
+      deny: 'noPermission',
+      message: `Your training for this resource expired on ${ended}`,
+      details: { trainingExpired: ended },
+    };
+  }
+  const begins = trainings
+    .map((t) => t.fromDate)
+    .filter((d): d is string => d !== null && d > today)
+    .sort()[0];
+  if (begins) {
+    return {
+      deny: 'noPermission',
+      message: `Your training for this resource is valid from ${begins}`,
+      details: { trainingFrom: begins },
+    };
+  }
+  return { deny: 'noPermission' };
 }
 
 // ---- loaders ----
@@ -120,7 +145,7 @@ export function spaceRules(): AccessRule[] {
         if (!outcome || !('deny' in outcome)) return outcome;
         // Name the courses that would allow the resource, so the member knows what to book.
         const courses = await coursesCovering(reads, resource.id);
-        return { ...outcome, details: { trainingCourses: courses } };
+        return { ...outcome, details: { ...outcome.details, trainingCourses: courses } };
       },
     },
     {

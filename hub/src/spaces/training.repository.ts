@@ -39,25 +39,40 @@ export function memberTrainingRecord(row: MemberTrainingRow) {
     'fromDate',
     'untilDate',
     'trainer',
+    'signedBy',
     'notes',
   ]);
 }
 
-/** Member trainings the caller sees: admins their account's, other members their own. */
+/** Member trainings the caller sees: admins their account's, other members their own and those they signed. */
 export function visibleMemberTrainings(db: Db, caller: Caller) {
   let query = db.selectFrom('member_trainings');
   if (!caller.superuser) query = query.where('member_trainings.account', '=', caller.accountId);
-  if (!isAdmin(caller)) query = query.where('member_trainings.member', '=', caller.memberId);
+  if (!isAdmin(caller)) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('member_trainings.member', '=', caller.memberId),
+        eb('member_trainings.signedBy', '=', caller.memberId),
+      ]),
+    );
+  }
   return query;
 }
 
 /** Filters of the account's trainings: member, course, and a range of the last valid day. */
 export function trainingsUntil<Q extends SelectQueryBuilder<any, 'member_trainings', object>>(
   query: Q,
-  filter: { member?: number; trainingCourse?: number; untilFrom?: string; untilTo?: string },
+  filter: {
+    member?: number;
+    trainingCourse?: number;
+    signedBy?: number;
+    untilFrom?: string;
+    untilTo?: string;
+  },
 ): Q {
   let q = query as SelectQueryBuilder<any, 'member_trainings', object>;
   if (filter.member) q = q.where('member_trainings.member', '=', filter.member);
+  if (filter.signedBy) q = q.where('member_trainings.signedBy', '=', filter.signedBy);
   if (filter.trainingCourse) q = q.where('member_trainings.trainingCourse', '=', filter.trainingCourse);
   if (filter.untilFrom) q = q.where('member_trainings.untilDate', '>=', filter.untilFrom);
   if (filter.untilTo) q = q.where('member_trainings.untilDate', '<=', filter.untilTo);
@@ -157,6 +172,16 @@ export async function refuseDeleteOfTakenCourse(db: Db, course: TrainingCourseRo
   }
 }
 
+/** Courses a member trains. */
+export function coursesTrainedBy<Q extends SelectQueryBuilder<any, 'training_courses', object>>(
+  query: Q,
+  member: number,
+): Q {
+  return query.where('training_courses.id', 'in', (eb: any) =>
+    eb.selectFrom('course_trainers').select('course').where('member', '=', member),
+  ) as Q;
+}
+
 /** Courses that qualify for a resource. */
 export function coursesOfResource<Q extends SelectQueryBuilder<any, 'training_courses', object>>(
   query: Q,
@@ -214,6 +239,7 @@ export async function createMemberTraining(
       fromDate,
       untilDate,
       trainer: body.trainer ?? null,
+      signedBy: caller.memberId || null,
       notes: body.notes ?? null,
     },
     { at: input.at.toISOString(), by: caller.memberId },

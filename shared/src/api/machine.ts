@@ -86,6 +86,13 @@ export const AccessCheck = z.object({
   trainingCourses: z
     .array(z.object({ id: Id, title: z.string() }))
     .describe('noPermission: the courses that would allow the resource'),
+  trainingExpired: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'noPermission: the last day of the member’s training that has ended (YYYY-MM-DD), if they had one',
+    ),
   timezone: z.string().describe("The space's time zone, for showing times"),
   status: ResourceStatus,
 });

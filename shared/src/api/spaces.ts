@@ -238,6 +238,9 @@ export const MemberTrainingRecord = z.object({
   fromDate: z.string().nullable(),
   untilDate: z.string().nullable(),
   trainer: z.string().nullable(),
+  signedBy: Id.nullable().describe(
+    'The member who recorded the training: an admin or a trainer of the course',
+  ),
   notes: z.string().nullable(),
   ...Stamps,
   _embedded: z
@@ -256,9 +259,26 @@ export type TrainingCourseRecord = z.infer<typeof TrainingCourseRecord>;
 export const MemberTrainingsQuery = {
   member: Id.optional().describe('Trainings of this member'),
   trainingCourse: Id.optional().describe('Trainings of this course'),
+  signedBy: Id.optional().describe('Trainings this member recorded (a trainer sees the ones they signed)'),
   untilFrom: DateString.optional().describe('Valid until this date or later'),
   untilTo: DateString.optional().describe('Valid until this date or earlier (expiring by then)'),
 };
+
+// ---- trainers of a course ----
+
+export const CourseTrainerCreate = z.strictObject({
+  member: Id.describe('The member who may record trainings of this course from now on'),
+});
+export const CourseTrainerRecord = z.object({
+  trainingCourse: Id,
+  member: Id,
+  createdAt: z.string(),
+  createdBy: Id.nullable(),
+  _embedded: z
+    .object({ member: z.object({ id: Id, firstName: z.string(), lastName: z.string().nullable() }) })
+    .optional(),
+});
+export type CourseTrainerRecord = z.infer<typeof CourseTrainerRecord>;
 
 // ---- bookings ----
 
