@@ -28,6 +28,37 @@ const texts = (xml: string, tag: string) =>
 /** The payment information blocks of a file. */
 const blocks = (xml: string) => [...xml.matchAll(/<PmtInf>([\s\S]*?)<\/PmtInf>/g)].map((m) => m[1]);
 
+/**
+ * The SEPA Core rules of the EPC implementation guidelines that a schema does not check, for
+ * both versions: identifiers of 1 to 35 characters not starting or ending with '/' nor holding
+ * '//', names of 1 to 70, amounts in euros from 0.01 with at most two decimals, agents by BIC or
+ * NOTPROVIDED, the creditor id under scheme name SEPA. Answers what breaks them.
+ */
+function epcProblems(xml: string): string[] {
+  const problems: string[] = [];
+  for (const tag of ['MsgId', 'PmtInfId', 'EndToEndId', 'MndtId'])
+    for (const id of texts(xml, tag))
+      if (id.length < 1 || id.length > 35 || id.startsWith('/') || id.endsWith('/') || id.includes('//'))
+        problems.push(`${tag} ${id}`);
+  for (const name of texts(xml, 'Nm')) if (name.length < 1 || name.length > 70) problems.push(`Nm ${name}`);
+  for (const m of xml.matchAll(/<InstdAmt Ccy="([A-Z]+)">([^<]*)</g))
+    if (m[1] !== 'EUR' || !/^\d{1,9}\.\d{2}$/.test(m[2]) || Number(m[2]) < 0.01)
+      problems.push(`InstdAmt ${m[2]}`);
+  for (const sum of texts(xml, 'CtrlSum')) if (!/^\d+\.\d{2}$/.test(sum)) problems.push(`CtrlSum ${sum}`);
+  for (const m of xml.matchAll(/<FinInstnId>(.*?)<\/FinInstnId>/g))
+    if (!/^<(BIC|BICFI)>[A-Z0-9]{8,11}<\/\1>$|^<Othr><Id>NOTPROVIDED<\/Id><\/Othr>$/.test(m[1]))
+      problems.push(`FinInstnId ${m[1]}`);
+  for (const block of blocks(xml))
+    if (
+      !/<CdtrSchmeId><Id><PrvtId><Othr><Id>[A-Z0-9]+<\/Id><SchmeNm><Prtry>SEPA<\/Prtry><\/SchmeNm><\/Othr><\/PrvtId><\/Id><\/CdtrSchmeId>/.test(
+        block,
+      )
+    )
+      problems.push('CdtrSchmeId');
+  for (const text of texts(xml, 'Ustrd')) if (text.length > 140) problems.push(`Ustrd ${text}`);
+  return problems;
+}
+
 const creditor = {
   enableSepa: true,
   sepaCreditorId: 'DE98ZZZ09999999999',
@@ -251,6 +282,7 @@ describeEachDialect('SEPA direct debit batches', (dialect) => {
       expect(xml).toContain('xmlns="urn:iso:std:iso:20022:tech:xsd:pain.008.001.02"');
       const errors = await validateAgainstXsd(xml, '001.02');
       expect(errors).toEqual([]);
+      expect(epcProblems(xml)).toEqual([]);
       // Group header: every debit and their sum; one block per sequence type with its own.
       expect(texts(xml, 'NbOfTxs')[0]).toBe('3');
       expect(texts(xml, 'CtrlSum')[0]).toBe('88.49');
@@ -284,6 +316,7 @@ describeEachDialect('SEPA direct debit batches', (dialect) => {
       expect(xml).toContain('<Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.008.001.08"');
       const errors = await validateAgainstXsd(xml, '001.08');
       if (errors) expect(errors).toEqual([]);
+      expect(epcProblems(xml)).toEqual([]);
       expect(texts(xml, 'BIC')).toEqual([]);
       expect(texts(xml, 'BICFI')).toEqual(['BYLADEM1001', 'COBADEFFXXX', 'COBADEFFXXX']);
       // The debtor without a BIC: NOTPROVIDED, as both versions allow.

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/crud.js';
+import { isPostgres } from '../db/fast-reads.js';
 import type { SepaBatchesTable, SepaDebitsTable } from '../db/schema.js';
 
 /**
@@ -84,10 +85,15 @@ export async function countSepaBatches(db: Db, accountId: number | null): Promis
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
-/** A batch by id in the account (any account when null). */
-export function sepaBatchRow(db: Db, accountId: number | null, id: number) {
+/**
+ * A batch by id in the account (any account when null). `forUpdate` locks it until the
+ * transaction ends (PostgreSQL; SQLite has one writer), so a return and the collection of the
+ * same batch run one after the other.
+ */
+export function sepaBatchRow(db: Db, accountId: number | null, id: number, forUpdate = false) {
   let query = db.selectFrom('sepa_batches').selectAll().where('id', '=', id);
   if (accountId !== null) query = query.where('account', '=', accountId);
+  if (forUpdate && isPostgres(db)) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

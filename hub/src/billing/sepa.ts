@@ -335,8 +335,13 @@ export async function sepaBatchRecords(db: Db, rows: SepaBatchRow[]): Promise<Se
 }
 
 /** A batch the caller sees (the account's; a superuser's any), else 404. */
-export async function findSepaBatch(db: Db, caller: Caller, id: number): Promise<SepaBatchRow> {
-  const row = await sepaBatchRow(db, accountOf(caller), id);
+export async function findSepaBatch(
+  db: Db,
+  caller: Caller,
+  id: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<SepaBatchRow> {
+  const row = await sepaBatchRow(db, accountOf(caller), id, options.forUpdate);
   if (!row) throw notFound('SEPA batch');
   return row;
 }
@@ -377,7 +382,7 @@ export async function recordSepaReturn(
   now: Date,
 ): Promise<SepaBatchRow> {
   const at = now.toISOString();
-  const batch = await findSepaBatch(trx, caller, batchId);
+  const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
   const debit = (await debitsOfBatches(trx, [batch.id])).find((d) => d.invoice === body.invoice);
   if (!debit) {
     throw unprocessable(`Invoice ${body.invoice} is not in batch ${batch.id}`, {
@@ -427,7 +432,7 @@ export async function recordSepaCollected(
   now: Date,
 ): Promise<SepaBatchRow> {
   const at = now.toISOString();
-  const batch = await findSepaBatch(trx, caller, batchId);
+  const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
   if (batch.state === 'collected') {
     throw conflict(`Batch ${batch.id} is already recorded as collected`, { alreadyCollected: true });
   }
@@ -464,7 +469,7 @@ export async function recordSepaCollected(
  * recorded as collected, or with a debit returned, was at the bank and stays (409).
  */
 export async function discardSepaBatch(trx: Db, caller: Caller, batchId: number): Promise<void> {
-  const batch = await findSepaBatch(trx, caller, batchId);
+  const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
   const debits = await debitsOfBatches(trx, [batch.id]);
   if (batch.state === 'collected' || debits.some((d) => d.state !== 'inCollection')) {
     throw conflict(`Batch ${batch.id} was at the bank (collected or a debit returned); it stays on record`, {

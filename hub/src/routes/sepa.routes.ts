@@ -112,7 +112,7 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           tags,
           summary: 'Download a batch’s pain.008 file',
           description:
-            'The SEPA direct debit file (ISO 20022 pain.008, SEPA Core) to upload to the space’s bank, as an attachment named `sepa-batch-{id}-pain.008.{version}.xml`. `version` 001.02 (default, every bank) or 001.08 (the newer one many banks take since November 2025); both carry the same debits and message id, so a bank refuses the second upload of the same batch as a duplicate.',
+            'The SEPA direct debit file (ISO 20022 pain.008, SEPA Core) to upload to the space’s bank, as an attachment named `sepa-batch-{id}-pain.008.{version}.xml`. `version` 001.02 (default, every bank) or 001.08 (the newer version, `BICFI` for BICs); both carry the same debits and message id, so a bank refuses the second upload of the same batch as a duplicate.',
           admins: true,
           params: Params,
           querystring: FileQuery,
