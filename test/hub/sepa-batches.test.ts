@@ -244,6 +244,11 @@ describeEachDialect('SEPA direct debit batches', (dialect) => {
       const reasons = Object.fromEntries(batch.skipped.map((s: any) => [s.invoice, s.reason]));
       for (const [reason, id] of Object.entries(skippedInvoices)) expect(reasons[id]).toBe(reason);
       expect(batch.skipped.every((s: any) => s.message.length > 10)).toBe(true);
+      expect(batch.skipped.find((s: any) => s.invoice === skippedInvoices.noMandate)).toMatchObject({
+        invoiceNumber: expect.any(String),
+        member: expect.any(Number),
+        message: 'The member has no SEPA direct debit mandate (payment method)',
+      });
       expect(batch.skipped).toHaveLength(4);
     });
 

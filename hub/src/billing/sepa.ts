@@ -169,7 +169,13 @@ export async function createSepaBatch(
   const skipped: Skipped[] = [];
   for (const invoice of invoices) {
     const skip = (reason: Skipped['reason'], message: string) =>
-      skipped.push({ invoice: invoice.id, member: invoice.member, reason, message });
+      skipped.push({
+        invoice: invoice.id,
+        invoiceNumber: invoice.number,
+        member: invoice.member,
+        reason,
+        message,
+      });
     const batch = collecting.get(invoice.id);
     if (batch !== undefined) {
       skip('inCollection', `Invoice ${invoice.number} is in collection in batch ${batch}`);

@@ -719,7 +719,7 @@ export interface SepaBatchesTable extends Stamps {
   count: number;
   /** JSON: the creditor as written into the file. */
   creditor: string;
-  /** JSON: [{invoice, member, reason, message}]. */
+  /** JSON: [{invoice, invoiceNumber, member, reason, message}]. */
   skipped: Generated<string>;
   collectedDate: string | null;
 }

@@ -120,6 +120,7 @@ export const SepaBatchRecord = z.object({
   skipped: z.array(
     z.object({
       invoice: Id,
+      invoiceNumber: z.string(),
       member: Id,
       reason: SepaSkipReason,
       message: z.string(),

@@ -23,7 +23,7 @@ export function sepaBatches(dialect: DialectName): Migration {
           .addColumn('count', 'integer', (c) => c.notNull())
           // The creditor as written into the file (name, IBAN, BIC, creditor id): JSON.
           .addColumn('creditor', 'text', (c) => c.notNull())
-          // Invoices left out and why: JSON [{invoice, member, reason, message}].
+          // Invoices left out and why: JSON [{invoice, invoiceNumber, member, reason, message}].
           .addColumn('skipped', 'text', (c) => c.notNull().defaultTo('[]'))
           .addColumn('collectedDate', 'text'),
       ).execute();
