@@ -179,8 +179,23 @@ describeEachDialect('SEPA direct debit batches', (dialect) => {
       res = await api(owner, 'POST', '/sepa-batches', { collectionDate: '2026-12-01' });
       expect(res.statusCode).toBe(422);
       expect(res.json().data).toMatchObject({ field: 'sepaIban' });
+      await settings({ ...creditor, sepaBic: 'NOTABIC' });
+      res = await api(owner, 'POST', '/sepa-batches', { collectionDate: '2026-12-01' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().data).toMatchObject({ field: 'sepaBic' });
+      await settings({ ...creditor, sepaAccountOwnerName: null });
+      res = await api(owner, 'POST', '/sepa-batches', { collectionDate: '2026-12-01' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().data).toMatchObject({
+        field: 'sepaAccountOwnerName',
+        sepaAccountOwnerName: 'missing',
+      });
       await settings(creditor);
+      expect((await api(owner, 'GET', `/spaces/${t.owner.spaceId}/billing-settings`)).json().sepaBic).toBe(
+        'BYLADEM1001',
+      );
       expect(await batches()).toEqual([]);
+      expect((await getInvoice(j1.id)).collection).toBeNull();
     });
 
     it.each([
