@@ -49,6 +49,7 @@ import { spacesRoutes } from './routes/spaces.routes.js';
 import { trainingRoutes } from './routes/training.routes.js';
 import { chargesRoutes } from './routes/charges.routes.js';
 import { invoicesRoutes } from './routes/invoices.routes.js';
+import { sepaRoutes } from './routes/sepa.routes.js';
 import { jobsRoutes } from './routes/jobs.routes.js';
 import { keysRoutes } from './routes/keys.routes.js';
 import { bridgeApiRoutes } from './routes/bridge-api.routes.js';
@@ -281,6 +282,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(chargesRoutes(ctx));
       await api.register(invoicesRoutes(ctx));
       await api.register(paymentsRoutes(ctx));
+      await api.register(sepaRoutes(ctx));
       await api.register(jobsRoutes(ctx));
       await api.register(keysRoutes(ctx));
       await api.register(bridgeApiRoutes(ctx));

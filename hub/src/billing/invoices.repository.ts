@@ -42,7 +42,10 @@ export async function writeInvoiceCancelled(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** A member's unpaid invoices (only those of `ids` when given), oldest first. */
+/**
+ * A member's unpaid invoices (only those of `ids` when given), oldest first. Without `ids`, not
+ * those in SEPA collection: the bank is collecting them already (billing/sepa.ts).
+ */
 export function unpaidInvoicesOf(db: Db, memberId: number, ids: number[] | null) {
   let query = db
     .selectFrom('invoices')
@@ -50,6 +53,17 @@ export function unpaidInvoicesOf(db: Db, memberId: number, ids: number[] | null)
     .where('member', '=', memberId)
     .where('state', '=', 'unpaid');
   if (ids) query = query.where('id', 'in', ids.length > 0 ? ids : [0]);
+  else
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('sepa_debits')
+            .select('sepa_debits.id')
+            .whereRef('sepa_debits.invoice', '=', 'invoices.id')
+            .where('sepa_debits.state', '=', 'inCollection'),
+        ),
+      ),
+    );
   return query.orderBy('date').orderBy('id').execute();
 }
 

@@ -35,6 +35,7 @@ import {
 } from './invoices.repository.js';
 import { completedPaymentsOf } from './payments.repository.js';
 import { advanceInvoiceNumber } from './settings.repository.js';
+import { batchCollecting, latestDebitsOf } from './sepa.repository.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
@@ -54,9 +55,17 @@ export async function allocationsOf(db: Db, side: 'invoice' | 'payment', rows: {
 /** Invoice records of a page of rows, their payments read at once; `details` adds the lines. */
 export async function invoiceRecords(db: Db, rows: InvoiceRow[], embed: readonly string[] = []) {
   const byInvoice = await allocationsOf(db, 'invoice', rows);
+  const debits = new Map(
+    (
+      await latestDebitsOf(
+        db,
+        rows.map((r) => r.id),
+      )
+    ).map((d) => [d.invoice, d]),
+  );
   const records = [];
   for (const row of rows) {
-    const record = invoiceFields(row, byInvoice.get(row.id) ?? []);
+    const record = invoiceFields(row, byInvoice.get(row.id) ?? [], debits.get(row.id));
     records.push(
       embed.includes('details')
         ? { ...record, _embedded: { details: await invoiceDetails(db, row) } }
@@ -70,7 +79,14 @@ export async function invoiceRecord(db: Db, row: InvoiceRow) {
   return (await invoiceRecords(db, [row]))[0];
 }
 
-function invoiceFields(row: InvoiceRow, allocations: { payment: number; amount: string }[]) {
+/** An invoice's latest SEPA direct debit (billing/sepa.ts), as its `collection` shows it. */
+type LatestDebit = Awaited<ReturnType<typeof latestDebitsOf>>[number];
+
+function invoiceFields(
+  row: InvoiceRow,
+  allocations: { payment: number; amount: string }[],
+  debit: LatestDebit | undefined,
+) {
   const total = parseMoney(row.total);
   const paid = parseMoney(row.paid);
   return {
@@ -92,6 +108,14 @@ function invoiceFields(row: InvoiceRow, allocations: { payment: number; amount: 
       'notes',
     ]),
     payments: allocations.map((a) => ({ payment: a.payment, amount: formatMoney(parseMoney(a.amount)) })),
+    collection: debit
+      ? {
+          batch: debit.batch,
+          state: debit.state as 'inCollection' | 'collected' | 'returned',
+          collectionDate: debit.collectionDate,
+          returnReason: debit.returnReason,
+        }
+      : null,
     ...stampsOf(row),
   };
 }
@@ -262,6 +286,13 @@ export async function cancelInvoice(
   if (invoice.state === 'cancelled')
     throw conflict('The invoice is already cancelled', { alreadyCancelled: true });
   if (lockVersion !== undefined && lockVersion !== invoice.lockVersion) throw staleLockVersion();
+  const batch = await batchCollecting(trx, id);
+  if (batch !== null) {
+    throw conflict(
+      `The invoice is in collection in SEPA batch ${batch}: record its debit as returned (or discard the batch) first`,
+      { inCollection: batch },
+    );
+  }
   if (!(await writeInvoiceCancelled(trx, id, invoice.lockVersion, { at, by: caller.memberId }))) {
     throw staleLockVersion();
   }

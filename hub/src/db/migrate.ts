@@ -17,6 +17,7 @@ import { resourceLimits } from './migrations/0014-resource-limits.js';
 import { trainingTrainer } from './migrations/0015-training-trainer.js';
 import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
 import { hubMeta } from './migrations/0017-hub-meta.js';
+import { sepaBatches } from './migrations/0019-sepa-batches.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
 import type { TokenBox } from '../secrets.js';
 
@@ -54,6 +55,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0015-training-trainer': trainingTrainer(dialect),
     '0016-webhook-urls-sealed': webhookUrlsSealed(dialect, tokens),
     '0017-hub-meta': hubMeta(dialect),
+    '0019-sepa-batches': sepaBatches(dialect),
     '0022-course-trainers': courseTrainers(dialect),
   };
 }

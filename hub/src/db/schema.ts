@@ -507,6 +507,8 @@ export interface SpaceBillingSettingsTable extends Stamps {
   sepaIban: string | null;
   sepaAccountOwnerName: string | null;
   sepaMandateText: string | null;
+  /** Migration 0019. */
+  sepaBic: string | null;
 }
 
 export interface TrainingCoursesTable extends Stamps {
@@ -715,4 +717,50 @@ export interface HubMetaTable {
 
 export interface Database {
   hub_meta: HubMetaTable;
+}
+
+/** SEPA direct debit batches and their debits, one per invoice (migration 0019). */
+export interface SepaBatchesTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  collectionDate: string;
+  messageId: string;
+  state: Generated<string>;
+  total: string;
+  count: number;
+  /** JSON: the creditor as written into the file. */
+  creditor: string;
+  /** JSON: [{invoice, invoiceNumber, member, reason, message}]. */
+  skipped: Generated<string>;
+  collectedDate: string | null;
+}
+
+export interface SepaDebitsTable {
+  id: Generated<number>;
+  account: number;
+  batch: number;
+  invoice: number;
+  member: number;
+  amount: string;
+  sequenceType: string;
+  endToEndId: string;
+  mandateReference: string;
+  mandateDate: string;
+  iban: string;
+  bic: string | null;
+  debtorName: string;
+  remittance: string;
+  state: Generated<string>;
+  returnReason: string | null;
+  returnNotes: string | null;
+  returnedDate: string | null;
+  payment: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Database {
+  sepa_batches: SepaBatchesTable;
+  sepa_debits: SepaDebitsTable;
 }

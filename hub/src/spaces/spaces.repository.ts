@@ -309,6 +309,7 @@ export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsR
       'sepaIban',
       'sepaAccountOwnerName',
       'sepaMandateText',
+      'sepaBic',
       ...stampColumns,
     ]),
     ...flags(row, ['stripeLivemode', 'enableSepa']),

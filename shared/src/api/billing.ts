@@ -244,6 +244,18 @@ export const InvoiceCancel = z
   .nullish()
   .describe('Optional: the lockVersion the client last read (409 when stale)');
 export const InvoiceState = z.enum(['unpaid', 'paid', 'cancelled']);
+/** The invoice's latest SEPA direct debit (docs/PAYMENTS-SEPA.md), or null when it had none. */
+export const InvoiceCollection = z
+  .object({
+    batch: Id,
+    state: z.enum(['inCollection', 'collected', 'returned']),
+    collectionDate: z.string(),
+    returnReason: z.string().nullable(),
+  })
+  .nullable()
+  .describe(
+    'The invoice’s latest SEPA direct debit: `inCollection` while its batch is with the bank (the invoice is in no other batch and no payment is put on it by default), `collected` once recorded as paid, `returned` when the debit came back (the invoice is open again)',
+  );
 export const InvoiceRecord = z.object({
   id: Id,
   account: Id,
@@ -267,6 +279,7 @@ export const InvoiceRecord = z.object({
   text: z.string().nullable(),
   notes: z.string().nullable(),
   payments: z.array(z.object({ payment: Id, amount: z.string() })),
+  collection: InvoiceCollection,
   ...Stamps,
   /** `embed=details`: `{details}`, the invoice's lines as GET /invoices/{id}/details gives them. */
   _embedded: z.record(z.string(), z.unknown()).optional(),

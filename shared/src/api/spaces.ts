@@ -160,6 +160,7 @@ export const billingSettingsWritable = {
   sepaIban: optText(50),
   sepaAccountOwnerName: optText(200),
   sepaMandateText: optText(20_000),
+  sepaBic: optText(11).describe('The BIC of the space’s own bank account (SEPA direct debit files)'),
 };
 export const BillingSettingsUpdate = z.object({
   ...z.object(billingSettingsWritable).partial().shape,
@@ -187,6 +188,7 @@ export const BillingSettingsRecord = z.object({
   sepaIban: z.string().nullable(),
   sepaAccountOwnerName: z.string().nullable(),
   sepaMandateText: z.string().nullable(),
+  sepaBic: z.string().nullable(),
   ...Stamps,
 });
 export type BillingSettingsRecord = z.infer<typeof BillingSettingsRecord>;

@@ -7,6 +7,7 @@ import type {
   MemberRecord,
   PaymentRecord,
   PaymentTotals,
+  SepaBatchRecord,
   WebhookEventRecord,
   WebhookRecord,
 } from '@makerspace/shared';
@@ -19,6 +20,7 @@ export type {
   InvoiceTotals,
   PaymentRecord,
   PaymentTotals,
+  SepaBatchRecord,
   WebhookEventRecord,
   WebhookRecord,
 };
@@ -66,6 +68,18 @@ export const billingApi = {
   member: (id: number) => call<MemberRecord>('GET', `/members/${id}`),
   members: (q: string) =>
     call<MemberRecord[]>('GET', `/members${query({ q, limit: 20, orderBy: 'lastName' })}`),
+
+  sepaBatches: (offset: number, limit: number) =>
+    callWithTotal<SepaBatchRecord[]>('GET', `/sepa-batches${query({ limit, offset })}`),
+  makeSepaBatch: (collectionDate: string) =>
+    call<SepaBatchRecord>('POST', '/sepa-batches', { collectionDate }),
+  sepaReturn: (batch: number, invoice: number, reason: string) =>
+    call<SepaBatchRecord>('POST', `/sepa-batches/${batch}/returns`, { invoice, reason }),
+  sepaCollected: (batch: number) => call<SepaBatchRecord>('POST', `/sepa-batches/${batch}/collected`, {}),
+  discardSepaBatch: (batch: number) => call<void>('DELETE', `/sepa-batches/${batch}`),
+  /** The batch's pain.008 file (a plain GET: the browser downloads it with the session cookie). */
+  sepaFileUrl: (batch: number, version: '001.02' | '001.08') =>
+    `/api/v1/sepa-batches/${batch}/xml?version=${version}`,
 
   webhooks: () => call<WebhookRecord[]>('GET', '/webhooks?limit=200'),
   createWebhook: (body: { url: string; label?: string; categories: string[] }) =>

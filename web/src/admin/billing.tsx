@@ -16,6 +16,7 @@ import './billing.css';
 import { InvoiceRun, OpenBalances } from './invoice-run';
 import { type Cell, download, toCsv } from './csv';
 import { Pager } from './pager';
+import { SepaBatches } from './sepa-batches';
 
 const PAGE = 10;
 
@@ -96,7 +97,14 @@ const invoices: ListSpec<'invoices'> = {
     ],
   },
   head: ['Number', 'Date', 'Member', 'State', 'Total', 'Paid'],
-  row: (i: InvoiceRecord, names) => [i.number, i.date, names.get(i.member) ?? '', i.state, i.total, i.paid],
+  row: (i: InvoiceRecord, names) => [
+    i.number,
+    i.date,
+    names.get(i.member) ?? '',
+    i.collection?.state === 'inCollection' ? `${i.state}, in SEPA batch ${i.collection.batch}` : i.state,
+    i.total,
+    i.paid,
+  ],
   totals: (t) =>
     `${t.count} ${t.count === 1 ? 'invoice' : 'invoices'}: ${t.total} (paid ${t.paid}, open ${t.open})`,
   csvHead: ['id', 'number', 'date', 'dueDate', 'member', 'memberName', 'state', 'currency', 'total', 'paid'],
@@ -243,6 +251,7 @@ export function BillingPage() {
       <BillingSection spec={charges} common={common} names={names} version={version} onChanged={changed} />
       <BillingSection spec={invoices} common={common} names={names} version={version} onChanged={changed} />
       <BillingSection spec={payments} common={common} names={names} version={version} onChanged={changed} />
+      <SepaBatches version={version} onChanged={changed} />
       <OpenBalances version={version} />
     </main>
   );
