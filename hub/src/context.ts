@@ -106,6 +106,16 @@ export interface UsageCharges {
   chargeSessionExtra(trx: Db, extra: SessionExtraCharge): Promise<void>;
 }
 
+/**
+ * Card taps another area waits for (a trainer's "the trainee taps their card now"), asked at each
+ * tap of a known card before the access policy, without resources/ importing that area:
+ * spaces/training-taps.ts implements it (`trainingTapClaims`) and hub.ts puts it in the context.
+ */
+export interface TapClaims {
+  /** The message that answers a tap a wait claimed, or null: the access policy decides the tap. */
+  claim(ctx: HubContext, resourceId: number, memberId: number, at: Date): Promise<string | null>;
+}
+
 export interface SessionExtraCharge {
   logId: number;
   memberId: number;
@@ -140,6 +150,8 @@ export interface HubContext {
   events: EventBus;
   /** Charges for use recorded by other areas (bookings, sessions). */
   charges: UsageCharges;
+  /** Card taps another area waits for (a trainer's tap-to-record). */
+  taps: TapClaims;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
   /**

@@ -9,6 +9,7 @@ import { spaceRules } from './spaces/access.rules.js';
 import { API_PREFIX, buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { usageCharges } from './billing/charges.js';
+import { trainingTapClaims } from './spaces/training-taps.js';
 import { JobRunner } from './billing/jobs.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
@@ -161,6 +162,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,
       events: new EventBus(storage.db, clock),
       charges: usageCharges({ clock }),
+      taps: trainingTapClaims,
       webhooks: {
         ...defaultWebhookSettings,
         ...settings.webhookTuning,

@@ -183,3 +183,115 @@ describe('an expired training', () => {
     });
   });
 });
+
+describeEachDialect('a trainer records a training by the trainee’s card tap', (dialect) => {
+  let t: TestHub;
+  let shift = 0;
+  const clock = { now: () => new Date(Date.now() + shift) };
+  afterAll(async () => t?.close());
+
+  it('the next card of another member at the machine records it; then taps switch on as usual', async () => {
+    t = await startTestHub(dialect, { clock });
+    const owner = t.owner.token;
+    const call = (token: string, method: string, url: string, payload?: object) =>
+      t.call(token, { method: method as 'GET', url: `/api/v1${url}`, ...(payload ? { payload } : {}) });
+    const laser = (
+      await call(owner, 'POST', '/resources', {
+        space: t.owner.spaceId,
+        name: 'Laser',
+        requiresTraining: true,
+      })
+    ).json().id as number;
+    await call(owner, 'PUT', `/resources/${laser}/bridge`, { heartbeatInterval: 30 });
+    const bridgeKey = (await call(owner, 'GET', `/resources/${laser}/bridge/api-key`)).json()
+      .apiKey as string;
+    const tap = (token: string) =>
+      call(bridgeKey, 'POST', '/bridge/access', { keys: [{ type: 'em4102', token }], configVersion: 0 });
+    const tina = await plainMember(t, 'Tina');
+    const mia = await plainMember(t, 'Mia');
+    await call(owner, 'PUT', `/members/${tina.memberId}/key`, { type: 'em4102', token: '0A0A000001' });
+    await call(owner, 'PUT', `/members/${mia.memberId}/key`, { type: 'em4102', token: '0A0A000002' });
+    const course = (
+      await call(owner, 'POST', '/training-courses', { title: 'Laser safety', resources: [laser] })
+    ).json().id as number;
+    const other = (await call(owner, 'POST', '/training-courses', { title: 'Lathe' })).json().id as number;
+    await call(owner, 'POST', `/training-courses/${course}/trainers`, { member: tina.memberId });
+    await call(owner, 'POST', `/training-courses/${other}/trainers`, { member: tina.memberId });
+
+    // Refused: a course that does not unlock the laser; a member who trains nothing.
+    const wrong = await call(tina.token, 'POST', `/resources/${laser}/training-taps`, {
+      trainingCourse: other,
+    });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().data).toEqual({ courseDoesNotUnlock: true });
+    const notTrainer = await call(mia.token, 'POST', `/resources/${laser}/training-taps`, {
+      trainingCourse: course,
+    });
+    expect(notTrainer.statusCode).toBe(403);
+
+    const wait = await call(tina.token, 'POST', `/resources/${laser}/training-taps`, {
+      trainingCourse: course,
+    });
+    expect(wait.statusCode).toBe(201);
+    expect(wait.json()).toMatchObject({ state: 'waiting', trainingCourse: course, trainer: tina.memberId });
+    // The trainer's own card does not count: it is decided as usual.
+    expect((await tap('0A0A000001')).json()).toMatchObject({ type: 'denied', reason: 'noPermission' });
+    const trainee = await tap('0A0A000002');
+    expect(trainee.json()).toMatchObject({
+      type: 'message',
+      member: { id: mia.memberId },
+      messages: ['Training recorded for Mia'],
+    });
+    const done = (await call(tina.token, 'GET', `/training-taps/${wait.json().id}`)).json();
+    expect(done).toMatchObject({
+      state: 'recorded',
+      trainee: mia.memberId,
+      _embedded: { trainee: { firstName: 'Mia' } },
+    });
+    const trainings = (await call(mia.token, 'GET', `/members/${mia.memberId}/trainings`)).json();
+    expect(trainings).toEqual([
+      expect.objectContaining({
+        id: done.memberTraining,
+        trainingCourse: course,
+        signedBy: tina.memberId,
+        trainer: 'Tina',
+      }),
+    ]);
+    // The wait is used up: Mia's next tap is a plain access decision (trained now, no package).
+    expect((await tap('0A0A000002')).json()).toMatchObject({ type: 'denied', reason: 'noPackage' });
+    // Others cannot see a trainer's wait.
+    expect((await call(mia.token, 'GET', `/training-taps/${wait.json().id}`)).statusCode).toBe(404);
+  });
+
+  it('an expired or cancelled wait records nothing', async () => {
+    const owner = t.owner.token;
+    const call = (token: string, method: string, url: string, payload?: object) =>
+      t.call(token, { method: method as 'GET', url: `/api/v1${url}`, ...(payload ? { payload } : {}) });
+    const lathe = (
+      await call(owner, 'POST', '/resources', {
+        space: t.owner.spaceId,
+        name: 'Lathe',
+        requiresTraining: true,
+      })
+    ).json().id as number;
+    await call(owner, 'PUT', `/resources/${lathe}/bridge`, { heartbeatInterval: 30 });
+    const bridgeKey = (await call(owner, 'GET', `/resources/${lathe}/bridge/api-key`)).json()
+      .apiKey as string;
+    const tap = (token: string) =>
+      call(bridgeKey, 'POST', '/bridge/access', { keys: [{ type: 'em4102', token }], configVersion: 0 });
+    const max = await plainMember(t, 'Max');
+    await call(owner, 'PUT', `/members/${max.memberId}/key`, { type: 'em4102', token: '0A0A000003' });
+    const course = (
+      await call(owner, 'POST', '/training-courses', { title: 'Lathe basics', resources: [lathe] })
+    ).json().id as number;
+    const wait = await call(owner, 'POST', `/resources/${lathe}/training-taps`, { trainingCourse: course });
+    expect(wait.statusCode).toBe(201);
+    shift += 3 * 60_000;
+    expect((await call(owner, 'GET', `/training-taps/${wait.json().id}`)).json().state).toBe('expired');
+    expect((await tap('0A0A000003')).json()).toMatchObject({ type: 'denied', reason: 'noPermission' });
+    const again = await call(owner, 'POST', `/resources/${lathe}/training-taps`, { trainingCourse: course });
+    expect((await call(owner, 'DELETE', `/training-taps/${again.json().id}`)).statusCode).toBe(204);
+    expect((await tap('0A0A000003')).json()).toMatchObject({ type: 'denied', reason: 'noPermission' });
+    expect((await call(max.token, 'GET', `/members/${max.memberId}/trainings`)).json()).toEqual([]);
+  });
+});

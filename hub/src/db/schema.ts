@@ -541,6 +541,21 @@ export interface MemberTrainingsTable extends Stamps {
   signedBy: number | null;
 }
 
+/** A trainer waiting for the trainee's card tap at a resource (migration 0022). */
+export interface TrainingTapsTable {
+  id: Generated<number>;
+  account: number;
+  resource: number;
+  trainingCourse: number;
+  trainer: number;
+  /** waiting, recorded or cancelled (an expired wait stays `waiting` past `expiresAt`). */
+  state: string;
+  createdAt: string;
+  expiresAt: string;
+  trainee: number | null;
+  memberTraining: number | null;
+}
+
 /** Members who may record trainings of a course (migration 0022). */
 export interface CourseTrainersTable {
   course: number;
@@ -570,6 +585,7 @@ export interface Database {
   training_course_resources: TrainingCourseResourcesTable;
   member_trainings: MemberTrainingsTable;
   course_trainers: CourseTrainersTable;
+  training_taps: TrainingTapsTable;
   bookings: BookingsTable;
 }
 

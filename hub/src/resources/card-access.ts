@@ -45,6 +45,9 @@ export async function answerTap(
   if (!key) return { ...(await unknownCard(ctx, resource, cards[0], at, base)), id: request.id };
 
   const member = await requiredRow(ctx.db, 'members', key.member);
+  // A trainer may be waiting for this member's tap to record a training: the tap answers that.
+  const claimed = await ctx.taps.claim(ctx, resource.id, member.id, at);
+  if (claimed) return { id: request.id, type: 'message', member: memberRef(member), messages: [claimed] };
   return answerMember(
     ctx,
     resource,

@@ -26,6 +26,7 @@ import { MemberParams } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 import { trainingCourses } from './training-courses.routes.js';
 import { courseTrainerRoutes } from './course-trainers.routes.js';
+import { trainingTapRoutes } from './training-taps.routes.js';
 
 /** spec 4.2: the trainings a member has taken. */
 export const memberTrainings = collection({
@@ -144,6 +145,7 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     registerCollection(app, ctx, memberTrainings);
     registerCollection(app, ctx, accountTrainings);
     courseTrainerRoutes(app, ctx);
+    trainingTapRoutes(app, ctx);
     // The resources requiring training that the member is trained for today.
     app.get(
       '/members/:memberId/trained-resources',

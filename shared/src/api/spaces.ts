@@ -282,6 +282,27 @@ export const CourseTrainerRecord = z.object({
 });
 export type CourseTrainerRecord = z.infer<typeof CourseTrainerRecord>;
 
+export const TrainingTapCreate = z.strictObject({
+  trainingCourse: Id.describe('The course to record; it must unlock this resource'),
+});
+export const TrainingTapRecord = z.object({
+  id: Id,
+  resource: Id,
+  trainingCourse: Id,
+  trainer: Id,
+  state: z
+    .enum(['waiting', 'expired', 'recorded', 'cancelled'])
+    .describe('waiting for a card tap at the resource; recorded once a trainee tapped'),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  trainee: Id.nullable(),
+  memberTraining: Id.nullable(),
+  _embedded: z.object({
+    trainee: z.object({ id: Id, firstName: z.string(), lastName: z.string().nullable() }).nullable(),
+  }),
+});
+export type TrainingTapRecord = z.infer<typeof TrainingTapRecord>;
+
 // ---- bookings ----
 
 export const BookingState = z.enum(['confirmed', 'cancelled']);

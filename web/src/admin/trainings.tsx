@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { Field } from '../field';
+import { CourseTrainers } from './course-trainers';
 import { memberName } from './admin-api';
 import { Alert, EditLink, errorText, useApiCall, useList, useSelection } from './form-parts';
 import {
@@ -99,6 +100,7 @@ export function TrainingsPage() {
               }}
             />
           )}
+          {selected && !creating && <CourseTrainers key={selected.id} course={selected} />}
         </section>
       </div>
     </main>

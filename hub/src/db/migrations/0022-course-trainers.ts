@@ -1,13 +1,13 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectName } from '../database.js';
-import { cascadeTo, index } from './helpers.js';
+import { cascadeTo, index, withId } from './helpers.js';
 
 /**
  * Trainers: members who record trainings of given courses themselves (`course_trainers`), and
  * which member signed a training (`member_trainings.signedBy`; null for those an admin recorded
- * before trainers existed, or recorded by an API key without a member).
+ * before trainers existed, or recorded by an API key without a member), and `training_taps`.
  */
-export function courseTrainers(_dialect: DialectName): Migration {
+export function courseTrainers(dialect: DialectName): Migration {
   return {
     async up(db: Kysely<any>) {
       await db.schema
@@ -27,6 +27,24 @@ export function courseTrainers(_dialect: DialectName): Migration {
         .addColumn('signedBy', 'integer', (c) => c.references('members.id').onDelete('set null'))
         .execute();
       await index(db, 'member_trainings', ['signedBy']);
+      // A trainer's "the trainee taps their card now": the next card of another member at the
+      // resource records the training (waiting a few minutes at most).
+      await withId(db.schema.createTable('training_taps'), dialect)
+        .addColumn('account', 'integer', cascadeTo('accounts.id'))
+        .addColumn('resource', 'integer', cascadeTo('resources.id'))
+        .addColumn('trainingCourse', 'integer', (c) =>
+          c.notNull().references('training_courses.id').onDelete('cascade'),
+        )
+        .addColumn('trainer', 'integer', cascadeTo('members.id'))
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('createdAt', 'text', (c) => c.notNull())
+        .addColumn('expiresAt', 'text', (c) => c.notNull())
+        .addColumn('trainee', 'integer', (c) => c.references('members.id').onDelete('set null'))
+        .addColumn('memberTraining', 'integer', (c) =>
+          c.references('member_trainings.id').onDelete('set null'),
+        )
+        .execute();
+      await index(db, 'training_taps', ['resource', 'state']);
     },
   };
 }
