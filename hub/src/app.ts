@@ -62,6 +62,7 @@ import { reportsRoutes } from './routes/reports.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
+import { notificationsRoutes } from './routes/notifications.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 
 export const API_PREFIX = '/api/v1';
@@ -287,6 +288,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(adminConsoleRoutes(ctx));
       await api.register(billingTotalsRoutes(ctx));
       await api.register(reportsRoutes(ctx));
+      await api.register(notificationsRoutes(ctx));
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
       await api.register(firstRunRoutes(ctx));

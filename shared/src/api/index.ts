@@ -13,3 +13,4 @@ export * from './user-accounts.js';
 export * from './member-subresources.js';
 export * from './reports.js';
 export * from './first-run.js';
+export * from './notifications.js';
