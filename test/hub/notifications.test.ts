@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../hub/src/db/outbox.js';
 import { zonedInstant } from '../../hub/src/kernel/zoned-time.js';
+import { insertNotification } from '../../hub/src/notifications/notifications.repository.js';
 import { webhookUrlColumns } from '../../hub/src/webhooks/webhooks.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
@@ -359,6 +360,34 @@ describeEachDialect('mail notifications', (dialect) => {
     const entry = (await outbox()).entries.find((e: any) => e.member === finn.id);
     expect(entry).toMatchObject({ state: 'sent', lastError: null });
     expect(entry.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('gives up a mail that waited longer than a week unsent, until an admin sends it anyway', async () => {
+    const ivy = await member('Ivy');
+    const longAgo = new Date(Date.now() - 8 * 86_400_000).toISOString();
+    await insertNotification(t.hub.ctx.db, {
+      account: t.owner.accountId,
+      member: ivy.id,
+      kind: 'bookingReminder',
+      params: { bookingId: 1, resourceName: 'Laser', from: longAgo, until: longAgo },
+      createdAt: longAgo,
+    });
+    t.hub.notifications.wake();
+    let entry: any;
+    for (let i = 0; i < 200 && entry?.state !== 'failed'; i++) {
+      await sleep(25);
+      entry = (await outbox()).entries.find((e: any) => e.member === ivy.id);
+    }
+    expect(entry).toMatchObject({
+      state: 'failed',
+      attempts: 0,
+      lastError: 'not sent within 7 days of being queued; given up',
+    });
+    expect(subjectsTo(mail, ivy.emailAddress)).toEqual([]);
+    const retry = await api(owner, 'POST', `/notification-outbox/${entry.id}/retry`);
+    expect(retry.json()).toEqual({ retry: 'scheduled' });
+    await mailTo(mail, taken, ivy.emailAddress, /^Reminder: Laser/);
+    expect((await api(owner, 'POST', `/notification-outbox/${entry.id}/retry`)).statusCode).toBe(404);
   });
 
   it('without HUB_SMTP_URL sends nothing, and the outbox says what waits', async () => {

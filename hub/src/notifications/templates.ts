@@ -239,7 +239,7 @@ const templates: Record<NotificationKind, Template> = {
       ],
     }),
     de: (p, f) => ({
-      subject: `Bridge offline: ${p.resourceName}`,
+      subject: `Bridge nicht erreichbar: ${p.resourceName}`,
       paragraphs: [
         `die Bridge von ${p.resourceName} ist seit ${f.when(p.lastSeenAt)} offline.`,
         'Mitglieder können die Ressource über den Hub nicht einschalten, bis sie wieder da ist.',

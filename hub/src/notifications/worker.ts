@@ -28,6 +28,8 @@ export interface NotificationTiming {
   maxAttempts: number;
   /** How long a hub may take to send one mail before another hub may take it over. */
   leaseMs: number;
+  /** A mail not sent within this time after it was queued (no mail server meanwhile) is given up unsent. */
+  maxAgeMs: number;
   /** Sent and failed mails are kept this long (reminders' keys a year). */
   retentionMs: number;
   /** The periodic notifications (reminders, ending packages, offline bridges) look this often. */
@@ -42,6 +44,7 @@ export const defaultNotificationTiming: NotificationTiming = {
   retryMaxMs: 6 * 3600_000,
   maxAttempts: 10,
   leaseMs: 2 * 60_000,
+  maxAgeMs: 7 * 24 * 3600_000,
   retentionMs: 60 * 24 * 3600_000,
   checkIntervalMs: 5 * 60_000,
   bridgeOfflineMs: 5 * 60_000,
@@ -158,6 +161,21 @@ export class NotificationWorker {
     const row = await notificationById(db, id);
     if (row?.state !== 'queued' || !mailer) return;
     const attempts = row.attempts + 1;
+    // Old news (a reminder of a booking that is over, queued while no mail server was set): given
+    // up unsent. Only a mail never tried and never retried by an admin (its first due time).
+    const neverTried = row.attempts === 0 && row.nextAttemptAt === row.createdAt;
+    if (neverTried && Date.parse(row.createdAt) < clock.now().getTime() - timing.maxAgeMs) {
+      const days = Math.round(timing.maxAgeMs / 86_400_000);
+      await markAttemptFailed(
+        db,
+        id,
+        0,
+        `not sent within ${days} days of being queued; given up`,
+        null,
+        null,
+      );
+      return;
+    }
     const member = await recipientOf(db, row.member);
     if (!member?.emailAddress) {
       await markAttemptFailed(db, id, attempts, 'the member has no e-mail address', null, null);
