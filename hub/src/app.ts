@@ -63,6 +63,7 @@ import { reportsRoutes } from './routes/reports.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
+import { notificationsRoutes } from './routes/notifications.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 import { decorateRouteOf, routeOf } from './http/request-route.js';
 
@@ -291,6 +292,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(adminConsoleRoutes(ctx));
       await api.register(billingTotalsRoutes(ctx));
       await api.register(reportsRoutes(ctx));
+      await api.register(notificationsRoutes(ctx));
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
       await api.register(firstRunRoutes(ctx));

@@ -126,6 +126,33 @@ export interface SessionExtraCharge {
   at: string;
 }
 
+/** A payment that was received or failed (the notifications port). */
+export interface PaymentNotice {
+  account: number;
+  member: number;
+  /** The payment's id when it is recorded as one. */
+  paymentId?: number | null;
+  /** The amount as the API writes money ("45.00"). */
+  total: string;
+  currency?: string;
+  outcome: 'received' | 'failed';
+  /** Why it failed, as the member may read it (e.g. "card declined"). */
+  reason?: string;
+  /** Now, on the hub's clock (ISO). */
+  at: string;
+}
+
+/**
+ * The notifications port: how an area has a mail queued in its own transaction without
+ * importing notifications/ (which implements it and reads the areas; docs/NOTIFICATIONS.md).
+ */
+export interface Notifications {
+  /** The member hears of a received or failed payment; the admins of a failed one too. */
+  payment(trx: Db, notice: PaymentNotice): Promise<void>;
+  /** The member hears that their key card was reported lost and is blocked. */
+  cardLost(trx: Db, card: { account: number; member: number; at: string }): Promise<void>;
+}
+
 /**
  * The ports every area reads (storage, clock, relay, events, ...), passed in (no module
  * singletons). Domain services are added on top where they are used: the access policy in
@@ -152,6 +179,8 @@ export interface HubContext {
   charges: UsageCharges;
   /** Card taps another area waits for (a trainer's tap-to-record). */
   taps: TapClaims;
+  /** Mails to members and admins, queued in the caller's transaction (notifications/). */
+  notifications: Notifications;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */
   webhooks: WebhookSettings;
   /**

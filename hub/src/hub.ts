@@ -37,6 +37,11 @@ import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
 import type { Cluster, ClusterSettings } from './cluster/cluster.js';
 import type { LeaderTask, Leadership } from './cluster/leadership.js';
 import { type Extension, Extensions, extension } from './extensions.js';
+import { setEventNotifier } from './db/outbox.js';
+import { eventNotifier } from './notifications/notify.js';
+import { notificationsPort } from './notifications/notifications.js';
+import { periodicNotices } from './notifications/checks.js';
+import { defaultNotificationTiming, NotificationWorker } from './notifications/worker.js';
 
 /**
  * Every rule of the access policy: the core rules of access/, and each area's (spaces: opening
@@ -65,6 +70,10 @@ export interface Hub {
   walCheckpoint: PeriodicCheck;
   /** Applies scheduled member changes (/members/{id}/changes) on their date, every minute. */
   memberChanges: PeriodicCheck;
+  /** Sends the mail outbox (notifications/worker.ts). */
+  notifications: NotificationWorker;
+  /** Queues the periodic notifications: reminders, ending packages, offline bridges (leader only). */
+  notices: PeriodicCheck;
   /** Cluster mode (HUB_REDIS_URL): the shared state in Redis; null for one process. */
   cluster: Cluster | null;
   /** Cluster mode: whether this hub holds the periodic-jobs lock. */
@@ -163,6 +172,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       events: new EventBus(storage.db, clock),
       charges: usageCharges({ clock }),
       taps: trainingTapClaims,
+      notifications: notificationsPort,
       webhooks: {
         ...defaultWebhookSettings,
         ...settings.webhookTuning,
@@ -235,6 +245,27 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         () => webhookWorker.stop(),
       ),
     );
+    // Mail notifications: queued with the events of a change (the outbox's hook), sent by the
+    // worker on every hub (leases keep two hubs off one mail).
+    setEventNotifier(eventNotifier);
+    const notificationTiming = { ...defaultNotificationTiming, ...settings.notificationTuning };
+    const notificationWorker = new NotificationWorker({
+      db: storage.db,
+      dialect: storage.dialect,
+      mailer: ctx.mailer,
+      logger,
+      clock: ctx.clock,
+      timing: notificationTiming,
+      linkBase: () => ctx.linkBase,
+    });
+    ctx.events.onCommit(() => notificationWorker.wake());
+    await extensions.start(
+      extension(
+        'notification worker',
+        () => notificationWorker.start(),
+        () => notificationWorker.stop(),
+      ),
+    );
     // Periodic work: in cluster mode it runs on the one hub holding the lock (cluster/leadership.ts).
     const leaderTasks: LeaderTask[] = [];
     const periodic = (name: string, task: LeaderTask): Extension =>
@@ -284,6 +315,16 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     await extensions.start(periodic('sign-in purge', signInPurge));
     const memberChanges = watchMemberChanges(ctx, memberChangeApplied(ctx));
     await extensions.start(periodic('member changes', memberChanges));
+    const notices = periodicNotices(
+      { db: storage.db, clock: ctx.clock, logger, timing: notificationTiming },
+      () => notificationWorker.wake(),
+    );
+    await extensions.start(
+      periodic('notifications', {
+        start: () => notices.start({ immediately: true }),
+        stop: () => notices.stop(),
+      }),
+    );
     const leadership = cluster
       ? await extensions.start(
           await leadershipExtension(settings.databaseUrl, options.schema, logger, leaderTasks),
@@ -301,6 +342,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       signInPurge,
       memberChanges,
       accessChanges,
+      notifications: notificationWorker,
+      notices,
       cluster: cluster?.cluster ?? null,
       leadership: leadership?.leadership ?? null,
       extensions: extensions.names,

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import type { NotificationTiming } from './notifications/worker.js';
 import { parseConfig } from '@makerspace/shared';
 import { z } from 'zod';
 import { type HomeAssistantSettings, homeAssistantFromEnv } from './home-assistant/ha.settings.js';
@@ -92,6 +93,8 @@ export interface HubSettings {
   homeAssistant?: HomeAssistantSettings;
   /** Webhook delivery timing (retry delays, timeouts); tests shorten them. Defaults in webhooks/worker.ts. */
   webhookTuning?: Partial<Omit<WebhookSettings, 'allowInsecure'>>;
+  /** Mail notification timing (polling, retries, periodic checks); tests shorten it. Defaults in notifications/worker.ts. */
+  notificationTuning?: Partial<NotificationTiming>;
   /**
    * Cluster mode: HUB_REDIS_URL and HUB_NODE_ID, on PostgreSQL, with the liveness timing
    * HUB_NODE_HEARTBEAT_MS, HUB_NODE_TTL_MS and HUB_NODE_SWEEP_MS (none: one process, state in memory).

@@ -12,6 +12,8 @@ import type {
   MemberKeyRecord,
   MemberPackageRecord,
   MemberTrainingRecord,
+  NotificationOutbox,
+  NotificationSettingsRecord,
   ResourceAvailability,
   ResourceLogRecord,
   ResourceRecord,
@@ -295,4 +297,11 @@ export const api = {
     call<MemberTrainingRecord[]>('GET', `/members/${member}/trainings${q({ limit: 100 })}`),
   courses: () => call<TrainingCourseRecord[]>('GET', `/training-courses${q({ limit: 1000 })}`),
   space: (id: number) => call<SpaceRecord>('GET', `/spaces/${id}`),
+  notificationSettings: (member: number) =>
+    call<NotificationSettingsRecord>('GET', `/members/${member}/notification-settings`),
+  setNotificationSettings: (member: number, change: Partial<Record<string, boolean>>) =>
+    call<NotificationSettingsRecord>('PUT', `/members/${member}/notification-settings`, change),
+  notificationOutbox: (state?: 'queued' | 'sent' | 'failed') =>
+    call<NotificationOutbox>('GET', `/notification-outbox${q({ state, limit: 50 })}`),
+  retryNotification: (id: number) => call<{ retry: string }>('POST', `/notification-outbox/${id}/retry`),
 };

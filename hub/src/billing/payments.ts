@@ -10,6 +10,7 @@ import { type Db, defined } from '../db/crud.js';
 import { columnsOf, referencedRow, requiredRow, stampsOf } from '../db/records.js';
 import type { PaymentRequestsTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../kernel/caller.js';
+import type { Notifications } from '../context.js';
 import { visibleIn } from './list-filters.js';
 import { conflict, unprocessable } from '../errors.js';
 import { allocatePayment, allocationsOf, releasePayment } from './invoices.js';
@@ -46,12 +47,16 @@ export async function paymentRecords(db: Db, rows: PaymentRow[]) {
 
 export const visiblePayments = (db: Db, caller: Caller) => visibleIn(db, 'payments', caller);
 
-/** POST /payments: money received from a member, put on the invoices named (or the oldest open). */
+/**
+ * POST /payments: money received from a member, put on the invoices named (or the oldest open).
+ * A completed payment tells the member (`notifications`, in this transaction).
+ */
 export async function createPayment(
   trx: Db,
   caller: Caller,
   body: PaymentCreate,
   at: Date,
+  notifications?: Pick<Notifications, 'payment'>,
 ): Promise<PaymentRow> {
   const member = await referencedRow(trx, 'members', {
     id: body.member,
@@ -81,7 +86,29 @@ export async function createPayment(
     { at: at.toISOString(), by: caller.memberId },
   );
   await allocatePayment(trx, payment, body.invoices ?? null, at.toISOString());
+  if (payment.state === 'completed') await paymentReceived(trx, payment, at.toISOString(), notifications);
   return payment;
+}
+
+/** Tells the member that a completed payment was received (through the notifications port). */
+export async function paymentReceived(
+  trx: Db,
+  payment: PaymentRow,
+  at: string,
+  notifications: Pick<Notifications, 'payment'> | undefined,
+): Promise<void> {
+  if (!notifications) return;
+  const member = await requiredRow(trx, 'members', payment.member);
+  const { currency } = await billingSettingsFor(trx, member.space, { at });
+  await notifications.payment(trx, {
+    account: payment.account,
+    member: payment.member,
+    paymentId: payment.id,
+    total: formatMoney(parseMoney(payment.total)),
+    currency,
+    outcome: 'received',
+    at,
+  });
 }
 
 /**
@@ -107,12 +134,16 @@ export async function paymentChanged(
   after: PaymentRow,
   body: Pick<PaymentUpdate, 'invoices' | 'total'>,
   at: string,
+  notifications?: Pick<Notifications, 'payment'>,
 ): Promise<void> {
   const { invoices } = body;
   const changed = invoices !== undefined || body.total !== undefined || after.state !== before.state;
   if (!changed) return;
   await releasePayment(trx, after.id, at);
-  if (after.state === 'completed' && before.state !== 'completed') await markRequestsPaid(trx, after.id, at);
+  if (after.state === 'completed' && before.state !== 'completed') {
+    await markRequestsPaid(trx, after.id, at);
+    await paymentReceived(trx, after, at, notifications);
+  }
   await allocatePayment(trx, after, invoices ?? null, at);
 }
 

@@ -17,6 +17,8 @@ import { accountOf, type Caller } from '../kernel/caller.js';
 import { parseMoney, roundToCents } from '../kernel/money.js';
 import { spaceTimeZone } from '../spaces/spaces.repository.js';
 import { allocatePayment, emitInvoice, releasePayment, settleMember } from './invoices.js';
+import { paymentReceived } from './payments.js';
+import type { Notifications } from '../context.js';
 import { localTime } from './local-time.js';
 import {
   compactIban,
@@ -386,6 +388,7 @@ export async function recordSepaReturn(
   batchId: number,
   body: z.infer<typeof SepaReturnCreate>,
   now: Date,
+  notifications?: Pick<Notifications, 'payment'>,
 ): Promise<SepaBatchRow> {
   const at = now.toISOString();
   const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
@@ -420,6 +423,16 @@ export async function recordSepaReturn(
   );
   await touchBatch(trx, batch, { at, by: caller.memberId });
   await emitInvoice(trx, 'invoice_updated', { id: debit.invoice, account: batch.account });
+  // A returned debit is a failed payment: the member (and the admins) hear of it.
+  await notifications?.payment(trx, {
+    account: batch.account,
+    member: debit.member,
+    total: debit.amount,
+    currency: 'EUR',
+    outcome: 'failed',
+    reason: `the bank returned the direct debit of invoice ${debit.invoiceNumber} (${body.reason})`,
+    at,
+  });
   // Money the member has on account may settle the open invoice now.
   await settleMember(trx, debit.member, at);
   return (await sepaBatchRow(trx, null, batch.id))!;
@@ -436,6 +449,7 @@ export async function recordSepaCollected(
   batchId: number,
   body: z.infer<typeof SepaCollectedCreate>,
   now: Date,
+  notifications?: Pick<Notifications, 'payment'>,
 ): Promise<SepaBatchRow> {
   const at = now.toISOString();
   const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
@@ -466,6 +480,7 @@ export async function recordSepaCollected(
     await allocatePayment(trx, payment, [debit.invoice], at);
     // Paid another way meanwhile: the money goes on the member's other open invoices.
     await allocatePayment(trx, payment, null, at);
+    await paymentReceived(trx, payment, at, notifications);
   }
   return (await sepaBatchRow(trx, null, batch.id))!;
 }

@@ -30,6 +30,12 @@ export function categoryOf(type: string): WebhookCategory | null {
  */
 export async function emitEvent(trx: Db, input: EventInput): Promise<number | null> {
   if (accessTypes.test(input.type)) accessChangesOf.get(trx)?.add(input.account);
+  // A set lookup decides whether the type can mail anyone (most cannot: switch-on logs).
+  if (eventNotifier?.types.has(input.type)) {
+    const details = typeof input.details === 'function' ? await input.details() : input.details;
+    input = { ...input, details };
+    await eventNotifier.notify(trx, input, details, (clockOf.get(trx) ?? systemClock).now().toISOString());
+  }
   const category = categoryOf(input.type);
   if (!category) return null;
   // Asked on every change (every switch-on writes a log): plain SQL, no query builder.
@@ -90,6 +96,31 @@ const clockOf = new WeakMap<Db, Clock>();
 
 /** Events written so far by this process: a transaction that wrote none need not wake the worker. */
 let eventsStored = 0;
+
+/**
+ * Mail notifications of events (notifications/notify.ts implements it; hub.ts sets it): `types`
+ * are the event types that can notify anyone, `notify` queues the mails in the event's
+ * transaction. Storage knows no areas, so the hook is set from outside.
+ */
+export interface EventNotifier {
+  readonly types: ReadonlySet<string>;
+  notify(trx: Db, input: EventInput, details: Record<string, unknown>, at: string): Promise<void>;
+}
+
+let eventNotifier: EventNotifier | null = null;
+
+/**
+ * Sets the mail notifier of events. It writes only rows of the transaction it is given (no state
+ * of a hub), so every hub of a process sets the same one.
+ */
+export function setEventNotifier(notifier: EventNotifier | null): void {
+  eventNotifier = notifier;
+}
+
+/** Something else for a worker was written to an outbox: the commit wakes the workers. */
+export function noteOutboxWrite(): void {
+  eventsStored++;
+}
 
 /**
  * `ctx.events`: runs a change and its events in one transaction and wakes the delivery worker

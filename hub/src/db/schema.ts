@@ -776,7 +776,40 @@ export interface SepaDebitsTable {
   updatedAt: string;
 }
 
+/** A mail to a member or admin in the outbox (migration 0021, notifications/). */
+export interface NotificationsTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  kind: string;
+  /** JSON: what the mail says, as it was when the notification was made. */
+  params: Generated<string>;
+  /** Periodic notifications: unique, so the same reminder is never queued twice. */
+  dedupeKey: string | null;
+  /** queued, sent or failed (given up after the last retry). */
+  state: Generated<string>;
+  attempts: Generated<number>;
+  nextAttemptAt: string | null;
+  leaseUntil: string | null;
+  lastError: string | null;
+  /** The subject as sent. */
+  subject: string | null;
+  sentAt: string | null;
+  createdAt: string;
+}
+
+/** A member's choice of notification kinds (migration 0021). */
+export interface NotificationSettingsTable {
+  member: number;
+  account: number;
+  /** JSON object: kind -> boolean; a kind not named has its default. */
+  kinds: Generated<string>;
+  updatedAt: string;
+}
+
 export interface Database {
   sepa_batches: SepaBatchesTable;
   sepa_debits: SepaDebitsTable;
+  notifications: NotificationsTable;
+  notification_settings: NotificationSettingsTable;
 }

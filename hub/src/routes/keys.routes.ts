@@ -159,9 +159,18 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         // A member may disable their own card, never enable one: that stays with the admins.
         const caller = callerOf(request);
         const { member, key } = await keyOf(caller, request.params.memberId);
-        const { row } = await changeKey((trx, at) =>
-          putMemberKey(trx, member, { token: key.token, state: 'inactive' }, caller.memberId, at),
-        );
+        const { row } = await changeKey(async (trx, at) => {
+          const changed = await putMemberKey(
+            trx,
+            member,
+            { token: key.token, state: 'inactive' },
+            caller.memberId,
+            at,
+          );
+          if (key.state !== 'inactive')
+            await ctx.notifications.cardLost(trx, { account: member.account, member: member.id, at });
+          return changed;
+        });
         return memberKeyRecord(row);
       },
     );

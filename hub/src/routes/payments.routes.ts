@@ -36,13 +36,14 @@ export const payments = collection({
   list: billingList(paymentFilterParams, filterPayments),
   create: {
     body: PaymentCreate,
-    insert: (trx, { ctx, caller, body }) => createPayment(trx, caller, body, ctx.clock.now()),
+    insert: (trx, { ctx, caller, body }) =>
+      createPayment(trx, caller, body, ctx.clock.now(), ctx.notifications),
   },
   update: {
     body: PaymentUpdate,
     columns: (body, row, { trx }) => paymentChanges(trx, row, body),
     written: (trx, before, after, ctx, _caller, body) =>
-      paymentChanged(trx, before, after, body, ctx.clock.now().toISOString()),
+      paymentChanged(trx, before, after, body, ctx.clock.now().toISOString(), ctx.notifications),
   },
   // The invoices it settled are open again.
   remove: { before: (trx, row, ctx) => releasePayment(trx, row.id, ctx.clock.now().toISOString()) },

@@ -159,7 +159,14 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request) => {
         const caller = requireAdmin(request);
         const batch = await ctx.events.transaction((trx) =>
-          recordSepaReturn(trx, caller, request.params.batchId, request.body, ctx.clock.now()),
+          recordSepaReturn(
+            trx,
+            caller,
+            request.params.batchId,
+            request.body,
+            ctx.clock.now(),
+            ctx.notifications,
+          ),
         );
         return recordOf(batch);
       },
@@ -184,7 +191,14 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request) => {
         const caller = requireAdmin(request);
         const batch = await ctx.events.transaction((trx) =>
-          recordSepaCollected(trx, caller, request.params.batchId, request.body, ctx.clock.now()),
+          recordSepaCollected(
+            trx,
+            caller,
+            request.params.batchId,
+            request.body,
+            ctx.clock.now(),
+            ctx.notifications,
+          ),
         );
         return recordOf(batch);
       },

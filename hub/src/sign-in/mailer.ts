@@ -5,9 +5,11 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Files sent with the mail (a booking's .ics, an invoice's PDF). */
+  attachments?: { filename: string; content: Buffer | string; contentType: string }[];
 }
 
-/** Sends e-mail (sign-in links, invitations). `ctx.mailer` is null when no SMTP is configured. */
+/** Sends e-mail (sign-in links, invitations, notifications). `ctx.mailer` is null when no SMTP is configured. */
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { BillingPage } from './billing';
 import { BookingsPage } from './bookings';
 import { Dashboard } from './dashboard';
 import { KeysPage } from './keys';
+import { MailOutboxPage } from './mail-outbox';
 import { MembersPage } from './members';
 import { PackagesPage } from './packages';
 import { ReportsPage } from './reports';
@@ -30,6 +31,7 @@ const pages: [string, string, ComponentType][] = [
   ['/admin/billing', 'Billing', BillingPage],
   ['/admin/reports', 'Reports', ReportsPage],
   ['/admin/webhooks', 'Webhooks', WebhooksPage],
+  ['/admin/mail', 'Mail', MailOutboxPage],
 ];
 
 /**

@@ -2,10 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type BrowserSession, type UserMe } from '../api';
 import { dateTime, deviceName } from '../format';
 import { signOut } from '../session';
+import { NotificationSettings } from './notification-settings';
 import { PasswordForm } from './password-form';
 import { describe } from './sign-in';
 
-/** My sign-ins: where I am signed in, sign out there or everywhere; my password. */
+/** My sign-ins: where I am signed in, sign out there or everywhere; my password; the mails I receive. */
 export function AccountPage({ me }: { me: UserMe }) {
   const [sessions, setSessions] = useState<BrowserSession[] | null>(null);
   const [message, setMessage] = useState<string | null>(null);
@@ -52,6 +53,7 @@ export function AccountPage({ me }: { me: UserMe }) {
         <h2 id="password">Password</h2>
         <PasswordForm askCurrent onDone={() => setMessage('Password saved.')} />
       </section>
+      <NotificationSettings me={me} />
       {message && <p role="status">{message}</p>}
     </main>
   );

@@ -1,0 +1,57 @@
+import ical, { ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
+import type { Db } from '../db/crud.js';
+import type { NotificationKind } from './kinds.js';
+
+/** A file sent with a mail. */
+export interface MailAttachment {
+  filename: string;
+  content: Buffer | string;
+  contentType: string;
+}
+
+/**
+ * A booking as a calendar invitation (.ics): REQUEST when made or changed (the same UID, a
+ * higher SEQUENCE, so the calendar updates its entry), CANCEL when cancelled. Times in UTC; the
+ * calendar shows them in the reader's zone.
+ */
+export function bookingCalendar(
+  kind: NotificationKind,
+  p: { bookingId: number; resourceName: string; from: string; until: string; spaceName: string },
+  host: string,
+  stamp: Date,
+): MailAttachment {
+  const cancelled = kind === 'bookingCancelled';
+  const cal = ical({
+    name: p.spaceName,
+    prodId: { company: 'makerspace-hub', product: 'booking' },
+    method: cancelled ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST,
+  });
+  cal.createEvent({
+    id: `booking-${p.bookingId}@${host}`,
+    start: new Date(p.from),
+    end: new Date(p.until),
+    summary: `${p.resourceName} (${p.spaceName})`,
+    status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+    // Each mail about the booking supersedes the one before.
+    sequence: Math.floor(stamp.getTime() / 1000) % 2_000_000_000,
+    stamp,
+  });
+  return {
+    filename: 'booking.ics',
+    content: cal.toString(),
+    contentType: `text/calendar; charset=utf-8; method=${cancelled ? 'CANCEL' : 'REQUEST'}`,
+  };
+}
+
+/**
+ * The invoice as a PDF to attach to the "invoice issued" mail. Answers null until the invoice
+ * PDF is built: then it returns `{ filename: \`invoice-${number}.pdf\`, content: await
+ * invoicePdf(db, invoiceId), contentType: 'application/pdf' }` (billing/invoice-pdf.ts).
+ */
+export async function invoiceAttachment(
+  _db: Db,
+  _invoiceId: number,
+  _number: string,
+): Promise<MailAttachment | null> {
+  return null;
+}

@@ -1,0 +1,129 @@
+import type { Logger } from '@makerspace/shared';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/crud.js';
+import { type PeriodicCheck, periodicCheck } from '../periodic.js';
+import { notify, notifyAdmins } from './notify.js';
+import {
+  bookingsStarting,
+  bridgesOfflineSince,
+  failingWebhooks,
+  packagesEnding,
+  trainingsExpiring,
+} from './notifications.repository.js';
+import type { NotificationTiming } from './worker.js';
+
+const day = 86_400_000;
+const dateOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+/** How far ahead each periodic notice looks. */
+export const reminderAheadMs = day;
+export const packageEndingDays = 14;
+export const trainingExpiringDays = 30;
+
+/**
+ * The notices nothing happens for: a booking starts within a day, a package ends within 14 days,
+ * a training expires within 30 days, a bridge is offline for longer than the alert threshold, a
+ * webhook is failing. Each is queued once ever (its dedupe key: the booking and its start, the
+ * package and its end, the bridge and when it was last seen, the webhook and since when it
+ * fails), however often this runs and on whichever hub. Answers how many were queued.
+ */
+export async function queuePeriodicNotices(
+  db: Db,
+  clock: Clock,
+  timing: NotificationTiming,
+): Promise<number> {
+  const now = clock.now().getTime();
+  const at = new Date(now).toISOString();
+  let queued = 0;
+  const count = (ok: boolean | number) => {
+    queued += Number(ok);
+  };
+  await db.transaction().execute(async (trx) => {
+    for (const b of await bookingsStarting(trx, at, new Date(now + reminderAheadMs).toISOString())) {
+      // A booking made within the day before it starts had its booking mail: no reminder.
+      if (Date.parse(b.createdAt) > Date.parse(b.fromDateTime) - reminderAheadMs) continue;
+      count(
+        await notify(trx, {
+          account: b.account,
+          member: b.member,
+          kind: 'bookingReminder',
+          params: {
+            bookingId: b.id,
+            resourceName: b.resourceName,
+            from: b.fromDateTime,
+            until: b.untilDateTime,
+          },
+          dedupeKey: `bookingReminder:${b.id}:${b.fromDateTime}`,
+          at,
+        }),
+      );
+    }
+    for (const p of await packagesEnding(trx, dateOf(now), dateOf(now + packageEndingDays * day))) {
+      count(
+        await notify(trx, {
+          account: p.account,
+          member: p.member,
+          kind: 'packageEnding',
+          params: { memberPackageId: p.id, packageName: p.packageName, untilDate: p.untilDate },
+          dedupeKey: `packageEnding:${p.id}:${p.untilDate}`,
+          at,
+        }),
+      );
+    }
+    for (const t of await trainingsExpiring(trx, dateOf(now), dateOf(now + trainingExpiringDays * day))) {
+      count(
+        await notify(trx, {
+          account: t.account,
+          member: t.member,
+          kind: 'trainingExpiring',
+          params: { memberTrainingId: t.id, courseTitle: t.courseTitle, untilDate: t.untilDate },
+          dedupeKey: `trainingExpiring:${t.id}:${t.untilDate}`,
+          at,
+        }),
+      );
+    }
+    for (const b of await bridgesOfflineSince(trx, new Date(now - timing.bridgeOfflineMs).toISOString())) {
+      count(
+        await notifyAdmins(trx, {
+          account: b.account,
+          kind: 'bridgeOffline',
+          params: { resource: b.resource, resourceName: b.resourceName, lastSeenAt: b.lastSeenAt },
+          dedupeKey: `bridgeOffline:${b.resource}:${b.lastSeenAt}`,
+          at,
+        }),
+      );
+    }
+    for (const w of await failingWebhooks(trx)) {
+      count(
+        await notifyAdmins(trx, {
+          account: w.account,
+          kind: 'webhookFailing',
+          params: {
+            webhook: w.id,
+            label: w.label ?? `#${w.id}`,
+            failingSince: w.failingSince,
+            failures: w.consecutiveFailures,
+          },
+          dedupeKey: `webhookFailing:${w.id}:${w.failingSince ?? ''}`,
+          at,
+        }),
+      );
+    }
+  });
+  return queued;
+}
+
+/** The periodic notices as a job (hub/src/periodic.ts); `queued` wakes the worker after a commit. */
+export function periodicNotices(
+  deps: { db: Db; clock: Clock; logger: Logger; timing: NotificationTiming },
+  queued: () => void,
+): PeriodicCheck {
+  return periodicCheck(
+    async () => {
+      if ((await queuePeriodicNotices(deps.db, deps.clock, deps.timing)) > 0) queued();
+    },
+    deps.timing.checkIntervalMs,
+    deps.logger,
+    'queueing periodic notifications failed',
+  );
+}

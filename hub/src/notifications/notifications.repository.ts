@@ -1,0 +1,317 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { DialectName } from '../db/database.js';
+
+/**
+ * The notification tables' queries (notifications, notification_settings), and the reads the
+ * periodic notifications make across the areas (bookings, member packages, trainings, bridges,
+ * webhooks), as the reports area reads figures: queries only. Time stamps are ISO strings the
+ * caller takes from its clock; transactions are the caller's.
+ */
+
+export interface NewNotification {
+  account: number;
+  member: number;
+  kind: string;
+  params: Record<string, unknown>;
+  dedupeKey?: string | null;
+  createdAt: string;
+}
+
+/** Queues a mail; false when its dedupe key was queued before (nothing is written then). */
+export async function insertNotification(db: Db, n: NewNotification): Promise<boolean> {
+  const result = await db
+    .insertInto('notifications')
+    .values({
+      account: n.account,
+      member: n.member,
+      kind: n.kind,
+      params: JSON.stringify(n.params),
+      dedupeKey: n.dedupeKey ?? null,
+      state: 'queued',
+      attempts: 0,
+      nextAttemptAt: n.createdAt,
+      createdAt: n.createdAt,
+    })
+    .onConflict((oc) => oc.column('dedupeKey').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** A member's stored choices (JSON), undefined when they never chose. */
+export async function storedKinds(db: Db, memberId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('notification_settings')
+    .select('kinds')
+    .where('member', '=', memberId)
+    .executeTakeFirst();
+  return row?.kinds;
+}
+
+export async function writeKinds(db: Db, member: { id: number; account: number }, kinds: string, at: string) {
+  await db
+    .insertInto('notification_settings')
+    .values({ member: member.id, account: member.account, kinds, updatedAt: at })
+    .onConflict((oc) => oc.column('member').doUpdateSet({ kinds, updatedAt: at }))
+    .execute();
+}
+
+/** Who a mail goes to, and the space's name and language. */
+export function recipientOf(db: Db, memberId: number) {
+  return db
+    .selectFrom('members as m')
+    .innerJoin('spaces as s', 's.id', 'm.space')
+    .select([
+      'm.id',
+      'm.account',
+      'm.firstName',
+      'm.lastName',
+      'm.emailAddress',
+      'm.language',
+      'm.privileges',
+      's.name as spaceName',
+      's.locale as spaceLocale',
+      's.timezone',
+    ])
+    .where('m.id', '=', memberId)
+    .executeTakeFirst();
+}
+
+/** The account's admins and owners who have an e-mail address. */
+export async function adminsOf(db: Db, accountId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('members')
+    .select('id')
+    .where('account', '=', accountId)
+    .where('privileges', 'in', ['admin', 'owner'])
+    .where('emailAddress', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+// ---- the queue --------------------------------------------------------------------------------
+
+/**
+ * Leases up to `limit` due queued mails until `lease` and answers their ids. PostgreSQL: the
+ * candidates are locked FOR UPDATE SKIP LOCKED in the same statement, so two hubs never lease
+ * the same mail (a row leased by a commit meanwhile is re-checked when locked and dropped).
+ * SQLite has one writer: the statement runs alone.
+ */
+export async function leaseDue(
+  db: Db,
+  dialect: DialectName,
+  at: string,
+  lease: string,
+  limit: number,
+): Promise<number[]> {
+  const lock = dialect === 'postgres' ? sql` for update skip locked` : sql``;
+  const rows = await sql<{ id: number }>`
+    update "notifications" set "leaseUntil" = ${lease}
+    where "id" in (
+      select "id" from "notifications"
+      where "state" = 'queued' and "nextAttemptAt" <= ${at}
+        and ("leaseUntil" is null or "leaseUntil" < ${at})
+      order by "nextAttemptAt", "id" limit ${limit}${lock}
+    )
+    and "state" = 'queued' and ("leaseUntil" is null or "leaseUntil" < ${at})
+    returning "id"`.execute(db);
+  return rows.rows.map((r) => Number(r.id));
+}
+
+export function notificationById(db: Db, id: number) {
+  return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function markSent(db: Db, id: number, attempts: number, subject: string, at: string) {
+  await db
+    .updateTable('notifications')
+    .set({
+      state: 'sent',
+      attempts,
+      subject,
+      sentAt: at,
+      nextAttemptAt: null,
+      leaseUntil: null,
+      lastError: null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A failed attempt: tried again at `nextAttemptAt`, or given up (`failed`) when that is null. */
+export async function markAttemptFailed(
+  db: Db,
+  id: number,
+  attempts: number,
+  error: string,
+  subject: string | null,
+  nextAttemptAt: string | null,
+) {
+  await db
+    .updateTable('notifications')
+    .set({
+      state: nextAttemptAt ? 'queued' : 'failed',
+      attempts,
+      lastError: error.slice(0, 1000),
+      subject,
+      nextAttemptAt,
+      leaseUntil: null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The lease goes (the hub is closing): the mail waits for the next pass. */
+export async function releaseLease(db: Db, id: number) {
+  await db.updateTable('notifications').set({ leaseUntil: null }).where('id', '=', id).execute();
+}
+
+/** An admin's retry: a queued or failed mail of the account is due now. False when there is none. */
+export async function makeDue(db: Db, accountId: number, id: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('notifications')
+    .set({ state: 'queued', nextAttemptAt: at, leaseUntil: null })
+    .where('id', '=', id)
+    .where('account', '=', accountId)
+    .where('state', 'in', ['queued', 'failed'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Forgets sent and failed mails created before `before`; those with a dedupe key (periodic
+ * reminders) only before `keysBefore`, so a reminder is still remembered while it could recur.
+ */
+export async function pruneOutbox(db: Db, before: string, keysBefore: string) {
+  await db
+    .deleteFrom('notifications')
+    .where('state', 'in', ['sent', 'failed'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('dedupeKey', 'is', null), eb('createdAt', '<', before)]),
+        eb('createdAt', '<', keysBefore),
+      ]),
+    )
+    .execute();
+}
+
+/** The account's outbox, newest first, with the recipients' names. */
+export function outboxOf(db: Db, accountId: number, limit: number, state?: string) {
+  let query = db
+    .selectFrom('notifications as n')
+    .leftJoin('members as m', 'm.id', 'n.member')
+    .select([
+      'n.id',
+      'n.member',
+      'n.kind',
+      'n.subject',
+      'n.state',
+      'n.attempts',
+      'n.nextAttemptAt',
+      'n.lastError',
+      'n.sentAt',
+      'n.createdAt',
+      'm.firstName',
+      'm.lastName',
+    ])
+    .where('n.account', '=', accountId);
+  if (state) query = query.where('n.state', '=', state);
+  return query.orderBy('n.id', 'desc').limit(limit).execute();
+}
+
+export async function outboxCounts(db: Db, accountId: number): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('notifications')
+    .select(['state', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('account', '=', accountId)
+    .where('state', 'in', ['queued', 'failed'])
+    .groupBy('state')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.count)]));
+}
+
+// ---- what the periodic notifications look for ------------------------------------------------
+
+/** Bookings (not cancelled) starting in [from, until), with their resource's name. */
+export function bookingsStarting(db: Db, from: string, until: string) {
+  return db
+    .selectFrom('bookings as b')
+    .innerJoin('resources as r', 'r.id', 'b.resource')
+    .select([
+      'b.id',
+      'b.account',
+      'b.member',
+      'b.resource',
+      'b.fromDateTime',
+      'b.untilDateTime',
+      'b.createdAt',
+      'r.name as resourceName',
+    ])
+    .where('b.state', '!=', 'cancelled')
+    .where('b.fromDateTime', '>=', from)
+    .where('b.fromDateTime', '<', until)
+    .execute();
+}
+
+/** Member packages whose last day (untilDate) is in [fromDate, untilDate], with the package's name. */
+export function packagesEnding(db: Db, fromDate: string, untilDate: string) {
+  return db
+    .selectFrom('member_packages as mp')
+    .innerJoin('packages as p', 'p.id', 'mp.package')
+    .select(['mp.id', 'mp.account', 'mp.member', 'mp.untilDate', 'p.name as packageName'])
+    .where('mp.untilDate', '>=', fromDate)
+    .where('mp.untilDate', '<=', untilDate)
+    .execute();
+}
+
+/** Member trainings that end in [fromDate, untilDate], with the course's title. */
+export function trainingsExpiring(db: Db, fromDate: string, untilDate: string) {
+  return db
+    .selectFrom('member_trainings as mt')
+    .innerJoin('training_courses as c', 'c.id', 'mt.trainingCourse')
+    .select(['mt.id', 'mt.account', 'mt.member', 'mt.untilDate', 'c.title as courseTitle'])
+    .where('mt.untilDate', '>=', fromDate)
+    .where('mt.untilDate', '<=', untilDate)
+    .execute();
+}
+
+/** Bridges offline and last seen before `seenBefore`, with their resource's name. */
+export function bridgesOfflineSince(db: Db, seenBefore: string) {
+  return db
+    .selectFrom('bridges as b')
+    .innerJoin('resources as r', 'r.id', 'b.resource')
+    .select(['b.resource', 'b.account', 'b.lastSeenAt', 'r.name as resourceName'])
+    .where('b.offline', '=', 1)
+    .where('b.lastSeenAt', 'is not', null)
+    .where('b.lastSeenAt', '<', seenBefore)
+    .execute();
+}
+
+/** Webhooks in state `failing`. */
+export function failingWebhooks(db: Db) {
+  return db
+    .selectFrom('webhooks')
+    .select(['id', 'account', 'label', 'failingSince', 'consecutiveFailures'])
+    .where('state', '=', 'failing')
+    .execute();
+}
+
+/** The id of the member's newest completed payment (0: none): a low balance is told once per payment. */
+export async function lastPaymentOf(db: Db, memberId: number): Promise<number> {
+  const row = await db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .where('member', '=', memberId)
+    .where('state', '=', 'completed')
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+export function paymentById(db: Db, id: number) {
+  return db
+    .selectFrom('payments')
+    .select(['id', 'account', 'member', 'total', 'date', 'method', 'state'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
