@@ -10,6 +10,9 @@ import { API_PREFIX, buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { usageCharges } from './billing/charges.js';
 import { JobRunner } from './billing/jobs.js';
+import { StripeGateway } from './billing/stripe.js';
+import { chargeRetriesDue, chargeSavedMethods } from './billing/stripe-charges.js';
+import { stripeRoutes } from './routes/stripe.routes.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
 import { checkReadiness } from './observability/observability.routes.js';
@@ -182,7 +185,11 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         () => broker.stop(),
       ),
     );
+    // Payments through Stripe (billing/stripe*.ts): Stripe's API, or HUB_STRIPE_API_URL's.
+    const stripe = new StripeGateway(settings.stripeApiUrl);
+    const stripeDeps = { db: storage.db, clock, tokens, logger, stripe, linkBase: ctx.linkBase };
     const app = await buildApp(ctx, {
+      routes: [(c) => stripeRoutes(c, stripe)],
       limits: settings.httpLimits,
       trustProxy: settings.trustProxy,
       authThrottle: settings.authThrottle,
@@ -241,7 +248,15 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         () => (cluster ? leaderTasks.push(task) : task.start()),
         () => task.stop(),
       );
-    const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
+    const jobs = new JobRunner({
+      db: storage.db,
+      clock: ctx.clock,
+      logger,
+      charges: {
+        charge: (accountId, member) => chargeSavedMethods(stripeDeps, accountId, member),
+        retryDue: () => chargeRetriesDue(stripeDeps),
+      },
+    });
     await extensions.start(periodic('jobs', jobs));
     const accessChanges = followAccessChanges(ctx);
     await extensions.start(

@@ -507,6 +507,9 @@ export interface SpaceBillingSettingsTable extends Stamps {
   sepaIban: string | null;
   sepaAccountOwnerName: string | null;
   sepaMandateText: string | null;
+  /** Sealed with the hub's key (migration 0018); never answered. */
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
 }
 
 export interface TrainingCoursesTable extends Stamps {
@@ -703,4 +706,53 @@ export interface HubMetaTable {
 
 export interface Database {
   hub_meta: HubMetaTable;
+}
+
+// Payments through Stripe (migration 0018).
+export interface StripeCustomersTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  customer: string;
+  createdAt: string;
+}
+
+export interface StripePaymentsTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  invoice: number | null;
+  kind: string;
+  attempt: Generated<number>;
+  idempotencyKey: string;
+  chargeSlot: string | null;
+  customer: string | null;
+  paymentMethod: string | null;
+  amount: string;
+  currency: string;
+  state: string;
+  checkoutSession: string | null;
+  paymentIntent: string | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  retryAfter: string | null;
+  payment: number | null;
+  settledAt: string | null;
+  refunded: Generated<string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StripeEventsTable {
+  id: Generated<number>;
+  eventId: string;
+  account: number;
+  type: string;
+  receivedAt: string;
+}
+
+export interface Database {
+  stripe_customers: StripeCustomersTable;
+  stripe_payments: StripePaymentsTable;
+  stripe_events: StripeEventsTable;
 }
