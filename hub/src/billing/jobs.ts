@@ -203,7 +203,10 @@ export class JobRunner {
     const { charges } = this.deps;
     if (charges && (time - this.lastRetries >= this.chargeRetriesEveryMs || time < this.lastRetries)) {
       this.lastRetries = time;
-      await charges.retryDue();
+      // In turn with the jobs (one round at a time).
+      const next = this.current.catch(() => undefined).then(() => charges.retryDue());
+      this.current = next;
+      await next;
     }
   }
 

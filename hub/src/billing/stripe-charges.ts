@@ -70,6 +70,7 @@ export async function chargeSavedMethods(
   deps: StripeDeps,
   accountId: number,
   member?: number,
+  options: { retriesOnly?: boolean } = {},
 ): Promise<ChargeSummary> {
   const summary: ChargeSummary = { charged: 0, processing: 0, failed: 0 };
   const accounts = new Map<number, StripeAccount | null>();
@@ -89,7 +90,7 @@ export async function chargeSavedMethods(
     const account = await accountOf(invoice.space);
     if (!method || !account) continue;
     const attempt = nextAttempt(await stripePaymentsOfInvoice(deps.db, invoice.id), now.toISOString());
-    if (attempt === null) continue;
+    if (attempt === null || (attempt === 1 && options.retriesOnly)) continue;
     const amount = parseMoney(invoice.total) - parseMoney(invoice.paid);
     if (amount <= 0n) continue;
     const at = now.toISOString();
@@ -236,9 +237,16 @@ async function recordIntent(
   });
 }
 
-/** Retries due in every account (the job runner calls this now and then). */
+/**
+ * Retries due, and charges a stopped run left unanswered, in every account (the job runner calls
+ * this hourly). First charges are the billing run's only.
+ */
 export async function chargeRetriesDue(deps: StripeDeps): Promise<void> {
   for (const account of await accountsWithRetriesDue(deps.db, deps.clock.now().toISOString())) {
-    await chargeSavedMethods(deps, account);
+    try {
+      await chargeSavedMethods(deps, account, undefined, { retriesOnly: true });
+    } catch (err) {
+      deps.logger.error({ err, account }, 'charging the due retries failed');
+    }
   }
 }

@@ -152,15 +152,19 @@ export function invoicesWithSavedMethod(db: Db, accountId: number, member: numbe
   return query.orderBy('invoices.id').execute();
 }
 
-/** Accounts with Stripe payments that failed and may be tried again by `now`. */
+/**
+ * Accounts with charges to make again: failed ones whose retry is due by `now`, and ones a
+ * stopped run left unanswered (`started`).
+ */
 export async function accountsWithRetriesDue(db: Db, now: string): Promise<number[]> {
   const rows = await db
     .selectFrom('stripe_payments')
     .select('account')
     .distinct()
     .where('kind', '=', 'charge')
-    .where('state', '=', 'failed')
-    .where('retryAfter', '<=', now)
+    .where((eb) =>
+      eb.or([eb.and([eb('state', '=', 'failed'), eb('retryAfter', '<=', now)]), eb('state', '=', 'started')]),
+    )
     .execute();
   return rows.map((r) => r.account);
 }
