@@ -10,7 +10,7 @@ import { API_PREFIX, buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { usageCharges } from './billing/charges.js';
 import { JobRunner } from './billing/jobs.js';
-import { StripeGateway } from './billing/stripe.js';
+import { StripeGateway, StripePaymentProvider } from './billing/stripe.js';
 import { chargeRetriesDue, chargeSavedMethods } from './billing/stripe-charges.js';
 import { stripeRoutes } from './routes/stripe.routes.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
@@ -190,6 +190,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     const stripeDeps = { db: storage.db, clock, tokens, logger, stripe, linkBase: ctx.linkBase };
     const app = await buildApp(ctx, {
       routes: [(c) => stripeRoutes(c, stripe)],
+      paymentProvider: new StripePaymentProvider(stripeDeps),
       limits: settings.httpLimits,
       trustProxy: settings.trustProxy,
       authThrottle: settings.authThrottle,

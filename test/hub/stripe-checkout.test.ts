@@ -225,6 +225,37 @@ describeEachDialect('Stripe: settings, Checkout and webhooks', (dialect) => {
     });
   });
 
+  describe('payment requests', () => {
+    it('asks for a pending payment with a Checkout link; paid, the pending payment is completed', async () => {
+      const member = await newMember('Requested');
+      const pending = await api(owner, 'POST', '/payments', {
+        member: member.id,
+        total: '12.00',
+        state: 'pending',
+      });
+      expect(pending.statusCode, pending.body).toBe(201);
+      const req = await api(owner, 'POST', `/payments/${pending.json().id}/request-payment`);
+      expect(req.statusCode, req.body).toBe(200);
+      expect(req.json()).toMatchObject({ provider: 'stripe', state: 'requested' });
+      const url = /https:\/\/checkout\.stripe\.com\/c\/pay\/(\S+)/.exec(req.json().instructions);
+      expect(url).not.toBeNull();
+      const session = fake.sessions.get(url![1])!;
+      expect(session.amount_total).toBe(1200);
+      await send('checkout.session.completed', fake.paySession(session.id));
+      const payments = await paymentsOf(member.id);
+      expect(payments).toMatchObject([
+        { id: pending.json().id, state: 'completed', method: 'stripe', total: '12.00' },
+      ]);
+      const request = await t.hub.ctx.db
+        .selectFrom('payment_requests')
+        .select('state')
+        .where('payment', '=', pending.json().id)
+        .executeTakeFirstOrThrow();
+      expect(request.state).toBe('paid');
+      expect(await balanceOf(member.id)).toBe('12.00');
+    });
+  });
+
   describe('topping up the balance', () => {
     it('opens Checkout for the amount; when paid, the balance grows by it', async () => {
       const member = await newMember('Topper');

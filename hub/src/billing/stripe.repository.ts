@@ -209,3 +209,26 @@ export async function writeRefundedPayment(
     .where('id', '=', paymentId)
     .execute();
 }
+
+/** A pending payment paid through Stripe reads completed (once: false when it was not pending). */
+export async function completePendingPayment(
+  db: Db,
+  paymentId: number,
+  change: { total: string; date: string; at: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set((eb) => ({
+      state: 'completed',
+      method: 'stripe',
+      total: change.total,
+      date: change.date,
+      lockVersion: eb('lockVersion', '+', 1),
+      updatedAt: change.at,
+      updatedBy: null,
+    }))
+    .where('id', '=', paymentId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

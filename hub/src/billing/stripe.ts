@@ -11,10 +11,12 @@ import type { TokenBox } from '../secrets.js';
 import { spaceTimeZone } from '../spaces/spaces.repository.js';
 import { allocatePayment, releasePayment } from './invoices.js';
 import { localTime } from './local-time.js';
-import type { PaymentRow } from './payments.js';
+import { ManualTransferProvider, type PaymentProvider, type PaymentRow } from './payments.js';
+import { markRequestsPaid } from './payments.repository.js';
 import { stripePaymentMethodOf, writeStripePaymentMethod } from './payment-details.js';
 import {
   claimSettlement,
+  completePendingPayment,
   insertStripeCustomer,
   insertStripePayment,
   type StripePaymentRow,
@@ -219,6 +221,8 @@ export async function stripeCustomer(deps: StripeDeps, account: StripeAccount, m
 export type CheckoutPurpose =
   | { kind: 'invoice'; invoice: { id: number; number: string; total: string; paid: string; state: string } }
   | { kind: 'topUp'; amount: Amount }
+  /** A payment request (POST /payments/{id}/request-payment): pays the pending payment. */
+  | { kind: 'request'; payment: number; amount: Amount; reference: string }
   | { kind: 'setup' };
 
 /** Stripe's answer to a failed call, for the member or admin (the message names what failed). */
@@ -256,6 +260,9 @@ export async function startCheckout(
   } else if (purpose.kind === 'topUp') {
     amount = purpose.amount;
     description = 'Prepaid balance top-up';
+  } else if (purpose.kind === 'request') {
+    amount = purpose.amount;
+    description = `Payment ${purpose.reference}`;
   }
   let customer: string;
   try {
@@ -278,6 +285,8 @@ export async function startCheckout(
     amount: formatMoney(amount),
     currency,
     state: 'started',
+    // A request's pending payment is the one its money completes.
+    payment: purpose.kind === 'request' ? purpose.payment : null,
     createdAt: at,
     updatedAt: at,
   }))!;
@@ -377,6 +386,36 @@ export async function settleStripePayment(
   const date = localTime(at, await spaceTimeZone(trx, member.space)).date;
   const invoice = row.invoice ? await requiredRow(trx, 'invoices', row.invoice) : null;
   const what = invoice ? `Invoice ${invoice.number}` : 'Prepaid balance top-up';
+  const total = formatMoney(paid.amount);
+  const done = async (payment: PaymentRow) => {
+    await updateStripePayment(trx, row.id, {
+      state: 'succeeded',
+      payment: payment.id,
+      paymentIntent: paid.paymentIntent ?? row.paymentIntent,
+      failureCode: null,
+      failureMessage: null,
+      retryAfter: null,
+      updatedAt: stamp,
+    });
+    notices.push({
+      kind: 'received',
+      account: row.account,
+      member: row.member,
+      invoice: row.invoice,
+      payment: payment.id,
+      amount: total,
+      currency: row.currency,
+    });
+    return payment;
+  };
+  // A payment request's pending payment is completed (it settles the oldest open invoices);
+  // were it completed by hand meanwhile, the money is recorded beside it (prepaid balance).
+  if (row.payment !== null && (await completePendingPayment(trx, row.payment, { total, date, at: stamp }))) {
+    await markRequestsPaid(trx, row.payment, stamp);
+    const completed = (await requiredRow(trx, 'payments', row.payment)) as PaymentRow;
+    await allocatePayment(trx, completed, null, stamp);
+    return done(completed);
+  }
   const payment = (await insertRow(
     trx,
     'payments',
@@ -384,7 +423,7 @@ export async function settleStripePayment(
       account: row.account,
       member: row.member,
       date,
-      total: formatMoney(paid.amount),
+      total,
       state: 'completed',
       method: 'stripe',
       notes: `${what}, paid through Stripe${paid.paymentIntent ? ` (${paid.paymentIntent})` : ''}`,
@@ -392,25 +431,7 @@ export async function settleStripePayment(
     { at: stamp, by: null },
   )) as PaymentRow;
   await allocatePayment(trx, payment, invoice ? [invoice.id] : null, stamp);
-  await updateStripePayment(trx, row.id, {
-    state: 'succeeded',
-    payment: payment.id,
-    paymentIntent: paid.paymentIntent ?? row.paymentIntent,
-    failureCode: null,
-    failureMessage: null,
-    retryAfter: null,
-    updatedAt: stamp,
-  });
-  notices.push({
-    kind: 'received',
-    account: row.account,
-    member: row.member,
-    invoice: row.invoice,
-    payment: payment.id,
-    amount: formatMoney(paid.amount),
-    currency: row.currency,
-  });
-  return payment;
+  return done(payment);
 }
 
 /** Stripe's reason of a failed payment (decline code, else error code) and its message. */
@@ -591,4 +612,35 @@ export function stripePaymentRecord(row: StripePaymentRow) {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+// ---- payment requests ------------------------------------------------------------------------
+
+/**
+ * The payment provider of payment requests (POST /payments/{id}/request-payment): where the
+ * member's space takes payments online, a Stripe Checkout link for the pending payment (paid,
+ * it completes that payment); elsewhere bank transfer instructions, as ManualTransferProvider.
+ */
+export class StripePaymentProvider implements PaymentProvider {
+  readonly name = 'stripe';
+  private readonly manual = new ManualTransferProvider();
+
+  constructor(private readonly deps: StripeDeps) {}
+
+  async request(input: Parameters<PaymentProvider['request']>[0]) {
+    const member = await requiredRow(this.deps.db, 'members', input.member.id);
+    if (!(await stripeAccountOf(this.deps, member.space))) {
+      return { ...(await this.manual.request(input)), provider: this.manual.name };
+    }
+    const { url } = await startCheckout(this.deps, member.id, {
+      kind: 'request',
+      payment: input.payment.id,
+      amount: parseMoney(input.total),
+      reference: input.reference,
+    });
+    return {
+      instructions: `Please pay ${input.total} ${input.currency} online: ${url} (reference ${input.reference}).`,
+      provider: this.name,
+    };
+  }
 }
