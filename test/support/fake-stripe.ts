@@ -77,6 +77,16 @@ export class FakeStripe {
    * connection drops before the answer (the hub never hears). null: never.
    */
   breakAfterIntents: number | null = null;
+  /**
+   * From this many PaymentIntents made on, Stripe makes the charge and then never answers (the
+   * request hangs until the hub goes away). null: never.
+   */
+  stallAfterIntents: number | null = null;
+  private stallWaiters: (() => void)[] = [];
+  /** Resolves once a PaymentIntent request has been left hanging. */
+  stalled(): Promise<void> {
+    return new Promise((resolve) => this.stallWaiters.push(resolve));
+  }
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
@@ -207,6 +217,14 @@ export class FakeStripe {
     if (method === 'POST' && key) this.answered.set(key, { status, body: text });
     // Stripe made it, but the answer never reaches the hub.
     if (this.broken(url.pathname)) return void req.socket.destroy();
+    if (
+      url.pathname === '/v1/payment_intents' &&
+      this.stallAfterIntents !== null &&
+      this.intents.size > this.stallAfterIntents
+    ) {
+      for (const resolve of this.stallWaiters.splice(0)) resolve();
+      return;
+    }
     this.send(res, status, answer);
   }
 
