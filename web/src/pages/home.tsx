@@ -576,6 +576,13 @@ function Trainings({ me }: { me: UserMe }) {
   );
 }
 
+/** A card brand as Stripe names it ("visa", "amex") as people write it. */
+const brandName = (brand: string | null) =>
+  brand === null
+    ? 'Card'
+    : ({ amex: 'American Express', mastercard: 'Mastercard', unionpay: 'UnionPay', jcb: 'JCB' }[brand] ??
+      brand.charAt(0).toUpperCase() + brand.slice(1));
+
 /** What Stripe's Checkout sent the member back to say (`?stripe=`), in words. */
 const checkoutReturn: Record<string, string> = {
   paid: 'Thank you: your payment is recorded as soon as Stripe confirms it.',
@@ -714,7 +721,7 @@ function Invoices({ me }: { me: UserMe }) {
             {method
               ? method.type === 'sepa'
                 ? `SEPA direct debit, account ending ${method.last4 ?? '?'}`
-                : `${method.brand ?? 'Card'} ending ${method.last4 ?? '?'}`
+                : `${brandName(method.brand)} ending ${method.last4 ?? '?'}`
               : 'None saved: invoices are paid by hand.'}
           </p>
           {method && <p>Open invoices are charged to it automatically.</p>}
