@@ -303,4 +303,25 @@ describeEachDialect('Stripe: settings, Checkout and webhooks', (dialect) => {
       expect(await balanceOf(member.id)).toBe('15.00');
     });
   });
+
+  describe('another Stripe account', () => {
+    it('makes the member a new customer when the space’s secret key changes', async () => {
+      const member = await newMember('Mover');
+      const first = (
+        await api(member.token, 'POST', `/members/${member.id}/balance/checkout`, { amount: '5.00' })
+      ).json();
+      const before = fake.sessions.get(first.id)!.customer;
+      expect((await putSettings({ stripeSecretKey: 'sk_test_anotheraccount' })).statusCode).toBe(200);
+      const second = (
+        await api(member.token, 'POST', `/members/${member.id}/balance/checkout`, { amount: '5.00' })
+      ).json();
+      const after = fake.sessions.get(second.id)!.customer;
+      expect(after).not.toBe(before);
+      // The same account again: the customer kept for it.
+      const third = (
+        await api(member.token, 'POST', `/members/${member.id}/balance/checkout`, { amount: '5.00' })
+      ).json();
+      expect(fake.sessions.get(third.id)!.customer).toBe(after);
+    });
+  });
 });

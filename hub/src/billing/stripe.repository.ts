@@ -41,19 +41,25 @@ export async function writeStripeSecrets(
 
 // ---- customers -------------------------------------------------------------------------------
 
-export function stripeCustomerOf(db: Db, memberId: number) {
-  return db.selectFrom('stripe_customers').selectAll().where('member', '=', memberId).executeTakeFirst();
+/** A member's customer at the Stripe account of `keyTag`. */
+export function stripeCustomerOf(db: Db, memberId: number, keyTag: string) {
+  return db
+    .selectFrom('stripe_customers')
+    .selectAll()
+    .where('member', '=', memberId)
+    .where('keyTag', '=', keyTag)
+    .executeTakeFirst();
 }
 
 /** Keeps a member's Stripe customer, unless another request kept one first. */
 export async function insertStripeCustomer(
   db: Db,
-  values: { account: number; member: number; customer: string; createdAt: string },
+  values: { account: number; member: number; keyTag: string; customer: string; createdAt: string },
 ): Promise<void> {
   await (db as unknown as Kysely<any>)
     .insertInto('stripe_customers')
     .values(values)
-    .onConflict((oc: any) => oc.column('member').doNothing())
+    .onConflict((oc: any) => oc.columns(['member', 'keyTag']).doNothing())
     .execute();
 }
 

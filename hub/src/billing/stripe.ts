@@ -96,6 +96,8 @@ export interface StripeAccount {
   account: number;
   currency: string;
   publicKey: string | null;
+  /** Which Stripe account: a MAC of the secret key (a new key may be another account). */
+  keyTag: string;
   client: Stripe;
 }
 
@@ -103,12 +105,14 @@ export interface StripeAccount {
 export async function stripeAccountOf(deps: StripeDeps, spaceId: number): Promise<StripeAccount | null> {
   const row = await stripeSettingsRow(deps.db, spaceId);
   if (!row?.stripeSecretKey) return null;
+  const secretKey = deps.tokens.open(row.stripeSecretKey);
   return {
     space: row.space,
     account: row.account,
     currency: (row.currency ?? 'EUR').toUpperCase(),
     publicKey: row.stripePublicKey,
-    client: deps.stripe.client(deps.tokens.open(row.stripeSecretKey)),
+    keyTag: deps.tokens.mac(`stripe-account:${secretKey}`).slice(0, 22),
+    client: deps.stripe.client(secretKey),
   };
 }
 
@@ -196,7 +200,7 @@ type MemberRow = Awaited<ReturnType<typeof requiredRow<'members'>>>;
 
 /** The member's Stripe customer, made at Stripe on first need. */
 export async function stripeCustomer(deps: StripeDeps, account: StripeAccount, member: MemberRow) {
-  const known = await stripeCustomerOf(deps.db, member.id);
+  const known = await stripeCustomerOf(deps.db, member.id, account.keyTag);
   if (known) return known.customer;
   const customer = await account.client.customers.create(
     {
@@ -209,11 +213,12 @@ export async function stripeCustomer(deps: StripeDeps, account: StripeAccount, m
   await insertStripeCustomer(deps.db, {
     account: member.account,
     member: member.id,
+    keyTag: account.keyTag,
     customer: customer.id,
     createdAt: deps.clock.now().toISOString(),
   });
   // Two requests at once: the first one kept counts.
-  return (await stripeCustomerOf(deps.db, member.id))?.customer ?? customer.id;
+  return (await stripeCustomerOf(deps.db, member.id, account.keyTag))?.customer ?? customer.id;
 }
 
 // ---- Checkout ------------------------------------------------------------------------------

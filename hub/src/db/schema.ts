@@ -713,6 +713,7 @@ export interface StripeCustomersTable {
   id: Generated<number>;
   account: number;
   member: number;
+  keyTag: string;
   customer: string;
   createdAt: string;
 }

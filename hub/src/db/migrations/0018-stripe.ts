@@ -18,12 +18,13 @@ export function stripe(dialect: DialectName): Migration {
       await db.schema.alterTable('space_billing_settings').addColumn('stripeWebhookSecret', 'text').execute();
 
       await accountTable(db, 'stripe_customers', dialect)
-        .addColumn('member', 'integer', (c) =>
-          c.notNull().unique().references('members.id').onDelete('cascade'),
-        )
+        .addColumn('member', 'integer', cascadeTo('members.id'))
+        // Which Stripe account (a MAC of its secret key): a new key may be another account.
+        .addColumn('keyTag', 'text', (c) => c.notNull())
         .addColumn('customer', 'text', (c) => c.notNull())
         .addColumn('createdAt', 'text', (c) => c.notNull())
         .execute();
+      await index(db, 'stripe_customers', ['member', 'keyTag'], true);
 
       await accountTable(db, 'stripe_payments', dialect)
         .addColumn('member', 'integer', cascadeTo('members.id'))
