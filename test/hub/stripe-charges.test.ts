@@ -216,8 +216,11 @@ describeEachDialect('Stripe: saved payment methods charged by the billing run', 
     expect(job.result.payments).toEqual({ charged: 0, processing: 1, failed: 0 });
     const [invoice] = await invoicesOf(dee.id);
     expect(invoice.state).toBe('unpaid');
-    // Processing: another run does not charge it again.
+    // Processing: another run does not charge it again, nor may the member pay it meanwhile.
     await invoiceRun(dee.id);
+    const payNow = await api(dee.token, 'POST', `/invoices/${invoice.id}/checkout`);
+    expect(payNow.statusCode).toBe(409);
+    expect(payNow.json().data).toEqual({ paymentUnderWay: true });
     const [intent] = fake.intentsOfInvoice(invoice.id);
     expect(fake.intentsOfInvoice(invoice.id)).toHaveLength(1);
     // The debit bounced.

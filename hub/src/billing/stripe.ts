@@ -21,6 +21,7 @@ import {
   insertStripePayment,
   type StripePaymentRow,
   stripeCustomerOf,
+  stripePaymentsOfInvoice,
   stripeSettingsRow,
   updateStripePayment,
   writeRefundedPayment,
@@ -261,6 +262,15 @@ export async function startCheckout(
     amount = parseMoney(invoice.total) - parseMoney(invoice.paid);
     if (amount <= 0n)
       throw conflict(`Invoice ${invoice.number} has nothing left to pay`, { nothingToPay: true });
+    // A debit under way (or a charge not answered yet) may still pay it: not twice.
+    const underWay = (await stripePaymentsOfInvoice(deps.db, invoice.id)).some(
+      (r) => r.state === 'processing' || (r.kind === 'charge' && r.state === 'started'),
+    );
+    if (underWay) {
+      throw conflict(`A payment of invoice ${invoice.number} is under way; its result comes within days`, {
+        paymentUnderWay: true,
+      });
+    }
     description = `Invoice ${invoice.number}`;
   } else if (purpose.kind === 'topUp') {
     amount = purpose.amount;

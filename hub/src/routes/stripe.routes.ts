@@ -97,7 +97,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         description:
           'Opens a Stripe Checkout session for what is left to pay of the invoice (card, or SEPA direct debit in euros) and answers its `url`: send the member there. Stripe’s webhook records the payment. A member pays their own invoices; admins open it for any member.',
         errors: {
-          409: `The invoice is paid or cancelled, or ${notConfigured.toLowerCase()}`,
+          409: `The invoice is paid or cancelled, a debit of it is under way (\`data.paymentUnderWay\`), or ${notConfigured.toLowerCase()}`,
           502: refused,
         },
         params: InvoiceParams,
