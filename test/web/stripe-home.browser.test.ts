@@ -161,4 +161,34 @@ describe.runIf(browserTestsEnabled())('home page: invoices and online payment in
     await expect.poll(() => method.textContent()).toContain('None saved');
     expect(fake.detached.has(card.id)).toBe(true);
   });
+  it('shows why the billing run’s charge of the saved card failed, and when it is tried again', async () => {
+    const { page } = ada;
+    await page.goto(`${started.web}/`);
+    const session = await toCheckout(page, () =>
+      page.getByRole('button', { name: 'Add card or SEPA mandate' }).click(),
+    );
+    const card = fake.addMethod({
+      type: 'card',
+      brand: 'mastercard',
+      last4: '9995',
+      behaviour: {
+        outcome: 'decline',
+        declineCode: 'insufficient_funds',
+        message: 'Your card has insufficient funds.',
+      },
+    });
+    await webhook('checkout.session.completed', fake.completeSetup(session, card));
+    await api('POST', '/charges', { member: adaId, price: '30.00', description: 'Membership December' });
+    const job = (await api('POST', '/jobs', { type: 'invoiceRun' })).body;
+    await expect
+      .poll(async () => (await api('GET', `/jobs/${job.id}`)).body.state, { timeout: 20_000 })
+      .toBe('succeeded');
+    await page.goto(`${started.web}/`);
+    const failure = page.getByTestId('payment-failure');
+    await expect
+      .poll(() => failure.textContent())
+      .toContain('The last payment failed: Your card has insufficient funds.');
+    expect(await failure.textContent()).toMatch(/tried again on \d{4}-\d{2}-\d{2}/);
+    await expect.poll(() => page.getByTestId('payment-method').textContent()).toBe('Mastercard ending 9995');
+  }, 60_000);
 });

@@ -304,6 +304,7 @@ export const api = {
     call<CheckoutLink>('POST', `/members/${member}/balance/checkout`, { amount }),
   savePaymentMethod: (member: number) =>
     call<CheckoutLink>('POST', `/members/${member}/payment-method/checkout`),
+  stripePayments: (invoice: number) => call<StripePayment[]>('GET', `/invoices/${invoice}/stripe-payments`),
   removePaymentMethod: (member: number) => call<void>('DELETE', `/members/${member}/payment-method/stripe`),
   /** The invoice as a PDF (a link to follow, not a call). */
   invoicePdfUrl: (invoice: number) => `/api/v1/invoices/${invoice}/pdf`,
@@ -313,6 +314,19 @@ export const api = {
 export interface MemberBalance {
   member: number;
   balance: string;
+}
+
+/** A payment of an invoice through Stripe (a Checkout session or a charge of the saved method). */
+export interface StripePayment {
+  id: number;
+  kind: 'checkout' | 'setup' | 'charge';
+  attempt: number;
+  state: 'started' | 'open' | 'processing' | 'succeeded' | 'failed' | 'expired';
+  amount: string;
+  currency: string;
+  failureCode: string | null;
+  failureMessage: string | null;
+  retryAfter: string | null;
 }
 
 /** Stripe Checkout's page to send the member to. */

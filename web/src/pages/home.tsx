@@ -14,6 +14,7 @@ import {
   type ResourceLogRecord,
   type ResourceRecord,
   type ResourceStatus,
+  type StripePayment,
   type UserMe,
 } from '../api';
 import { Field } from '../field';
@@ -576,6 +577,22 @@ function Trainings({ me }: { me: UserMe }) {
   );
 }
 
+/** How the invoice's latest payment through Stripe stands, when it is under way or failed. */
+function PaymentState({ invoice }: { invoice: number }) {
+  const payments = useLoad<StripePayment[]>(() => api.stripePayments(invoice), [invoice]);
+  const last = payments.value?.filter((p) => p.kind !== 'setup' && p.state !== 'expired').at(-1);
+  // On a line of its own below the invoice.
+  const line = { flexBasis: '100%' };
+  if (last?.state === 'processing') return <small style={line}>Payment under way.</small>;
+  if (last?.state !== 'failed') return null;
+  return (
+    <small class="bad" style={line} data-testid="payment-failure">
+      The last payment failed: {last.failureMessage ?? 'no reason given'}
+      {last.retryAfter ? ` It is tried again on ${last.retryAfter.slice(0, 10)}.` : ''}
+    </small>
+  );
+}
+
 /** A card brand as Stripe names it ("visa", "amex") as people write it. */
 const brandName = (brand: string | null) =>
   brand === null
@@ -668,6 +685,7 @@ function Invoices({ me }: { me: UserMe }) {
                     </>
                   )}
                 </span>
+                {enabled && <PaymentState invoice={i.id} />}
               </li>
             ))}
           </ul>
