@@ -55,6 +55,7 @@ import { keysRoutes } from './routes/keys.routes.js';
 import { bridgeApiRoutes } from './routes/bridge-api.routes.js';
 import { packagesRoutes } from './routes/packages.routes.js';
 import { paymentsRoutes } from './routes/payments.routes.js';
+import type { PaymentProvider } from './billing/payments.js';
 import { invitationsRoutes } from './routes/invitations.routes.js';
 import { signInRoutes } from './routes/sign-in.routes.js';
 import { adminConsoleRoutes } from './routes/admin-console.routes.js';
@@ -79,6 +80,8 @@ const publicPrefixes = [`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`];
 export interface BuildOptions {
   /** Extra route plugins (under /api/v1) that other areas contribute. */
   routes?: ((ctx: HubServices) => any)[];
+  /** How payment requests ask members to pay (bank transfer instructions by default). */
+  paymentProvider?: PaymentProvider;
   /** The built web app to serve at `/` (web/dist by default). */
   webDir?: string;
   /** Body limit and timeouts (defaults: http/server-options.ts). */
@@ -282,7 +285,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(packagesRoutes(ctx));
       await api.register(chargesRoutes(ctx));
       await api.register(invoicesRoutes(ctx));
-      await api.register(paymentsRoutes(ctx));
+      await api.register(paymentsRoutes(ctx, options.paymentProvider));
       await api.register(sepaRoutes(ctx));
       await api.register(jobsRoutes(ctx));
       await api.register(keysRoutes(ctx));

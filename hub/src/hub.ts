@@ -11,6 +11,9 @@ import { CountCache, RecordCache } from './http/caches.js';
 import { usageCharges } from './billing/charges.js';
 import { trainingTapClaims } from './spaces/training-taps.js';
 import { JobRunner } from './billing/jobs.js';
+import { StripeGateway, StripePaymentProvider } from './billing/stripe.js';
+import { chargeRetriesDue, chargeSavedMethods } from './billing/stripe-charges.js';
+import { stripeRoutes } from './routes/stripe.routes.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
 import { HubMetrics } from './observability/metrics.js';
 import { checkReadiness } from './observability/observability.routes.js';
@@ -194,7 +197,20 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         () => broker.stop(),
       ),
     );
+    // Payments through Stripe (billing/stripe*.ts): Stripe's API, or HUB_STRIPE_API_URL's.
+    const stripe = new StripeGateway(settings.stripeApiUrl);
+    const stripeDeps = {
+      db: storage.db,
+      clock,
+      tokens,
+      logger,
+      stripe,
+      linkBase: ctx.linkBase,
+      notifications: ctx.notifications,
+    };
     const app = await buildApp(ctx, {
+      routes: [(c) => stripeRoutes(c, stripe)],
+      paymentProvider: new StripePaymentProvider(stripeDeps),
       limits: settings.httpLimits,
       trustProxy: settings.trustProxy,
       authThrottle: settings.authThrottle,
@@ -274,7 +290,15 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         () => (cluster ? leaderTasks.push(task) : task.start()),
         () => task.stop(),
       );
-    const jobs = new JobRunner({ db: storage.db, clock: ctx.clock, logger });
+    const jobs = new JobRunner({
+      db: storage.db,
+      clock: ctx.clock,
+      logger,
+      charges: {
+        charge: (accountId, member) => chargeSavedMethods(stripeDeps, accountId, member),
+        retryDue: () => chargeRetriesDue(stripeDeps),
+      },
+    });
     await extensions.start(periodic('jobs', jobs));
     const accessChanges = followAccessChanges(ctx);
     await extensions.start(

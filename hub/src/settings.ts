@@ -56,6 +56,8 @@ const Env = z.object({
   HUB_NODE_HEARTBEAT_MS: ms(100, 60_000).default(defaultClusterTiming.heartbeatMs),
   HUB_NODE_TTL_MS: ms(300, 600_000).default(defaultClusterTiming.nodeTtlMs),
   HUB_NODE_SWEEP_MS: ms(100, 60_000).default(defaultClusterTiming.sweepMs),
+  // Stripe's API (tests point it at a local fake); default https://api.stripe.com.
+  HUB_STRIPE_API_URL: z.url({ protocol: /^https?$/, error: 'expected http(s)://host[:port]' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -100,6 +102,8 @@ export interface HubSettings {
    * HUB_NODE_HEARTBEAT_MS, HUB_NODE_TTL_MS and HUB_NODE_SWEEP_MS (none: one process, state in memory).
    */
   cluster?: ClusterSettings;
+  /** HUB_STRIPE_API_URL: where Stripe's API answers (default https://api.stripe.com; tests use a local fake). */
+  stripeApiUrl?: string;
 }
 
 /** Cluster mode needs all three: PostgreSQL, Redis and a fixed node id. */
@@ -171,6 +175,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     trustProxy: parseTrustProxy(e.HUB_TRUST_PROXY).proxies,
     webhookAllowInsecure: e.HUB_WEBHOOK_ALLOW_INSECURE === '1' || e.HUB_WEBHOOK_ALLOW_INSECURE === 'true',
     homeAssistant: homeAssistantFromEnv(env),
+    stripeApiUrl: e.HUB_STRIPE_API_URL,
     ...(e.HUB_REDIS_URL && e.HUB_NODE_ID
       ? {
           cluster: {

@@ -304,4 +304,57 @@ export const api = {
   notificationOutbox: (state?: 'queued' | 'sent' | 'failed') =>
     call<NotificationOutbox>('GET', `/notification-outbox${q({ state, limit: 50 })}`),
   retryNotification: (id: number) => call<{ retry: string }>('POST', `/notification-outbox/${id}/retry`),
+
+  // Paying online through Stripe: only offered when `onlinePayments(member).enabled`.
+  onlinePayments: (member: number) => call<OnlinePayments>('GET', `/members/${member}/online-payments`),
+  balance: (member: number) => call<MemberBalance>('GET', `/members/${member}/balance-items`),
+  payInvoice: (invoice: number) => call<CheckoutLink>('POST', `/invoices/${invoice}/checkout`),
+  topUp: (member: number, amount: string) =>
+    call<CheckoutLink>('POST', `/members/${member}/balance/checkout`, { amount }),
+  savePaymentMethod: (member: number) =>
+    call<CheckoutLink>('POST', `/members/${member}/payment-method/checkout`),
+  stripePayments: (invoice: number) => call<StripePayment[]>('GET', `/invoices/${invoice}/stripe-payments`),
+  removePaymentMethod: (member: number) => call<void>('DELETE', `/members/${member}/payment-method/stripe`),
+  /** The invoice as a PDF (a link to follow, not a call). */
+  invoicePdfUrl: (invoice: number) => `/api/v1/invoices/${invoice}/pdf`,
 };
+
+/** A member's prepaid balance (GET /members/{id}/balance-items; the items are not used here). */
+export interface MemberBalance {
+  member: number;
+  balance: string;
+}
+
+/** A payment of an invoice through Stripe (a Checkout session or a charge of the saved method). */
+export interface StripePayment {
+  id: number;
+  kind: 'checkout' | 'setup' | 'charge';
+  attempt: number;
+  state: 'started' | 'open' | 'processing' | 'succeeded' | 'failed' | 'expired';
+  amount: string;
+  currency: string;
+  failureCode: string | null;
+  failureMessage: string | null;
+  retryAfter: string | null;
+}
+
+/** Stripe Checkout's page to send the member to. */
+export interface CheckoutLink {
+  id: string;
+  url: string;
+}
+
+/** Whether the member's space takes payments through Stripe, and the method saved there. */
+export interface OnlinePayments {
+  member: number;
+  enabled: boolean;
+  publishableKey: string | null;
+  currency: string;
+  paymentMethod: {
+    type: 'card' | 'sepa';
+    brand: string | null;
+    last4: string | null;
+    mandateReference: string | null;
+    updatedAt: string;
+  } | null;
+}

@@ -109,11 +109,21 @@ export async function enqueueJob(
   });
 }
 
+/** Charges of saved payment methods (billing/stripe-charges.ts), when the hub takes payments online. */
+export interface SavedMethodCharges {
+  /** Charges the unpaid invoices of the account's members (or the one member) to their saved methods. */
+  charge(accountId: number, member: number | undefined): Promise<unknown>;
+  /** Charges again what failed and is due for another attempt, in every account. */
+  retryDue(): Promise<void>;
+}
+
 export interface JobRunnerOptions {
   /** How often queued jobs are looked for (ms). */
   intervalMs?: number;
   /** How often the recurring package billing runs per account (ms). */
   packageBillingEveryMs?: number;
+  /** How often failed charges whose retry is due are charged again (ms; hourly by default). */
+  chargeRetriesEveryMs?: number;
 }
 
 type Progress = (percent: number) => Promise<void>;
@@ -129,14 +139,17 @@ export class JobRunner {
   private current: Promise<void> = Promise.resolve();
   private readonly intervalMs: number;
   private readonly packageBillingEveryMs: number;
+  private readonly chargeRetriesEveryMs: number;
   private lastScheduled = 0;
+  private lastRetries = 0;
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; logger: Logger },
+    private readonly deps: { db: Db; clock: Clock; logger: Logger; charges?: SavedMethodCharges },
     options: JobRunnerOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 5_000;
     this.packageBillingEveryMs = options.packageBillingEveryMs ?? 60 * 60_000;
+    this.chargeRetriesEveryMs = options.chargeRetriesEveryMs ?? 60 * 60_000;
   }
 
   async start(): Promise<void> {
@@ -187,6 +200,14 @@ export class JobRunner {
       await this.scheduleRecurring();
     }
     await this.runDue();
+    const { charges } = this.deps;
+    if (charges && (time - this.lastRetries >= this.chargeRetriesEveryMs || time < this.lastRetries)) {
+      this.lastRetries = time;
+      // In turn with the jobs (one round at a time).
+      const next = this.current.catch(() => undefined).then(() => charges.retryDue());
+      this.current = next;
+      await next;
+    }
   }
 
   /** The hub's clock, as stored. */
@@ -287,6 +308,11 @@ export class JobRunner {
       }
       await progress(((i + 1) / members.length) * 100);
     }
-    return { invoices, skipped };
+    // Then the saved payment methods are charged: the new invoices, and open ones not charged
+    // yet (a run stopped halfway is resumed here, without charging anything twice).
+    const payments = this.deps.charges
+      ? await this.deps.charges.charge(accountId, runMember(params))
+      : undefined;
+    return payments ? { invoices, skipped, payments } : { invoices, skipped };
   }
 }

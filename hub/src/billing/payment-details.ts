@@ -92,3 +92,54 @@ export async function mandatePreview(
     mandateText: fill(settings?.sepaMandateText ?? defaultMandateText),
   };
 }
+
+// ---- payment methods saved at Stripe ---------------------------------------------------------
+
+/** A payment method saved at Stripe: the record's fields and the Stripe ids kept beside them. */
+export interface StripeMethod {
+  type: 'card' | 'sepa';
+  accountOwnerName: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  mandateReference: string | null;
+  mandateDate: string | null;
+  stripeCustomer: string | null;
+  stripePaymentMethod: string;
+  /** Stripe's type: card or sepa_debit. */
+  stripeType: string;
+  /** The last 4 digits of the card or IBAN. */
+  last4: string | null;
+}
+
+/**
+ * Saves a method set up at Stripe as the member's payment method (replacing the one before).
+ * The Stripe ids stay in the stored part beside the record's fields (the record does not show
+ * them); a PUT or DELETE of the payment method drops them, and the billing run then charges
+ * nothing at Stripe.
+ */
+export async function writeStripePaymentMethod(
+  db: Db,
+  member: { id: number; account: number },
+  method: StripeMethod,
+  stamp: { at: string; by: number | null },
+): Promise<void> {
+  const row = await paymentDetailsOf(db, member.id);
+  const text = JSON.stringify({ ...method, iban: null, bic: null, provider: 'stripe' });
+  await writePaymentDetails(db, row, member, { part: 'paymentMethod', text }, stamp);
+}
+
+/** The member's payment method saved at Stripe, or null when their method is not one. */
+export async function stripePaymentMethodOf(
+  db: Db,
+  memberId: number,
+): Promise<(StripeMethod & { updatedAt: string }) | null> {
+  const row = await paymentDetailsOf(db, memberId);
+  return stripeMethodIn(row?.paymentMethod ?? null, row?.updatedAt ?? '');
+}
+
+/** The Stripe method in a stored payment method (JSON text), or null. */
+export function stripeMethodIn(text: string | null, updatedAt: string) {
+  const stored = parseJson<Record<string, unknown>>(text);
+  if (stored?.provider !== 'stripe' || typeof stored.stripePaymentMethod !== 'string') return null;
+  return { ...(stored as unknown as StripeMethod), updatedAt };
+}

@@ -164,7 +164,7 @@ export async function checkInvoicesOf(db: Db, memberId: number, invoiceIds: numb
 
 // ---- payment requests -------------------------------------------------------------------------
 
-/** Asks a member to pay; a real provider (Stripe, SEPA) would plug in here. */
+/** Asks a member to pay: bank transfer (ManualTransferProvider), Stripe (billing/stripe.ts StripePaymentProvider). */
 export interface PaymentProvider {
   readonly name: string;
   request(input: {
@@ -172,7 +172,13 @@ export interface PaymentProvider {
     total: string;
     currency: string;
     member: { id: number; firstName: string; lastName: string; emailAddress: string | null };
-  }): Promise<{ instructions: string }>;
+    /** The pending payment asked for. */
+    payment: { id: number; account: number };
+  }): Promise<{
+    instructions: string;
+    /** The provider that took the request, when not `name` (a provider may hand a request on). */
+    provider?: string;
+  }>;
 }
 
 /** No payment provider is reachable from a self-hosted hub by default: members pay by bank transfer. */
@@ -215,7 +221,13 @@ export async function requestPayment(
   const { currency } = await billingSettingsFor(db, member.space, { at });
   const reference = `P${payment.id}-${randomBytes(4).toString('hex').toUpperCase()}`;
   const total = formatMoney(parseMoney(payment.total));
-  const { instructions } = await provider.request({ reference, total, currency, member });
+  const asked = await provider.request({
+    reference,
+    total,
+    currency,
+    member,
+    payment: { id: payment.id, account: payment.account },
+  });
   return insertPaymentRequest(db, {
     account: payment.account,
     payment: payment.id,
@@ -223,9 +235,9 @@ export async function requestPayment(
     total,
     notes: notes ?? payment.notes ?? null,
     state: 'requested',
-    provider: provider.name,
+    provider: asked.provider ?? provider.name,
     reference,
-    instructions,
+    instructions: asked.instructions,
     createdAt: at,
     updatedAt: at,
     updatedBy,

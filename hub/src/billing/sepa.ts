@@ -192,7 +192,12 @@ export async function createSepaBatch(
       skip('notEuro', `Invoice ${invoice.number} is in ${invoice.currency}; SEPA collects euros only`);
       continue;
     }
-    const method = parseJson<Method>(invoice.paymentMethod);
+    const method = parseJson<Method & { provider?: string }>(invoice.paymentMethod);
+    if (method?.provider === 'stripe') {
+      // A mandate saved at Stripe is collected by Stripe (the billing run), not by this file.
+      skip('paidThroughStripe', 'The member pays through Stripe (a card or a mandate saved there)');
+      continue;
+    }
     if (method?.type !== 'sepa') {
       skip('noMandate', 'The member has no SEPA direct debit mandate (payment method)');
       continue;

@@ -17,6 +17,7 @@ import { resourceLimits } from './migrations/0014-resource-limits.js';
 import { trainingTrainer } from './migrations/0015-training-trainer.js';
 import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
 import { hubMeta } from './migrations/0017-hub-meta.js';
+import { stripe } from './migrations/0018-stripe.js';
 import { sepaBatches } from './migrations/0019-sepa-batches.js';
 import { notifications } from './migrations/0021-notifications.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
@@ -56,6 +57,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0015-training-trainer': trainingTrainer(dialect),
     '0016-webhook-urls-sealed': webhookUrlsSealed(dialect, tokens),
     '0017-hub-meta': hubMeta(dialect),
+    '0018-stripe': stripe(dialect),
     '0019-sepa-batches': sepaBatches(dialect),
     '0021-notifications': notifications(dialect),
     '0022-course-trainers': courseTrainers(dialect),

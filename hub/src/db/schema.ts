@@ -509,6 +509,9 @@ export interface SpaceBillingSettingsTable extends Stamps {
   sepaMandateText: string | null;
   /** Migration 0019. */
   sepaBic: string | null;
+  /** Sealed with the hub's key (migration 0018); never answered. */
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
 }
 
 export interface TrainingCoursesTable extends Stamps {
@@ -812,4 +815,54 @@ export interface Database {
   sepa_debits: SepaDebitsTable;
   notifications: NotificationsTable;
   notification_settings: NotificationSettingsTable;
+}
+
+// Payments through Stripe (migration 0018).
+export interface StripeCustomersTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  keyTag: string;
+  customer: string;
+  createdAt: string;
+}
+
+export interface StripePaymentsTable {
+  id: Generated<number>;
+  account: number;
+  member: number;
+  invoice: number | null;
+  kind: string;
+  attempt: Generated<number>;
+  idempotencyKey: string;
+  chargeSlot: string | null;
+  customer: string | null;
+  paymentMethod: string | null;
+  amount: string;
+  currency: string;
+  state: string;
+  checkoutSession: string | null;
+  paymentIntent: string | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  retryAfter: string | null;
+  payment: number | null;
+  settledAt: string | null;
+  refunded: Generated<string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StripeEventsTable {
+  id: Generated<number>;
+  eventId: string;
+  account: number;
+  type: string;
+  receivedAt: string;
+}
+
+export interface Database {
+  stripe_customers: StripeCustomersTable;
+  stripe_payments: StripePaymentsTable;
+  stripe_events: StripeEventsTable;
 }

@@ -16,6 +16,7 @@ import {
 } from '../spaces/spaces.repository.js';
 import type { SpaceAccess } from './space-extras.routes.js';
 import type { App } from '../http/route.js';
+import { sealStripeSecrets } from '../billing/stripe.js';
 
 const tags = ['spaces'];
 
@@ -37,7 +38,11 @@ export const billingSettings = collection({
   record: BillingSettingsRecord,
   visible: visibleBillingSettings,
   toRecord: billingSettingsRecord,
-  update: { body: BillingSettingsUpdate, columns: (body) => billingColumns(body) },
+  update: {
+    body: BillingSettingsUpdate,
+    // The Stripe secrets are sealed with the hub's key before they are stored.
+    columns: (body, _row, { ctx }) => ({ ...billingColumns(body), ...sealStripeSecrets(ctx.tokens, body) }),
+  },
   docs: {
     get: {
       summary: 'Get billing settings by their id',
@@ -105,7 +110,8 @@ export function registerSpaceBilling(app: App, ctx: HubServices, access: SpaceAc
   );
 
   // The spec's singular /space path beside Fabman's plural one.
-  const stripe = 'Clears the Stripe fields of the billing settings. Answers 204.';
+  const stripe =
+    'Clears the Stripe fields of the billing settings, the secret key and webhook secret too: members can no longer pay online. Answers 204.';
   for (const prefix of ['/space', '/spaces']) {
     app.delete(
       `${prefix}/:spaceId/billing-settings/stripe`,

@@ -313,6 +313,9 @@ export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsR
       ...stampColumns,
     ]),
     ...flags(row, ['stripeLivemode', 'enableSepa']),
+    // The secrets themselves are sealed and never answered.
+    stripeSecretKeySet: row.stripeSecretKey !== null,
+    stripeWebhookSecretSet: row.stripeWebhookSecret !== null,
   };
 }
 
@@ -382,6 +385,8 @@ export async function clearStripe(db: Db, settingsId: number, stamp: Stamp) {
       stripePublicKey: null,
       stripeName: null,
       stripeLivemode: 0,
+      stripeSecretKey: null,
+      stripeWebhookSecret: null,
       lockVersion: eb('lockVersion', '+', 1),
       updatedAt: stamp.at,
       updatedBy: stamp.by,

@@ -74,6 +74,7 @@ export const SepaSkipReason = z.enum([
   'invalidBic',
   'notEuro',
   'nothingToCollect',
+  'paidThroughStripe',
   'inCollection',
 ]);
 

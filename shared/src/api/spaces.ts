@@ -155,6 +155,13 @@ export const billingSettingsWritable = {
   stripePublicKey: optText(200),
   stripeName: optText(200),
   stripeLivemode: z.boolean(),
+  // Write-only: stored sealed, never answered (the record says whether each is set).
+  stripeSecretKey: optText(200).describe(
+    'Write-only: the Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key); null removes it',
+  ),
+  stripeWebhookSecret: optText(200).describe(
+    'Write-only: the signing secret (whsec_...) of the Stripe webhook endpoint; null removes it',
+  ),
   enableSepa: z.boolean(),
   sepaCreditorId: optText(50),
   sepaIban: optText(50),
@@ -183,6 +190,10 @@ export const BillingSettingsRecord = z.object({
   stripePublicKey: z.string().nullable(),
   stripeName: z.string().nullable(),
   stripeLivemode: z.boolean(),
+  stripeSecretKeySet: z.boolean().describe('Whether a Stripe secret key is stored (it is never answered)'),
+  stripeWebhookSecretSet: z
+    .boolean()
+    .describe('Whether a Stripe webhook signing secret is stored (it is never answered)'),
   enableSepa: z.boolean(),
   sepaCreditorId: z.string().nullable(),
   sepaIban: z.string().nullable(),

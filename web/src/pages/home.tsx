@@ -4,13 +4,17 @@ import {
   ApiError,
   api,
   type BookingRecord,
+  type CheckoutLink,
   type InvoiceRecord,
+  type MemberBalance,
   type MemberCredit,
   type MemberKeyRecord,
+  type OnlinePayments,
   type ResourceAvailability,
   type ResourceLogRecord,
   type ResourceRecord,
   type ResourceStatus,
+  type StripePayment,
   type UserMe,
 } from '../api';
 import { Field } from '../field';
@@ -573,24 +577,199 @@ function Trainings({ me }: { me: UserMe }) {
   );
 }
 
+/** How the invoice's latest payment through Stripe stands, when it is under way or failed. */
+function PaymentState({ invoice }: { invoice: number }) {
+  const payments = useLoad<StripePayment[]>(() => api.stripePayments(invoice), [invoice]);
+  const last = payments.value?.filter((p) => p.kind !== 'setup' && p.state !== 'expired').at(-1);
+  // On a line of its own below the invoice.
+  const line = { flexBasis: '100%' };
+  if (last?.state === 'processing') return <small style={line}>Payment under way.</small>;
+  if (last?.state !== 'failed') return null;
+  return (
+    <small class="bad" style={line} data-testid="payment-failure">
+      The last payment failed: {last.failureMessage ?? 'no reason given'}
+      {last.retryAfter ? ` It is tried again on ${last.retryAfter.slice(0, 10)}.` : ''}
+    </small>
+  );
+}
+
+/** A card brand as Stripe names it ("visa", "amex") as people write it. */
+const brandName = (brand: string | null) =>
+  brand === null
+    ? 'Card'
+    : ({ amex: 'American Express', mastercard: 'Mastercard', unionpay: 'UnionPay', jcb: 'JCB' }[brand] ??
+      brand.charAt(0).toUpperCase() + brand.slice(1));
+
+/** What Stripe's Checkout sent the member back to say (`?stripe=`), in words. */
+const checkoutReturn: Record<string, string> = {
+  paid: 'Thank you: your payment is recorded as soon as Stripe confirms it.',
+  saved: 'Your payment method is saved as soon as Stripe confirms it.',
+  cancelled: 'Payment cancelled: nothing was charged.',
+};
+
+/**
+ * My invoices (open ones to pay, past ones with their PDF), and where the space takes payments
+ * online (Stripe): my prepaid balance with Top up, and my saved payment method.
+ */
 function Invoices({ me }: { me: UserMe }) {
   const invoices = useLoad<InvoiceRecord[]>(() => api.invoices(me.id), [me.id]);
+  const online = useLoad<OnlinePayments>(() => api.onlinePayments(me.id), [me.id]);
+  const enabled = online.value?.enabled === true;
+  const balance = useLoad<MemberBalance | null>(
+    () => (enabled ? api.balance(me.id) : Promise.resolve(null)),
+    [me.id, enabled],
+  );
+  const [busy, setBusy] = useState<string | null>(null);
+  const [amount, setAmount] = useState('20.00');
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  const [message, setMessage] = useState<string | null>(
+    () => checkoutReturn[new URLSearchParams(window.location.search).get('stripe') ?? ''] ?? null,
+  );
+  /** Opens Stripe's Checkout page (leaves the app). */
+  async function checkout(what: string, start: () => Promise<CheckoutLink>) {
+    setBusy(what);
+    setMessage(null);
+    try {
+      window.location.assign((await start()).url);
+    } catch (err) {
+      setMessage(describe(err));
+      setBusy(null);
+    }
+  }
+  async function remove() {
+    setBusy('remove');
+    try {
+      await api.removePaymentMethod(me.id);
+      setMessage('Your payment method is removed.');
+      setConfirmRemove(false);
+      online.reload();
+    } catch (err) {
+      setMessage(describe(err));
+    }
+    setBusy(null);
+  }
+  const list = invoices.value ?? [];
+  const open = list.filter((i) => i.state === 'unpaid');
+  const past = list.filter((i) => i.state !== 'unpaid');
+  const method = online.value?.paymentMethod ?? null;
   return (
     <section aria-labelledby="invoices">
       <h2 id="invoices">Invoices</h2>
+      {invoices.error && <p class="error">{invoices.error}</p>}
       {invoices.value?.length === 0 && <p>No invoices.</p>}
-      <ul class="rows">
-        {(invoices.value ?? []).map((i) => (
-          <li key={i.id}>
-            <span>
-              {i.number ?? `#${i.id}`} · {i.date}
-            </span>
-            <span>
-              {i.total} {i.currency} · {i.state}
-            </span>
-          </li>
-        ))}
-      </ul>
+      {open.length > 0 && (
+        <>
+          <h3>Open</h3>
+          <ul class="rows" data-testid="open-invoices">
+            {open.map((i) => (
+              <li key={i.id}>
+                <span>
+                  {i.number ?? `#${i.id}`} · {i.date}
+                  {i.dueDate ? ` · due ${i.dueDate}` : ''}
+                </span>
+                <span>
+                  {i.totalPayable} {i.currency} to pay{' '}
+                  <a href={api.invoicePdfUrl(i.id)} target="_blank" rel="noopener">
+                    PDF
+                  </a>
+                  {enabled && (
+                    <>
+                      {' '}
+                      <button
+                        type="button"
+                        disabled={busy !== null}
+                        onClick={() => checkout(`invoice${i.id}`, () => api.payInvoice(i.id))}
+                      >
+                        {busy === `invoice${i.id}` ? 'Opening…' : 'Pay now'}
+                      </button>
+                    </>
+                  )}
+                </span>
+                {enabled && <PaymentState invoice={i.id} />}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {past.length > 0 && (
+        <>
+          <h3>Past</h3>
+          <ul class="rows" data-testid="past-invoices">
+            {past.map((i) => (
+              <li key={i.id}>
+                <span>
+                  {i.number ?? `#${i.id}`} · {i.date}
+                </span>
+                <span>
+                  {i.total} {i.currency} · {i.state}{' '}
+                  <a href={api.invoicePdfUrl(i.id)} target="_blank" rel="noopener">
+                    PDF
+                  </a>
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {enabled && (
+        <>
+          <h3>Prepaid balance</h3>
+          <p data-testid="balance">
+            {balance.value ? `${balance.value.balance} ${online.value?.currency}` : '…'}
+          </p>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              checkout('topUp', () => api.topUp(me.id, amount.trim().replace(',', '.')));
+            }}
+          >
+            <Field
+              label={`Amount (${online.value?.currency})`}
+              inputMode="decimal"
+              value={amount}
+              set={setAmount}
+              required
+            />
+            <button type="submit" disabled={busy !== null}>
+              {busy === 'topUp' ? 'Opening…' : 'Top up'}
+            </button>
+          </form>
+          <h3>Payment method</h3>
+          <p data-testid="payment-method">
+            {method
+              ? method.type === 'sepa'
+                ? `SEPA direct debit, account ending ${method.last4 ?? '?'}`
+                : `${brandName(method.brand)} ending ${method.last4 ?? '?'}`
+              : 'None saved: invoices are paid by hand.'}
+          </p>
+          {method && <p>Open invoices are charged to it automatically.</p>}
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy !== null}
+            onClick={() => checkout('setup', () => api.savePaymentMethod(me.id))}
+          >
+            {method ? 'Change' : 'Add card or SEPA mandate'}
+          </button>{' '}
+          {method &&
+            (confirmRemove ? (
+              <>
+                Remove it?{' '}
+                <button type="button" class="danger" disabled={busy !== null} onClick={remove}>
+                  Yes, remove
+                </button>{' '}
+                <button type="button" class="secondary" onClick={() => setConfirmRemove(false)}>
+                  No
+                </button>
+              </>
+            ) : (
+              <button type="button" class="secondary" onClick={() => setConfirmRemove(true)}>
+                Remove
+              </button>
+            ))}
+        </>
+      )}
+      {message && <p role="status">{message}</p>}
     </section>
   );
 }

@@ -1,0 +1,240 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { StripePaymentsTable } from '../db/schema.js';
+
+/**
+ * What the Stripe payments read and write (billing/stripe*.ts): the space's sealed Stripe keys,
+ * `stripe_customers`, `stripe_payments`, `stripe_events`, and the few changes of payments and
+ * invoices a Stripe event makes. Functions take the database (or a transaction) first.
+ */
+
+export type StripePaymentRow = Selectable<StripePaymentsTable>;
+
+/** The Stripe fields of a space's billing settings (secrets still sealed). */
+export function stripeSettingsRow(db: Db, spaceId: number) {
+  return db
+    .selectFrom('space_billing_settings')
+    .select(['space', 'account', 'currency', 'stripePublicKey', 'stripeSecretKey', 'stripeWebhookSecret'])
+    .where('space', '=', spaceId)
+    .executeTakeFirst();
+}
+
+/** Every space with a webhook signing secret (sealed): a Stripe event is checked against each. */
+export function spacesWithWebhookSecret(db: Db) {
+  return db
+    .selectFrom('space_billing_settings')
+    .select(['space', 'account', 'stripeWebhookSecret', 'stripeSecretKey'])
+    .where('stripeWebhookSecret', 'is not', null)
+    .orderBy('space')
+    .execute();
+}
+
+/** Writes (or clears, with null) the sealed secret key and webhook secret of a settings row. */
+export async function writeStripeSecrets(
+  db: Db,
+  settingsId: number,
+  secrets: { stripeSecretKey?: string | null; stripeWebhookSecret?: string | null },
+): Promise<void> {
+  if (Object.keys(secrets).length === 0) return;
+  await db.updateTable('space_billing_settings').set(secrets).where('id', '=', settingsId).execute();
+}
+
+// ---- customers -------------------------------------------------------------------------------
+
+/** A member's customer at the Stripe account of `keyTag`. */
+export function stripeCustomerOf(db: Db, memberId: number, keyTag: string) {
+  return db
+    .selectFrom('stripe_customers')
+    .selectAll()
+    .where('member', '=', memberId)
+    .where('keyTag', '=', keyTag)
+    .executeTakeFirst();
+}
+
+/** Keeps a member's Stripe customer, unless another request kept one first. */
+export async function insertStripeCustomer(
+  db: Db,
+  values: { account: number; member: number; keyTag: string; customer: string; createdAt: string },
+): Promise<void> {
+  await (db as unknown as Kysely<any>)
+    .insertInto('stripe_customers')
+    .values(values)
+    .onConflict((oc: any) => oc.columns(['member', 'keyTag']).doNothing())
+    .execute();
+}
+
+// ---- payments asked of Stripe ----------------------------------------------------------------
+
+/** A new payment asked of Stripe; undefined when its charge slot was taken by another run. */
+export async function insertStripePayment(db: Db, values: Insertable<StripePaymentsTable>) {
+  return (db as unknown as Kysely<any>)
+    .insertInto('stripe_payments')
+    .values(values)
+    .onConflict((oc: any) => oc.column('chargeSlot').doNothing())
+    .returningAll()
+    .executeTakeFirst() as Promise<StripePaymentRow | undefined>;
+}
+
+/** Writes a Stripe payment's columns; with `whileStates`, only while it is in one of them. */
+export async function updateStripePayment(
+  db: Db,
+  id: number,
+  changes: Updateable<StripePaymentsTable>,
+  whileStates?: string[],
+): Promise<boolean> {
+  let query = db.updateTable('stripe_payments').set(changes).where('id', '=', id);
+  if (whileStates) query = query.where('state', 'in', whileStates);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Marks a Stripe payment settled (once): true for the one call that did, so the money is
+ * recorded once whatever reports it (the charge's answer, a webhook, a resent webhook).
+ */
+export async function claimSettlement(db: Db, id: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('stripe_payments')
+    .set({ settledAt: at, updatedAt: at })
+    .where('id', '=', id)
+    .where('settledAt', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function stripePaymentById(db: Db, id: number) {
+  return db.selectFrom('stripe_payments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function stripePaymentBy(db: Db, column: 'checkoutSession' | 'paymentIntent', value: string) {
+  return db.selectFrom('stripe_payments').selectAll().where(column, '=', value).executeTakeFirst();
+}
+
+/** The Stripe payments of an invoice, oldest first. */
+export function stripePaymentsOfInvoice(db: Db, invoiceId: number) {
+  return db
+    .selectFrom('stripe_payments')
+    .selectAll()
+    .where('invoice', '=', invoiceId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The charges of an account written but not answered by Stripe (a run stopped under them). */
+export function unansweredCharges(db: Db, accountId: number) {
+  return db
+    .selectFrom('stripe_payments')
+    .selectAll()
+    .where('account', '=', accountId)
+    .where('kind', '=', 'charge')
+    .where('state', '=', 'started')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * The account's unpaid invoices whose member saved a payment method at Stripe (or the one
+ * member's), oldest first, with the member's payment method (JSON) and the invoice's space.
+ */
+export function invoicesWithSavedMethod(db: Db, accountId: number, member: number | undefined) {
+  let query = db
+    .selectFrom('invoices')
+    .innerJoin('member_payment_details', 'member_payment_details.member', 'invoices.member')
+    .select([
+      'invoices.id',
+      'invoices.account',
+      'invoices.space',
+      'invoices.member',
+      'invoices.number',
+      'invoices.total',
+      'invoices.paid',
+      'invoices.currency',
+      'member_payment_details.paymentMethod',
+    ])
+    .where('invoices.account', '=', accountId)
+    .where('invoices.state', '=', 'unpaid')
+    .where('member_payment_details.paymentMethod', 'like', '%"stripePaymentMethod"%');
+  if (member !== undefined) query = query.where('invoices.member', '=', member);
+  return query.orderBy('invoices.id').execute();
+}
+
+/**
+ * Accounts with charges to make again: failed ones whose retry is due by `now`, and ones a
+ * stopped run left unanswered (`started`).
+ */
+export async function accountsWithRetriesDue(db: Db, now: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('stripe_payments')
+    .select('account')
+    .distinct()
+    .where('kind', '=', 'charge')
+    .where((eb) =>
+      eb.or([eb.and([eb('state', '=', 'failed'), eb('retryAfter', '<=', now)]), eb('state', '=', 'started')]),
+    )
+    .execute();
+  return rows.map((r) => r.account);
+}
+
+// ---- events --------------------------------------------------------------------------------
+
+/** Records a Stripe event as handled; false when it was already (the event is then skipped). */
+export async function insertStripeEvent(
+  db: Db,
+  values: { eventId: string; account: number; type: string; receivedAt: string },
+): Promise<boolean> {
+  const row = await (db as unknown as Kysely<any>)
+    .insertInto('stripe_events')
+    .values(values)
+    .onConflict((oc: any) => oc.column('eventId').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function stripeEventSeen(db: Db, eventId: string) {
+  return db.selectFrom('stripe_events').select('id').where('eventId', '=', eventId).executeTakeFirst();
+}
+
+// ---- refunds -------------------------------------------------------------------------------
+
+/** A refund lowers the payment's total (and says so in its notes). */
+export async function writeRefundedPayment(
+  db: Db,
+  paymentId: number,
+  change: { total: string; notes: string; at: string },
+): Promise<void> {
+  await db
+    .updateTable('payments')
+    .set((eb) => ({
+      total: change.total,
+      notes: change.notes,
+      lockVersion: eb('lockVersion', '+', 1),
+      updatedAt: change.at,
+      updatedBy: null,
+    }))
+    .where('id', '=', paymentId)
+    .execute();
+}
+
+/** A pending payment paid through Stripe reads completed (once: false when it was not pending). */
+export async function completePendingPayment(
+  db: Db,
+  paymentId: number,
+  change: { total: string; date: string; at: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set((eb) => ({
+      state: 'completed',
+      method: 'stripe',
+      total: change.total,
+      date: change.date,
+      lockVersion: eb('lockVersion', '+', 1),
+      updatedAt: change.at,
+      updatedBy: null,
+    }))
+    .where('id', '=', paymentId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
