@@ -17,6 +17,7 @@ import { resourceLimits } from './migrations/0014-resource-limits.js';
 import { trainingTrainer } from './migrations/0015-training-trainer.js';
 import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
 import { hubMeta } from './migrations/0017-hub-meta.js';
+import { invoicePdfs } from './migrations/0020-invoice-pdfs.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -53,6 +54,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0015-training-trainer': trainingTrainer(dialect),
     '0016-webhook-urls-sealed': webhookUrlsSealed(dialect, tokens),
     '0017-hub-meta': hubMeta(dialect),
+    '0020-invoice-pdfs': invoicePdfs(dialect),
   };
 }
 

@@ -507,6 +507,12 @@ export interface SpaceBillingSettingsTable extends Stamps {
   sepaIban: string | null;
   sepaAccountOwnerName: string | null;
   sepaMandateText: string | null;
+  /** What invoices print about the space (migration 0020). */
+  invoiceName: string | null;
+  invoiceAddress: string | null;
+  invoiceTaxId: string | null;
+  /** `image/png` or `image/jpeg` when the space has an invoice logo (its bytes: invoice_logos). */
+  invoiceLogoType: string | null;
 }
 
 export interface TrainingCoursesTable extends Stamps {
@@ -703,4 +709,31 @@ export interface HubMetaTable {
 
 export interface Database {
   hub_meta: HubMetaTable;
+}
+
+// ---- invoice PDFs (migration 0020) ----
+
+/** A space's invoice logo, one per space. */
+export interface InvoiceLogosTable {
+  space: number;
+  account: number;
+  contentType: string;
+  bytes: Buffer;
+  createdAt: string;
+}
+
+/** An invoice's document as first made: what it prints (JSON) and its PDFs. */
+export interface InvoicePdfsTable {
+  invoice: number;
+  account: number;
+  content: string;
+  pdf: Buffer | null;
+  cancelledPdf: Buffer | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Database {
+  invoice_logos: InvoiceLogosTable;
+  invoice_pdfs: InvoicePdfsTable;
 }

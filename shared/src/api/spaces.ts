@@ -160,6 +160,10 @@ export const billingSettingsWritable = {
   sepaIban: optText(50),
   sepaAccountOwnerName: optText(200),
   sepaMandateText: optText(20_000),
+  /** What invoices print about the space: its name (else the space's), address and tax id. */
+  invoiceName: optText(200),
+  invoiceAddress: optText(1000),
+  invoiceTaxId: optText(50),
 };
 export const BillingSettingsUpdate = z.object({
   ...z.object(billingSettingsWritable).partial().shape,
@@ -187,6 +191,11 @@ export const BillingSettingsRecord = z.object({
   sepaIban: z.string().nullable(),
   sepaAccountOwnerName: z.string().nullable(),
   sepaMandateText: z.string().nullable(),
+  invoiceName: z.string().nullable(),
+  invoiceAddress: z.string().nullable(),
+  invoiceTaxId: z.string().nullable(),
+  /** `image/png` or `image/jpeg` when invoices print a logo (PUT .../billing-settings/logo), else null. */
+  invoiceLogoType: z.string().nullable(),
   ...Stamps,
 });
 export type BillingSettingsRecord = z.infer<typeof BillingSettingsRecord>;
