@@ -14,6 +14,20 @@ async function pdfText(bytes: Buffer | Uint8Array): Promise<string> {
   return text.replace(/\s+/g, ' ');
 }
 
+/**
+ * The markers of a baseline JPEG of this size (start, a JFIF segment, the frame header, end): what
+ * the hub reads of a JPEG before it stores it (the PDF embeds a JPEG's bytes as they are).
+ */
+function jpegHeader(width: number, height: number): Buffer {
+  const jfif = [
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+    0x00,
+  ];
+  const frame = [0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 0x03];
+  const components = [0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01];
+  return Buffer.from([0xff, 0xd8, ...jfif, ...frame, ...components, 0xff, 0xd9]);
+}
+
 /** A small PNG: a red square with a white border. */
 function logoPng(size = 40): Buffer {
   const png = new PNG({ width: size, height: size });
@@ -273,6 +287,16 @@ describeEachDialect('invoice PDFs', (dialect) => {
       expect((await api(owner, 'GET', `/spaces/${spaceId}/billing-settings/logo`)).statusCode).toBe(404);
     });
 
+    it('takes a JPEG by its bytes, whatever the content type said', async () => {
+      const res = await putLogo(jpegHeader(300, 120), 'application/octet-stream');
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().invoiceLogoType).toBe('image/jpeg');
+      const tooWide = await putLogo(jpegHeader(9000, 120), 'image/jpeg');
+      expect(tooWide.statusCode).toBe(422);
+      expect(tooWide.json().data).toMatchObject({ logo: 'tooManyPixels' });
+      expect((await api(owner, 'DELETE', `/spaces/${spaceId}/billing-settings/logo`)).statusCode).toBe(204);
+    });
+
     it('refuses what is not a PNG or JPEG, a broken image and one too large, with a clear error', async () => {
       const before = (await api(owner, 'GET', `/spaces/${spaceId}/billing-settings`)).json();
       const notImage = await putLogo(Buffer.from('GIF89a this is not a png'), 'image/png');
@@ -283,6 +307,16 @@ describeEachDialect('invoice PDFs', (dialect) => {
       const broken = await putLogo(logoPng().subarray(0, 60));
       expect(broken.statusCode).toBe(422);
       expect(broken.json().message).toMatch(/^The logo is not a readable PNG image/);
+
+      // A PNG whose header claims 20,000 x 20,000 pixels: refused before anything decodes it.
+      const huge = logoPng();
+      huge.writeUInt32BE(20_000, 16);
+      huge.writeUInt32BE(20_000, 20);
+      const tooWide = await putLogo(huge);
+      expect(tooWide.statusCode).toBe(422);
+      expect(tooWide.json().message).toBe(
+        'The logo is 20000 x 20000 pixels; at most 4000 on either side are allowed',
+      );
 
       const big = await putLogo(Buffer.concat([logoPng(), Buffer.alloc(600 * 1024)]));
       expect(big.statusCode).toBe(422);

@@ -167,6 +167,35 @@ export function invoicePdfFileName(number: string): string {
 /** The largest logo a space may upload. */
 export const LOGO_MAX_BYTES = 512 * 1024;
 
+/** The most pixels a logo may have on either side (a logo prints at most 180 x 70 points). */
+export const LOGO_MAX_PIXELS = 4000;
+
+/** Width and height from a PNG's IHDR or a JPEG's frame header; undefined when not found. */
+function imageSize(
+  bytes: Buffer,
+  type: 'image/png' | 'image/jpeg',
+): { width: number; height: number } | undefined {
+  if (type === 'image/png') {
+    if (bytes.length < 24 || bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  }
+  // JPEG: walk the segments to the first start-of-frame (SOF0-SOF15 but DHT, JPG and DAC).
+  let at = 2;
+  while (at + 9 < bytes.length) {
+    if (bytes[at] !== 0xff) return undefined;
+    const marker = bytes[at + 1];
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    const length = bytes.readUInt16BE(at + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    at += 2 + length;
+  }
+  return undefined;
+}
+
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
@@ -188,6 +217,15 @@ export async function checkInvoiceLogo(bytes: Buffer): Promise<'image/png' | 'im
       ? 'image/jpeg'
       : undefined;
   if (!type) throw refuse('The logo must be a PNG or JPEG image', 'notAnImage');
+  // Before anything decodes it: a few hundred KB of PNG can inflate to gigabytes of pixels.
+  const size = imageSize(bytes, type);
+  if (!size)
+    throw refuse(`The logo is not a readable ${type === 'image/png' ? 'PNG' : 'JPEG'} image`, 'unreadable');
+  if (size.width > LOGO_MAX_PIXELS || size.height > LOGO_MAX_PIXELS)
+    throw refuse(
+      `The logo is ${size.width} x ${size.height} pixels; at most ${LOGO_MAX_PIXELS} on either side are allowed`,
+      'tooManyPixels',
+    );
   try {
     await renderInvoicePdf(sampleContent, { logo: bytes });
   } catch (err) {
