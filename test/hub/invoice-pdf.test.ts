@@ -285,6 +285,12 @@ describeEachDialect('invoice PDFs', (dialect) => {
         (await api(owner, 'GET', `/spaces/${spaceId}/billing-settings`)).json().invoiceLogoType,
       ).toBeNull();
       expect((await api(owner, 'GET', `/spaces/${spaceId}/billing-settings/logo`)).statusCode).toBe(404);
+      // Removing it again changes nothing.
+      const settings = (await api(owner, 'GET', `/spaces/${spaceId}/billing-settings`)).json();
+      expect((await api(owner, 'DELETE', `/spaces/${spaceId}/billing-settings/logo`)).statusCode).toBe(204);
+      expect((await api(owner, 'GET', `/spaces/${spaceId}/billing-settings`)).json().lockVersion).toBe(
+        settings.lockVersion,
+      );
     });
 
     it('takes a JPEG by its bytes, whatever the content type said', async () => {

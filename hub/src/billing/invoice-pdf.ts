@@ -274,6 +274,8 @@ export async function removeInvoiceLogo(
   stamp: { at: string; by: number | null },
 ) {
   const settings = await requiredRow(db, 'space_billing_settings', settingsId);
+  // No logo: nothing changes (the settings keep their lockVersion).
+  if (settings.invoiceLogoType === null) return;
   await writeInvoiceLogo(db, settings, null, stamp);
 }
 
