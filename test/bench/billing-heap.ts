@@ -10,7 +10,7 @@ import { enqueueJob } from '../../hub/src/billing/jobs.js';
 import { billAccountPackages } from '../../hub/src/billing/package-billing.js';
 import { openHub } from '../../hub/src/hub.js';
 import { createAccountWithOwner } from '../../hub/src/identity/bootstrap.js';
-import { tempDir } from '../support/processes.js';
+import { stopAll, tempDir } from '../support/processes.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc --import tsx');
@@ -97,3 +97,4 @@ await enqueueJob(db, owner.accountId, 'invoiceRun', {}, new Date(), null);
 await hub.jobs.runDue();
 live('after the invoice run');
 await hub.close();
+await stopAll();
