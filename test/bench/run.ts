@@ -1,5 +1,6 @@
 import { stopAll } from '../support/processes.js';
 import { agentMemoryBench } from './agent-memory.bench.js';
+import { billingBench } from './billing.bench.js';
 import { clusterBench } from './cluster.bench.js';
 import { hubMemoryBench } from './hub-memory.bench.js';
 import { membersBench } from './members.bench.js';
@@ -7,7 +8,7 @@ import { switchOnBench } from './switch-on.bench.js';
 import { webBench } from './web.bench.js';
 
 /**
- * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster] [--seconds N]`: prints a
+ * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing] [--seconds N]`: prints a
  * Markdown table of figures.
  */
 async function main() {
@@ -25,6 +26,8 @@ async function main() {
     if (want('agent-memory')) lines.push(...(await agentMemoryBench()));
     // Only when asked for: it waits more than a minute for the idle hub to settle.
     if (only.includes('hub-memory')) lines.push(...(await hubMemoryBench()));
+    // Only when asked for: it bills 10,000 members (BENCH_BILLING_MEMBERS), a few minutes.
+    if (only.includes('billing')) lines.push(...(await billingBench()));
     // Only when asked for: it needs PostgreSQL and redis-server.
     if (only.includes('cluster')) lines.push(...(await clusterBench(seconds)));
   } finally {

@@ -1,3 +1,4 @@
+import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../hub/src/db/outbox.js';
 import { zonedInstant } from '../../hub/src/kernel/zoned-time.js';
@@ -127,6 +128,20 @@ describeEachDialect('mail notifications', (dialect) => {
     const issued = await mailTo(mail, taken, jonas.emailAddress, new RegExp(`^Rechnung ${invoice.number}$`));
     expect(issued.body).toMatch(/deine Rechnung \S+ über 20\.00/);
     expect(issued.body).toContain('Welche Mails du bekommst');
+    // The invoice itself rides along as the PDF the invoice route serves, in German.
+    const raw = mail.mails.find(
+      (m) => m.to.includes(jonas.emailAddress) && m.text.includes('application/pdf'),
+    );
+    const part = /Content-Type: application\/pdf[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n([A-Za-z0-9+/=\r\n]+)/.exec(
+      raw?.text ?? '',
+    );
+    expect(raw?.text).toContain(`filename=invoice-${invoice.number}.pdf`);
+    const pdf = new Uint8Array(Buffer.from((part?.[1] ?? '').replace(/\r\n/g, ''), 'base64'));
+    const { text } = await extractText(await getDocumentProxy(pdf), { mergePages: true });
+    expect(text).toContain('Rechnung');
+    expect(text).toContain(invoice.number);
+    const served = await api(owner, 'GET', `/invoices/${invoice.id}/pdf`);
+    expect(Buffer.from(served.rawPayload).equals(Buffer.from(pdf))).toBe(true);
 
     expect(
       (await api(owner, 'POST', '/payments', { member: jonas.id, total: '20.00', method: 'cash' }))

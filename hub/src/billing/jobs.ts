@@ -15,7 +15,7 @@ import { claimJob, dueJobs, insertJob, jobsInState, recentJob, updateJob } from 
 import { createInvoice, draftInvoice } from './invoices.js';
 import { formatMoney, parseMoney, sum } from '../kernel/money.js';
 import { chargeRecord } from './charges.js';
-import { billAccountPackages } from './package-billing.js';
+import { billAccountPackages, yieldToRequests } from './package-billing.js';
 
 export type JobRow = Selectable<JobsTable>;
 export type JobType = 'packageBilling' | 'invoiceRun';
@@ -290,12 +290,17 @@ export class JobRunner {
     throw new Error(`Unknown job type ${job.type}`);
   }
 
-  /** Invoices every member of the account with uninvoiced charges (or the one named). */
+  /**
+   * Invoices every member of the account with uninvoiced charges (or the one named), each in its
+   * own transaction, letting other requests in between; the progress is written when its whole
+   * percent changes (a write per member would double the run's commits).
+   */
   private async invoiceRun(accountId: number, params: Record<string, unknown>, progress: Progress) {
     const { db, clock } = this.deps;
     const members = await membersWithUninvoicedCharges(db, accountId, runMember(params));
     const invoices: number[] = [];
     const skipped: { member: number; reason: string }[] = [];
+    let percent = 0;
     for (const [i, member] of members.entries()) {
       try {
         const invoice = await db
@@ -306,7 +311,12 @@ export class JobRunner {
         if (!(err instanceof HttpError)) throw err;
         skipped.push({ member, reason: err.message });
       }
-      await progress(((i + 1) / members.length) * 100);
+      const now = Math.floor(((i + 1) / members.length) * 100);
+      if (now !== percent) {
+        percent = now;
+        await progress(now);
+      }
+      await yieldToRequests();
     }
     // Then the saved payment methods are charged: the new invoices, and open ones not charged
     // yet (a run stopped halfway is resumed here, without charging anything twice).

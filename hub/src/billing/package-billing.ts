@@ -1,4 +1,4 @@
-import type { Db } from '../db/crud.js';
+import { countWhere, type Db } from '../db/crud.js';
 import { chargesOfMemberPackage, creditsOfMemberPackage } from './billing.repository.js';
 import { spaceOfMember } from '../identity/members.repository.js';
 import { chargeOfFee } from './charges.repository.js';
@@ -187,26 +187,39 @@ export async function memberToday(db: Db, memberId: number, at: Date): Promise<s
   return localTime(at, space !== undefined ? await spaceTimeZone(db, space) : 'UTC').date;
 }
 
-/** Bills every member package of an account (the recurring package-billing job). */
+/** Lets the hub answer other requests between two members of a long billing job (SQLite runs synchronously). */
+export const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Bills every member package of an account (the recurring package-billing job): a page of them
+ * at a time, each in its own transaction, letting other requests in between.
+ */
 export async function billAccountPackages(
   db: Db,
   accountId: number,
   at: Date,
   progress?: (done: number, total: number) => Promise<void>,
 ): Promise<PackageBillResult & { memberPackages: number }> {
-  const rows = await memberPackagesOfAccount(db, accountId);
-  const total = { charges: 0, credits: 0, memberPackages: rows.length };
-  let done = 0;
-  for (const mp of rows) {
-    const today = await memberToday(db, mp.member, at);
-    const r = await db.transaction().execute(async (trx) => {
-      const fresh = await rowById(trx, 'member_packages', mp.id);
-      return fresh ? billMemberPackage(trx, fresh, today, at) : { charges: 0, credits: 0 };
-    });
-    total.charges += r.charges;
-    total.credits += r.credits;
-    done++;
-    if (progress && (done % 25 === 0 || done === rows.length)) await progress(done, rows.length);
+  const count = await countWhere(db, 'member_packages', { account: accountId });
+  const total = { charges: 0, credits: 0, memberPackages: 0 };
+  let after = 0;
+  for (;;) {
+    const rows = await memberPackagesOfAccount(db, accountId, { after, limit: 500 });
+    if (rows.length === 0) break;
+    for (const mp of rows) {
+      const today = await memberToday(db, mp.member, at);
+      const r = await db.transaction().execute(async (trx) => {
+        const fresh = await rowById(trx, 'member_packages', mp.id);
+        return fresh ? billMemberPackage(trx, fresh, today, at) : { charges: 0, credits: 0 };
+      });
+      total.charges += r.charges;
+      total.credits += r.credits;
+      total.memberPackages++;
+      const done = total.memberPackages;
+      if (progress && (done % 25 === 0 || done === count)) await progress(done, Math.max(count, done));
+      await yieldToRequests();
+    }
+    after = rows[rows.length - 1].id;
   }
   return total;
 }

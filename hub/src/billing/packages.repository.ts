@@ -52,12 +52,18 @@ export function aHolderOf(db: Db, packageId: number) {
 }
 
 /** Every member package of an account, by id. */
-export function memberPackagesOfAccount(db: Db, accountId: number) {
+/**
+ * The account's member packages in id order, a page of `limit` after the id `after` (0: from the
+ * first): the billing run reads them a page at a time, so its memory does not grow with them.
+ */
+export function memberPackagesOfAccount(db: Db, accountId: number, page: { after: number; limit: number }) {
   return db
     .selectFrom('member_packages')
     .selectAll()
     .where('account', '=', accountId)
+    .where('id', '>', page.after)
     .orderBy('id')
+    .limit(page.limit)
     .execute();
 }
 

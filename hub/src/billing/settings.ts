@@ -15,6 +15,11 @@ export interface BillingSettings {
   invoiceFooter: string | null;
   defaultInvoiceDeadline: number;
   defaultInvoiceDeadlineUnit: string;
+  /** What invoices print about the space (invoice-pdf.ts). */
+  invoiceName: string | null;
+  invoiceAddress: string | null;
+  invoiceTaxId: string | null;
+  invoiceLogoType: string | null;
 }
 
 /**

@@ -19,6 +19,7 @@ import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
 import { hubMeta } from './migrations/0017-hub-meta.js';
 import { stripe } from './migrations/0018-stripe.js';
 import { sepaBatches } from './migrations/0019-sepa-batches.js';
+import { invoicePdfs } from './migrations/0020-invoice-pdfs.js';
 import { notifications } from './migrations/0021-notifications.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
 import type { TokenBox } from '../secrets.js';
@@ -59,6 +60,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0017-hub-meta': hubMeta(dialect),
     '0018-stripe': stripe(dialect),
     '0019-sepa-batches': sepaBatches(dialect),
+    '0020-invoice-pdfs': invoicePdfs(dialect),
     '0021-notifications': notifications(dialect),
     '0022-course-trainers': courseTrainers(dialect),
   };

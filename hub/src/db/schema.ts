@@ -512,6 +512,12 @@ export interface SpaceBillingSettingsTable extends Stamps {
   /** Sealed with the hub's key (migration 0018); never answered. */
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
+  /** What invoices print about the space (migration 0020). */
+  invoiceName: string | null;
+  invoiceAddress: string | null;
+  invoiceTaxId: string | null;
+  /** `image/png` or `image/jpeg` when the space has an invoice logo (its bytes: invoice_logos). */
+  invoiceLogoType: string | null;
 }
 
 export interface TrainingCoursesTable extends Stamps {
@@ -810,6 +816,28 @@ export interface NotificationSettingsTable {
   updatedAt: string;
 }
 
+// ---- invoice PDFs (migration 0020) ----
+
+/** A space's invoice logo, one per space. */
+export interface InvoiceLogosTable {
+  space: number;
+  account: number;
+  contentType: string;
+  bytes: Buffer;
+  createdAt: string;
+}
+
+/** An invoice's document as first made: what it prints (JSON) and its PDFs. */
+export interface InvoicePdfsTable {
+  invoice: number;
+  account: number;
+  content: string;
+  pdf: Buffer | null;
+  cancelledPdf: Buffer | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Database {
   sepa_batches: SepaBatchesTable;
   sepa_debits: SepaDebitsTable;
@@ -865,4 +893,6 @@ export interface Database {
   stripe_customers: StripeCustomersTable;
   stripe_payments: StripePaymentsTable;
   stripe_events: StripeEventsTable;
+  invoice_logos: InvoiceLogosTable;
+  invoice_pdfs: InvoicePdfsTable;
 }

@@ -1,4 +1,6 @@
 import ical, { ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
+import { invoicePdf, invoicePdfFileName } from '../billing/invoice-pdf.js';
+import type { Clock } from '../clock.js';
 import type { Db } from '../db/crud.js';
 import type { NotificationKind } from './kinds.js';
 
@@ -44,14 +46,19 @@ export function bookingCalendar(
 }
 
 /**
- * The invoice as a PDF to attach to the "invoice issued" mail. Answers null until the invoice
- * PDF is built: then it returns `{ filename: \`invoice-${number}.pdf\`, content: await
- * invoicePdf(db, invoiceId), contentType: 'application/pdf' }` (billing/invoice-pdf.ts).
+ * The invoice as a PDF to attach to the "invoice issued" mail: the document the invoice route
+ * serves (billing/invoice-pdf.ts), made and stored on first use, so the mail and every later
+ * download are the same bytes.
  */
 export async function invoiceAttachment(
-  _db: Db,
-  _invoiceId: number,
-  _number: string,
+  db: Db,
+  invoiceId: number,
+  number: string,
+  clock: Clock,
 ): Promise<MailAttachment | null> {
-  return null;
+  return {
+    filename: invoicePdfFileName(number),
+    content: await invoicePdf(db, invoiceId, { clock }),
+    contentType: 'application/pdf',
+  };
 }

@@ -242,7 +242,7 @@ export class NotificationWorker {
       ];
     }
     if (kind === 'invoiceIssued') {
-      const pdf = await invoiceAttachment(this.deps.db, p.invoiceId, p.number);
+      const pdf = await invoiceAttachment(this.deps.db, p.invoiceId, p.number, this.deps.clock);
       return pdf ? [pdf] : [];
     }
     return [];

@@ -15,6 +15,7 @@ import {
   invoiceRecords,
   visibleInvoices,
 } from '../billing/invoices.js';
+import { invoicePdf, invoicePdfFileName, keepInvoiceContent } from '../billing/invoice-pdf.js';
 import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js';
 import { defined } from '../db/crud.js';
 import { callerOf } from '../http/auth.js';
@@ -98,9 +99,11 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
       async (request, caller) => {
         const at = ctx.clock.now().toISOString();
-        await ctx.events.transaction((trx) =>
-          cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion, at),
-        );
+        await ctx.events.transaction(async (trx) => {
+          // What the invoice prints, kept before its charges leave it (its PDF, marked cancelled).
+          await keepInvoiceContent(trx, caller, request.params.invoiceId, at);
+          await cancelInvoice(trx, caller, request.params.invoiceId, request.body?.lockVersion, at);
+        });
         return {};
       },
     );
@@ -118,6 +121,35 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
       async (request) =>
         invoiceDetails(ctx.db, await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId)),
+    );
+
+    app.get(
+      '/invoices/:invoiceId/pdf',
+      {
+        schema: {
+          tags,
+          summary: 'Get an invoice as a PDF',
+          description:
+            'The invoice as a printable A4 PDF (`application/pdf`, file name `invoice-{number}.pdf`): the space’s logo, name, address and tax id (billing settings), the recipient, number and dates, the lines, the totals per tax rate and the total, the header, text and footer. Printed in the member’s language where invoices offer it (English, German), else the space’s. The PDF is stored the first time it is made, and every later request answers the same bytes; a cancelled invoice prints marked cancelled. Members read their own invoices.',
+          params: IdParams,
+          produces: ['application/pdf'],
+          response: {
+            200: {
+              description: 'OK: the invoice’s PDF',
+              content: { 'application/pdf': { schema: z.file().describe('The PDF') } },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const row = await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId);
+        const pdf = await invoicePdf(ctx.db, row.id, { clock: ctx.clock });
+        // Personal data: no shared cache keeps it.
+        reply.header('cache-control', 'private, no-store');
+        reply.header('content-disposition', `attachment; filename="${invoicePdfFileName(row.number)}"`);
+        // The bytes as they are (the schema's File is what the document calls binary).
+        return reply.type('application/pdf').send(pdf as unknown as File);
+      },
     );
   });
 }

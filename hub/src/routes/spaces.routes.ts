@@ -26,6 +26,7 @@ import {
 } from '../spaces/spaces.repository.js';
 import { registerSpaceExtras, spaceAccess } from './space-extras.routes.js';
 import { billingSettings, registerSpaceBilling } from './space-billing.routes.js';
+import { registerInvoiceLogo } from './invoice-logo.routes.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
 
 const stampOf = (at: string, caller: { memberId: number }) => ({ at, by: caller.memberId });
@@ -181,5 +182,6 @@ export function spacesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     const access = spaceAccess(ctx, spaces);
     registerSpaceExtras(app, ctx, access);
     registerSpaceBilling(app, ctx, access);
+    registerInvoiceLogo(app, ctx, access);
   };
 }

@@ -168,6 +168,10 @@ export const billingSettingsWritable = {
   sepaAccountOwnerName: optText(200),
   sepaMandateText: optText(20_000),
   sepaBic: optText(11).describe('The BIC of the space’s own bank account (SEPA direct debit files)'),
+  /** What invoices print about the space: its name (else the space's), address and tax id. */
+  invoiceName: optText(200),
+  invoiceAddress: optText(1000),
+  invoiceTaxId: optText(50),
 };
 export const BillingSettingsUpdate = z.object({
   ...z.object(billingSettingsWritable).partial().shape,
@@ -200,6 +204,11 @@ export const BillingSettingsRecord = z.object({
   sepaAccountOwnerName: z.string().nullable(),
   sepaMandateText: z.string().nullable(),
   sepaBic: z.string().nullable(),
+  invoiceName: z.string().nullable(),
+  invoiceAddress: z.string().nullable(),
+  invoiceTaxId: z.string().nullable(),
+  /** `image/png` or `image/jpeg` when invoices print a logo (PUT .../billing-settings/logo), else null. */
+  invoiceLogoType: z.string().nullable(),
   ...Stamps,
 });
 export type BillingSettingsRecord = z.infer<typeof BillingSettingsRecord>;

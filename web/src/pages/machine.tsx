@@ -3,6 +3,8 @@ import { type AccessCheck, ApiError, api, type ResourceStatus } from '../api';
 import { duration, elapsed, timeIn, verdictText } from '../format';
 import { useLive } from '../live';
 import { TrainSomeone } from './train-someone';
+import { useAuth } from '../session';
+import { loadPriceFacts, percent, type PriceFacts } from './machine-prices';
 
 type Outcome = { kind: 'success' | 'error'; text: string } | null;
 
@@ -34,6 +36,21 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
   const [lockedUntil, setLockedUntil] = useState<number | null>(null);
   const [now, setNow] = useState(Date.now());
   const code = stickerCode ?? (typedCode.trim() || null);
+  const auth = useAuth();
+  const memberId = auth.state === 'signedIn' ? auth.me.id : null;
+  const [prices, setPrices] = useState<PriceFacts | null>(null);
+  const zone = check?.timezone ?? null;
+  // What using it costs, read once the page knows the space's zone (the member's packages of today).
+  useEffect(() => {
+    if (memberId === null || zone === null) return;
+    let current = true;
+    loadPriceFacts(id, memberId, zone)
+      .then((facts) => current && setPrices(facts))
+      .catch(() => current && setPrices(null));
+    return () => {
+      current = false;
+    };
+  }, [id, memberId, zone]);
 
   const load = () =>
     api
@@ -235,6 +252,32 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         <section aria-label="Safety" class="safety">
           <h2>Before you switch on</h2>
           <p>{check.resource.safetyMessage}</p>
+        </section>
+      )}
+
+      {prices && !running && (!door || prices.prices.length > 0) && (
+        <section aria-label="Price" class="prices">
+          <h2>Price</h2>
+          {prices.prices.length === 0 ? (
+            <p>Free to use.</p>
+          ) : (
+            <ul>
+              {prices.prices.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          )}
+          {prices.discount && (
+            <p>
+              Your package {prices.discount.packageName} takes {percent(prices.discount.percent)} off.
+            </p>
+          )}
+          {prices.credit && (
+            <p>
+              Your credits pay first: {prices.credit.remaining} left
+              {prices.credit.untilDate ? ` (until ${prices.credit.untilDate})` : ''}.
+            </p>
+          )}
         </section>
       )}
 
