@@ -137,7 +137,8 @@ describeEachDialect('mail notifications', (dialect) => {
     );
     expect(raw?.text).toContain(`filename=invoice-${invoice.number}.pdf`);
     const pdf = new Uint8Array(Buffer.from((part?.[1] ?? '').replace(/\r\n/g, ''), 'base64'));
-    const { text } = await extractText(await getDocumentProxy(pdf), { mergePages: true });
+    // pdf.js takes the bytes it reads (the array is detached): give it a copy.
+    const { text } = await extractText(await getDocumentProxy(pdf.slice()), { mergePages: true });
     expect(text).toContain('Rechnung');
     expect(text).toContain(invoice.number);
     const served = await api(owner, 'GET', `/invoices/${invoice.id}/pdf`);
