@@ -4,7 +4,7 @@ import { type Amount, formatMoney, parseMoney, roundToCents, sum } from '../kern
 /**
  * The pain.008 file of a SEPA direct debit batch (CustomerDirectDebitInitiation, SEPA Core) and
  * the rules of its contents, as pure functions: text in the SEPA character set, identifiers,
- * creditor ids, banking days. docs/PAYMENTS-SEPA.md describes the file.
+ * creditor ids, banking days. docs/PAYMENTS.md, "SEPA direct debit files" describes the file.
  */
 
 export type SepaVersion = '001.02' | '001.08';

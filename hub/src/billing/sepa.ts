@@ -54,7 +54,7 @@ import {
 import { billingSettingsFor } from './settings.js';
 
 /**
- * SEPA direct debit batches (docs/PAYMENTS-SEPA.md): a space that collects through its own bank
+ * SEPA direct debit batches (docs/PAYMENTS.md, "SEPA direct debit files"): a space that collects through its own bank
  * turns its open invoices into a pain.008 file; the invoices are in collection until the batch
  * is recorded as collected (payments settle them) or a debit comes back (the invoice is open
  * again).

@@ -33,7 +33,7 @@ const ListQuery = z.object({
 const FileQuery = z.object({ version: SepaFileVersion.default('001.02') });
 
 /**
- * SEPA direct debit batches, for admins (docs/PAYMENTS-SEPA.md): make one from the open
+ * SEPA direct debit batches, for admins (docs/PAYMENTS.md, "SEPA direct debit files"): make one from the open
  * invoices, download its pain.008 file for the bank, record returned debits and the collection.
  */
 export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {

@@ -244,7 +244,7 @@ export const InvoiceCancel = z
   .nullish()
   .describe('Optional: the lockVersion the client last read (409 when stale)');
 export const InvoiceState = z.enum(['unpaid', 'paid', 'cancelled']);
-/** The invoice's latest SEPA direct debit (docs/PAYMENTS-SEPA.md), or null when it had none. */
+/** The invoice's latest SEPA direct debit (docs/PAYMENTS.md, "SEPA direct debit files"), or null when it had none. */
 export const InvoiceCollection = z
   .object({
     batch: Id,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateString, Id, Stamps } from './common.js';
 
-/** SEPA direct debit batches: pain.008 files of a space's open invoices (docs/PAYMENTS-SEPA.md). */
+/** SEPA direct debit batches: pain.008 files of a space's open invoices (docs/PAYMENTS.md, "SEPA direct debit files"). */
 
 export const SepaFileVersion = z
   .enum(['001.02', '001.08'])

@@ -40,7 +40,7 @@ const debitStates: Record<string, string> = {
 };
 
 /**
- * SEPA direct debit batches (docs/PAYMENTS-SEPA.md): make a batch of the open invoices for a
+ * SEPA direct debit batches (docs/PAYMENTS.md, "SEPA direct debit files"): make a batch of the open invoices for a
  * collection date, download its pain.008 file for the bank, record returned debits and the
  * collection. Every action is a public /api/v1 operation.
  */

@@ -3,7 +3,7 @@ import type { DialectName } from '../database.js';
 import { accountTable, cascadeTo, index, texts, withStamps } from './helpers.js';
 
 /**
- * SEPA direct debit batches (docs/PAYMENTS-SEPA.md): a batch of a space's open invoices that
+ * SEPA direct debit batches (docs/PAYMENTS.md, "SEPA direct debit files"): a batch of a space's open invoices that
  * becomes one pain.008 file for the space's bank, its debits one per invoice (with the mandate
  * and account as sent), and the creditor's BIC beside the other SEPA billing settings.
  */
