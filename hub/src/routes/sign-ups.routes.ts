@@ -327,6 +327,8 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: 'Get a sign-up with its checklist',
+          description:
+            'The person, the package chosen, the version of the house rules accepted, the checklist and `missing`, what approval still waits for.',
           admins: true,
           params: SignUpParams,
           response: { 200: SignUpRecord },
