@@ -64,7 +64,7 @@ function Queue() {
   const act = (action: () => Promise<unknown>) => run(action).then((ok) => ok && load());
   return (
     <section aria-labelledby="queue-title">
-      <h2 id="queue-title">Sign-ups</h2>
+      <h2 id="queue-title">Queue</h2>
       <label>
         Show
         <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
