@@ -138,6 +138,10 @@ describe.runIf(browserTestsEnabled())('a stranger joins alone (Chromium, real hu
     expect(await row.textContent()).toContain('E-mail confirmed');
     expect(await row.textContent()).toContain('Full membership');
     await saveScreenshot(page, 'admin-sign-ups');
+    // The queue fits a phone too: its rows stack.
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await page.setViewportSize({ width: 1280, height: 860 });
     await row.getByRole('button', { name: 'Approve Grace' }).click();
     await expect.poll(() => page.getByText('No sign-ups here.').count()).toBe(1);
     const members = (await hub.api('GET', '/members?q=grace')).body;

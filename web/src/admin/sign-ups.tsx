@@ -77,7 +77,7 @@ function Queue() {
       <Alert text={error} />
       {list?.length === 0 && <p>No sign-ups here.</p>}
       {list && list.length > 0 && (
-        <table class="sign-ups">
+        <table class="list sign-ups">
           <thead>
             <tr>
               <th>Person</th>
@@ -89,7 +89,7 @@ function Queue() {
           <tbody>
             {list.map((s) => (
               <tr key={s.id}>
-                <td>
+                <td data-label="Person">
                   <strong>
                     {s.firstName} {s.lastName}
                   </strong>
@@ -98,11 +98,11 @@ function Queue() {
                   <br />
                   <small>signed up {dateTime(s.createdAt)}</small>
                 </td>
-                <td>{s.package?.name ?? '—'}</td>
-                <td>
+                <td data-label="Package">{s.package?.name ?? '—'}</td>
+                <td data-label="Checklist">
                   <Checklist s={s} />
                 </td>
-                <td>
+                <td data-label="Decision">
                   {s.status === 'pending' ? (
                     <div class="actions">
                       {!s.checklist.emailConfirmed && (
