@@ -348,7 +348,8 @@ export async function createSignUp(
   ipAddress: string | null,
 ): Promise<{ status: 'pending'; confirmationMailed: boolean }> {
   const { space, settings } = await openSpace(ctx.db, body.space);
-  if (body.website) return { status: 'pending', confirmationMailed: true };
+  // The answer a real sign-up would get, so a bot learns nothing from it.
+  if (body.website) return { status: 'pending', confirmationMailed: ctx.mailer !== null };
   const offered = parseJson<number[]>(settings.packages) ?? [];
   const [pkg] = offered.includes(body.package)
     ? await packagesByIds(ctx.db, space.account, [body.package])
