@@ -65,6 +65,7 @@ import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
 import { notificationsRoutes } from './routes/notifications.routes.js';
+import { signUpsRoutes } from './routes/sign-ups.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 import { decorateRouteOf, routeOf } from './http/request-route.js';
 
@@ -299,6 +300,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
       await api.register(firstRunRoutes(ctx));
+      await api.register(signUpsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -6,6 +6,7 @@ import { setLiveScope, useLive } from './live';
 import { MEMBER_STATUS_FIELDS } from './live-fields';
 import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
+import { JoinConfirmPage, JoinPage } from './pages/join';
 import { MachinePage } from './pages/machine';
 import { SignInPage } from './pages/sign-in';
 import { SignInLinkPage } from './pages/sign-in-link';
@@ -76,7 +77,8 @@ function App() {
   );
   // Signed out (or the sign-in ended elsewhere): to the sign-in page, keeping where we were.
   useEffect(() => {
-    const open = location.path === '/sign-in' || location.path === '/sign-in/link';
+    const open =
+      location.path === '/sign-in' || location.path === '/sign-in/link' || location.path.startsWith('/join');
     if (auth.state === 'signedOut' && !open) {
       navigate(`/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
     }
@@ -86,6 +88,9 @@ function App() {
     return <SignInLinkPage token={location.hash.get('token')} next={location.hash.get('next')} />;
   }
   if (location.path === '/sign-in') return <SignInPage next={location.query.get('next') ?? '/'} />;
+  // Strangers join without signing in (when the space turned sign-up on).
+  if (location.path === '/join') return <JoinPage space={Number(location.query.get('space')) || null} />;
+  if (location.path === '/join/confirm') return <JoinConfirmPage token={location.hash.get('token')} />;
   if (auth.state !== 'signedIn') {
     return (
       <main>

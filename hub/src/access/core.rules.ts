@@ -38,6 +38,14 @@ export function coreRules(): AccessRule[] {
       adminsPass: false,
       check: ({ member }) => {
         if (!member) return { deny: 'unknownMember' };
+        if (member.state === 'pending') {
+          // A sign-up waiting for the space: Fabman's reason, with words that say what to wait for.
+          return {
+            deny: 'memberInactive',
+            message: 'Your sign-up is waiting for approval by the space',
+            details: { memberState: 'pending' },
+          };
+        }
         return member.state !== 'active' ? { deny: 'memberInactive' } : undefined;
       },
     },

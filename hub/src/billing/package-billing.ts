@@ -232,13 +232,19 @@ export async function billAccountPackages(
 export async function createMemberPackage(
   trx: Db,
   input: {
-    member: { id: number; account: number };
+    member: { id: number; account: number; state?: string };
     caller: Caller;
     body: { package: number; fromDate?: string; untilDate?: string | null; notes?: string | null };
     at: Date;
   },
 ): Promise<MemberPackageRow> {
   const { member, body } = input;
+  // A sign-up waiting for approval is charged nothing: its package comes with the approval.
+  if (member.state === 'pending') {
+    throw unprocessable('This member’s sign-up waits for approval: approve it to give the package', {
+      memberPending: true,
+    });
+  }
   const pkg = await referencedRow(trx, 'packages', {
     id: body.package,
     account: member.account,

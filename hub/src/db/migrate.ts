@@ -22,6 +22,7 @@ import { sepaBatches } from './migrations/0019-sepa-batches.js';
 import { invoicePdfs } from './migrations/0020-invoice-pdfs.js';
 import { notifications } from './migrations/0021-notifications.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
+import { signUps } from './migrations/0024-sign-ups.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -63,6 +64,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0020-invoice-pdfs': invoicePdfs(dialect),
     '0021-notifications': notifications(dialect),
     '0022-course-trainers': courseTrainers(dialect),
+    '0024-sign-ups': signUps(dialect),
   };
 }
 

@@ -896,3 +896,67 @@ export interface Database {
   invoice_logos: InvoiceLogosTable;
   invoice_pdfs: InvoicePdfsTable;
 }
+
+// ---- sign-up (migration 0024) ----
+
+export interface SignUpSettingsTable {
+  space: number;
+  account: number;
+  enabled: Generated<number>;
+  requireKeyCard: Generated<number>;
+  requireFirstPayment: Generated<number>;
+  /** JSON array of the package ids offered. */
+  packages: Generated<string>;
+  requireTraining: number | null;
+  updatedAt: string;
+  updatedBy: number | null;
+}
+
+export interface HouseRulesTable {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  version: number;
+  houseRules: string;
+  waiver: string;
+  createdAt: string;
+  createdBy: number | null;
+}
+
+export interface HouseRulesAcceptancesTable {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  member: number;
+  version: number;
+  acceptedAt: string;
+  /** 'signUp' (on the join page) or 'app' (asked after a change). */
+  via: string;
+}
+
+export interface SignUpsTable {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  member: number;
+  package: number | null;
+  /** pending, approved or rejected. */
+  status: Generated<string>;
+  emailConfirmedAt: string | null;
+  /** 'link' or 'admin'. */
+  emailConfirmedBy: string | null;
+  confirmTokenHash: string | null;
+  confirmExpiresAt: string | null;
+  ipAddress: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  decidedBy: number | null;
+  rejectReason: string | null;
+}
+
+export interface Database {
+  sign_up_settings: SignUpSettingsTable;
+  house_rules: HouseRulesTable;
+  house_rules_acceptances: HouseRulesAcceptancesTable;
+  sign_ups: SignUpsTable;
+}

@@ -49,7 +49,7 @@ export const members = collection({
   records: (ctx, rows, _caller, embed) => membersWithEmbeds(ctx.db, rows, embed, ctx.clock.now()),
   list: {
     query: {
-      state: z.enum(['active', 'locked']).optional(),
+      state: z.enum(['active', 'locked', 'pending']).optional(),
       privileges: MemberPrivileges.optional(),
       space: Id.optional(),
       emailAddress: z.string().optional(),

@@ -67,7 +67,9 @@ export const MemberRecord = z.object({
   firstName: z.string(),
   lastName: z.string(),
   emailAddress: z.string().nullable(),
-  state: z.enum(['active', 'locked']),
+  state: z
+    .enum(['active', 'locked', 'pending'])
+    .describe('pending: signed up and waiting for the space (no access, no charges)'),
   dateOfBirth: z.string().nullable(),
   gender: z.string().nullable(),
   company: z.string().nullable(),

@@ -13,6 +13,7 @@ import { PackagesPage } from './packages';
 import { ReportsPage } from './reports';
 import { ResourceLogPage } from './resource-log';
 import { ResourcesPage } from './resources';
+import { SignUpsPage } from './sign-ups';
 import { SpacesPage } from './spaces';
 import { TrainingsPage } from './trainings';
 import { WebhooksPage } from './webhooks';
@@ -21,6 +22,7 @@ import { WebhooksPage } from './webhooks';
 const pages: [string, string, ComponentType][] = [
   ['/admin', 'Dashboard', Dashboard],
   ['/admin/members', 'Members', MembersPage],
+  ['/admin/sign-ups', 'Sign-ups', SignUpsPage],
   ['/admin/packages', 'Packages', PackagesPage],
   ['/admin/trainings', 'Trainings', TrainingsPage],
   ['/admin/keys', 'Key cards', KeysPage],

@@ -181,6 +181,7 @@ export function MemberForm({
     setError(null);
     try {
       const body = bodyOf(values, member === null);
+      if (body.state === 'pending') delete body.state;
       const result =
         member === null
           ? await adminApi.createMember(body)
@@ -205,7 +206,9 @@ export function MemberForm({
         </label>
       );
     if (kind === 'gender' || kind === 'state') {
-      const options = kind === 'gender' ? ['', 'female', 'male', 'other'] : ['active', 'locked'];
+      // A signed-up member waits as `pending` until approved in the sign-up queue (not settable here).
+      const states = v === 'pending' ? ['pending', 'active', 'locked'] : ['active', 'locked'];
+      const options = kind === 'gender' ? ['', 'female', 'male', 'other'] : states;
       return (
         <Choice
           key={k}

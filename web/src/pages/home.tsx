@@ -21,6 +21,7 @@ import { Field } from '../field';
 import { dateTime, elapsed, verdictText } from '../format';
 import { addDays, dayLabel, instant, wall } from '../admin/zoned';
 import { useLive } from '../live';
+import { HouseRulesBanner } from './house-rules-banner';
 import { describe } from './sign-in';
 
 /** Loads once (and again on `reload`); errors become text. */
@@ -46,6 +47,7 @@ export function HomePage({ me }: { me: UserMe }) {
   return (
     <main>
       <h1>Hello, {me.firstName || me.emailAddress}</h1>
+      <HouseRulesBanner />
       <Resources resources={resources.value} error={resources.error} />
       <Bookings me={me} resources={resources.value ?? []} />
       <Activity me={me} names={names} />
