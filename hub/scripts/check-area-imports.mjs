@@ -23,6 +23,7 @@ const areas = [
   'sign-in',
   'reports',
   'notifications',
+  'presence',
 ];
 
 function* files(dir) {

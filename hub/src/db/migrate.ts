@@ -20,6 +20,7 @@ import { hubMeta } from './migrations/0017-hub-meta.js';
 import { sepaBatches } from './migrations/0019-sepa-batches.js';
 import { notifications } from './migrations/0021-notifications.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
+import { presence } from './migrations/0025-presence.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -59,6 +60,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0019-sepa-batches': sepaBatches(dialect),
     '0021-notifications': notifications(dialect),
     '0022-course-trainers': courseTrainers(dialect),
+    '0025-presence': presence(dialect),
   };
 }
 

@@ -15,3 +15,4 @@ export * from './reports.js';
 export * from './first-run.js';
 export * from './sepa.js';
 export * from './notifications.js';
+export * from './presence.js';

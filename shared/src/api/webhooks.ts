@@ -14,6 +14,7 @@ export const webhookCategories = [
   'booking',
   'charge',
   'invoice',
+  'checkIn',
 ] as const;
 export const WebhookCategory = z.enum(webhookCategories);
 export type WebhookCategory = z.infer<typeof WebhookCategory>;
@@ -51,6 +52,8 @@ export const webhookEventTypes = [
   'charge_deleted',
   'invoice_created',
   'invoice_updated',
+  'checkIn_created',
+  'checkIn_updated',
   'test',
 ] as const;
 export const WebhookEventType = z.enum(webhookEventTypes);

@@ -20,6 +20,7 @@ const categoryNames = {
   booking: 'Bookings',
   charge: 'Charges',
   invoice: 'Invoices',
+  checkIn: 'Check-ins',
 } satisfies Record<WebhookCategory, string>;
 
 const hookName = (h: WebhookRecord) => h.label ?? h.url;
