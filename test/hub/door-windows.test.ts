@@ -57,10 +57,20 @@ describeEachDialect('door modes: the unlock window in the bridge config', (diale
       unlockMode: 'openingHours',
       unlockUntil: '2026-11-27T18:00:00.000Z',
     });
+    // An HTTP bridge fetches the config by version: the window's change makes a new version.
+    const beat = (configVersion?: number) =>
+      api(d.apiKey, 'POST', '/bridge/heartbeat', configVersion === undefined ? {} : { configVersion });
+    await t.hub.doorWindows.check();
+    const open = (await beat()).json().config;
+    expect(open.unlockUntil).toBe('2026-11-27T18:00:00.000Z');
     now = new Date('2026-11-27T19:00:00.000Z');
     const closed = await config(d.id);
     expect(closed.unlockMode).toBe('openingHours');
     expect(closed.unlockUntil).toBeUndefined();
+    await t.hub.doorWindows.check();
+    const after = (await beat(open.configVersion)).json().config;
+    expect(after.configVersion).toBeGreaterThan(open.configVersion);
+    expect(after.unlockUntil).toBeUndefined();
     const bad = await api(owner, 'PUT', `/resources/${d.id}`, { unlockMode: 'always', lockVersion: 1 });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toMatch(/unlockMode/);

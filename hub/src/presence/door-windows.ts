@@ -11,6 +11,7 @@ import {
   type OpeningRange,
 } from '../spaces/schedule.js';
 import { addDays, localDate, localDateTime, zonedInstant } from '../kernel/zoned-time.js';
+import { bumpConfigVersion } from '../resources/bridges.repository.js';
 import { doorLock, doorRow, entriesSince, heldDoors, putDoorLock, spaceOf } from './presence.repository.js';
 
 export type HeldMode = 'openingHours' | 'firstIn';
@@ -98,6 +99,12 @@ export function validZone(zone: string | null | undefined): string {
   }
 }
 
+/** A new config version (HTTP bridges fetch a newer one only) published to the door's agent. */
+async function republish(ctx: HubContext, door: number): Promise<void> {
+  await bumpConfigVersion(ctx.db, door);
+  await ctx.bridges.publishConfig(door);
+}
+
 /**
  * Keeps held doors' agents told: every check (each `intervalMs`) works out each held door's
  * window and republishes the door's config when it changed (the space opened, a holiday began,
@@ -115,7 +122,7 @@ export function watchDoorWindows(ctx: HubContext, intervalMs = 30_000): Periodic
       const key = window ? `${window.unlockMode}|${window.until.toISOString()}` : 'none';
       const before = last.get(door.id);
       last.set(door.id, key);
-      if (before !== key) await ctx.bridges.publishConfig(door.id);
+      if (before !== key) await republish(ctx, door.id);
     }
     for (const id of [...last.keys()]) if (!seen.has(id)) last.delete(id);
   }
@@ -138,6 +145,6 @@ export async function lockDoorNow(ctx: HubContext, door: Door, by: number | null
     createdAt: at.toISOString(),
     createdBy: by,
   });
-  await ctx.bridges.publishConfig(door.id);
+  await republish(ctx, door.id);
   return window.until;
 }

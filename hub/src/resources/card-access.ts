@@ -3,6 +3,7 @@ import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.
 import type { PolicyContext } from '../access/policy.js';
 import { requiredRow, rowById } from '../db/records.js';
 import { stopAndBill } from './bridge-messages.js';
+import { bumpConfigVersion } from './bridges.repository.js';
 import { insertLog } from './resource-logs.js';
 import { claimAssignment } from '../keys/key-assignments.js';
 import { keyByCard, putMemberKey } from '../keys/member-keys.js';
@@ -195,8 +196,8 @@ export async function answerMember(
   });
   // A firstIn door stays unlocked from its first entry: its agent hears of the window now.
   if (presence?.windowOpened)
-    await ctx.bridges
-      .publishConfig(resource.id)
+    await bumpConfigVersion(ctx.db, resource.id)
+      .then(() => ctx.bridges.publishConfig(resource.id))
       .catch((err) => ctx.logger.error({ err, resourceId: resource.id }, 'config publish failed'));
   const checkInWords = { in: 'Checked in', out: 'Checked out' } as const;
   return {
