@@ -7,6 +7,7 @@ import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';
 import { CardAccessFeature } from './card-access.feature.js';
 import { CommandsFeature } from './commands.feature.js';
+import { DoorHoldFeature } from './door-hold.feature.js';
 import { FeedbackFeature } from './feedback.feature.js';
 import { HubLink } from './hub-link.js';
 import { LogQueue } from './log-queue.js';
@@ -52,6 +53,7 @@ export class Agent {
   readonly bridgeConfig: BridgeConfigStore;
   readonly access: CardAccessFeature;
   readonly feedback: FeedbackFeature;
+  readonly doorHold: DoorHoldFeature;
   readonly tapSocket: TapSocket;
   readonly notifier: SystemdNotifier;
   private readonly features: Feature[];
@@ -123,6 +125,14 @@ export class Agent {
       offlineKeySecret: offlineKeySecret(deps.apiKey),
       now,
     });
+    this.doorHold = new DoorHoldFeature({
+      relay: this.relay,
+      config: this.bridgeConfig,
+      queue: this.queue,
+      dataDir: config.dataDir,
+      logger: log('door-hold'),
+      now,
+    });
     this.tapSocket = new TapSocket({
       dataDir: config.dataDir,
       logger: log('tap'),
@@ -143,6 +153,7 @@ export class Agent {
       this.queue,
       this.relay,
       this.bridgeConfig,
+      this.doorHold,
       commands,
       shipper,
       this.feedback,

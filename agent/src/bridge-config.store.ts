@@ -27,6 +27,13 @@ export class BridgeConfigStore {
   }
 
   private saving: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<(config: BridgeConfig) => void>();
+
+  /** Called after each new config from the hub is saved. */
+  onChange(listener: (config: BridgeConfig) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   get current(): BridgeConfig | null {
     return this.config;
@@ -94,6 +101,7 @@ export class BridgeConfigStore {
     }
     await writeFileAtomic(this.file, text);
     this.config = config;
+    for (const listener of this.listeners) listener(config);
     this.options.logger.info(
       { configVersion: config.configVersion, offlineKeys: config.offlineKeys.length },
       'bridge config received and saved',

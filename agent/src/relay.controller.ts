@@ -51,6 +51,8 @@ export class RelayController {
   private sessionTimer: NodeJS.Timeout | null = null;
   private pulseTimer: NodeJS.Timeout | null = null;
   private doorSessionId: string | null = null;
+  /** A door held unlocked (door-hold.feature.ts): pulses end without switching off. */
+  private heldOpen = false;
   private since: string;
   private chain: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(state: RelayStateMessage) => void>();
@@ -79,6 +81,7 @@ export class RelayController {
   async stop(): Promise<void> {
     await this.run(async () => {
       this.clearTimers();
+      this.heldOpen = false;
       if (this.session) await this.endSessionLocked('offline');
       await this.switch('off');
     });
@@ -115,6 +118,7 @@ export class RelayController {
       this.pulseTimer = setTimeout(() => {
         this.pulseTimer = null;
         this.run(async () => {
+          if (this.heldOpen) return;
           this.doorSessionId = null;
           await this.switch('off');
         }).catch((err) =>
@@ -123,6 +127,38 @@ export class RelayController {
       }, seconds * 1000);
       return this.state();
     });
+  }
+
+  /**
+   * Doors: holds the relay on until release() (a door unlocked for a window the hub set). Taps
+   * during the hold still pulse; their end leaves the relay on.
+   */
+  hold(sessionId: string): Promise<RelayStateMessage> {
+    return this.run(async () => {
+      if (this.session) throw new Error(`a machine session (${this.session.id}) is running`);
+      this.heldOpen = true;
+      this.doorSessionId = sessionId;
+      await this.switch('on');
+      return this.state();
+    });
+  }
+
+  /** Ends a hold: the relay goes off unless a pulse still runs (it switches off at its end). */
+  release(): Promise<RelayStateMessage> {
+    return this.run(async () => {
+      if (!this.heldOpen) return this.state();
+      this.heldOpen = false;
+      if (!this.pulseTimer) {
+        this.doorSessionId = null;
+        await this.switch('off');
+      }
+      return this.state();
+    });
+  }
+
+  /** True while a door is held unlocked. */
+  get held(): boolean {
+    return this.heldOpen;
   }
 
   /** Machines: starts (or takes over) a session and holds the relay on. */
@@ -182,6 +218,8 @@ export class RelayController {
       if (this.pulseTimer) clearTimeout(this.pulseTimer);
       this.pulseTimer = null;
       this.doorSessionId = null;
+      // Off means off: a held door locks too (the next config from the hub may hold it again).
+      this.heldOpen = false;
       await this.switch('off');
       return this.state();
     });

@@ -24,6 +24,7 @@ const areas = [
   'reports',
   'notifications',
   'sign-up',
+  'presence',
 ];
 
 function* files(dir) {

@@ -1,3 +1,4 @@
+import { presenceRoutes } from './routes/presence.routes.js';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
@@ -301,6 +302,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(userAccountsRoutes(ctx));
       await api.register(firstRunRoutes(ctx));
       await api.register(signUpsRoutes(ctx));
+      await api.register(presenceRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -116,6 +116,40 @@ export interface TapClaims {
   claim(ctx: HubContext, resourceId: number, memberId: number, at: Date): Promise<string | null>;
 }
 
+/** An allowed tap at a door, as the presence port hears of it (in the transaction of its log). */
+export interface DoorTap {
+  account: number;
+  space: number;
+  resource: number;
+  /** The door checks members in and out (`resources.entrance`). */
+  entrance: boolean;
+  unlockMode: string;
+  member: number;
+  at: Date;
+}
+
+export interface DoorTapOutcome {
+  /** The tap checked the member in or out; null: not an entrance. */
+  checkIn: 'in' | 'out' | null;
+  /** A firstIn door's first entry of the day: its unlock window opened (the agent must hear of it). */
+  windowOpened: boolean;
+}
+
+/**
+ * Presence and door modes (presence/ implements it as `presencePort`; hub.ts puts it in the
+ * context): card taps at entrances check members in and out, and a door's config carries the
+ * window its relay is held unlocked, without resources/ importing that area.
+ */
+export interface PresencePort {
+  doorTapped(trx: Db, tap: DoorTap): Promise<DoorTapOutcome>;
+  /** The window the door's relay is held on at `at`, or null (tap-only doors, machines). */
+  doorWindow(
+    db: Db,
+    door: { id: number; account: number; space: number; controlType: string; unlockMode: string },
+    at: Date,
+  ): Promise<{ unlockMode: 'openingHours' | 'firstIn'; until: Date } | null>;
+}
+
 export interface SessionExtraCharge {
   logId: number;
   memberId: number;
@@ -179,6 +213,8 @@ export interface HubContext {
   charges: UsageCharges;
   /** Card taps another area waits for (a trainer's tap-to-record). */
   taps: TapClaims;
+  /** Check-ins at entrances and doors held unlocked (presence/). */
+  presence: PresencePort;
   /** Mails to members and admins, queued in the caller's transaction (notifications/). */
   notifications: Notifications;
   /** Webhook delivery settings, including HUB_WEBHOOK_ALLOW_INSECURE (`allowInsecure`). */

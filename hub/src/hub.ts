@@ -10,6 +10,9 @@ import { API_PREFIX, buildApp } from './app.js';
 import { CountCache, RecordCache } from './http/caches.js';
 import { usageCharges } from './billing/charges.js';
 import { trainingTapClaims } from './spaces/training-taps.js';
+import { presencePort, watchClosingTimes } from './presence/check-ins.js';
+import { watchDoorWindows } from './presence/door-windows.js';
+import { presenceRules } from './presence/occupancy.rules.js';
 import { JobRunner } from './billing/jobs.js';
 import { StripeGateway, StripePaymentProvider } from './billing/stripe.js';
 import { chargeRetriesDue, chargeSavedMethods } from './billing/stripe-charges.js';
@@ -52,7 +55,7 @@ import { defaultNotificationTiming, NotificationWorker } from './notifications/w
  * composes them, so access/ imports no area that adds rules.
  */
 export function allRules(): AccessRule[] {
-  return [...coreRules(), ...spaceRules(), ...packageRules()];
+  return [...coreRules(), ...spaceRules(), ...packageRules(), ...presenceRules()];
 }
 
 export interface Hub {
@@ -63,6 +66,10 @@ export interface Hub {
   jobs: JobRunner;
   /** Republishes bridge configs (offline keys) when a space reaches a new local date. */
   localDates: PeriodicCheck;
+  /** Presence: everyone still in is checked out at closing time (check() runs it now). */
+  closingTimes: PeriodicCheck;
+  /** Presence: held doors get a new config when their unlock window changes. */
+  doorWindows: PeriodicCheck;
   /** Marks HTTP bridges offline after three missed heartbeats. */
   heartbeats: PeriodicCheck;
   /** Deletes browser sessions and sign-in links that ended more than a week ago. */
@@ -175,6 +182,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       events: new EventBus(storage.db, clock),
       charges: usageCharges({ clock }),
       taps: trainingTapClaims,
+      presence: presencePort,
       notifications: notificationsPort,
       webhooks: {
         ...defaultWebhookSettings,
@@ -315,6 +323,16 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         stop: () => localDates.stop(),
       }),
     );
+    // Presence: closing-time check-outs, and doors held unlocked told when their window changes.
+    const closingTimes = watchClosingTimes(ctx);
+    await extensions.start(periodic('closing-time check-outs', closingTimes));
+    const doorWindows = watchDoorWindows(ctx);
+    await extensions.start(
+      periodic('door unlock windows', {
+        start: () => doorWindows.start({ immediately: true }),
+        stop: () => doorWindows.stop(),
+      }),
+    );
     const heartbeats = watchHeartbeats(ctx);
     await extensions.start(periodic('bridge heartbeats', heartbeats));
     const walCheckpoint = periodicCheck(
@@ -361,6 +379,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       broker,
       jobs,
       localDates,
+      closingTimes,
+      doorWindows,
       heartbeats,
       walCheckpoint,
       signInPurge,

@@ -51,6 +51,8 @@ export const denyReasons = [
   'wrongCode',
   // A switch-on code that was valid once (an old QR sticker); it does not count as a wrong guess.
   'staleCode',
+  // An entrance of a space that holds as many people as its occupancyLimit allows.
+  'occupancyFull',
 ] as const;
 export const DenyReason = z.enum(denyReasons);
 export type DenyReason = z.infer<typeof DenyReason>;

@@ -190,6 +190,13 @@ export const BridgeConfig = z.looseObject({
    */
   offlineKeyScheme: z.literal('hmac-sha256').optional(),
   heartbeatInterval: z.number().positive().optional(),
+  /** Doors: why the relay is held on (`openingHours`, `firstIn`); absent for tap-only doors. */
+  unlockMode: z.enum(['normal', 'openingHours', 'firstIn']).optional(),
+  /**
+   * Doors: hold the relay on until this time (the hub's clock plus the bridge's offset), also
+   * across a restart and while the hub is away; absent or past: locked between taps.
+   */
+  unlockUntil: isoTime.optional(),
 });
 export type BridgeConfig = z.infer<typeof BridgeConfig>;
 

@@ -82,6 +82,8 @@ export function verdictText(check: AccessCheck, noun: string, retryLeft: number 
       return `Too many wrong codes. Try again in ${duration(retryLeft ?? check.retryAfter ?? 0)}.`;
     case 'staleCode':
       return 'This sticker is out of date. Ask an admin for a new one.';
+    case 'occupancyFull':
+      return 'The space is full: wait until someone checks out.';
     case 'bridgeOffline':
       return `The ${noun} is offline: its controller does not answer.`;
     case 'noBridge':

@@ -7,6 +7,7 @@ import { MEMBER_STATUS_FIELDS } from './live-fields';
 import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
 import { JoinConfirmPage, JoinPage } from './pages/join';
+import { KioskPage } from './pages/kiosk';
 import { MachinePage } from './pages/machine';
 import { SignInPage } from './pages/sign-in';
 import { SignInLinkPage } from './pages/sign-in-link';
@@ -102,6 +103,7 @@ function App() {
   let page: JSX.Element;
   if (machine) page = <MachinePage id={Number(machine[1])} code={location.query.get('c')} />;
   else if (location.path === '/account') page = <AccountPage me={auth.me} />;
+  else if (location.path === '/kiosk') page = <KioskPage me={auth.me} />;
   else if (admin) page = isAdmin(auth.me) ? <AdminPage path={location.path} me={auth.me} /> : <AdminsOnly />;
   else if (location.path === '/stickers') {
     const ids = (location.query.get('ids') ?? '').split(',').filter(Boolean).map(Number);

@@ -121,6 +121,7 @@ const messages: Partial<Record<DenyReason, string>> = {
   tooManyAttempts: 'Too many failed attempts; try again later',
   wrongCode: 'Wrong switch-on code',
   staleCode: 'This sticker is out of date: the switch-on code has changed',
+  occupancyFull: 'The space is full; wait until someone checks out',
 };
 
 export function denyMessage(reason: DenyReason): string {

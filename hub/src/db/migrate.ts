@@ -23,6 +23,7 @@ import { invoicePdfs } from './migrations/0020-invoice-pdfs.js';
 import { notifications } from './migrations/0021-notifications.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
 import { signUps } from './migrations/0024-sign-ups.js';
+import { presence } from './migrations/0025-presence.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -65,6 +66,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0021-notifications': notifications(dialect),
     '0022-course-trainers': courseTrainers(dialect),
     '0024-sign-ups': signUps(dialect),
+    '0025-presence': presence(dialect),
   };
 }
 

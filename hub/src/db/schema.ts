@@ -42,6 +42,8 @@ export interface SpacesTable extends Stamps {
   bookingExclusiveMinutes: Generated<number>;
   bookingRefundable: Generated<number>;
   bookingTermsOfService: string | null;
+  /** How many may be checked in at once; null: no limit (migration 0025). */
+  occupancyLimit: number | null;
 }
 
 export interface MembersTable extends Stamps {
@@ -140,6 +142,10 @@ export interface ResourcesTable extends Stamps {
   maxDuration: number | null;
   /** Why the resource is locked, shown to members (migration 0014). */
   lockReason: string | null;
+  /** 1: taps at this door check members in and out (migration 0025). */
+  entrance: Generated<number>;
+  /** normal, openingHours or firstIn (migration 0025). */
+  unlockMode: Generated<string>;
 }
 
 export interface BridgesTable {
@@ -566,6 +572,38 @@ export interface TrainingTapsTable {
 }
 
 /** Members who may record trainings of a course (migration 0022). */
+/** A member's stay in a space (migration 0025). */
+export interface CheckInsTable extends Stamps {
+  id: Generated<number>;
+  account: number;
+  space: number;
+  member: number;
+  state: string;
+  checkedInAt: string;
+  checkedOutAt: string | null;
+  checkInMethod: string;
+  checkOutMethod: string | null;
+  checkInResource: number | null;
+  checkOutResource: number | null;
+}
+
+/** Whether a member is shown by name while checked in (migration 0025). */
+export interface PresenceSettingsTable {
+  member: number;
+  account: number;
+  showPresence: Generated<number>;
+  updatedAt: string;
+}
+
+/** An admin's "lock now": the door's unlock window is off until `lockedUntil` (migration 0025). */
+export interface DoorLocksTable {
+  resource: number;
+  account: number;
+  lockedUntil: string;
+  createdAt: string;
+  createdBy: number | null;
+}
+
 export interface CourseTrainersTable {
   course: number;
   member: number;
@@ -843,6 +881,9 @@ export interface Database {
   sepa_debits: SepaDebitsTable;
   notifications: NotificationsTable;
   notification_settings: NotificationSettingsTable;
+  check_ins: CheckInsTable;
+  presence_settings: PresenceSettingsTable;
+  door_locks: DoorLocksTable;
 }
 
 // Payments through Stripe (migration 0018).

@@ -25,6 +25,16 @@ export async function bridgeConfigFor(
   );
   const controlType =
     (['machine', 'door', 'pos', 'other'] as const).find((t) => t === row.controlType) ?? 'other';
+  // A door held unlocked (presence/): its agent holds the relay until the window's end, in the
+  // bridge's clock, also across a restart and while the hub is away.
+  const window =
+    controlType === 'door' && row.unlockMode !== 'normal' && row.state === 'active'
+      ? await ctx.presence.doorWindow(
+          ctx.db,
+          { id: resourceId, account: row.account, space: row.space, controlType, unlockMode: row.unlockMode },
+          ctx.clock.now(),
+        )
+      : null;
   return {
     configVersion: row.configVersion,
     name: row.name,
@@ -39,6 +49,14 @@ export async function bridgeConfigFor(
     // A TOTP resource's agent shows the current code on its display, so it needs the secret;
     // the config topic is readable by this bridge alone.
     ...(row.codeMode === 'totp' ? { totpSecret: ctx.tokens.open(row.switchOnCodeEncrypted) } : {}),
+    ...(controlType === 'door' && row.unlockMode !== 'normal'
+      ? { unlockMode: row.unlockMode as 'openingHours' | 'firstIn' }
+      : {}),
+    ...(window
+      ? {
+          unlockUntil: new Date(window.until.getTime() + ctx.bridges.clockOffsetMs(resourceId)).toISOString(),
+        }
+      : {}),
   };
 }
 

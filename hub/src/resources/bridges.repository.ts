@@ -149,6 +149,7 @@ export function bridgeConfigRow(db: Db, resourceId: number) {
       'resources.maxOfflineUsage',
       'resources.codeMode',
       'resources.switchOnCodeEncrypted',
+      'resources.unlockMode',
       'bridges.configVersion',
       'bridges.heartbeatInterval',
       'bridges.apiKeyEncrypted',

@@ -3,6 +3,7 @@ import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.
 import type { PolicyContext } from '../access/policy.js';
 import { requiredRow, rowById } from '../db/records.js';
 import { stopAndBill } from './bridge-messages.js';
+import { bumpConfigVersion } from './bridges.repository.js';
 import { insertLog } from './resource-logs.js';
 import { claimAssignment } from '../keys/key-assignments.js';
 import { keyByCard, putMemberKey } from '../keys/member-keys.js';
@@ -166,12 +167,12 @@ export async function answerMember(
   }
 
   const door = resource.controlType === 'door';
-  const log = await ctx.events.transaction(async (trx) => {
+  const { log, presence } = await ctx.events.transaction(async (trx) => {
     if (running) {
       // Takeover: the other member's session ends now, this member's begins.
       await stopAndBill(trx, ctx, running.id, { stoppedAt: stamp, stopType: 'takeover', at: stamp });
     }
-    return insertLog(trx, {
+    const log = await insertLog(trx, {
       ...base,
       type: 'allowed',
       member: member.id,
@@ -179,7 +180,26 @@ export async function answerMember(
       stoppedAt: door ? stamp : null,
       stopType: door ? 'normal' : null,
     });
+    // An entrance checks the member in or out with the same commit as the log (presence/).
+    const presence = door
+      ? await ctx.presence.doorTapped(trx, {
+          account: resource.account,
+          space: resource.space,
+          resource: resource.id,
+          entrance: resource.entrance === 1,
+          unlockMode: resource.unlockMode,
+          member: member.id,
+          at,
+        })
+      : null;
+    return { log, presence };
   });
+  // A firstIn door stays unlocked from its first entry: its agent hears of the window now.
+  if (presence?.windowOpened)
+    await bumpConfigVersion(ctx.db, resource.id)
+      .then(() => ctx.bridges.publishConfig(resource.id))
+      .catch((err) => ctx.logger.error({ err, resourceId: resource.id }, 'config publish failed'));
+  const checkInWords = { in: 'Checked in', out: 'Checked out' } as const;
   return {
     id: request.id,
     type: 'allowed',
@@ -187,6 +207,7 @@ export async function answerMember(
     maxDuration: door ? null : decision.maxDuration,
     stopped: door,
     member: memberRef(member),
+    ...(presence?.checkIn ? { messages: [checkInWords[presence.checkIn]] } : {}),
   };
 }
 

@@ -38,6 +38,8 @@ export function resourceRecord(row: ResourceRow, ctx: HubContext, caller: Caller
     maxOfflineUsage: row.maxOfflineUsage,
     maxDuration: row.maxDuration,
     lockReason: row.lockReason,
+    entrance: bool(row.entrance),
+    unlockMode: row.unlockMode as 'normal' | 'openingHours' | 'firstIn',
     deadManIntervalBusy: row.deadManIntervalBusy,
     deadManIntervalIdle: row.deadManIntervalIdle,
     idlePowerThreshold: row.idlePowerThreshold,
@@ -142,7 +144,7 @@ export async function resourceColumns(
       metadata: jsonText(rest.metadata),
       switchOnCodeEncrypted: secret === undefined ? undefined : ctx.tokens.seal(secret),
     },
-    ['requiresTraining', 'canBeBooked', 'mustBeBooked', 'exclusiveUsage', 'visibleForMembers'],
+    ['requiresTraining', 'canBeBooked', 'mustBeBooked', 'exclusiveUsage', 'visibleForMembers', 'entrance'],
   );
 }
 

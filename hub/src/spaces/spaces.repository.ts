@@ -39,6 +39,7 @@ const spaceFields = [
   'bookingMaxMinutesPerMemberWeek',
   'bookingExclusiveMinutes',
   'bookingTermsOfService',
+  'occupancyLimit',
   ...stampColumns,
 ] as const;
 

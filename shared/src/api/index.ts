@@ -16,3 +16,4 @@ export * from './first-run.js';
 export * from './sepa.js';
 export * from './notifications.js';
 export * from './sign-ups.js';
+export * from './presence.js';

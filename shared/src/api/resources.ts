@@ -2,6 +2,11 @@ import { z } from 'zod';
 import { ControlType, DenyReason, ResourceLogType, StopType } from '../enums.js';
 import { Id, LockVersion, Metadata, Money, Stamps, Timestamp } from './common.js';
 
+/** How a door's relay is held: per tap only, during opening hours, or from the first entry on. */
+export const unlockModes = ['normal', 'openingHours', 'firstIn'] as const;
+export const UnlockMode = z.enum(unlockModes);
+export type UnlockMode = z.infer<typeof UnlockMode>;
+
 const optText = (max: number) => z.string().max(max).nullable().optional();
 const seconds = z
   .number()
@@ -41,6 +46,13 @@ export const resourceWritable = {
     .nullable()
     .optional()
     .describe('Why the resource is locked (state locked), in words members read on its page'),
+  entrance: z
+    .boolean()
+    .optional()
+    .describe('A door where taps check members in and out of the space (the next tap checks out)'),
+  unlockMode: UnlockMode.optional().describe(
+    'Doors: normal (pulses open per tap); openingHours (held unlocked during the space’s opening hours); firstIn (held unlocked from the first allowed entry of the day until closing time)',
+  ),
   deadManIntervalBusy: seconds.nullable().optional(),
   deadManIntervalIdle: seconds.nullable().optional(),
   idlePowerThreshold: Money.nullable().optional(),
@@ -103,6 +115,8 @@ export const ResourceRecord = z.object({
   maxOfflineUsage: z.number().nullable(),
   maxDuration: z.number().nullable(),
   lockReason: z.string().nullable(),
+  entrance: z.boolean(),
+  unlockMode: UnlockMode,
   deadManIntervalBusy: z.number().nullable(),
   deadManIntervalIdle: z.number().nullable(),
   idlePowerThreshold: z.string().nullable(),

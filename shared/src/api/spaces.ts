@@ -61,6 +61,14 @@ export const spaceWritable = {
   bookingExclusiveMinutes: z.number().int().min(0).optional(),
   bookingRefundable: z.boolean().optional(),
   bookingTermsOfService: optText(20_000),
+  occupancyLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .nullable()
+    .optional()
+    .describe('How many people may be checked in at once; null: no limit'),
 };
 
 export const SpaceCreate = z.strictObject(spaceWritable);
@@ -93,6 +101,7 @@ export const SpaceRecord = z.object({
   bookingExclusiveMinutes: z.number().int(),
   bookingRefundable: z.boolean(),
   bookingTermsOfService: z.string().nullable(),
+  occupancyLimit: z.number().int().nullable(),
   ...Stamps,
   _embedded: z.record(z.string(), z.unknown()).optional(),
 });

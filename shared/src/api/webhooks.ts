@@ -15,6 +15,7 @@ export const webhookCategories = [
   'charge',
   'invoice',
   'signUp',
+  'checkIn',
 ] as const;
 export const WebhookCategory = z.enum(webhookCategories);
 export type WebhookCategory = z.infer<typeof WebhookCategory>;
@@ -53,6 +54,8 @@ export const webhookEventTypes = [
   'invoice_created',
   'invoice_updated',
   'signUp_created',
+  'checkIn_created',
+  'checkIn_updated',
   'test',
 ] as const;
 export const WebhookEventType = z.enum(webhookEventTypes);

@@ -8,6 +8,7 @@ import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl 
 import { activityApi, asLiveLog } from './activity-api';
 import { logText } from './feed';
 import { FirstRunChecklist } from './first-run';
+import { PresencePanel } from './presence-panel';
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
 export function Dashboard() {
@@ -110,6 +111,7 @@ export function Dashboard() {
     <main class="admin">
       <h1>Dashboard</h1>
       <FirstRunChecklist />
+      <PresencePanel />
       {error && <p class="error">{error}</p>}
       <section aria-labelledby="alerts-h">
         <h2 id="alerts-h">Alerts</h2>

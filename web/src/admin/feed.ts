@@ -15,6 +15,7 @@ const reasons: Record<string, string> = {
   wrongCode: 'wrong code',
   staleCode: 'old sticker',
   inactive: 'resource locked',
+  occupancyFull: 'space full',
 };
 
 /** "unknown card", "training missing": a deny reason in words. */

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { DoorModeFields } from './door-mode-fields';
 import type { ApiError } from '../api';
 import { Field } from '../field';
 import './activity.css';
@@ -53,6 +54,8 @@ type FormValues = {
   mustBeBooked: boolean;
   exclusiveUsage: boolean;
   visibleForMembers: boolean;
+  entrance: boolean;
+  unlockMode: string;
 };
 type Flag = 'requiresTraining' | 'canBeBooked' | 'mustBeBooked' | 'exclusiveUsage' | 'visibleForMembers';
 
@@ -97,6 +100,8 @@ function initial(r: ResourceRecord | null, spaces: SpaceRecord[]): FormValues {
     mustBeBooked: r?.mustBeBooked ?? false,
     exclusiveUsage: r?.exclusiveUsage ?? false,
     visibleForMembers: r?.visibleForMembers ?? true,
+    entrance: r?.entrance ?? false,
+    unlockMode: r?.unlockMode ?? 'normal',
   };
 }
 
@@ -166,6 +171,8 @@ export function ResourceForm(props: {
       pricePerBookingSeconds: Number(v.pricePerBookingSeconds),
       maxDuration,
       maxOfflineUsage,
+      entrance: v.entrance,
+      unlockMode: v.unlockMode,
     };
     for (const k of [
       'requiresTraining',
@@ -266,6 +273,15 @@ export function ResourceForm(props: {
         value={v.pulseSeconds}
         set={set('pulseSeconds')}
       />
+      {v.controlType === 'door' && (
+        <DoorModeFields
+          resourceId={r?.id ?? null}
+          entrance={v.entrance}
+          unlockMode={v.unlockMode}
+          setEntrance={set('entrance')}
+          setUnlockMode={set('unlockMode')}
+        />
+      )}
       {textarea('Description', 'description')}
       {textarea(
         'Safety message',

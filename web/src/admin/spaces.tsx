@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { Field } from '../field';
+import { OccupancyForm } from './occupancy-form';
 import {
   type HolidayInput,
   type HolidayRecord,
@@ -64,6 +65,7 @@ export function SpacesPage() {
           </section>
           <section aria-label="Time zone and holidays">
             <TimeZoneForm space={space} onSaved={replace} />
+            <OccupancyForm space={space} onSaved={replace} />
             <Holidays space={space} />
           </section>
         </div>

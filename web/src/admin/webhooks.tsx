@@ -21,6 +21,7 @@ const categoryNames = {
   charge: 'Charges',
   invoice: 'Invoices',
   signUp: 'Sign-ups',
+  checkIn: 'Check-ins',
 } satisfies Record<WebhookCategory, string>;
 
 const hookName = (h: WebhookRecord) => h.label ?? h.url;

@@ -1,0 +1,67 @@
+import { useState } from 'preact/hooks';
+import { type ApiError, call } from '../api';
+import { dateTime } from '../format';
+
+const modes: [string, string][] = [
+  ['normal', 'Locked between taps'],
+  ['openingHours', 'Unlocked during opening hours'],
+  ['firstIn', 'Unlocked from the first entry of the day until closing'],
+];
+
+/**
+ * A door's presence and unlock fields on the resource form: whether it is an entrance (taps
+ * check members in and out), how it is held unlocked, and "Lock now" for a held door.
+ */
+export function DoorModeFields(props: {
+  resourceId: number | null;
+  entrance: boolean;
+  unlockMode: string;
+  setEntrance: (on: boolean) => void;
+  setUnlockMode: (mode: string) => void;
+}) {
+  const [notice, setNotice] = useState<string | null>(null);
+  async function lockNow() {
+    setNotice(null);
+    try {
+      const { lockedUntil } = await call<{ lockedUntil: string | null }>(
+        'POST',
+        `/resources/${props.resourceId}/lock-now`,
+      );
+      setNotice(lockedUntil ? `Locked until ${dateTime(lockedUntil)}.` : 'The door is not held open now.');
+    } catch (err) {
+      setNotice((err as ApiError).message);
+    }
+  }
+  return (
+    <fieldset class="flags">
+      <legend>Door</legend>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={props.entrance}
+          onChange={(e) => props.setEntrance((e.target as HTMLInputElement).checked)}
+        />{' '}
+        Entrance: a tap checks the member in, the next tap checks them out
+      </label>
+      <label>
+        Unlocking
+        <select
+          value={props.unlockMode}
+          onChange={(e) => props.setUnlockMode((e.target as HTMLSelectElement).value)}
+        >
+          {modes.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          ))}
+        </select>
+      </label>
+      {props.resourceId !== null && props.unlockMode !== 'normal' && (
+        <button type="button" onClick={lockNow}>
+          Lock now (until the window would end)
+        </button>
+      )}
+      {notice && <p role="status">{notice}</p>}
+    </fieldset>
+  );
+}

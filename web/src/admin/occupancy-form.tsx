@@ -1,0 +1,60 @@
+import { useState } from 'preact/hooks';
+import { type ApiError, call, type SpaceRecord } from '../api';
+
+/** A space's occupancy limit: how many may be checked in at once (empty: no limit). */
+export function OccupancyForm({ space, onSaved }: { space: SpaceRecord; onSaved: (s: SpaceRecord) => void }) {
+  const [limit, setLimit] = useState(space.occupancyLimit === null ? '' : String(space.occupancyLimit));
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  async function save(e: Event) {
+    e.preventDefault();
+    setStatus(null);
+    setError(null);
+    const occupancyLimit = limit.trim() === '' ? null : Number(limit);
+    try {
+      const saved = await call<SpaceRecord>('PUT', `/spaces/${space.id}`, {
+        occupancyLimit,
+        lockVersion: space.lockVersion,
+      });
+      onSaved(saved);
+      setStatus(
+        saved.occupancyLimit === null
+          ? 'No occupancy limit.'
+          : `At most ${saved.occupancyLimit} checked in at once: further entries are refused.`,
+      );
+    } catch (err) {
+      setError((err as ApiError).message);
+    }
+  }
+
+  return (
+    <form onSubmit={save} aria-label="Space occupancy limit">
+      <h2>Occupancy limit</h2>
+      <div class="actions">
+        <label class="grow">
+          People checked in at once (empty: no limit)
+          <input
+            inputMode="numeric"
+            value={limit}
+            onInput={(e) => setLimit((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <button type="submit" class="secondary">
+          Save limit
+        </button>
+      </div>
+      <p class="muted">Counted at entrance doors and the kiosk; admins pass.</p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {status && (
+        <p role="status" class="notice">
+          {status}
+        </p>
+      )}
+    </form>
+  );
+}
