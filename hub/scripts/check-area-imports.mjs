@@ -13,7 +13,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const source = join(root, 'hub', 'src');
-const areas = ['identity', 'access', 'spaces', 'billing', 'keys', 'resources', 'sign-in', 'reports'];
+const areas = [
+  'identity',
+  'access',
+  'spaces',
+  'billing',
+  'keys',
+  'resources',
+  'sign-in',
+  'reports',
+  'problems',
+];
 
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

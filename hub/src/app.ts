@@ -63,6 +63,7 @@ import { reportsRoutes } from './routes/reports.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
+import { problemReportsRoutes } from './routes/problem-reports.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 import { decorateRouteOf, routeOf } from './http/request-route.js';
 
@@ -294,6 +295,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(webhookDeliveriesRoutes(ctx));
       await api.register(userAccountsRoutes(ctx));
       await api.register(firstRunRoutes(ctx));
+      await api.register(problemReportsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

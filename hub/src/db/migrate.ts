@@ -19,6 +19,7 @@ import { webhookUrlsSealed } from './migrations/0016-webhook-urls-sealed.js';
 import { hubMeta } from './migrations/0017-hub-meta.js';
 import { sepaBatches } from './migrations/0019-sepa-batches.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
+import { problemReports } from './migrations/0023-problem-reports.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -57,6 +58,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0017-hub-meta': hubMeta(dialect),
     '0019-sepa-batches': sepaBatches(dialect),
     '0022-course-trainers': courseTrainers(dialect),
+    '0023-problem-reports': problemReports(dialect),
   };
 }
 

@@ -14,3 +14,4 @@ export * from './member-subresources.js';
 export * from './reports.js';
 export * from './first-run.js';
 export * from './sepa.js';
+export * from './problems.js';

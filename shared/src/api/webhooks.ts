@@ -14,6 +14,7 @@ export const webhookCategories = [
   'booking',
   'charge',
   'invoice',
+  'problemReport',
 ] as const;
 export const WebhookCategory = z.enum(webhookCategories);
 export type WebhookCategory = z.infer<typeof WebhookCategory>;
@@ -51,6 +52,8 @@ export const webhookEventTypes = [
   'charge_deleted',
   'invoice_created',
   'invoice_updated',
+  'problemReport_created',
+  'problemReport_resolved',
   'test',
 ] as const;
 export const WebhookEventType = z.enum(webhookEventTypes);

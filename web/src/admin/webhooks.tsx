@@ -20,6 +20,7 @@ const categoryNames = {
   booking: 'Bookings',
   charge: 'Charges',
   invoice: 'Invoices',
+  problemReport: 'Problem reports',
 } satisfies Record<WebhookCategory, string>;
 
 const hookName = (h: WebhookRecord) => h.label ?? h.url;
