@@ -77,7 +77,7 @@ async function recordOf(db: Db, id: number): Promise<ProblemReportRecord> {
 /** The lock reason a report gives its resource: members read it on the machine page. */
 export function reportLockReason(report: Pick<ProblemReportRow, 'id' | 'description'>): string {
   const text = report.description.replace(/\s+/g, ' ').trim();
-  const head = `Reported unsafe (problem report #${report.id}): `;
+  const head = `Out of use: reported unsafe in problem report #${report.id}: `;
   const room = 500 - head.length;
   return head + (text.length > room ? `${text.slice(0, room - 1)}…` : text);
 }

@@ -8,6 +8,7 @@ import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl 
 import { activityApi, asLiveLog } from './activity-api';
 import { logText } from './feed';
 import { FirstRunChecklist } from './first-run';
+import { OpenProblemReports } from './problem-reports';
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
 export function Dashboard() {
@@ -148,6 +149,7 @@ export function Dashboard() {
           ))}
         </ul>
       </section>
+      <OpenProblemReports onResolved={load} />
       {notice && (
         <p role="status" class="notice">
           {notice}

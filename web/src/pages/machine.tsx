@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type AccessCheck, ApiError, api, type ResourceStatus } from '../api';
 import { duration, elapsed, timeIn, verdictText } from '../format';
 import { useLive } from '../live';
+import { ReportProblem } from './problem-report';
 
 type Outcome = { kind: 'success' | 'error'; text: string } | null;
 
@@ -284,6 +285,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
           {outcome.text}
         </p>
       )}
+      <ReportProblem resourceId={id} noun={noun} onReported={load} />
       <p class="back">
         <a href="/">All my machines</a>
       </p>
