@@ -399,6 +399,27 @@ describeEachDialect('problem reports', (dialect) => {
     expect((await resource(laser.id)).state).toBe('active');
   });
 
+  it('reports made at the same moment: both are stored, one holds the lock, and resolving one while another arrives keeps the machine locked', async () => {
+    await resetLaser();
+    const [a, b] = await Promise.all([
+      report(mia.token, laser.id, { description: 'Smoke', severity: 'unsafe' }),
+      report(max.token, laser.id, { description: 'Smoke too', severity: 'unsafe' }),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+    expect([a.json().lockedResource, b.json().lockedResource].sort()).toEqual([false, true]);
+    const [holder, other] = a.json().lockedResource ? [a.json(), b.json()] : [b.json(), a.json()];
+    const [resolved, third] = await Promise.all([
+      resolve(owner, holder.id),
+      report(mia.token, laser.id, { description: 'Still smoking', severity: 'unsafe' }),
+    ]);
+    expect([resolved.statusCode, third.statusCode]).toEqual([200, 201]);
+    expect((await resource(laser.id)).state).toBe('locked');
+    expect((await resolve(owner, other.id)).statusCode).toBe(200);
+    expect((await resource(laser.id)).state).toBe('locked');
+    expect((await resolve(owner, third.json().id)).json().unlockedResource).toBe(true);
+    expect((await resource(laser.id)).state).toBe('active');
+  });
+
   it('admins make maintainers of a resource type, who see every report and resolve those of their type', async () => {
     const path = `/resource-types/${laserType}/maintainers`;
     expect((await call(mia.token, 'POST', path, { member: tina.memberId })).statusCode).toBe(403);
@@ -498,6 +519,14 @@ describeEachDialect('problem reports', (dialect) => {
     expect(text.statusCode).toBe(415);
     const json = await call(mia.token, 'PUT', `/problem-reports/${made.id}/photo`, { photo: 'x' });
     expect(json.statusCode).toBe(415);
+    const multipart = await putPhoto(
+      mia.token,
+      made.id,
+      Buffer.from('--x\r\n'),
+      'multipart/form-data; boundary=x',
+    );
+    expect(multipart.statusCode).toBe(415);
+    expect(multipart.json().message).toContain('not a multipart form');
     const big = Buffer.concat([pngWithMetadata(), Buffer.alloc(5 * 1024 * 1024)]);
     expect((await putPhoto(mia.token, made.id, big)).statusCode).toBe(413);
     const cut = jpegWithMetadata().subarray(0, 120);

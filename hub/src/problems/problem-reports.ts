@@ -9,7 +9,7 @@ import type { Db } from '../db/crud.js';
 import { emitEvent } from '../db/outbox.js';
 import { conflict, forbidden, HttpError, notFound, unprocessable } from '../errors.js';
 import { type Caller, accountOf, isAdmin, seesAccount } from '../kernel/caller.js';
-import { lockResourceFor, passOnLock } from '../resources/problem-locks.js';
+import { holdResource, lockResourceFor, passOnLock } from '../resources/problem-locks.js';
 import { findResource, resourceEventRecordById } from '../resources/resources.js';
 import { DamagedPhotoError, photoType, stripPhoto } from './photos.js';
 import {
@@ -133,6 +133,9 @@ export async function createProblemReport(
   const resource = await findResource(ctx.db, caller, resourceId);
   const at = ctx.clock.now().toISOString();
   const { id, locked } = await ctx.events.transaction(async (trx) => {
+    // Every write of reports takes the resource's row first: one at a time per resource, in one
+    // order (the report's foreign key would otherwise share-lock it under an update lock).
+    await holdResource(trx, resource.id);
     const row = await insertReport(trx, {
       account: resource.account,
       resource: resource.id,
@@ -204,6 +207,8 @@ export async function resolveProblemReport(
   }
   const at = ctx.clock.now().toISOString();
   const changed = await ctx.events.transaction(async (trx) => {
+    // The resource first, then the report (the order of every write of reports; see create).
+    await holdResource(trx, view.resource);
     const row = await reportRowForUpdate(trx, id);
     if (!row) throw notFound('Problem report');
     if (row.state !== 'open')

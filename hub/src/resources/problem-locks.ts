@@ -38,6 +38,14 @@ async function changeLock(
 }
 
 /**
+ * Holds the resource's row until the transaction ends (PostgreSQL), so that what the caller reads
+ * next about it (its open reports) cannot change before its lock changes.
+ */
+export async function holdResource(trx: Db, resourceId: number): Promise<void> {
+  await resourceRowForUpdate(trx, resourceId);
+}
+
+/**
  * Locks an active resource with this reason and writes its resourceDisabled log with `note`.
  * Answers false (and changes nothing) when the resource is locked already.
  */

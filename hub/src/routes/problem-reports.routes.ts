@@ -9,6 +9,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { HttpError } from '../errors.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { sendPage } from '../http/list.js';
 import { pagedNote } from '../http/openapi-doc.js';
@@ -50,6 +51,19 @@ export function problemReportsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       done(null, body);
     app.addContentTypeParser(/^image\//, bytes, asIs);
     app.addContentTypeParser('application/octet-stream', bytes, asIs);
+    // A form upload names what to send instead of the generic 415.
+    app.addContentTypeParser('multipart/form-data', (_request, _payload, done) =>
+      done(
+        new HttpError(
+          415,
+          'Send the photo’s bytes as the body (Content-Type image/jpeg or image/png), not a multipart form',
+          {
+            field: 'photo',
+          },
+        ),
+        undefined,
+      ),
+    );
 
     app.post(
       '/resources/:resourceId/problem-reports',
