@@ -33,6 +33,7 @@ describe.runIf(browserTestsEnabled())('problem reports in Chromium (real hub and
   let max: { context: BrowserContext; page: Page };
   let admin: { context: BrowserContext; page: Page };
   const laser = { id: 0, code: '' };
+  let tinaEmail = '';
   const password = 'kerf-acrylic-5521-fan';
 
   /** A member with the full package and a password, who may sign in on the web app. */
@@ -62,11 +63,13 @@ describe.runIf(browserTestsEnabled())('problem reports in Chromium (real hub and
   beforeAll(async () => {
     started = await startConsoleHub(password.replace('fan', 'owner'));
     const { hub, owner } = started;
+    const type = (await hub.api('POST', '/resource-types', { name: 'Laser cutters' })).body.id;
     const r = (
       await hub.api('POST', '/resources', {
         space: owner.space,
         name: 'Laser cutter',
         controlType: 'machine',
+        type,
       })
     ).body;
     laser.id = r.id;
@@ -83,6 +86,7 @@ describe.runIf(browserTestsEnabled())('problem reports in Chromium (real hub and
     await hub.api('POST', `/packages/${pkg}/permissions`, { type: 'everything' });
     const miaEmail = await member('Mia');
     const maxEmail = await member('Max');
+    tinaEmail = await member('Tina');
     browser = await launchChromium();
     mia = await onPhone(miaEmail);
     max = await onPhone(maxEmail);
@@ -167,5 +171,44 @@ describe.runIf(browserTestsEnabled())('problem reports in Chromium (real hub and
     await eventually(() => laserAgent.relay() === 'off', 10_000, 'laser relay off');
     const resolved = (await started.hub.api('GET', `/problem-reports/${report.id}`)).body;
     expect(resolved).toMatchObject({ state: 'resolved', unlockedResource: true });
+  }, 120_000);
+  it('an admin makes Tina maintainer of the lasers; she resolves a report from the machine page, where the reporter sees it open', async () => {
+    const a = admin.page;
+    await a.goto(`${started.web}/admin/resources`);
+    await a.getByLabel('Add a maintainer of Laser cutters').fill('Tina');
+    await a.getByRole('button', { name: 'Make Tina maintainer of Laser cutters' }).click();
+    await expect
+      .poll(() => a.getByRole('list', { name: 'Maintainers of Laser cutters' }).textContent())
+      .toContain('Tina');
+
+    const { page } = mia;
+    await page.reload();
+    await page.getByRole('button', { name: 'Report a problem' }).click();
+    const form = page.getByRole('form', { name: 'Report a problem' });
+    await form.getByLabel('What is wrong?').fill('Exhaust fan does not start.');
+    await form.getByLabel(/^Unsafe/).check();
+    await form.getByRole('button', { name: 'Send report' }).click();
+    await expect.poll(() => verdict(page).textContent()).toBe('This machine is locked.');
+    const mine = page.getByRole('list', { name: 'Open problem reports of this machine' });
+    await expect.poll(() => mine.textContent()).toContain('reported by you');
+    expect(await mine.getByRole('button', { name: 'Resolve' }).count()).toBe(0);
+
+    const tina = await onPhone(tinaEmail);
+    try {
+      const t = tina.page;
+      await expect.poll(() => verdict(t).textContent()).toBe('This machine is locked.');
+      const open = t.getByRole('list', { name: 'Open problem reports of this machine' });
+      await expect.poll(() => open.textContent()).toContain('reported by Mia');
+      await open.getByLabel('What was done').fill('Fan fuse replaced');
+      await saveScreenshot(t, 'member-maintainer-resolves');
+      await open.getByRole('button', { name: 'Resolve' }).click();
+      await expect.poll(() => verdict(t).textContent()).toBe('You may use it now.');
+      await expect.poll(() => open.count()).toBe(0);
+    } finally {
+      await tina.context.close();
+    }
+    const [last] = (await started.hub.api('GET', '/problem-reports?state=resolved')).body;
+    expect(last).toMatchObject({ resolutionNote: 'Fan fuse replaced', unlockedResource: true });
+    expect(last._embedded.resolvedBy.firstName).toBe('Tina');
   }, 120_000);
 });

@@ -1,8 +1,8 @@
 /** Problem reports' calls (public /api/v1 operations, docs/WEB.md), through the app's one `call`. */
-import type { ProblemReportRecord, ProblemSeverity } from '@makerspace/shared';
+import type { ProblemReportRecord, ProblemSeverity, ResourceTypeMaintainerRecord } from '@makerspace/shared';
 import { call, callWithTotal } from './api';
 
-export type { ProblemReportRecord, ProblemSeverity };
+export type { ProblemReportRecord, ProblemSeverity, ResourceTypeMaintainerRecord };
 
 export const problemApi = {
   report: (resource: number, description: string, severity: ProblemSeverity) =>
@@ -19,4 +19,10 @@ export const problemApi = {
     call<ProblemReportRecord>('POST', `/problem-reports/${report}/resolve`, { note }),
   /** Where the browser loads the photo from (the session cookie goes with it). */
   photoUrl: (report: number) => `/api/v1/problem-reports/${report}/photo`,
+  maintainers: (type: number) =>
+    call<ResourceTypeMaintainerRecord[]>('GET', `/resource-types/${type}/maintainers`),
+  addMaintainer: (type: number, member: number) =>
+    call<ResourceTypeMaintainerRecord>('POST', `/resource-types/${type}/maintainers`, { member }),
+  removeMaintainer: (type: number, member: number) =>
+    call<void>('DELETE', `/resource-types/${type}/maintainers/${member}`),
 };

@@ -6,6 +6,7 @@ import { useLive } from '../live';
 import { adminApi, type ResourceRecord } from './admin-api';
 import { BridgeButtons, PairingPanel, useBridgeControl } from './bridge-actions';
 import { OpenProblemReports } from './problem-reports';
+import { MaintainersSection } from './type-maintainers';
 import { ResourceForm } from './resource-form';
 import { type ResourceTypeRecord, resourcesApi, type SpaceRecord } from './resources-api';
 
@@ -156,6 +157,7 @@ export function ResourcesPage() {
             </table>
           </section>
           <TypesSection types={types} reload={load} setNotice={bridge.setNotice} />
+          <MaintainersSection types={types} />
         </div>
         <section aria-label="Resource details">
           {creating && <ResourceForm resource={null} types={types} spaces={spaces} onSaved={saved} />}

@@ -1,6 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { problemApi, type ProblemSeverity } from '../problem-api';
+import { dateTime } from '../format';
+import { problemApi, type ProblemReportRecord, type ProblemSeverity } from '../problem-api';
+import { isAdmin, useAuth } from '../session';
 import './problem-report.css';
 
 /** The largest photo the hub takes (PROBLEM_PHOTO_MAX_BYTES of shared/, whose values stay out of the app). */
@@ -33,8 +35,14 @@ const errorWords = (err: unknown) => (err instanceof ApiError ? err.message : 'T
  * takes the machine out of use at once), and a photo from the phone's camera if the member
  * wants. `onReported` reloads the page's verdict.
  */
-export function ReportProblem(props: { resourceId: number; noun: string; onReported: () => unknown }) {
+export function ReportProblem(props: {
+  resourceId: number;
+  typeId: number | null;
+  noun: string;
+  onReported: () => unknown;
+}) {
   const { noun } = props;
+  const [seen, setSeen] = useState(0);
   const [open, setOpen] = useState(false);
   const [description, setDescription] = useState('');
   const [severity, setSeverity] = useState<ProblemSeverity | null>(null);
@@ -69,6 +77,7 @@ export function ReportProblem(props: { resourceId: number; noun: string; onRepor
       setDescription('');
       setSeverity(null);
       setPhoto(null);
+      setSeen((n) => n + 1);
       void props.onReported();
     } catch (err) {
       setError(errorWords(err));
@@ -79,6 +88,15 @@ export function ReportProblem(props: { resourceId: number; noun: string; onRepor
 
   return (
     <section aria-label="Problems" class="problem">
+      <OpenReportsHere
+        resourceId={props.resourceId}
+        typeId={props.typeId}
+        reload={seen}
+        onResolved={() => {
+          setDone(null);
+          void props.onReported();
+        }}
+      />
       {done && (
         <p class="outcome success" role="status">
           {done}
@@ -164,5 +182,118 @@ export function ReportProblem(props: { resourceId: number; noun: string; onRepor
         </form>
       )}
     </section>
+  );
+}
+
+/**
+ * The machine's open reports the member sees: their own ("You reported this"), or, for its
+ * maintainers and admins, every one with Resolve and a note (maintainers have no console).
+ */
+function OpenReportsHere(props: {
+  resourceId: number;
+  typeId: number | null;
+  reload: number;
+  onResolved: () => void;
+}) {
+  const auth = useAuth();
+  const me = auth.state === 'signedIn' ? auth.me : null;
+  const [reports, setReports] = useState<ProblemReportRecord[]>([]);
+  const [resolver, setResolver] = useState(false);
+  const load = () =>
+    problemApi
+      .open(props.resourceId)
+      .then(({ body }) => setReports(body))
+      .catch(() => {});
+  useEffect(() => {
+    void load();
+  }, [props.resourceId, props.reload]);
+  // Only admins and the type's maintainers resolve; only they see others' reports.
+  const othersSeen = me !== null && reports.some((r) => r.member !== me.id);
+  useEffect(() => {
+    if (!me || !othersSeen) return;
+    if (isAdmin(me)) {
+      setResolver(true);
+      return;
+    }
+    if (props.typeId === null) return;
+    problemApi
+      .maintainers(props.typeId)
+      .then((list) => setResolver(list.some((m) => m.member === me.id)))
+      .catch(() => {});
+  }, [me?.id, othersSeen, props.typeId]);
+  if (reports.length === 0) return null;
+  return (
+    <div class="open-reports">
+      <h2>Open problem reports</h2>
+      <ul aria-label="Open problem reports of this machine">
+        {reports.map((r) => (
+          <OpenReport
+            key={r.id}
+            r={r}
+            mine={r.member === me?.id}
+            resolver={resolver}
+            onResolved={() => {
+              void load();
+              props.onResolved();
+            }}
+          />
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function OpenReport(props: {
+  r: ProblemReportRecord;
+  mine: boolean;
+  resolver: boolean;
+  onResolved: () => void;
+}) {
+  const { r } = props;
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function resolve(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await problemApi.resolve(r.id, note.trim());
+      props.onResolved();
+    } catch (err) {
+      setError(errorWords(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const by = props.mine ? 'you' : (r._embedded.member?.firstName ?? 'a former member');
+  return (
+    <li aria-label={`Problem report #${r.id}`}>
+      <p>
+        <strong>{r.severity === 'unsafe' ? 'Unsafe' : 'Info'}</strong>: {r.description}
+      </p>
+      <p class="muted">{`#${r.id}, reported by ${by} on ${dateTime(r.createdAt)}`}</p>
+      {props.resolver && (
+        <form onSubmit={resolve} aria-label={`Resolve problem report #${r.id}`}>
+          <label>
+            What was done
+            <input
+              required
+              maxLength={4000}
+              value={note}
+              onInput={(e) => setNote((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <button type="submit" class="secondary" disabled={busy || !note.trim()}>
+            Resolve
+          </button>
+          {error && (
+            <p class="outcome error" role="alert">
+              {error}
+            </p>
+          )}
+        </form>
+      )}
+    </li>
   );
 }
