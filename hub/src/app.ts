@@ -64,6 +64,7 @@ import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
 import { problemReportsRoutes } from './routes/problem-reports.routes.js';
+import { resourceTypeMaintainersRoutes } from './routes/resource-type-maintainers.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 import { decorateRouteOf, routeOf } from './http/request-route.js';
 
@@ -296,6 +297,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(userAccountsRoutes(ctx));
       await api.register(firstRunRoutes(ctx));
       await api.register(problemReportsRoutes(ctx));
+      await api.register(resourceTypeMaintainersRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

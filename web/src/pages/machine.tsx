@@ -285,7 +285,14 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
           {outcome.text}
         </p>
       )}
-      <ReportProblem resourceId={id} typeId={check.resource.type?.id ?? null} noun={noun} onReported={load} />
+      {!running && (
+        <ReportProblem
+          resourceId={id}
+          typeId={check.resource.type?.id ?? null}
+          noun={noun}
+          onReported={load}
+        />
+      )}
       <p class="back">
         <a href="/">All my machines</a>
       </p>
