@@ -420,6 +420,39 @@ describeEachDialect('problem reports', (dialect) => {
     expect((await resource(laser.id)).state).toBe('active');
   });
 
+  it('the bridge hears it: its config loses the offline keys while the machine is out of use, and card taps say why', async () => {
+    const saw = await newResource('Band saw', null);
+    expect((await call(owner, 'PUT', `/resources/${saw.id}/bridge`, {})).statusCode).toBe(200);
+    const apiKey = (await call(owner, 'GET', `/resources/${saw.id}/bridge/api-key`)).json().apiKey as string;
+    const pkg = (await call(owner, 'POST', '/packages', { name: 'Full membership' })).json().id;
+    await call(owner, 'POST', `/packages/${pkg}/permissions`, { type: 'everything' });
+    await call(owner, 'POST', `/members/${mia.memberId}/packages`, { package: pkg });
+    await call(owner, 'PUT', `/members/${mia.memberId}/key`, { type: 'em4102', token: '5A5A000001' });
+    await t.hub.accessChanges.settled();
+    const card = { type: 'em4102', token: '5A5A000001' };
+    const beat = async (configVersion: number) =>
+      (await call(apiKey, 'POST', '/bridge/heartbeat', { configVersion })).json().config;
+    const tap = async () => (await call(apiKey, 'POST', '/bridge/access', { keys: [card] })).json();
+    const before = await beat(0);
+    expect(before.offlineKeys).toContainEqual(card);
+    expect(await tap()).toMatchObject({ type: 'allowed' });
+
+    const made = (
+      await report(max.token, saw.id, { description: 'Blade guard cracked', severity: 'unsafe' })
+    ).json();
+    const locked = await beat(before.configVersion);
+    expect(locked.configVersion).toBeGreaterThan(before.configVersion);
+    expect(locked.offlineKeys).toEqual([]);
+    const refused = await tap();
+    expect(refused).toMatchObject({ type: 'denied', reason: 'inactive' });
+    expect(JSON.stringify(refused)).toContain(`problem report #${made.id}`);
+
+    await resolve(owner, made.id, 'New guard fitted');
+    const unlocked = await beat(locked.configVersion);
+    expect(unlocked.offlineKeys).toContainEqual(card);
+    expect(await tap()).toMatchObject({ type: 'allowed' });
+  });
+
   it('admins make maintainers of a resource type, who see every report and resolve those of their type', async () => {
     const path = `/resource-types/${laserType}/maintainers`;
     expect((await call(mia.token, 'POST', path, { member: tina.memberId })).statusCode).toBe(403);
