@@ -25,6 +25,7 @@ const areas = [
   'notifications',
   'sign-up',
   'presence',
+  'problems',
 ];
 
 function* files(dir) {

@@ -67,6 +67,8 @@ import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
 import { notificationsRoutes } from './routes/notifications.routes.js';
 import { signUpsRoutes } from './routes/sign-ups.routes.js';
+import { problemReportsRoutes } from './routes/problem-reports.routes.js';
+import { resourceTypeMaintainersRoutes } from './routes/resource-type-maintainers.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 import { decorateRouteOf, routeOf } from './http/request-route.js';
 
@@ -303,6 +305,8 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(firstRunRoutes(ctx));
       await api.register(signUpsRoutes(ctx));
       await api.register(presenceRoutes(ctx));
+      await api.register(problemReportsRoutes(ctx));
+      await api.register(resourceTypeMaintainersRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

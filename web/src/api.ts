@@ -81,7 +81,10 @@ export async function callWithTotal<T>(
   body?: unknown,
 ): Promise<{ body: T; total: number | null }> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A file (a photo) goes as its bytes with its own type; everything else as JSON.
+  const file = typeof Blob !== 'undefined' && body instanceof Blob ? body : null;
+  if (body !== undefined)
+    headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   // A 401 of a call that began before a sign-in says nothing about the new session.
   const tokenAtStart = csrfToken;
@@ -91,7 +94,7 @@ export async function callWithTotal<T>(
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: file ?? (body === undefined ? undefined : JSON.stringify(body)),
     });
   } catch {
     setReachable(false);

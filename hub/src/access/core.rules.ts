@@ -23,7 +23,16 @@ export function coreRules(): AccessRule[] {
       name: 'resourceState',
       order: ruleOrder.resourceState,
       adminsPass: false,
-      check: ({ resource }) => (resource.state !== 'active' ? { deny: 'inactive' } : undefined),
+      // A lock reason (an admin's words, or a problem report's) says why it is out of use.
+      check: ({ resource }) => {
+        if (resource.state === 'active') return undefined;
+        if (!resource.lockReason) return { deny: 'inactive' };
+        return {
+          deny: 'inactive',
+          message: `This resource is out of use: ${resource.lockReason}`,
+          details: { lockReason: resource.lockReason },
+        };
+      },
     },
     {
       // The machine's own limit (a laser that must cool down): for admins too.

@@ -22,6 +22,7 @@ import { sepaBatches } from './migrations/0019-sepa-batches.js';
 import { invoicePdfs } from './migrations/0020-invoice-pdfs.js';
 import { notifications } from './migrations/0021-notifications.js';
 import { courseTrainers } from './migrations/0022-course-trainers.js';
+import { problemReports } from './migrations/0023-problem-reports.js';
 import { signUps } from './migrations/0024-sign-ups.js';
 import { presence } from './migrations/0025-presence.js';
 import type { TokenBox } from '../secrets.js';
@@ -65,6 +66,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0020-invoice-pdfs': invoicePdfs(dialect),
     '0021-notifications': notifications(dialect),
     '0022-course-trainers': courseTrainers(dialect),
+    '0023-problem-reports': problemReports(dialect),
     '0024-sign-ups': signUps(dialect),
     '0025-presence': presence(dialect),
   };

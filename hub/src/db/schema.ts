@@ -1001,3 +1001,53 @@ export interface Database {
   house_rules_acceptances: HouseRulesAcceptancesTable;
   sign_ups: SignUpsTable;
 }
+
+// ---- problem reports and maintainers (migration 0023) ----
+
+export interface ProblemReportsTable {
+  id: Generated<number>;
+  account: number;
+  resource: number;
+  /** Who reported it; null once that member is deleted. */
+  member: number | null;
+  description: string;
+  /** info or unsafe */
+  severity: string;
+  /** open or resolved */
+  state: Generated<string>;
+  /** 1: the resource is (or was until the report was resolved) locked because of this report. */
+  lockedResource: Generated<number>;
+  /** 1: resolving the report unlocked the resource. */
+  unlockedResource: Generated<number>;
+  resolvedAt: string | null;
+  resolvedBy: number | null;
+  resolutionNote: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProblemReportPhotosTable {
+  report: number;
+  account: number;
+  /** image/jpeg or image/png */
+  contentType: string;
+  bytes: number;
+  /** The image, stripped of its metadata. */
+  data: Buffer;
+  createdAt: string;
+  createdBy: number | null;
+}
+
+export interface ResourceTypeMaintainersTable {
+  type: number;
+  member: number;
+  account: number;
+  createdAt: string;
+  createdBy: number | null;
+}
+
+export interface Database {
+  problem_reports: ProblemReportsTable;
+  problem_report_photos: ProblemReportPhotosTable;
+  resource_type_maintainers: ResourceTypeMaintainersTable;
+}

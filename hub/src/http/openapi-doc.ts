@@ -7,7 +7,7 @@
  */
 
 /** Error statuses the hub answers, each with the one error body (shared/src/errors.ts). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 415 | 422 | 429 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 502 | 503 | 504;
 
 /** An operation's docs beyond its schema. */
 export interface OperationNotes {

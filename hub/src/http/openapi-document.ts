@@ -117,6 +117,7 @@ const genericMessage: Record<ErrorStatus, string> = {
   404: 'Record not found',
   409: 'The record conflicts with another one',
   410: 'This sign-in link has expired',
+  413: 'The request body is too large',
   415: derived.contentType.example.message,
   422: 'Space 9 does not exist in this account',
   429: 'Too many attempts; try again in 30 seconds',

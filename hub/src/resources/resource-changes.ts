@@ -70,6 +70,8 @@ export async function resourceUpdated(
   caller: Caller,
   before: ResourceRow,
   after: ResourceRow,
+  /** What the lock or unlock log says beside who did it (a problem report names itself). */
+  logNote: { notes: string; metadata: Record<string, unknown> } | null = null,
 ) {
   const at = after.updatedAt;
   if (after.switchOnCodeEncrypted !== before.switchOnCodeEncrypted) {
@@ -88,6 +90,7 @@ export async function resourceUpdated(
         stoppedAt: at,
         updatedAt: at,
         updatedBy: caller.memberId,
+        ...logNote,
       },
       { resource: after },
     );

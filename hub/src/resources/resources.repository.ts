@@ -1,5 +1,5 @@
 import type { Db } from '../db/crud.js';
-import type { FastReads } from '../db/fast-reads.js';
+import { type FastReads, isPostgres } from '../db/fast-reads.js';
 import type { Caller } from '../kernel/caller.js';
 import { isAdmin } from '../kernel/caller.js';
 
@@ -17,6 +17,13 @@ export function visibleResources(db: Db, caller: Caller) {
 export function resourceRow(db: Db, id: number, caller?: Caller) {
   let query = db.selectFrom('resources').selectAll().where('id', '=', id);
   if (caller && !caller.superuser) query = query.where('account', '=', caller.accountId);
+  return query.executeTakeFirst();
+}
+
+/** A resource by id, its row locked until the transaction ends (PostgreSQL; SQLite writes one at a time). */
+export function resourceRowForUpdate(db: Db, id: number) {
+  let query = db.selectFrom('resources').selectAll().where('id', '=', id);
+  if (isPostgres(db)) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

@@ -17,3 +17,4 @@ export * from './sepa.js';
 export * from './notifications.js';
 export * from './sign-ups.js';
 export * from './presence.js';
+export * from './problems.js';

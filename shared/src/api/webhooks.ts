@@ -16,6 +16,7 @@ export const webhookCategories = [
   'invoice',
   'signUp',
   'checkIn',
+  'problemReport',
 ] as const;
 export const WebhookCategory = z.enum(webhookCategories);
 export type WebhookCategory = z.infer<typeof WebhookCategory>;
@@ -56,6 +57,8 @@ export const webhookEventTypes = [
   'signUp_created',
   'checkIn_created',
   'checkIn_updated',
+  'problemReport_created',
+  'problemReport_resolved',
   'test',
 ] as const;
 export const WebhookEventType = z.enum(webhookEventTypes);

@@ -9,6 +9,7 @@ import { activityApi, asLiveLog } from './activity-api';
 import { logText } from './feed';
 import { FirstRunChecklist } from './first-run';
 import { PresencePanel } from './presence-panel';
+import { OpenProblemReports } from './problem-reports';
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
 export function Dashboard() {
@@ -150,6 +151,7 @@ export function Dashboard() {
           ))}
         </ul>
       </section>
+      <OpenProblemReports onResolved={load} />
       {notice && (
         <p role="status" class="notice">
           {notice}

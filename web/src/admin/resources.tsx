@@ -5,6 +5,8 @@ import { dateTime } from '../format';
 import { useLive } from '../live';
 import { adminApi, type ResourceRecord } from './admin-api';
 import { BridgeButtons, PairingPanel, useBridgeControl } from './bridge-actions';
+import { OpenProblemReports } from './problem-reports';
+import { MaintainersSection } from './type-maintainers';
 import { ResourceForm } from './resource-form';
 import { type ResourceTypeRecord, resourcesApi, type SpaceRecord } from './resources-api';
 
@@ -155,6 +157,7 @@ export function ResourcesPage() {
             </table>
           </section>
           <TypesSection types={types} reload={load} setNotice={bridge.setNotice} />
+          <MaintainersSection types={types} />
         </div>
         <section aria-label="Resource details">
           {creating && <ResourceForm resource={null} types={types} spaces={spaces} onSaved={saved} />}
@@ -190,6 +193,10 @@ function ResourceDetails(props: {
       <p>
         <a href={`/admin/resources/${r.id}/log`}>{`Log of ${r.name}`}</a>
       </p>
+      <OpenProblemReports
+        resource={r.id}
+        onResolved={() => resourcesApi.resource(r.id).then(props.onSaved)}
+      />
       <ResourceForm resource={r} types={props.types} spaces={props.spaces} onSaved={props.onSaved} />
       <h3>Bridge</h3>
       <dl class="facts">

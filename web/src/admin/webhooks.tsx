@@ -22,6 +22,7 @@ const categoryNames = {
   invoice: 'Invoices',
   signUp: 'Sign-ups',
   checkIn: 'Check-ins',
+  problemReport: 'Problem reports',
 } satisfies Record<WebhookCategory, string>;
 
 const hookName = (h: WebhookRecord) => h.label ?? h.url;

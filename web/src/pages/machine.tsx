@@ -5,6 +5,7 @@ import { useLive } from '../live';
 import { TrainSomeone } from './train-someone';
 import { useAuth } from '../session';
 import { loadPriceFacts, percent, type PriceFacts } from './machine-prices';
+import { ReportProblem } from './problem-report';
 
 type Outcome = { kind: 'success' | 'error'; text: string } | null;
 
@@ -329,6 +330,14 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         </p>
       )}
       <TrainSomeone resource={id} />
+      {!running && (
+        <ReportProblem
+          resourceId={id}
+          typeId={check.resource.type?.id ?? null}
+          noun={noun}
+          onReported={load}
+        />
+      )}
       <p class="back">
         <a href="/">All my machines</a>
       </p>
