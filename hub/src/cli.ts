@@ -50,7 +50,8 @@ Configuration comes from the environment (README.md, "Configuration", says more)
   DATABASE_URL                     a SQLite file or postgres://user@host/db: <data dir>/hub.sqlite
   HUB_SECRET_FILE                  key that encrypts stored secrets: <data dir>/secret.key
   HUB_PUBLIC_URL                   base of absolute links, QR stickers and mailed links
-  HUB_SMTP_URL, HUB_MAIL_FROM      mail server and sender for sign-in links and invitations
+  HUB_SMTP_URL, HUB_MAIL_FROM      mail server and sender for sign-in links, invitations and notifications
+  HUB_STRIPE_API_URL               where the hub reaches Stripe (default Stripe's API; keys per space)
   HUB_INVITATION_DAYS              how long an invitation link stays valid: 7
   HUB_TRUST_PROXY                  reverse proxies whose X-Forwarded-* headers count
   HUB_SQLITE_SYNCHRONOUS           full (survives a power cut) or normal: full

@@ -186,9 +186,24 @@ describe('training rule (noPermission)', () => {
       trainingOutcome(resource, [{ fromDate: '2026-01-01', untilDate: '2026-03-29' }], '2026-03-30'),
     ).toEqual({
       deny: 'noPermission',
+      message: 'Your training for this resource expired on 2026-03-29',
+      details: { trainingExpired: '2026-03-29' },
     });
+    // Of several ended trainings, the verdict names the latest end.
+    expect(
+      trainingOutcome(
+        resource,
+        [
+          { fromDate: null, untilDate: '2025-03-29' },
+          { fromDate: null, untilDate: '2026-02-01' },
+        ],
+        '2026-03-30',
+      ),
+    ).toMatchObject({ details: { trainingExpired: '2026-02-01' } });
     expect(trainingOutcome(resource, [{ fromDate: '2026-04-01', untilDate: null }], '2026-03-30')).toEqual({
       deny: 'noPermission',
+      message: 'Your training for this resource is valid from 2026-04-01',
+      details: { trainingFrom: '2026-04-01' },
     });
     expect(trainingOutcome(resource, [{ fromDate: null, untilDate: null }], '2026-03-30')).toBeUndefined();
     expect(trainingOutcome({ requiresTraining: 0 }, [], '2026-03-30')).toBeUndefined();

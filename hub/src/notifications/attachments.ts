@@ -2,6 +2,7 @@ import ical, { ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import { invoicePdf, invoicePdfFileName } from '../billing/invoice-pdf.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/crud.js';
+import { rowById } from '../db/records.js';
 import type { NotificationKind } from './kinds.js';
 
 /** A file sent with a mail. */
@@ -56,6 +57,8 @@ export async function invoiceAttachment(
   number: string,
   clock: Clock,
 ): Promise<MailAttachment | null> {
+  // An invoice that is gone (its account deleted) is mailed without its document.
+  if (!(await rowById(db, 'invoices', invoiceId))) return null;
   return {
     filename: invoicePdfFileName(number),
     content: await invoicePdf(db, invoiceId, { clock }),

@@ -329,7 +329,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
           {outcome.text}
         </p>
       )}
-      <TrainSomeone resource={id} />
+      {!running && <TrainSomeone resource={id} />}
       {!running && (
         <ReportProblem
           resourceId={id}
