@@ -350,6 +350,67 @@ describeEachDialect('mail notifications', (dialect) => {
     expect(subjects.some((s) => s.startsWith('Bridge offline'))).toBe(false);
   });
 
+  it('tells the maintainers of an unsafe machine, and the admins of a sign-up waiting for them', async () => {
+    const type = (await api(owner, 'POST', '/resource-types', { name: 'Laser cutters' })).json();
+    const cutter = (
+      await api(owner, 'POST', '/resources', { space: spaceId, name: 'Cutter', type: type.id })
+    ).json();
+    const mo = await member('Mo');
+    const rita = await member('Rita');
+    expect(
+      (await api(owner, 'POST', `/resource-types/${type.id}/maintainers`, { member: mo.id })).statusCode,
+    ).toBe(201);
+    const report = await api(rita.token, 'POST', `/resources/${cutter.id}/problem-reports`, {
+      description: 'The lens is cracked',
+      severity: 'unsafe',
+    });
+    expect(report.statusCode).toBe(201);
+    const told = await mailTo(mail, taken, mo.emailAddress, /^Unsafe: Cutter$/);
+    expect(told.body).toContain('Rita reported a problem with Cutter, marked unsafe');
+    expect(told.body).toContain('The lens is cracked');
+    // The maintainers are told, not the admins (there is a maintainer) nor the reporter.
+    expect(subjectsTo(mail, 'owner@test.example')).not.toContain('Unsafe: Cutter');
+    expect(subjectsTo(mail, rita.emailAddress)).not.toContain('Unsafe: Cutter');
+
+    // A stranger signs up and confirms their address: the admins hear that someone waits.
+    const pkg = (await api(owner, 'POST', '/packages', { name: 'Join me' })).json();
+    await api(owner, 'PUT', `/spaces/${spaceId}/house-rules`, {
+      houseRules: '<p>Be kind.</p>',
+      waiver: '<p>Own risk.</p>',
+    });
+    expect(
+      (await api(owner, 'PUT', `/spaces/${spaceId}/sign-up-settings`, { enabled: true, packages: [pkg.id] }))
+        .statusCode,
+    ).toBe(200);
+    const joined = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sign-ups',
+      payload: {
+        space: spaceId,
+        firstName: 'Sam',
+        lastName: 'Stranger',
+        emailAddress: 'sam@test.example',
+        package: pkg.id,
+        acceptedVersion: 1,
+      },
+    });
+    expect(joined.statusCode).toBe(201);
+    const link = await mailTo(mail, taken, 'sam@test.example', /./);
+    const token = /#token=([A-Za-z0-9_-]+)/.exec(link.body)?.[1];
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/sign-ups/confirm', payload: { token } }))
+        .statusCode,
+    ).toBe(200);
+    await t.hub.notices.check();
+    const waiting = await mailTo(mail, taken, 'owner@test.example', /^Sign-up waiting: Sam Stranger$/);
+    expect(waiting.body).toContain('Sam Stranger (sam@test.example) signed up and confirmed');
+    await t.hub.notices.check();
+    await sleep(200);
+    expect(
+      subjectsTo(mail, 'owner@test.example').filter((s) => s === 'Sign-up waiting: Sam Stranger'),
+    ).toHaveLength(1);
+  });
+
   it('retries a mail the mail server refused, and delivers it once', async () => {
     const finn = await member('Finn');
     mail.failing(true);

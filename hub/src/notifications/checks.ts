@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/crud.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { notify, notifyAdmins } from './notify.js';
+import { signUpsOf } from '../sign-up/sign-ups.repository.js';
 import {
   bookingsStarting,
   bridgesOfflineSince,
@@ -89,6 +90,23 @@ export async function queuePeriodicNotices(
           kind: 'bridgeOffline',
           params: { resource: b.resource, resourceName: b.resourceName, lastSeenAt: b.lastSeenAt },
           dedupeKey: `bridgeOffline:${b.resource}:${b.lastSeenAt}`,
+          at,
+        }),
+      );
+    }
+    // A sign-up whose e-mail address is confirmed waits for an admin's approval.
+    for (const s of await signUpsOf(trx, null, 'pending')) {
+      if (!s.emailConfirmedAt) continue;
+      count(
+        await notifyAdmins(trx, {
+          account: s.account,
+          kind: 'signUpWaiting',
+          params: {
+            signUpId: s.id,
+            memberName: `${s.firstName} ${s.lastName ?? ''}`.trim(),
+            emailAddress: s.emailAddress,
+          },
+          dedupeKey: `signUpWaiting:${s.id}`,
           at,
         }),
       );

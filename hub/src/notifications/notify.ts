@@ -4,6 +4,7 @@ import { noteOutboxWrite } from '../db/outbox.js';
 import { memberBalance } from '../billing/balance.js';
 import { formatMoney, parseMoney } from '../kernel/money.js';
 import type { PaymentNotice } from '../context.js';
+import { problemReportRecipients } from '../problems/recipients.js';
 import { type NotificationKind, wants } from './kinds.js';
 import { adminsOf, insertNotification, lastPaymentOf, recipientOf } from './notifications.repository.js';
 
@@ -120,6 +121,30 @@ const fromEvent: Record<
     d.booking?.state === 'cancelled'
       ? Promise.resolve()
       : bookingNotice(trx, 'bookingCancelled', d, account, at),
+  problemReport_created: async (trx, d, account, at) => {
+    const report = d.problemReport;
+    if (!report) return;
+    const reporter = report.member ? await recipientOf(trx, report.member) : undefined;
+    const reporterName = reporter ? `${reporter.firstName} ${reporter.lastName ?? ''}`.trim() : 'A member';
+    // The maintainers of the machine's type, else the admins (problems/recipients.ts).
+    for (const r of await problemReportRecipients(trx, report)) {
+      if (r.memberId === report.member) continue;
+      await notify(trx, {
+        account,
+        member: r.memberId,
+        kind: 'problemReported',
+        params: {
+          reportId: report.id,
+          resourceName: d.resource?.name ?? `#${report.resource}`,
+          severity: report.severity,
+          description: report.description,
+          reporterName,
+        },
+        dedupeKey: `problemReported:${report.id}:${r.memberId}`,
+        at,
+      });
+    }
+  },
   charge_created: async (trx, d, account, at) => {
     const charge = d.charge;
     if (!charge?.member) return;

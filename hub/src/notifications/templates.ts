@@ -230,6 +230,40 @@ const templates: Record<NotificationKind, Template> = {
       ],
     }),
   },
+  problemReported: {
+    en: (p) => ({
+      subject: `${p.severity === 'unsafe' ? 'Unsafe: ' : 'Problem reported: '}${p.resourceName}`,
+      paragraphs: [
+        `${p.reporterName} reported a problem with ${p.resourceName}${p.severity === 'unsafe' ? ', marked unsafe: the machine is locked until the report is resolved' : ''}.`,
+        `“${p.description}”`,
+        'Resolve it on the machine’s page or in the admin console once it is fixed.',
+      ],
+    }),
+    de: (p) => ({
+      subject: `${p.severity === 'unsafe' ? 'Unsicher: ' : 'Problem gemeldet: '}${p.resourceName}`,
+      paragraphs: [
+        `${p.reporterName} hat ein Problem mit ${p.resourceName} gemeldet${p.severity === 'unsafe' ? ', als unsicher: die Maschine ist gesperrt, bis die Meldung erledigt ist' : ''}.`,
+        `„${p.description}“`,
+        'Erledige sie auf der Seite der Maschine oder in der Verwaltung, sobald das Problem behoben ist.',
+      ],
+    }),
+  },
+  signUpWaiting: {
+    en: (p) => ({
+      subject: `Sign-up waiting: ${p.memberName}`,
+      paragraphs: [
+        `${p.memberName} (${p.emailAddress}) signed up and confirmed their e-mail address.`,
+        'Approve or reject them under Sign-ups in the admin console.',
+      ],
+    }),
+    de: (p) => ({
+      subject: `Anmeldung wartet: ${p.memberName}`,
+      paragraphs: [
+        `${p.memberName} (${p.emailAddress}) hat sich angemeldet und die E-Mail-Adresse bestätigt.`,
+        'Nimm die Anmeldung unter „Anmeldungen“ in der Verwaltung an oder lehne sie ab.',
+      ],
+    }),
+  },
   bridgeOffline: {
     en: (p, f) => ({
       subject: `Bridge offline: ${p.resourceName}`,

@@ -14,10 +14,16 @@ export const memberNotificationKinds = [
   'packageEnding',
   'trainingExpiring',
   'cardLost',
+  'problemReported',
 ] as const;
 
 /** The kinds only admins and owners receive (about the space, not about themselves). */
-export const adminNotificationKinds = ['bridgeOffline', 'webhookFailing', 'memberPaymentFailed'] as const;
+export const adminNotificationKinds = [
+  'bridgeOffline',
+  'webhookFailing',
+  'memberPaymentFailed',
+  'signUpWaiting',
+] as const;
 
 export const notificationKinds = [...memberNotificationKinds, ...adminNotificationKinds] as const;
 export const NotificationKind = z.enum(notificationKinds);

@@ -16,11 +16,13 @@ export const memberKinds: [string, string][] = [
   ['packageEnding', 'My package ends in 14 days'],
   ['trainingExpiring', 'A training expires in 30 days'],
   ['cardLost', 'My key card reported lost'],
+  ['problemReported', 'A problem reported on a machine I maintain'],
 ];
 export const adminKinds: [string, string][] = [
   ['bridgeOffline', 'A bridge is offline'],
   ['webhookFailing', 'A webhook is failing'],
   ['memberPaymentFailed', 'A member’s payment failed'],
+  ['signUpWaiting', 'A sign-up waiting for approval'],
 ];
 
 /** Checkboxes for the mails the signed-in member receives; each change is saved at once. */
