@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
@@ -23,11 +23,18 @@ export function MembersPage() {
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const load = () =>
-    adminApi
+  // Only the newest request's answer shows: a reload after a save that answers after a newer
+  // search must not put the older list back.
+  const asked = useRef(0);
+  const load = () => {
+    const mine = ++asked.current;
+    return adminApi
       .memberPage(q.trim(), offset, PAGE)
-      .then(({ body, total }) => setPage({ members: body, total: total ?? body.length }))
+      .then(({ body, total }) => {
+        if (mine === asked.current) setPage({ members: body, total: total ?? body.length });
+      })
       .catch((e: ApiError) => setError(e.message));
+  };
   useEffect(() => {
     const t = setTimeout(load, 150);
     return () => clearTimeout(t);
