@@ -11,7 +11,7 @@ import {
   saveScreenshot,
   signInWithPassword,
 } from '../support/browser.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
+import { type HubProcess, startAgentProcess, startHubProcess } from '../support/e2e.js';
 import { type MailCatcher, startMailCatcher } from '../support/mail.js';
 import { stopAll } from '../support/processes.js';
 
@@ -25,7 +25,8 @@ function linkIn(text: string, path: string): string {
 /**
  * Sign-up in Chromium against a real hub process with the local mail server: a stranger joins
  * from a phone, confirms the mail, waits; the admin approves in the console; the member signs in
- * and later accepts changed house rules.
+ * and later accepts changed house rules; a trainer records her induction by a card tap at the
+ * laser, and she switches it on.
  */
 describe.runIf(browserTestsEnabled())('a stranger joins alone (Chromium, real hub, local mail)', () => {
   let browser: Browser;
@@ -155,7 +156,9 @@ describe.runIf(browserTestsEnabled())('a stranger joins alone (Chromium, real hu
     await page.goto(`${web}/sign-in`);
     await page.getByLabel('E-mail address').fill('grace@join.example');
     await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
-    const letter = await mail.next('grace@join.example');
+    // Other mails reach her too now (her first invoice): take the one with the link.
+    let letter = await mail.next('grace@join.example');
+    while (!letter.text.includes('/sign-in/link#token=')) letter = await mail.next('grace@join.example');
     await page.goto(linkIn(letter.text, '/sign-in/link'));
     await expect.poll(() => page.getByRole('heading', { name: 'Hello, Grace' }).count()).toBe(1);
     // She accepted version 1 when she signed up: no question on her page.
@@ -179,5 +182,68 @@ describe.runIf(browserTestsEnabled())('a stranger joins alone (Chromium, real hu
       { firstName: 'Grace', version: 1, via: 'signUp' },
       { firstName: 'Grace', version: 2, via: 'app' },
     ]);
+  });
+
+  it('a trainer records her induction by a card tap at the laser, and she switches it on', async () => {
+    const me = (await hub.api('GET', '/user/me')).body;
+    const laser = (
+      await hub.api('POST', '/resources', { space: me.space, name: 'Laser cutter', requiresTraining: true })
+    ).body;
+    await hub.api('PUT', `/resources/${laser.id}/bridge`, {});
+    const bridgeKey = (await hub.api('GET', `/resources/${laser.id}/bridge/api-key`)).body.apiKey as string;
+    const agent = await startAgentProcess({
+      hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
+      resourceId: laser.id,
+      apiKey: bridgeKey,
+      controlType: 'machine',
+    });
+    const course = (
+      await hub.api('POST', '/training-courses', { title: 'Laser induction', resources: [laser.id] })
+    ).body;
+    const tina = (
+      await hub.api('POST', '/members', {
+        firstName: 'Tina',
+        lastName: 'Trainer',
+        emailAddress: 'tina@join.example',
+      })
+    ).body;
+    expect(
+      (await hub.api('POST', `/training-courses/${course.id}/trainers`, { member: tina.id })).status,
+    ).toBe(201);
+    const key = (await hub.api('POST', '/api-keys', { member: tina.id })).body;
+    const tinaToken = (await hub.api('GET', `/api-keys/${key.id}/token`)).body.token as string;
+    expect(
+      (await hub.api('PUT', '/user/password', { password: 'chisel-maple-3310' }, tinaToken)).status,
+    ).toBe(204);
+    const grace = (await hub.api('GET', '/members?q=grace')).body[0];
+    await hub.api('PUT', `/members/${grace.id}/key`, { type: 'em4102', token: '6B6B000042' });
+
+    // Grace is not trained yet: her phone says so before she presses anything.
+    const sticker = `${web}/r/${laser.id}?c=${encodeURIComponent(laser.switchOnCode)}`;
+    await stranger.page.goto(sticker);
+    await expect.poll(() => stranger.page.getByTestId('verdict').textContent()).toContain('Laser induction');
+
+    // Tina, at the laser with her phone: Train someone, and Grace taps her card at the reader.
+    const trainer = await phone(browser);
+    trainer.page.setDefaultTimeout(8_000);
+    await signInWithPassword(trainer.page, web, 'tina@join.example', 'chisel-maple-3310', `/r/${laser.id}`);
+    await trainer.page.getByRole('button', { name: 'Train someone' }).click();
+    await trainer.page.getByRole('button', { name: 'Trainee taps their card' }).click();
+    await expect.poll(() => trainer.page.getByTestId('train-waiting').count()).toBe(1);
+    const tapped = await agent.tap('6B6B000042');
+    expect(tapped.code).toBe(0);
+    await expect
+      .poll(() => trainer.page.getByTestId('train-done').textContent(), { timeout: 10_000 })
+      .toBe('Training recorded for Grace Hopper.');
+    expect(agent.relay()).not.toBe('on');
+
+    // Grace's page now lets her switch the laser on, and the relay closes.
+    await stranger.page.reload();
+    await expect
+      .poll(() => stranger.page.getByTestId('verdict').textContent())
+      .toContain('You may use it now');
+    await stranger.page.getByRole('button', { name: 'Switch on' }).click();
+    await expect.poll(() => agent.relay(), { timeout: 10_000 }).toBe('on');
+    await trainer.context.close();
   });
 });
