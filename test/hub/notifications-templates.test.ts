@@ -23,6 +23,12 @@ const params = {
   failures: 4,
   memberName: 'Ada Lovelace',
   reason: 'card declined',
+  reportId: 3,
+  severity: 'unsafe',
+  description: 'The lens <is> cracked',
+  reporterName: 'Rita',
+  signUpId: 5,
+  emailAddress: 'ada@lab.example',
 };
 const ctx = (language: 'en' | 'de') => ({
   language,
