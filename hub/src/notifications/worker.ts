@@ -1,5 +1,6 @@
 import type { Logger } from '@makerspace/shared';
 import type { Clock } from '../clock.js';
+import { OutboxPump } from '../kernel/outbox-pump.js';
 import type { Db } from '../db/crud.js';
 import { parseJson } from '../db/crud.js';
 import type { DialectName } from '../db/database.js';
@@ -77,12 +78,10 @@ const iso = (clock: Clock, plusMs = 0) => new Date(clock.now().getTime() + plusM
  * mail then (the only case in which a mail can go twice: sent, but not recorded).
  */
 export class NotificationWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private running = false;
-  private again = false;
-  private stopped = true;
-  private ticking: Promise<void> = Promise.resolve();
+  private readonly pump = new OutboxPump(
+    () => this.pass(),
+    (err) => this.deps.logger.error({ err }, 'notifications: reading the outbox failed'),
+  );
   private lastPrune = 0;
 
   constructor(private readonly deps: NotificationWorkerDeps) {}
@@ -92,44 +91,24 @@ export class NotificationWorker {
   }
 
   async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
     if (!this.deps.mailer) {
       this.deps.logger.info('notifications: HUB_SMTP_URL is not set; mails wait in the outbox');
       return;
     }
-    this.timer = setInterval(() => this.wake(), this.deps.timing.pollIntervalMs);
-    this.timer.unref();
-    this.wake();
+    this.pump.start(this.deps.timing.pollIntervalMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    for (const t of this.retryTimers) clearTimeout(t);
-    this.retryTimers.clear();
-    await this.ticking;
+    await this.pump.stop();
   }
 
   /** Reads the outbox now (coalesced: a wake during a pass runs one more pass). */
   wake(): void {
-    if (this.stopped || !this.deps.mailer) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.ticking = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.pass();
-        } catch (err) {
-          if (!this.stopped) this.deps.logger.error({ err }, 'notifications: reading the outbox failed');
-        }
-      } while (this.again && !this.stopped);
-      this.running = false;
-    })();
+    this.pump.wake();
+  }
+
+  private get stopped(): boolean {
+    return this.pump.stopped;
   }
 
   private async pass(): Promise<void> {
@@ -215,13 +194,7 @@ export class NotificationWorker {
       { notification: id, attempts, error, giveUp },
       'notifications: a mail was not accepted',
     );
-    if (giveUp || this.stopped) return;
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(timer);
-      this.wake();
-    }, delay + 5);
-    timer.unref();
-    this.retryTimers.add(timer);
+    if (!giveUp) this.pump.wakeIn(delay + 5);
   }
 
   private async attachments(

@@ -5,7 +5,9 @@ import {
   SepaFileVersion,
   SepaReturnCreate,
 } from '@makerspace/shared';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Db } from '../db/crud.js';
 import { z } from 'zod';
 import {
   createSepaBatch,
@@ -22,7 +24,7 @@ import { MAX_LIMIT, sendPage } from '../http/list.js';
 import { pagedNote } from '../http/openapi-doc.js';
 import { pathId } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
-import { accountOf } from '../kernel/caller.js';
+import { accountOf, type Caller } from '../kernel/caller.js';
 
 const tags = ['payments'];
 const Params = z.object({ batchId: pathId });
@@ -40,6 +42,26 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     const recordOf = async (batch: Parameters<typeof sepaBatchRecords>[1][number]) =>
       (await sepaBatchRecords(ctx.db, [batch]))[0];
+    // A recorded return or collection: one transaction, answered as the batch.
+    const changeOf =
+      <B>(
+        change: (
+          trx: Db,
+          caller: Caller,
+          batchId: number,
+          body: B,
+          now: Date,
+          notifications: HubServices['notifications'],
+        ) => Promise<Parameters<typeof recordOf>[0]>,
+      ) =>
+      async (request: FastifyRequest) => {
+        const caller = requireAdmin(request);
+        const { batchId } = request.params as { batchId: number };
+        const batch = await ctx.events.transaction((trx) =>
+          change(trx, caller, batchId, request.body as B, ctx.clock.now(), ctx.notifications),
+        );
+        return recordOf(batch);
+      };
 
     app.post(
       '/sepa-batches',
@@ -156,20 +178,7 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           response: { 200: SepaBatchRecord },
         },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const batch = await ctx.events.transaction((trx) =>
-          recordSepaReturn(
-            trx,
-            caller,
-            request.params.batchId,
-            request.body,
-            ctx.clock.now(),
-            ctx.notifications,
-          ),
-        );
-        return recordOf(batch);
-      },
+      changeOf(recordSepaReturn),
     );
 
     app.post(
@@ -188,20 +197,7 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           response: { 200: SepaBatchRecord },
         },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
-        const batch = await ctx.events.transaction((trx) =>
-          recordSepaCollected(
-            trx,
-            caller,
-            request.params.batchId,
-            request.body,
-            ctx.clock.now(),
-            ctx.notifications,
-          ),
-        );
-        return recordOf(batch);
-      },
+      changeOf(recordSepaCollected),
     );
 
     app.delete(

@@ -6,6 +6,7 @@ import type { DialectName } from '../db/database.js';
 import type { TokenBox } from '../secrets.js';
 import { type SendResult, sendWebhook, signature, standardWebhookHeaders } from './delivery.js';
 import { checkWebhookUrl, UnsafeUrlError } from './url-safety.js';
+import { OutboxPump } from '../kernel/outbox-pump.js';
 import {
   clearWebhookFailures,
   countWebhookFailure,
@@ -116,55 +117,34 @@ export interface WorkerDeps {
  * lease keeps the others off a delivery until it is recorded, or until it ends when the hub died.
  */
 export class WebhookWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Map<number, { controller: AbortController; done: Promise<void> }>();
-  private running = false;
-  private again = false;
-  private stopped = true;
-  private ticking: Promise<void> = Promise.resolve();
+  private readonly pump = new OutboxPump(
+    () => this.dispatch(),
+    (err) => this.deps.logger.error({ err }, 'webhooks: reading the outbox failed'),
+  );
   private lastPrune = 0;
 
   constructor(private readonly deps: WorkerDeps) {}
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.timer = setInterval(() => this.wake(), this.deps.settings.pollIntervalMs);
-    this.timer.unref();
-    this.wake();
+    this.pump.start(this.deps.settings.pollIntervalMs);
   }
 
   /** Stops polling and aborts attempts in flight; they stay queued (not counted) for next time. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    for (const t of this.retryTimers) clearTimeout(t);
-    this.retryTimers.clear();
+    const stopping = this.pump.stop();
     for (const { controller } of this.inFlight.values()) controller.abort();
-    await this.ticking;
+    await stopping;
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
   }
 
   /** Reads the outbox now (coalesced: a wake during a pass runs one more pass). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.ticking = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.dispatch();
-        } catch (err) {
-          if (!this.stopped) this.deps.logger.error({ err }, 'webhooks: reading the outbox failed');
-        }
-      } while (this.again && !this.stopped);
-      this.running = false;
-    })();
+    this.pump.wake();
+  }
+
+  private get stopped(): boolean {
+    return this.pump.stopped;
   }
 
   /** Forgets finished deliveries and unreferenced events past the retention time, hourly. */
@@ -300,12 +280,7 @@ export class WebhookWorker {
       } else if (failures >= settings.failingAfter) {
         await moveWebhookState(trx, webhookId, ['active'], 'failing');
       }
-      const timer = setTimeout(() => {
-        this.retryTimers.delete(timer);
-        this.wake();
-      }, delay + 5);
-      timer.unref();
-      this.retryTimers.add(timer);
+      this.pump.wakeIn(delay + 5);
     });
     // The next queued event of this webhook may go now.
     if (result.ok) setImmediate(() => this.wake());
