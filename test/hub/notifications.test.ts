@@ -411,6 +411,30 @@ describeEachDialect('mail notifications', (dialect) => {
     ).toHaveLength(1);
   });
 
+  it('counts the days to a package’s end in the member’s space, not in UTC', async () => {
+    const zoe = await member('Zoe');
+    const pkg = (await api(owner, 'POST', '/packages', { name: 'Quarterly' })).json();
+    // At 23:30 UTC it is already tomorrow in Vienna: 14 days from Vienna's today is 15 from UTC's.
+    const lateUtc = new Date();
+    lateUtc.setUTCHours(23, 30, 0, 0);
+    const viennaToday = zonedInstant(`${lateUtc.toISOString().slice(0, 10)}T12:00`, 'UTC');
+    viennaToday.setUTCDate(viennaToday.getUTCDate() + 1);
+    const lastDay = new Date(viennaToday.getTime() + 14 * 86_400_000).toISOString().slice(0, 10);
+    await api(owner, 'POST', `/members/${zoe.id}/packages`, {
+      package: pkg.id,
+      fromDate: dayFromNow(-30),
+      untilDate: lastDay,
+    });
+    shift = lateUtc.getTime() - Date.now();
+    try {
+      await t.hub.notices.check();
+    } finally {
+      shift = 0;
+    }
+    const ending = await mailTo(mail, taken, zoe.emailAddress, /^Your package Quarterly ends on /);
+    expect(ending.body).toContain('your package Quarterly ends on');
+  });
+
   it('retries a mail the mail server refused, and delivers it once', async () => {
     const finn = await member('Finn');
     mail.failing(true);

@@ -1,6 +1,7 @@
 import type { Logger } from '@makerspace/shared';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/crud.js';
+import { addDays, localDate } from '../kernel/zoned-time.js';
 import { type PeriodicCheck, periodicCheck } from '../periodic.js';
 import { notify, notifyAdmins } from './notify.js';
 import { signUpsOf } from '../sign-up/sign-ups.repository.js';
@@ -59,7 +60,13 @@ export async function queuePeriodicNotices(
         }),
       );
     }
-    for (const p of await packagesEnding(trx, dateOf(now), dateOf(now + packageEndingDays * day))) {
+    // Days count in each member's space (read a day more on each side, then keep those due there).
+    const dueWithin = (untilDate: string | null, zone: string | null, days: number) => {
+      const today = localDate(new Date(now), zone || 'UTC');
+      return untilDate !== null && untilDate >= today && untilDate <= addDays(today, days);
+    };
+    const ending = await packagesEnding(trx, dateOf(now - day), dateOf(now + (packageEndingDays + 1) * day));
+    for (const p of ending.filter((row) => dueWithin(row.untilDate, row.timezone, packageEndingDays))) {
       count(
         await notify(trx, {
           account: p.account,
@@ -71,7 +78,12 @@ export async function queuePeriodicNotices(
         }),
       );
     }
-    for (const t of await trainingsExpiring(trx, dateOf(now), dateOf(now + trainingExpiringDays * day))) {
+    const expiring = await trainingsExpiring(
+      trx,
+      dateOf(now - day),
+      dateOf(now + (trainingExpiringDays + 1) * day),
+    );
+    for (const t of expiring.filter((row) => dueWithin(row.untilDate, row.timezone, trainingExpiringDays))) {
       count(
         await notify(trx, {
           account: t.account,

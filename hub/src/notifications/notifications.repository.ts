@@ -259,18 +259,22 @@ export function packagesEnding(db: Db, fromDate: string, untilDate: string) {
   return db
     .selectFrom('member_packages as mp')
     .innerJoin('packages as p', 'p.id', 'mp.package')
-    .select(['mp.id', 'mp.account', 'mp.member', 'mp.untilDate', 'p.name as packageName'])
+    .innerJoin('members as m', 'm.id', 'mp.member')
+    .leftJoin('spaces as s', 's.id', 'm.space')
+    .select(['mp.id', 'mp.account', 'mp.member', 'mp.untilDate', 'p.name as packageName', 's.timezone'])
     .where('mp.untilDate', '>=', fromDate)
     .where('mp.untilDate', '<=', untilDate)
     .execute();
 }
 
-/** Member trainings that end in [fromDate, untilDate], with the course's title. */
+/** Member trainings that end in [fromDate, untilDate], with the course's title and the member's space's zone. */
 export function trainingsExpiring(db: Db, fromDate: string, untilDate: string) {
   return db
     .selectFrom('member_trainings as mt')
     .innerJoin('training_courses as c', 'c.id', 'mt.trainingCourse')
-    .select(['mt.id', 'mt.account', 'mt.member', 'mt.untilDate', 'c.title as courseTitle'])
+    .innerJoin('members as m', 'm.id', 'mt.member')
+    .leftJoin('spaces as s', 's.id', 'm.space')
+    .select(['mt.id', 'mt.account', 'mt.member', 'mt.untilDate', 'c.title as courseTitle', 's.timezone'])
     .where('mt.untilDate', '>=', fromDate)
     .where('mt.untilDate', '<=', untilDate)
     .execute();
