@@ -30,6 +30,10 @@ export function PresencePanel() {
           ))}
         </ul>
       )}
+      <p class="small">
+        Members check in by a tap at an entrance door, or on the <a href="/kiosk">kiosk page</a> from their
+        phone or a tablet by the door.
+      </p>
     </section>
   );
 }
