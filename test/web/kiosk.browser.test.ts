@@ -7,7 +7,7 @@ import {
   ownerDesktop,
   startConsoleHub,
 } from '../support/admin-console.js';
-import { browserTestsEnabled, launchChromium } from '../support/browser.js';
+import { browserTestsEnabled, launchChromium, saveScreenshot } from '../support/browser.js';
 
 describe.runIf(browserTestsEnabled())('the kiosk and Who is in, in Chromium (real hub)', () => {
   let browser: Browser;
@@ -37,6 +37,9 @@ describe.runIf(browserTestsEnabled())('the kiosk and Who is in, in Chromium (rea
       .poll(async () => (await started.hub.api('GET', `/members/${started.owner.id}/presence-settings`)).body)
       .toEqual({ showPresence: true });
     await fitsPhone(page);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await saveScreenshot(page, 'member-kiosk');
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     await page.goto(`${started.web}/admin`);
     const panel = page.getByRole('region', { name: 'Who is in' });

@@ -80,7 +80,7 @@ export function KioskPage({ me }: { me: UserMe }) {
       {full && <p>The space is full now.</p>}
       {message && <p role="status">{message}</p>}
       {show !== null && (
-        <label>
+        <label class="check">
           <input
             type="checkbox"
             checked={show}
