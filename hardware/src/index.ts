@@ -9,6 +9,7 @@ export * from './gpio-relay.driver.js';
 export * from './hardware.errors.js';
 export * from './lcus-relay.frames.js';
 export * from './libgpiod.tools.js';
+export * from './power-meter.js';
 export * from './rdm6300.frames.js';
 export * from './relay.js';
 export * from './serial-card-reader.driver.js';
