@@ -34,6 +34,8 @@ export interface RelayControllerOptions {
   dataDir: string;
   logger: Logger;
   now?: () => Date;
+  /** How often a running session checks the relay's link (a smart plug that stops answering). */
+  hardwareCheckMs?: number;
 }
 
 const SESSION_FILE = 'session.json';
@@ -57,6 +59,7 @@ export class RelayController {
   private chain: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(state: RelayStateMessage) => void>();
   private readonly now: () => Date;
+  private hardwareTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: RelayControllerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -75,10 +78,14 @@ export class RelayController {
     this.since = this.now().toISOString();
     await this.recoverSession();
     this.emit();
+    this.hardwareTimer = setInterval(() => this.checkHardware(), this.options.hardwareCheckMs ?? 1000);
+    this.hardwareTimer.unref();
   }
 
   /** Ends a running session (stopType 'offline': the bridge went away) and switches off. */
   async stop(): Promise<void> {
+    if (this.hardwareTimer) clearInterval(this.hardwareTimer);
+    this.hardwareTimer = null;
     await this.run(async () => {
       this.clearTimers();
       this.heldOpen = false;
@@ -223,6 +230,41 @@ export class RelayController {
       await this.switch('off');
       return this.state();
     });
+  }
+
+  /**
+   * A relay whose link broke during a machine session (a smart plug that stopped answering or was
+   * switched off at its button) ends the session at once (stopType 'offline'), with an 'offline'
+   * log naming the problem: the machine is, or will be, without power (a plug's own auto-off timer
+   * cuts it if the agent cannot), and the member is not billed for time the agent cannot vouch for.
+   * The systemd watchdog hears of it through hardwareHealthy() too.
+   */
+  private checkHardware(): void {
+    const session = this.session;
+    if (!session) return;
+    const problem = this.hardwareHealthy();
+    if (problem === true) return;
+    this.run(async () => {
+      if (this.session?.id !== session.id) return;
+      this.options.logger.error(
+        { sessionId: session.id, problem },
+        'the relay failed during a machine session; ending it',
+      );
+      await this.options.queue.append({
+        kind: 'log',
+        id: randomUUID(),
+        type: 'offline',
+        createdAt: this.now().toISOString(),
+        notes: `Session ended: ${problem}`.slice(0, 2000),
+        metadata: { sessionId: session.id },
+      });
+      await this.endSessionLocked('offline');
+    }).catch((err) =>
+      this.options.logger.error(
+        { err: (err as Error).message, sessionId: session.id },
+        'the session ended, but switching the relay off failed',
+      ),
+    );
   }
 
   /** Must run inside run(). */

@@ -8,8 +8,10 @@ import type { HardwareLogger } from './hardware.errors.js';
 import type { Relay } from './relay.js';
 import { Rdm6300Reader, SerialLinesReader } from './serial-card-reader.driver.js';
 import { SerialRelay } from './serial-relay.driver.js';
+import { ShellyGen2Relay } from './shelly-gen2.driver.js';
 import { SimulatedCardReader } from './simulated-card-reader.driver.js';
 import { SimulatedRelay } from './simulated-relay.driver.js';
+import { TasmotaRelay } from './tasmota.driver.js';
 
 // Strict objects: a misspelt key ("activelow") is reported instead of silently using a default.
 const devicePath = z.string().min(1, 'a device path such as /dev/ttyUSB0');
@@ -59,11 +61,75 @@ export const SerialRelayConfig = z.strictObject({
   baudRate,
 });
 
+// Smart plugs: how they are watched (smart-plug.relay.ts). A renewal every poll keeps the plug's
+// auto-off timer from running out, so a poll must come well within it.
+const smartPlugTiming = {
+  /** The plug's own auto-off, renewed while on: it cuts the power this long after the agent is gone. */
+  deadManSeconds: z.int().min(0).max(3600).default(60),
+  pollSeconds: z.number().min(0.1).max(600).default(5),
+  timeoutMs: z.int().min(100).max(60_000).default(3000),
+  failuresAllowed: z.int().min(1).max(10).default(2),
+  /** File holding the password (first line); not the password itself, so the config can be shared. */
+  passwordFile: z.string().min(1).optional(),
+};
+const pollWithinDeadMan = (config: { deadManSeconds: number; pollSeconds: number }, ctx: z.RefinementCtx) => {
+  if (config.deadManSeconds > 0 && config.pollSeconds * 2 > config.deadManSeconds) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['pollSeconds'],
+      message: `must be at most half of deadManSeconds (${config.deadManSeconds}), or the plug's auto-off cuts a running machine`,
+    });
+  }
+};
+const hostAndPort = z
+  .string()
+  .regex(
+    /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/,
+    'a host name or address, with :port if not 80 (e.g. 192.168.1.40 or shelly-laser.local)',
+  );
+
+export const ShellyRelayConfig = z
+  .strictObject({
+    kind: z.literal('shelly'),
+    host: hostAndPort,
+    /** The Switch component: 0 on plugs, 0..n on multi-channel relays. */
+    switchId: z.int().min(0).max(15).default(0),
+    ...smartPlugTiming,
+  })
+  .superRefine(pollWithinDeadMan);
+
+export const TasmotaRelayConfig = z
+  .strictObject({
+    kind: z.literal('tasmota'),
+    /** The broker the plug publishes to (its MqttHost/MqttPort). */
+    broker: z.url({
+      protocol: /^(mqtt|mqtts|ws|wss)$/,
+      error: 'must be a URL with scheme mqtt, mqtts, ws or wss',
+    }),
+    /** The plug's MQTT Topic. */
+    topic: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[^#+/\s]+$/, 'the plug\'s Topic setting: no spaces, "/", "#" or "+"'),
+    fullTopic: z
+      .string()
+      .min(1)
+      .refine((v) => v.includes('%prefix%') && v.includes('%topic%'), 'must contain %prefix% and %topic%')
+      .default('%prefix%/%topic%/'),
+    relay: z.int().min(1).max(8).default(1),
+    username: z.string().min(1).optional(),
+    ...smartPlugTiming,
+  })
+  .superRefine(pollWithinDeadMan);
+
 /** The relay (door strike or machine power) of the agent's `hardware` config. */
 export const RelayConfig = z.discriminatedUnion('kind', [
   SimulatedRelayConfig,
   GpioRelayConfig,
   SerialRelayConfig,
+  ShellyRelayConfig,
+  TasmotaRelayConfig,
 ]);
 export type RelayConfig = z.output<typeof RelayConfig>;
 export type RelayConfigInput = z.input<typeof RelayConfig>;
@@ -117,6 +183,10 @@ export function createRelay(config: RelayConfigInput, logger?: HardwareLogger): 
         baudRate: parsed.baudRate,
         logger,
       });
+    case 'shelly':
+      return new ShellyGen2Relay({ ...parsed, logger });
+    case 'tasmota':
+      return new TasmotaRelay({ ...parsed, logger });
   }
 }
 

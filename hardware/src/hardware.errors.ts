@@ -8,7 +8,10 @@ export type HardwareErrorCode =
   | 'port-closed'
   | 'timeout'
   | 'state-file'
-  | 'invalid-card';
+  | 'invalid-card'
+  | 'device-unreachable'
+  | 'device-auth'
+  | 'device-error';
 
 /**
  * One error type for every driver. Messages name the device and, where the operator can fix
