@@ -95,6 +95,10 @@ export async function startAgentProcess(options: {
   keepaliveSeconds?: number;
   /** Wait for "connected to the hub" (default) or only for "agent started" (hub away). */
   waitFor?: 'connected' | 'started';
+  /** Another relay than the simulated one (a smart plug against its simulator). */
+  hardware?: Record<string, unknown>;
+  /** More config fields (a display, ...). */
+  config?: Record<string, unknown>;
 }): Promise<AgentProcess> {
   const dir = options.dir ?? tempDir('agent-');
   const keyFile = join(dir, 'api-key');
@@ -112,8 +116,9 @@ export async function startAgentProcess(options: {
       pulseSeconds: options.pulseSeconds ?? 1,
       dataDir: join(dir, 'data'),
       keepaliveSeconds: options.keepaliveSeconds ?? 2,
-      hardware: { kind: 'simulated', stateFile },
+      hardware: options.hardware ?? { kind: 'simulated', stateFile },
       cardReader: { kind: 'simulated' },
+      ...options.config,
     }),
   );
   const proc = startProcess([agentCli, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
