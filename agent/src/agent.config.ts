@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { CardReaderConfig, RelayConfig } from '@makerspace/hardware';
+import { CardReaderConfig, DisplayConfig, RelayConfig } from '@makerspace/hardware';
 import { ConfigError, loadJsonConfig } from '@makerspace/shared/agent';
 import { z } from 'zod';
 
@@ -67,6 +67,11 @@ export const AgentConfig = z.strictObject({
   cardReader: CardReaderConfig.optional(),
   /** Optional buzzer/LED: short beep on allowed, long beep on denied. Any relay kind drives it. */
   feedback: RelayConfig.optional(),
+  /**
+   * Optional character display at the reader: `{"kind": "lcd-i2c", "bus": 1, "address": 39,
+   * "columns": 16, "rows": 2}` (HD44780 on a PCF8574 backpack) or `{"kind": "simulated", "file"}`.
+   */
+  display: DisplayConfig.optional(),
 });
 export type AgentConfig = z.output<typeof AgentConfig>;
 export type AgentConfigInput = z.input<typeof AgentConfig>;

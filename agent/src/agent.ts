@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { CardReader, Relay, Sleep } from '@makerspace/hardware';
+import type { CardReader, Display, Relay, Sleep } from '@makerspace/hardware';
 import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared/agent';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
 import { BridgeConfigStore } from './bridge-config.store.js';
 import { CardAccessFeature } from './card-access.feature.js';
 import { CommandsFeature } from './commands.feature.js';
+import { DisplayFeature } from './display.feature.js';
 import { DoorHoldFeature } from './door-hold.feature.js';
 import { FeedbackFeature } from './feedback.feature.js';
 import { HubLink } from './hub-link.js';
@@ -27,6 +28,10 @@ export interface AgentDeps {
   feedback?: Relay | null;
   /** How feedback beeps wait; tests may pass a faster one. */
   feedbackSleep?: Sleep;
+  /** The reader's display from the config's `display`, if any. */
+  display?: Display | null;
+  /** How long a tap's answer stays on the display (5 s); tests shorten it. */
+  displayHoldMs?: number;
   now?: () => Date;
   /** Reconnect delays; tests pass short ones. */
   backoff?: Backoff;
@@ -53,6 +58,7 @@ export class Agent {
   readonly bridgeConfig: BridgeConfigStore;
   readonly access: CardAccessFeature;
   readonly feedback: FeedbackFeature;
+  readonly display: DisplayFeature;
   readonly doorHold: DoorHoldFeature;
   readonly tapSocket: TapSocket;
   readonly notifier: SystemdNotifier;
@@ -71,7 +77,9 @@ export class Agent {
       logger: log('relay'),
       now,
     });
-    const hardware = [deps.relay.description, deps.cardReader?.description].filter(Boolean).join('; ');
+    const hardware = [deps.relay.description, deps.cardReader?.description, deps.display?.description]
+      .filter(Boolean)
+      .join('; ');
     this.link = new HubLink({
       url: Array.isArray(config.hub) ? config.hub[0] : config.hub,
       ...(Array.isArray(config.hub) && config.hub.length > 1 ? { hubs: config.hub } : {}),
@@ -112,6 +120,16 @@ export class Agent {
       logger: log('feedback'),
       sleep: deps.feedbackSleep,
     });
+    this.display = new DisplayFeature({
+      display: deps.display ?? null,
+      idleLines: () => [
+        this.bridgeConfig.current?.name ?? (config.controlType === 'door' ? 'Door' : 'Machine'),
+        this.relay.currentSession ? 'In use' : 'Tap your card',
+      ],
+      logger: log('display'),
+      holdMs: deps.displayHoldMs,
+    });
+    this.bridgeConfig.onChange(() => this.display.refresh());
     this.access = new CardAccessFeature({
       link: this.link,
       relay: this.relay,
@@ -119,6 +137,7 @@ export class Agent {
       bridgeConfig: this.bridgeConfig,
       reader: deps.cardReader,
       feedback: this.feedback,
+      display: this.display,
       logger: log('access'),
       pulseSeconds,
       accessTimeoutMs: config.accessTimeoutSeconds * 1000,
@@ -146,7 +165,10 @@ export class Agent {
       // opens the board again (or fails and says why).
       healthy: () => this.relay.hardwareHealthy(),
     });
-    this.relay.onStateChange((state) => this.link.setRelayState(state));
+    this.relay.onStateChange((state) => {
+      this.link.setRelayState(state);
+      this.display.refresh();
+    });
     // Order matters: the queue before anything that logs, the relay (off) before anything that
     // switches it, handlers registered before the link connects.
     this.features = [
@@ -157,6 +179,7 @@ export class Agent {
       commands,
       shipper,
       this.feedback,
+      this.display,
       this.access,
       this.link,
       this.tapSocket,

@@ -27,6 +27,8 @@ export interface CardAccessOptions {
   reader: CardReader | null;
   /** Beeps the decision once the relay has acted; optional. */
   feedback?: Pick<FeedbackFeature, 'signal'> | null;
+  /** Shows the decision (the hub's lines) on the reader's display; optional. */
+  display?: { showTap(outcome: TapOutcome): void } | null;
   logger: Logger;
   pulseSeconds: () => number;
   accessTimeoutMs: number;
@@ -82,6 +84,7 @@ export class CardAccessFeature {
     logger.info({ ...outcome, type: card.type }, 'card tap decided');
     // After the relay has acted, and not awaited: the person at the reader hears the decision.
     this.options.feedback?.signal(outcome.result);
+    this.options.display?.showTap(outcome);
     return outcome;
   }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createCardReader, createRelay, type Relay } from '@makerspace/hardware';
+import { createCardReader, createDisplay, createRelay, type Relay } from '@makerspace/hardware';
 import { ConfigError, createLogger, type Logger } from '@makerspace/shared/agent';
 import { Agent } from './agent.js';
 import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
@@ -40,8 +40,9 @@ async function run(config: AgentConfig): Promise<void> {
   const relay = createRelay(config.hardware, logger);
   const cardReader = config.cardReader ? createCardReader(config.cardReader, logger) : null;
   const feedback = config.feedback ? createRelay(config.feedback, logger) : null;
+  const display = config.display ? createDisplay(config.display, logger) : null;
   installCrashHandlers(logger, relay);
-  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback });
+  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback, display });
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -11,7 +11,7 @@ export interface FeedbackOptions {
 
 /**
  * The optional buzzer or LED at the reader: a short beep when a tap is allowed (or answered with
- * a message), a long one when it is denied. It only ever informs: a beep runs after the relay has
+ * a message), a long one when it is denied, three short ones as a warning. It only ever informs: a beep runs after the relay has
  * acted, nobody waits for it, and a failing output is logged and never fails a tap. An output that
  * cannot be opened at start is logged and left out, so a broken buzzer does not keep a door shut.
  */
@@ -50,10 +50,10 @@ export class FeedbackFeature {
    * Plays the pattern for a tap outcome without waiting for it. Beeps play one after the other,
    * so two quick taps give two distinct beeps.
    */
-  signal(result: 'allowed' | 'denied' | 'message'): void {
+  signal(result: 'allowed' | 'denied' | 'message' | 'warning'): void {
     const output = this.output;
     if (!output) return;
-    const pattern: BeepPattern = result === 'denied' ? 'denied' : 'allowed';
+    const pattern: BeepPattern = result === 'denied' || result === 'warning' ? result : 'allowed';
     this.chain = this.chain.then(async () => {
       if (this.output !== output) return;
       try {

@@ -4,6 +4,7 @@ export * from './backoff.js';
 export * from './bridge-config.store.js';
 export * from './card-access.feature.js';
 export * from './commands.feature.js';
+export * from './display.feature.js';
 export * from './door-hold.feature.js';
 export * from './feedback.feature.js';
 export * from './hub-link.js';

@@ -2,14 +2,17 @@ import { KeyType, parseConfig } from '@makerspace/shared/agent';
 import { z } from 'zod';
 import { DEFAULT_DEBOUNCE_MS } from './card-debounce.js';
 import type { CardReader } from './card-reader.js';
+import type { Display } from './display.js';
 import { DEFAULT_SYSFS_GPIO_ROOT } from './gpio-chip.resolver.js';
 import { GpioRelay } from './gpio-relay.driver.js';
 import type { HardwareLogger } from './hardware.errors.js';
+import { LcdI2cDisplay } from './lcd-i2c.display.js';
 import type { Relay } from './relay.js';
 import { Rdm6300Reader, SerialLinesReader } from './serial-card-reader.driver.js';
 import { SerialRelay } from './serial-relay.driver.js';
 import { ShellyGen2Relay } from './shelly-gen2.driver.js';
 import { SimulatedCardReader } from './simulated-card-reader.driver.js';
+import { SimulatedDisplay } from './simulated-display.driver.js';
 import { SimulatedRelay } from './simulated-relay.driver.js';
 import { TasmotaRelay } from './tasmota.driver.js';
 
@@ -160,9 +163,51 @@ export const CardReaderConfig = z.discriminatedUnion('kind', [
 export type CardReaderConfig = z.output<typeof CardReaderConfig>;
 export type CardReaderConfigInput = z.input<typeof CardReaderConfig>;
 
+// The common modules: 16x2 and 20x4 (also 16x1, 16x4, 20x2, 40x2).
+const lcdColumns = z.union([z.literal(8), z.literal(16), z.literal(20), z.literal(24), z.literal(40)], {
+  error: "8, 16, 20, 24 or 40 (the module's characters per row)",
+});
+const lcdRows = z.union([z.literal(1), z.literal(2), z.literal(4)], { error: '1, 2 or 4' });
+
+export const LcdI2cDisplayConfig = z.strictObject({
+  kind: z.literal('lcd-i2c'),
+  /** /dev/i2c-<bus>; 1 on the Pi's header pins 3 (SDA) and 5 (SCL). */
+  bus: z.int().min(0).max(31).default(1),
+  /** 7-bit address: 39 (0x27) for PCF8574 backpacks, 63 (0x3F) for PCF8574A ones. */
+  address: z.int().min(0x03).max(0x77).default(0x27),
+  columns: lcdColumns.default(16),
+  rows: lcdRows.default(2),
+  backlight: z.boolean().default(true),
+});
+
+export const SimulatedDisplayConfig = z.strictObject({
+  kind: z.literal('simulated'),
+  /** JSON file holding {"lines": [...], "at": ISO time}. */
+  file: z.string().min(1),
+  columns: lcdColumns.default(16),
+  rows: lcdRows.default(2),
+});
+
+/** The agent's optional `display` at the reader. */
+export const DisplayConfig = z.discriminatedUnion('kind', [LcdI2cDisplayConfig, SimulatedDisplayConfig]);
+export type DisplayConfig = z.output<typeof DisplayConfig>;
+export type DisplayConfigInput = z.input<typeof DisplayConfig>;
+
 // Nested under the agent config's key, so error paths read as in the file ("hardware.relayPin").
 const RelayConfigAt = z.object({ hardware: RelayConfig });
 const CardReaderConfigAt = z.object({ cardReader: CardReaderConfig });
+const DisplayConfigAt = z.object({ display: DisplayConfig });
+
+/** Builds the display a config describes; open() opens it (i2c-bus loads then). */
+export function createDisplay(config: DisplayConfigInput, logger?: HardwareLogger): Display {
+  const { display: parsed } = parseConfig(DisplayConfigAt, { display: config }, 'agent config');
+  switch (parsed.kind) {
+    case 'lcd-i2c':
+      return new LcdI2cDisplay({ ...parsed, logger });
+    case 'simulated':
+      return new SimulatedDisplay(parsed);
+  }
+}
 
 /**
  * Builds the relay a config describes. Nothing is opened yet: call open(). The config is validated

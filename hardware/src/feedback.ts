@@ -2,15 +2,16 @@ import type { Relay } from './relay.js';
 
 /**
  * A buzzer or LED on a second output tells the person at the reader what happened: a short beep
- * when access is allowed, a long one when it is denied. Any Relay drives it (GPIO pin, a spare
+ * when access is allowed, a long one when it is denied, three short ones as a warning. Any Relay drives it (GPIO pin, a spare
  * channel of the serial relay board, or a simulated relay in demos).
  */
-export type BeepPattern = 'allowed' | 'denied' | readonly number[];
+export type BeepPattern = keyof typeof BEEP_PATTERNS | readonly number[];
 
 /** Built-in patterns as alternating on/off durations in ms, starting with on. */
 export const BEEP_PATTERNS = {
   allowed: [150],
   denied: [800],
+  warning: [100, 100, 100, 100, 100],
 } as const satisfies Record<string, readonly number[]>;
 
 /** How beep() waits; tests pass one that records durations instead of sleeping. */
@@ -26,7 +27,7 @@ export async function beep(output: Relay, pattern: BeepPattern, sleep: Sleep = r
   const durations = typeof pattern === 'string' ? BEEP_PATTERNS[pattern] : pattern;
   if (!durations || durations.some((ms) => !Number.isFinite(ms) || ms < 0)) {
     throw new RangeError(
-      `a beep pattern is "allowed", "denied" or a list of non-negative ms, got ${String(pattern)}`,
+      `a beep pattern is "allowed", "denied", "warning" or a list of non-negative ms, got ${String(pattern)}`,
     );
   }
   try {

@@ -74,6 +74,22 @@ async function lastOnPeriod(feedbackFile: string, steps: Step[], count: number):
 }
 
 describe('feedback output (buzzer/LED) on the agent', () => {
+  it('plays the warning as three short beeps: on, off, on, off, on for 100 ms each', async () => {
+    const { agent, feedbackFile, steps } = await setup();
+    agent.feedback.signal('warning');
+    await waitFor(
+      async () => steps.length === 5 && (await readOutput(feedbackFile))?.relay === 'off',
+      'the warning',
+    );
+    expect(steps.map((s) => [s.ms, s.during.relay])).toEqual([
+      [100, 'on'],
+      [100, 'off'],
+      [100, 'on'],
+      [100, 'off'],
+      [100, 'on'],
+    ]);
+  });
+
   it('starts off, beeps short on an allowed tap and long on a denied one, and is off after stop', async () => {
     const { agent, feedbackFile, steps, relayFile, stop } = await setup();
     expect((await readOutput(feedbackFile))?.relay).toBe('off');

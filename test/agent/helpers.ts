@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Agent, AgentConfig, type AgentConfigInput, Backoff, readApiKey } from '@makerspace/agent';
-import { createCardReader, createRelay, type Sleep } from '@makerspace/hardware';
+import { createCardReader, createDisplay, createRelay, type Sleep } from '@makerspace/hardware';
 import {
   type BridgeMessage,
   type BridgeTopicName,
@@ -232,7 +232,7 @@ export async function startAgent(
   broker: TestBroker,
   overrides: Partial<AgentConfigInput> = {},
   dir?: string,
-  extra: { feedbackSleep?: Sleep } = {},
+  extra: { feedbackSleep?: Sleep; displayHoldMs?: number } = {},
 ): Promise<AgentHarness> {
   dir ??= await tempDir(teardown);
   const stateFile = join(dir, 'relay.json');
@@ -259,6 +259,8 @@ export async function startAgent(
     cardReader: config.cardReader ? createCardReader(config.cardReader) : null,
     feedback: config.feedback ? createRelay(config.feedback) : null,
     feedbackSleep: extra.feedbackSleep,
+    display: config.display ? createDisplay(config.display) : null,
+    displayHoldMs: extra.displayHoldMs,
     backoff: new Backoff({ initialMs: 50, maxMs: 200 }),
     env: {},
   });

@@ -300,6 +300,8 @@ describeEachDialect('key cards: member keys, key assignments, taps and offline k
     it('opens for a member with a key and a package, and logs allowed', async () => {
       const reply = await door.tap('1111111111');
       expect(reply).toMatchObject({ type: 'allowed', stopped: true, member: { id: ada.id } });
+      // The display lines, as the HTTP bridge API sends them: first name, last name.
+      expect(reply.messages).toEqual([ada.firstName, ada.lastName]);
       const entry = await log(reply.sessionId!);
       expect(entry).toMatchObject({
         type: 'allowed',

@@ -4,6 +4,7 @@ import { answerTap } from '../resources/card-access.js';
 import {
   bridgeMessageFailed,
   bridgeStatus,
+  displayLines,
   ingestLogs,
   markBridgeOnline,
   markBridgesOffline,
@@ -71,7 +72,9 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
     async access(resourceId, message) {
       // A card tap (DESIGN 7): decided, logged, answered with the request's id.
       const reply = await answerTap(ctx, resourceId, message);
-      if (reply) await broker.publish(resourceId, 'access/reply', reply);
+      // The display lines as the HTTP bridge API sends them: an agent's LCD shows them.
+      if (reply)
+        await broker.publish(resourceId, 'access/reply', { ...reply, ...(await displayLines(ctx, reply)) });
     },
   };
 

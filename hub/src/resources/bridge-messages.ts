@@ -1,4 +1,4 @@
-import type { LogItem, RelayStateMessage, StatusMessage, StopType } from '@makerspace/shared';
+import type { AccessReply, LogItem, RelayStateMessage, StatusMessage, StopType } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
@@ -6,6 +6,7 @@ import { inAccount } from '../db/records.js';
 import { logStorageFailure } from '../db/storage-errors.js';
 import { keyByCard } from '../keys/member-keys.js';
 import {
+  memberName,
   type OfflineBridges,
   onlineBridgeResources,
   setBridgeOnline,
@@ -25,6 +26,21 @@ import { logByClientId, sessionLogRow, setLogOffline } from './sessions.reposito
  */
 
 type PresenceContext = Pick<HubContext, 'db' | 'clock' | 'signals'>;
+
+/**
+ * The lines an allowed answer shows on the bridge's display, as the commercial service sends
+ * them over its HTTP bridge API and this hub sends them over MQTT too: the member's first name,
+ * then the last name (bridges show `messages[0]` and `messages[1]`), then any lines of the answer
+ * itself ("Checked in"). Other answers keep their lines (the reason of a denial, a message).
+ */
+export async function displayLines(
+  ctx: Pick<HubContext, 'storage'>,
+  reply: Pick<AccessReply, 'type' | 'member' | 'messages'>,
+): Promise<{ messages?: string[] }> {
+  if (reply.type !== 'allowed' || !reply.member) return reply.messages ? { messages: reply.messages } : {};
+  const member = await memberName(ctx.storage.reads, reply.member.id);
+  return { messages: [member?.firstName ?? '', member?.lastName ?? '', ...(reply.messages ?? [])] };
+}
 
 /** The bridge whose key a connecting client sends, if the key is its bridge's key (null otherwise). */
 export function bridgeWithKey(ctx: Pick<HubContext, 'db'>, resourceId: number, apiKey: string) {

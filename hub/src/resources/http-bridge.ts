@@ -10,14 +10,14 @@ import { jsonText, parseJson } from '../db/crud.js';
 import { unauthorized } from '../errors.js';
 import { answerMember, answerTap } from './card-access.js';
 import { hashToken, safeEqual } from '../secrets.js';
-import { bridgeSeen as seen, markBridgesOffline, sessionRunning, stopAndBill } from './bridge-messages.js';
 import {
-  bridgeByKeyHash,
-  heartbeatBridges,
-  memberName,
-  namedMemberRow,
-  resourceById,
-} from './bridges.repository.js';
+  displayLines,
+  bridgeSeen as seen,
+  markBridgesOffline,
+  sessionRunning,
+  stopAndBill,
+} from './bridge-messages.js';
+import { bridgeByKeyHash, heartbeatBridges, namedMemberRow, resourceById } from './bridges.repository.js';
 import { emitResourceLog, insertLog, stopLog } from './resource-logs.js';
 import { OfflineKeyFacts, offlineKeyCards } from './offline-keys.js';
 import { sessionLogRow, setLogColumns, updateLogRow } from './sessions.repository.js';
@@ -154,21 +154,9 @@ export async function httpAccess(
     ...(sessionId === undefined
       ? {}
       : { sessionId: /^[1-9][0-9]{0,15}$/.test(sessionId) ? Number(sessionId) : sessionId }),
-    ...(reply.type === 'allowed' && reply.member
-      ? { messages: await welcome(ctx, reply.member.id, reply.messages) }
-      : {}),
+    ...(await displayLines(ctx, reply)),
     ...(await configUnlessCurrent(ctx, bridge, request.configVersion)),
   };
-}
-
-/**
- * The lines an allowed answer shows on the bridge's display, as the commercial service sends
- * them: the member's first name, then the last name (bridges show `messages[0]` and
- * `messages[1]`), then any lines of the answer itself.
- */
-async function welcome(ctx: HubContext, memberId: number, lines: string[] | undefined): Promise<string[]> {
-  const member = await memberName(ctx.storage.reads, memberId);
-  return [member?.firstName ?? '', member?.lastName ?? '', ...(lines ?? [])];
 }
 
 async function namedMember(
