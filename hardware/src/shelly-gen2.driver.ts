@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { HardwareError, type HardwareLogger } from './hardware.errors.js';
 import {
   parseDigestChallenge,
@@ -83,22 +84,16 @@ export class ShellyGen2Relay extends SmartPlugRelay {
       const request: ShellyRpcRequest = { id: this.nextId++, src: 'makerspace-agent', method };
       if (params) request.params = params;
       if (this.challenge && this.password !== null) request.auth = shellyAuth(this.challenge, this.password);
-      let response: Response;
+      let response: HttpAnswer;
       try {
-        response = await fetch(`http://${this.options.host}/rpc`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(request),
-          signal: AbortSignal.timeout(this.options.timeoutMs),
-        });
+        response = await post(this.options.host, '/rpc', JSON.stringify(request), this.options.timeoutMs);
       } catch (err) {
-        const cause =
-          (err as Error).name === 'TimeoutError'
-            ? `no answer within ${this.options.timeoutMs} ms`
-            : (err as Error).message;
-        throw new HardwareError('device-unreachable', `${this.description}: ${method}: ${cause}`);
+        throw new HardwareError(
+          'device-unreachable',
+          `${this.description}: ${method}: ${(err as Error).message}`,
+        );
       }
-      const text = await response.text();
+      const text = response.body;
       if (response.status === 401) {
         if (this.password === null) {
           throw new HardwareError(
@@ -106,7 +101,7 @@ export class ShellyGen2Relay extends SmartPlugRelay {
             `${this.description}: the plug has a password; set passwordFile in the config`,
           );
         }
-        const challenge = parseDigestChallenge(response.headers.get('www-authenticate'));
+        const challenge = parseDigestChallenge(response.wwwAuthenticate);
         if (!challenge || attempt > 0) {
           throw new HardwareError('device-auth', `${this.description}: the plug refused the password`);
         }
@@ -122,7 +117,7 @@ export class ShellyGen2Relay extends SmartPlugRelay {
           `${this.description}: ${method}: HTTP ${response.status}, not JSON`,
         );
       }
-      if (body.error || !response.ok) {
+      if (body.error || response.status < 200 || response.status > 299) {
         throw new HardwareError(
           'device-error',
           `${this.description}: ${method}: ${body.error?.message ?? `HTTP ${response.status}`}`,
@@ -132,4 +127,52 @@ export class ShellyGen2Relay extends SmartPlugRelay {
     }
     throw new HardwareError('device-auth', `${this.description}: the plug refused the password`);
   }
+}
+
+interface HttpAnswer {
+  status: number;
+  wwwAuthenticate: string | undefined;
+  body: string;
+}
+
+/**
+ * One HTTP POST with node:http rather than fetch: the agent's unit runs Node in lite mode, without
+ * WebAssembly, which fetch's HTTP parser needs. Answers are small; more than 64 KiB is refused.
+ */
+function post(host: string, path: string, body: string, timeoutMs: number): Promise<HttpAnswer> {
+  const url = new URL(`http://${host}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || 80,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > 64 * 1024) req.destroy(new Error('answer larger than 64 KiB'));
+          else chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            wwwAuthenticate: res.headers['www-authenticate'],
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

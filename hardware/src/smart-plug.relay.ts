@@ -63,7 +63,8 @@ export abstract class SmartPlugRelay implements Relay, PowerMeter {
   async open(): Promise<void> {
     if (this.active) return;
     try {
-      await withTimeout(this.connect(), this.timing.timeoutMs * 2, `${this.description}: connecting`);
+      // A broker connection, a subscription and a first answer, each bounded by timeoutMs itself.
+      await withTimeout(this.connect(), this.timing.timeoutMs * 3 + 1000, `${this.description}: connecting`);
       this.active = true;
       // Safe state first: the plug may still be on from before a crash.
       await this.enqueue(() => this.switchTo(false));

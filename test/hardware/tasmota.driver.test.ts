@@ -146,6 +146,16 @@ describe('Tasmota plug over MQTT (against the simulator of the published command
     const relay = createRelay({ kind: 'tasmota', broker: broker.url, topic: 'nobody', timeoutMs: 200 });
     defer(() => relay.close());
     await expect(relay.open()).rejects.toMatchObject({ code: 'device-unreachable' });
+    // No broker at all (port 9 on this host: nobody listens).
+    const nowhere = createRelay({
+      kind: 'tasmota',
+      broker: 'mqtt://127.0.0.1:9',
+      topic: 'x',
+      timeoutMs: 200,
+    });
+    defer(() => nowhere.close());
+    const err = await nowhere.open().catch((e) => e);
+    expect(err.message).toMatch(/Tasmota plug x .*(broker|connecting)/);
   });
 
   it('rejects bad config with every problem and its path', () => {

@@ -99,6 +99,8 @@ export async function startAgentProcess(options: {
   hardware?: Record<string, unknown>;
   /** More config fields (a display, ...). */
   config?: Record<string, unknown>;
+  /** Node flags, e.g. the systemd unit's (`--lite-mode` has no WebAssembly). */
+  nodeArgs?: string[];
 }): Promise<AgentProcess> {
   const dir = options.dir ?? tempDir('agent-');
   const keyFile = join(dir, 'api-key');
@@ -121,7 +123,9 @@ export async function startAgentProcess(options: {
       ...options.config,
     }),
   );
-  const proc = startProcess([agentCli, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
+  const proc = startProcess([...(options.nodeArgs ?? []), agentCli, 'run', '--config', configFile], {
+    LOG_LEVEL: 'info',
+  });
   await proc.waitFor(options.waitFor === 'started' ? /agent started/ : /connected to the hub/);
   return {
     proc,
