@@ -124,7 +124,7 @@ export class Agent {
       display: deps.display ?? null,
       idleLines: () => [
         this.bridgeConfig.current?.name ?? (config.controlType === 'door' ? 'Door' : 'Machine'),
-        this.relay.currentSession ? 'In use' : 'Tap your card',
+        this.relay.currentSession ? 'In use' : this.relay.held ? 'Unlocked' : 'Tap your card',
       ],
       logger: log('display'),
       holdMs: deps.displayHoldMs,

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { HardwareError, type HardwareLogger } from './hardware.errors.js';
 import {
@@ -8,7 +7,12 @@ import {
   type ShellyRpcRequest,
   shellyAuth,
 } from './shelly-rpc.js';
-import { type PlugStatus, SmartPlugRelay, type SmartPlugTiming } from './smart-plug.relay.js';
+import {
+  type PlugStatus,
+  readPasswordFile,
+  SmartPlugRelay,
+  type SmartPlugTiming,
+} from './smart-plug.relay.js';
 
 export interface ShellyGen2Options extends SmartPlugTiming {
   /** Host name or address of the plug, with `:port` if not 80 (`[v6]:port` for IPv6). */
@@ -38,14 +42,7 @@ export class ShellyGen2Relay extends SmartPlugRelay {
 
   protected async connect(): Promise<void> {
     if (this.options.passwordFile) {
-      try {
-        this.password = (await readFile(this.options.passwordFile, 'utf8')).split('\n')[0].trim();
-      } catch (err) {
-        throw new HardwareError(
-          'device-auth',
-          `${this.description}: cannot read passwordFile ${this.options.passwordFile}: ${(err as NodeJS.ErrnoException).code}`,
-        );
-      }
+      this.password = await readPasswordFile(this.options.passwordFile, this.description);
     }
     const info = (await this.call('Shelly.GetDeviceInfo')) as Record<string, unknown>;
     if (typeof info !== 'object' || info === null || typeof info.gen !== 'number' || info.gen < 2) {

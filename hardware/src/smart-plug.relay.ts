@@ -1,3 +1,4 @@
+import { readFile, stat } from 'node:fs/promises';
 import { HardwareError, type HardwareLogger, silentLogger, withTimeout } from './hardware.errors.js';
 import type { PowerMeter } from './power-meter.js';
 import type { Relay, RelayState } from './relay.js';
@@ -205,4 +206,29 @@ export abstract class SmartPlugRelay implements Relay, PowerMeter {
     this.queue = result.catch(() => {});
     return result;
   }
+}
+
+/**
+ * The first line of a password file. Like the bridge API key, the file must be readable by its
+ * owner only: the plug's or the broker's password switches the machine without the agent.
+ */
+export async function readPasswordFile(file: string, device: string): Promise<string> {
+  let mode: number;
+  let text: string;
+  try {
+    mode = (await stat(file)).mode & 0o777;
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new HardwareError(
+      'device-auth',
+      `${device}: cannot read passwordFile ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  if ((mode & 0o077) !== 0) {
+    throw new HardwareError(
+      'device-auth',
+      `${device}: passwordFile ${file} has mode ${mode.toString(8).padStart(4, '0')}; it must not be readable by group or others (chmod 600 ${file})`,
+    );
+  }
+  return text.split('\n')[0].trim();
 }

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { MqttClient } from 'mqtt';
 import { HardwareError, type HardwareLogger } from './hardware.errors.js';
-import { type PlugStatus, SmartPlugRelay, type SmartPlugTiming } from './smart-plug.relay.js';
+import {
+  type PlugStatus,
+  readPasswordFile,
+  SmartPlugRelay,
+  type SmartPlugTiming,
+} from './smart-plug.relay.js';
 import { parseEnergyPower, parsePowerState, pulseTimeValue, tasmotaTopic } from './tasmota-mqtt.js';
 
 export interface TasmotaOptions extends SmartPlugTiming {
@@ -46,16 +50,7 @@ export class TasmotaRelay extends SmartPlugRelay {
   protected async connect(): Promise<void> {
     const { options } = this;
     let password: string | undefined;
-    if (options.passwordFile) {
-      try {
-        password = (await readFile(options.passwordFile, 'utf8')).split('\n')[0].trim();
-      } catch (err) {
-        throw new HardwareError(
-          'device-auth',
-          `${this.description}: cannot read passwordFile ${options.passwordFile}: ${(err as NodeJS.ErrnoException).code}`,
-        );
-      }
-    }
+    if (options.passwordFile) password = await readPasswordFile(options.passwordFile, this.description);
     let mqtt: typeof import('mqtt');
     try {
       mqtt = await import('mqtt');

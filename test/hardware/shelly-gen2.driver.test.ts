@@ -156,11 +156,14 @@ describe('Shelly Gen2+ plug (against the simulator of the published RPC)', () =>
     expect(sim.output).toBe(true);
 
     const wrongFile = join(dir, 'wrong');
-    await writeFile(wrongFile, 'guess\n');
+    await writeFile(wrongFile, 'guess\n', { mode: 0o600 });
     const wrong = relayFor(host, { passwordFile: wrongFile });
     await expect(wrong.open()).rejects.toThrow(/refused the password/);
     const none = relayFor(host);
     await expect(none.open()).rejects.toThrow(/has a password; set passwordFile/);
+    // A password file others can read is refused, as the bridge API key is.
+    await chmod(file, 0o644);
+    await expect(relayFor(host, { passwordFile: file }).open()).rejects.toThrow(/mode 0644; .*chmod 600/);
   });
 
   it('refuses a device that is not a Gen2+ Shelly, and an address nobody answers on', async () => {

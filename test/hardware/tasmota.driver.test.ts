@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError } from '@makerspace/shared/agent';
 import {
   createRelay,
@@ -156,6 +159,39 @@ describe('Tasmota plug over MQTT (against the simulator of the published command
     defer(() => nowhere.close());
     const err = await nowhere.open().catch((e) => e);
     expect(err.message).toMatch(/Tasmota plug x .*(broker|connecting)/);
+  });
+
+  it('logs in to a broker with a user and the password from a 0600 file', async () => {
+    const broker = await startTestBroker({ username: 'agent', password: 's3cret' });
+    defer(() => broker.close());
+    const dir = await mkdtemp(join(tmpdir(), 'tasmota-'));
+    defer(() => rm(dir, { recursive: true, force: true }));
+    const good = join(dir, 'good');
+    const bad = join(dir, 'bad');
+    await writeFile(good, 's3cret\n', { mode: 0o600 });
+    await writeFile(bad, 'guess\n', { mode: 0o600 });
+    // No plug on this broker: only the agent's login is checked.
+    const relay = createRelay({
+      kind: 'tasmota',
+      broker: broker.url,
+      topic: 'nobody',
+      username: 'agent',
+      passwordFile: bad,
+      timeoutMs: 300,
+    });
+    defer(() => relay.close());
+    await expect(relay.open()).rejects.toThrow(/Not authorized|Bad username or password|connecting/);
+    const ok = createRelay({
+      kind: 'tasmota',
+      broker: broker.url,
+      topic: 'nobody',
+      username: 'agent',
+      passwordFile: good,
+      timeoutMs: 300,
+    });
+    defer(() => ok.close());
+    // Connected and subscribed: it then waits for the plug, which is not there.
+    await expect(ok.open()).rejects.toThrow(/PulseTime1: no answer/);
   });
 
   it('rejects bad config with every problem and its path', () => {

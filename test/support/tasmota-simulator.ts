@@ -11,8 +11,15 @@ import mqtt, { type MqttClient } from 'mqtt';
  */
 
 /** An aedes broker on 127.0.0.1 port 0, for the plug and the agent to meet on. */
-export async function startTestBroker(): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startTestBroker(credentials?: {
+  username: string;
+  password: string;
+}): Promise<{ url: string; close: () => Promise<void> }> {
   const broker = await Aedes.createBroker();
+  if (credentials) {
+    broker.authenticate = (_client, username, password, done) =>
+      done(null, username === credentials.username && password?.toString() === credentials.password);
+  }
   const server: Server = createServer(broker.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`;
