@@ -77,9 +77,11 @@ export class Agent {
       logger: log('relay'),
       now,
     });
+    // The status message holds at most 500 characters (long paths or broker URLs are cut).
     const hardware = [deps.relay.description, deps.cardReader?.description, deps.display?.description]
       .filter(Boolean)
-      .join('; ');
+      .join('; ')
+      .slice(0, 500);
     this.link = new HubLink({
       url: Array.isArray(config.hub) ? config.hub[0] : config.hub,
       ...(Array.isArray(config.hub) && config.hub.length > 1 ? { hubs: config.hub } : {}),
