@@ -41,10 +41,9 @@ async function run(config: AgentConfig): Promise<void> {
   const cardReader = config.cardReader ? createCardReader(config.cardReader, logger) : null;
   const feedback = config.feedback ? createRelay(config.feedback, logger) : null;
   installCrashHandlers(logger, relay);
-  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback });
-
   let stopping = false;
-  const shutdown = (signal: string) => {
+  // `code`: an agent update exits for systemd (Restart=always) to start the new or old version.
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
@@ -59,13 +58,22 @@ async function run(config: AgentConfig): Promise<void> {
       .stop()
       .then(() => {
         clearTimeout(timer);
-        process.exit(0);
+        process.exit(code);
       })
       .catch((err) => {
         logger.error({ err: err.message }, 'stopping failed');
         void forceOff(relay).finally(() => process.exit(1));
       });
   };
+  const agent = new Agent({
+    config,
+    apiKey,
+    logger,
+    relay,
+    cardReader,
+    feedback,
+    restart: (code, reason) => shutdown(reason, code),
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 

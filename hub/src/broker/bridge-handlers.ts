@@ -1,5 +1,6 @@
 import type { BridgeMessage, CommandReply, DownTopicName, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
+import { recordUpdateProgress } from '../resources/agent-updates.js';
 import { answerTap } from '../resources/card-access.js';
 import {
   bridgeMessageFailed,
@@ -73,6 +74,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
       const reply = await answerTap(ctx, resourceId, message);
       if (reply) await broker.publish(resourceId, 'access/reply', reply);
     },
+    'update/progress': (resourceId, message) => recordUpdateProgress(ctx, resourceId, message),
   };
 
   return {
