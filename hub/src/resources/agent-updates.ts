@@ -64,8 +64,11 @@ async function requireRelease(ctx: HubContext): Promise<AgentRelease> {
   return release;
 }
 
+/** An agent that names no version (or not a version number) is older than any release. */
 const isNewer = (release: AgentRelease, agentVersion: string | null) =>
-  agentVersion === null || compareVersions(release.version, agentVersion) > 0;
+  agentVersion === null ||
+  !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(agentVersion) ||
+  compareVersions(release.version, agentVersion) > 0;
 
 function stateOf(row: AgentUpdateRow | undefined): AgentUpdateRecord['update'] {
   if (!row) return null;
