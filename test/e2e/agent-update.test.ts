@@ -1,80 +1,10 @@
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { create, extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtVersion, makeRelease, pairAndSupervise, type supervise } from '../support/agent-releases.js';
 import { type HubProcess, startHubProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
-import {
-  agentCli,
-  type Proc,
-  repoRoot,
-  runProcess,
-  startProcess,
-  stopAll,
-  tempDir,
-} from '../support/processes.js';
-
-/** The launcher the systemd unit starts (it picks the release that runs, and rolls back). */
-const launcher = join(repoRoot, 'agent/bin/makerspace-agent.js');
-const builtVersion = JSON.parse(readFileSync(join(repoRoot, 'agent/package.json'), 'utf8')).version as string;
-const builtBundle = join(repoRoot, `agent/dist-release/makerspace-agent-${builtVersion}.tgz`);
-
-/**
- * A release made from the bundle `npm run build` left: the same code under a higher version
- * number, changed by `patch` (a file path relative to the bundle and a rewrite of its text).
- */
-async function makeRelease(
-  dir: string,
-  version: string,
-  patch?: { file: string; change: (text: string) => string },
-): Promise<void> {
-  const work = tempDir('release-');
-  await extract({ file: builtBundle, cwd: work });
-  for (const file of ['release.json', 'agent/package.json']) {
-    const json = JSON.parse(readFileSync(join(work, file), 'utf8'));
-    writeFileSync(join(work, file), JSON.stringify({ ...json, version }, null, 2));
-  }
-  if (patch) {
-    const path = join(work, patch.file);
-    const before = readFileSync(path, 'utf8');
-    const after = patch.change(before);
-    expect(after, `the patch changes ${patch.file}`).not.toBe(before);
-    writeFileSync(path, after);
-  }
-  await create(
-    { file: join(dir, `makerspace-agent-${version}.tgz`), cwd: work, gzip: true, portable: true },
-    readdirSync(work),
-  );
-}
-
-/**
- * What systemd's Restart=always does for the unit: the agent runs through its launcher, and
- * whenever it exits it is started again (after RestartSec, here 300 ms).
- */
-function supervise(configFile: string) {
-  let current: Proc | null = null;
-  let stopped = false;
-  let output = '';
-  const exits: (number | null)[] = [];
-  const start = () => {
-    const proc = startProcess([launcher, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
-    current = proc;
-    proc.child.on('exit', (code) => {
-      output += proc.output();
-      exits.push(code);
-      if (!stopped) setTimeout(start, 300);
-    });
-  };
-  start();
-  return {
-    exits,
-    output: () => output + (current?.output() ?? ''),
-    async stop() {
-      stopped = true;
-      await current?.stop();
-    },
-  };
-}
+import { stopAll, tempDir } from '../support/processes.js';
 
 describe('agent updates: a real hub and an agent under a supervisor, as systemd runs it', () => {
   let hub: HubProcess;
@@ -92,30 +22,8 @@ describe('agent updates: a real hub and an agent under a supervisor, as systemd 
     const space = (await hub.api('GET', '/user/me')).body.space;
     machine = (await hub.api('POST', '/resources', { space, name: 'Laser', controlType: 'machine' })).body;
     // Paired as an operator would: the pairing hands over the bridge key and the hub's release key.
-    const code = (await hub.api('POST', `/resources/${machine.id}/bridge/pairing-codes`)).body.code;
-    agentDir = tempDir('agent-');
-    const paired = await runProcess(
-      [
-        agentCli,
-        'pair',
-        `http://127.0.0.1:${hub.httpPort}`,
-        code,
-        '--dir',
-        agentDir,
-        '--data-dir',
-        join(agentDir, 'data'),
-      ],
-      {},
-    );
-    expect(paired.code, paired.stderr).toBe(0);
-    const configFile = join(agentDir, 'config.json');
-    const config = JSON.parse(readFileSync(configFile, 'utf8'));
     // A short confirmation window keeps the rollback test short (the default is 60 s).
-    writeFileSync(
-      configFile,
-      JSON.stringify({ ...config, keepaliveSeconds: 2, updates: { confirmSeconds: 8 } }),
-    );
-    agent = supervise(configFile);
+    ({ dir: agentDir, agent } = await pairAndSupervise(hub, machine.id, 8));
     await eventually(async () => (await updates())?.online === true, 15_000, 'agent online');
   }, 60_000);
   afterAll(async () => {
