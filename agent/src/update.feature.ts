@@ -235,9 +235,13 @@ export class UpdateFeature {
     }
   }
 
-  /** A running machine is not cut for an update: the switch waits until the relay is off. */
+  /**
+   * A running machine is not cut for an update: the switch waits until the relay is off. A door
+   * does not wait (a door held open all day would never update); its restart takes a second or
+   * two, and a held door is held again by the new version (door-hold.json).
+   */
   private async untilRelayOff(update: UpdateRequest): Promise<void> {
-    if (this.options.relay.state().relay !== 'on') return;
+    if (this.options.config.controlType !== 'machine' || this.options.relay.state().relay !== 'on') return;
     await this.report(update, 'waitingForIdle');
     this.options.logger.info('update waits until the relay is off');
     while (!this.stopped && this.options.relay.state().relay === 'on') {

@@ -40,10 +40,15 @@ describe('agent updates: a real hub and an agent under a supervisor, as systemd 
     expect(refused.body.message).toContain('no agent release');
   });
 
-  it('installs a newer release: the agent restarts and comes back on the new version', async () => {
+  it('installs a newer release once the machine is off: the agent restarts and comes back on the new version', async () => {
     await makeRelease(releaseDir, '0.9.0');
     const before = await updates();
     expect(before).toMatchObject({ agentVersion: builtVersion, updateAvailable: true, update: null });
+    // The machine runs: the update must not cut it.
+    const code = (await hub.api('GET', `/resources/${machine.id}`)).body.switchOnCode;
+    expect((await hub.api('POST', `/resources/${machine.id}/switch-on`, { code })).status).toBe(200);
+    const relay = () => JSON.parse(readFileSync(join(agentDir, 'data/relay.json'), 'utf8')).relay;
+    expect(relay()).toBe('on');
 
     const started = await hub.api('POST', `/resources/${machine.id}/bridge/agent-update`);
     expect(started.status).toBe(202);
@@ -52,6 +57,11 @@ describe('agent updates: a real hub and an agent under a supervisor, as systemd 
       fromVersion: builtVersion,
       step: 'requested',
     });
+    await eventually(async () => (await updates())?.update?.step === 'waitingForIdle', 15_000, 'waiting');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(relay()).toBe('on');
+    expect(agent.exits).toEqual([]);
+    expect((await hub.api('POST', `/resources/${machine.id}/bridge/switch-off`, {})).status).toBe(201);
 
     await eventually(async () => (await updates())?.update?.step === 'connected', 30_000, 'update connected');
     const after = await updates();

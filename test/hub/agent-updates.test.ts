@@ -120,6 +120,14 @@ describeEachDialect(
         url: expect.stringMatching(/\/api\/v1\/bridge\/agent-release$/),
       });
 
+      // One update at a time per bridge.
+      const again = await api('POST', `/resources/${printer.id}/bridge/agent-update`);
+      expect(again.statusCode).toBe(409);
+      expect(again.json().message).toContain('under way');
+      expect((await api('POST', '/agent-updates', { resources: [printer.id] })).json().bridges).toEqual([
+        { resource: printer.id, outcome: 'updating' },
+      ]);
+
       // The download takes the bridge's own key, and answers the very bytes.
       const download = await t.app.inject({
         method: 'GET',
@@ -173,6 +181,10 @@ describeEachDialect(
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await stepOf()).step).toBe('failed');
+      // Ended: the admin may try again, which is a new update.
+      const retry = await api('POST', `/resources/${printer.id}/bridge/agent-update`);
+      expect(retry.statusCode).toBe(202);
+      expect(retry.json().update.id).not.toBe(update.id);
     });
 
     it('orders versions as semver does for x.y.z and pre-releases', () => {

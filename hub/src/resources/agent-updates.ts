@@ -107,6 +107,16 @@ export async function listAgentUpdates(ctx: HubContext, caller: Caller): Promise
 
 type Bridge = Awaited<ReturnType<typeof bridgesForUpdates>>[number];
 
+/** An update that has not reported for this long is taken as lost: another may start. */
+const UPDATE_QUIET_MS = 10 * 60_000;
+
+/** The bridge's update under way (not ended, heard from lately), or null. */
+async function updateUnderWay(ctx: HubContext, resource: number): Promise<AgentUpdateRow | null> {
+  const [row] = await agentUpdatesOf(ctx.db, [resource]);
+  if (!row || ['connected', 'failed', 'rolledBack'].includes(row.step)) return null;
+  return ctx.clock.now().getTime() - Date.parse(row.updatedAt) < UPDATE_QUIET_MS ? row : null;
+}
+
 /** Records the update and sends it to the agent. */
 async function sendUpdate(ctx: HubContext, caller: Caller, bridge: Bridge, release: AgentRelease) {
   const at = ctx.clock.now().toISOString();
@@ -151,6 +161,9 @@ export async function startAgentUpdate(
     throw conflict('The bridge is offline: its agent can be updated once it is connected');
   if (!isNewer(release, bridge.agentVersion))
     throw conflict(`The agent already runs ${bridge.agentVersion}; the hub offers ${release.version}`);
+  const running = await updateUnderWay(ctx, bridge.resource);
+  if (running)
+    throw conflict(`An update to ${running.version} is under way (${running.step}): wait for its end`);
   await sendUpdate(ctx, caller, bridge, release);
   return (await listAgentUpdates(ctx, { ...caller, accountId: bridge.account })).find(
     (r) => r.resource === resourceId,
@@ -171,6 +184,8 @@ export async function startAgentUpdates(
       outcomes.push({ resource: bridge.resource, outcome: 'upToDate' });
     else if (!ctx.bridges.isOnline(bridge.resource))
       outcomes.push({ resource: bridge.resource, outcome: 'offline' });
+    else if (await updateUnderWay(ctx, bridge.resource))
+      outcomes.push({ resource: bridge.resource, outcome: 'updating' });
     else {
       await sendUpdate(ctx, caller, bridge, release);
       outcomes.push({ resource: bridge.resource, outcome: 'started' });

@@ -62,7 +62,7 @@ export function agentUpdatesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: 'Update the agents of several bridges, or of all (admins)',
-          description: `Starts an update on each named bridge (\`resources\`), or on every bridge of the account when none are named, that is online and runs an older agent; the others are answered as \`upToDate\` or \`offline\`. ${howItGoes} Answers 202; 409 when the hub has no release to offer.`,
+          description: `Starts an update on each named bridge (\`resources\`), or on every bridge of the account when none are named, that is online, runs an older agent and has no update under way; the others are answered as \`upToDate\`, \`offline\` or \`updating\`. ${howItGoes} Answers 202; 409 when the hub has no release to offer.`,
           admins: true,
           errors: { 409: 'The hub has no agent release to offer.' },
           example: { resources: [12, 13] },
@@ -82,9 +82,9 @@ export function agentUpdatesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         schema: {
           tags,
           summary: 'Update the agent of a resource’s bridge (admins)',
-          description: `${howItGoes} Answers 202 with the bridge’s update state; 404 without a bridge; 409 when the bridge is offline, already runs the release (or a newer one), or the hub has no release to offer.`,
+          description: `${howItGoes} Answers 202 with the bridge’s update state; 404 without a bridge; 409 when the bridge is offline, already runs the release (or a newer one), has an update under way (one silent for 10 minutes counts as lost), or the hub has no release to offer.`,
           admins: true,
-          errors: { 409: 'The bridge is offline or up to date, or the hub has no release.' },
+          errors: { 409: 'The bridge is offline, up to date or updating, or the hub has no release.' },
           params: ResourceParams,
           response: { 202: AgentUpdateRecord },
         },

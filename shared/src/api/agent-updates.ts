@@ -48,13 +48,13 @@ export const AgentUpdatesStart = z.object({
   resources: z.array(Id).max(1000).optional(),
 });
 
-/** What starting updates for several bridges did, per bridge. */
+/** What starting updates for several bridges did, per bridge (`updating`: one is under way already). */
 export const AgentUpdatesStarted = z.object({
   version: z.string(),
   bridges: z.array(
     z.object({
       resource: Id,
-      outcome: z.enum(['started', 'upToDate', 'offline']),
+      outcome: z.enum(['started', 'upToDate', 'offline', 'updating']),
     }),
   ),
 });
