@@ -1,8 +1,8 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtVersion, makeRelease, pairAndSupervise, type supervise } from '../support/agent-releases.js';
-import { type HubProcess, startHubProcess } from '../support/e2e.js';
+import { type HubProcess, startAgentProcess, startHubProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 import { stopAll, tempDir } from '../support/processes.js';
 
@@ -23,7 +23,7 @@ describe('agent updates: a real hub and an agent under a supervisor, as systemd 
     machine = (await hub.api('POST', '/resources', { space, name: 'Laser', controlType: 'machine' })).body;
     // Paired as an operator would: the pairing hands over the bridge key and the hub's release key.
     // A short confirmation window keeps the rollback test short (the default is 60 s).
-    ({ dir: agentDir, agent } = await pairAndSupervise(hub, machine.id, 8));
+    ({ dir: agentDir, agent } = await pairAndSupervise(hub, machine.id, 15));
     await eventually(async () => (await updates())?.online === true, 15_000, 'agent online');
   }, 60_000);
   afterAll(async () => {
@@ -79,6 +79,29 @@ describe('agent updates: a real hub and an agent under a supervisor, as systemd 
     expect(all.body.bridges).toEqual([{ resource: machine.id, outcome: 'upToDate' }]);
   }, 60_000);
 
+  it('an agent without the hub’s release key (paired before updates, or set up by hand) refuses and says so', async () => {
+    const space = (await hub.api('GET', '/user/me')).body.space;
+    const door = (await hub.api('POST', '/resources', { space, name: 'Door', controlType: 'door' })).body;
+    await hub.api('PUT', `/resources/${door.id}/bridge`, {});
+    const apiKey = (await hub.api('GET', `/resources/${door.id}/bridge/api-key`)).body.apiKey;
+    const old = await startAgentProcess({
+      hubUrl: `mqtt://127.0.0.1:${hub.mqttPort}`,
+      resourceId: door.id,
+      apiKey,
+      controlType: 'door',
+    });
+    const doorUpdate = async () =>
+      ((await hub.api('GET', '/agent-updates')).body as any[]).find((u) => u.resource === door.id);
+    await eventually(async () => (await doorUpdate())?.agentVersion === builtVersion, 10_000, 'door online');
+    expect((await hub.api('POST', `/resources/${door.id}/bridge/agent-update`)).status).toBe(202);
+    await eventually(async () => (await doorUpdate())?.update?.step === 'failed', 15_000, 'refused');
+    expect((await doorUpdate()).update.error).toContain('no release key from pairing');
+    // Nothing changed on it: same version, still connected, nothing installed.
+    expect(await doorUpdate()).toMatchObject({ online: true, agentVersion: builtVersion });
+    expect(existsSync(join(old.dir, 'data/releases/current'))).toBe(false);
+    await old.proc.stop();
+  });
+
   it('rolls back a release that does not connect within the limit, and says why', async () => {
     // A release whose hub link is broken: it dials a port where no hub listens.
     await makeRelease(releaseDir, '0.9.1', {
@@ -87,19 +110,19 @@ describe('agent updates: a real hub and an agent under a supervisor, as systemd 
         text.replace('mqtt.connect(this.options.url,', "mqtt.connect('ws://127.0.0.1:9/mqtt',"),
     });
     const started = await hub.api('POST', '/agent-updates', {});
-    expect(started.body).toEqual({
-      version: '0.9.1',
-      bridges: [{ resource: machine.id, outcome: 'started' }],
-    });
+    // For all: the door's agent of the test before is gone, so only the laser's starts.
+    expect(started.body.version).toBe('0.9.1');
+    expect(started.body.bridges).toContainEqual({ resource: machine.id, outcome: 'started' });
+    expect(started.body.bridges.filter((b: any) => b.outcome === 'started')).toHaveLength(1);
 
     await eventually(async () => (await updates())?.update?.step === 'rolledBack', 45_000, 'rolled back');
     const after = await updates();
     expect(after.update.version).toBe('0.9.1');
-    expect(after.update.error).toContain('did not connect to the hub within 8 s');
+    expect(after.update.error).toContain('did not connect to the hub within 15 s');
     expect(after).toMatchObject({ online: true, agentVersion: '0.9.0' });
     expect(readlinkSync(join(agentDir, 'data/releases/current'))).toBe('0.9.0');
     // 0.9.0 exited for the update (0); 0.9.1 gave up on connecting (3), then the launcher went back.
     expect(agent.exits).toEqual([0, 0, 3]);
-    expect(agent.output()).toContain('did not connect to the hub within 8 s; rolled back to 0.9.0');
+    expect(agent.output()).toContain('did not connect to the hub within 15 s; rolled back to 0.9.0');
   }, 90_000);
 });
