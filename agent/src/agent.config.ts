@@ -72,6 +72,15 @@ export const AgentConfig = z.strictObject({
    * "columns": 16, "rows": 2}` (HD44780 on a PCF8574 backpack) or `{"kind": "simulated", "file"}`.
    */
   display: DisplayConfig.optional(),
+  /** Agent updates (docs/OPERATIONS.md, "Updating agents"). */
+  updates: z
+    .strictObject({
+      /** The hub's HTTP address, for hubs reached over mqtt(s):// (pairing writes it). */
+      hubUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+      /** How long a new version has to connect to the hub before it is rolled back. */
+      confirmSeconds: z.int().min(5).max(3600).optional(),
+    })
+    .optional(),
 });
 export type AgentConfig = z.output<typeof AgentConfig>;
 export type AgentConfigInput = z.input<typeof AgentConfig>;

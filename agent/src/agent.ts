@@ -16,6 +16,7 @@ import { LogShipper } from './log-shipper.js';
 import { RelayController } from './relay.controller.js';
 
 import { TapSocket } from './tap-socket.js';
+import { UpdateFeature } from './update.feature.js';
 import { agentVersion } from './version.js';
 
 export interface AgentDeps {
@@ -40,6 +41,8 @@ export interface AgentDeps {
   notifyCommand?: string;
   /** How long the hub has to answer a connect with the bridge config (5 s); tests shorten it. */
   hubAnswerTimeoutMs?: number;
+  /** Stops the agent and exits with a code, for systemd to start it again (agent updates). */
+  restart?: (code: number, reason: string) => void;
 }
 
 interface Feature {
@@ -62,6 +65,7 @@ export class Agent {
   readonly doorHold: DoorHoldFeature;
   readonly tapSocket: TapSocket;
   readonly notifier: SystemdNotifier;
+  readonly updates: UpdateFeature;
   private readonly features: Feature[];
   private started: Feature[] = [];
 
@@ -167,6 +171,18 @@ export class Agent {
       // opens the board again (or fails and says why).
       healthy: () => this.relay.hardwareHealthy(),
     });
+    this.updates = new UpdateFeature({
+      config,
+      apiKey: deps.apiKey,
+      link: this.link,
+      relay: this.relay,
+      logger: log('update'),
+      agentVersion,
+      restart:
+        deps.restart ??
+        ((code, reason) => logger.warn({ code, reason }, 'restart requested; not supported here')),
+      now,
+    });
     this.relay.onStateChange((state) => {
       this.link.setRelayState(state);
       this.display.refresh();
@@ -183,6 +199,7 @@ export class Agent {
       this.feedback,
       this.display,
       this.access,
+      this.updates,
       this.link,
       this.tapSocket,
       this.notifier,

@@ -42,10 +42,9 @@ async function run(config: AgentConfig): Promise<void> {
   const feedback = config.feedback ? createRelay(config.feedback, logger) : null;
   const display = config.display ? createDisplay(config.display, logger) : null;
   installCrashHandlers(logger, relay);
-  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback, display });
-
   let stopping = false;
-  const shutdown = (signal: string) => {
+  // `code`: an agent update exits for systemd (Restart=always) to start the new or old version.
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
@@ -60,13 +59,23 @@ async function run(config: AgentConfig): Promise<void> {
       .stop()
       .then(() => {
         clearTimeout(timer);
-        process.exit(0);
+        process.exit(code);
       })
       .catch((err) => {
         logger.error({ err: err.message }, 'stopping failed');
         void forceOff(relay).finally(() => process.exit(1));
       });
   };
+  const agent = new Agent({
+    config,
+    apiKey,
+    logger,
+    relay,
+    cardReader,
+    feedback,
+    display,
+    restart: (code, reason) => shutdown(reason, code),
+  });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 

@@ -3,6 +3,7 @@ import { chmod, chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, PairingRedeemed } from '@makerspace/shared';
 import { writeFileAtomic } from './atomic-file.js';
+import { releaseKeyFile } from './releases.js';
 
 export interface PairOptions {
   /** Where the key file and config.json go (default /etc/makerspace-agent). */
@@ -22,6 +23,8 @@ export interface PairResult {
   apiKeyFile: string;
   /** The config had no hardware yet: a simulated relay was written, to be replaced. */
   simulatedHardware: boolean;
+  /** Where the hub's release key went (agent updates); null when the hub sent none. */
+  releaseKeyFile: string | null;
 }
 
 /** `ws(s)://host[:port]/mqtt` of an `http(s)://` hub URL (the hub serves MQTT there too). */
@@ -88,14 +91,33 @@ export async function pair(hubUrl: string, code: string, options: PairOptions): 
     pulseSeconds: existing.pulseSeconds ?? paired.pulseSeconds,
     dataDir,
     hardware: existing.hardware ?? { kind: 'simulated', stateFile: join(dataDir, 'relay.json') },
+    // Over mqtt(s):// the hub's HTTP address is not in `hub`: updates download from here.
+    ...(options.mqtt ? { updates: { ...existing.updates, hubUrl: base } } : {}),
     ...(existing.hardware === undefined && existing.cardReader === undefined
       ? { cardReader: { kind: 'simulated' } }
       : {}),
   };
   await writeFileAtomic(configFile, `${JSON.stringify(config, null, 2)}\n`, 0o600);
-  // Written by root, read by the service: the agent's user must own both (still 0600).
-  if (options.owner) {
-    for (const file of [apiKeyFile, configFile]) await chown(file, options.owner.uid, options.owner.gid);
+  // The hub's release key: the agent installs only releases signed with it. Trusted from here,
+  // the one moment the agent talks to the hub on the strength of an admin's code.
+  let keyFile: string | null = null;
+  if (paired.releaseKey) {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    keyFile = releaseKeyFile(dataDir);
+    await writeFileAtomic(keyFile, paired.releaseKey, 0o600);
   }
-  return { resource: paired.resource, name: paired.name, configFile, apiKeyFile, simulatedHardware };
+  // Written by root, read by the service: the agent's user must own them (still 0600).
+  if (options.owner) {
+    for (const file of [apiKeyFile, configFile, keyFile, keyFile && dataDir]) {
+      if (file) await chown(file, options.owner.uid, options.owner.gid);
+    }
+  }
+  return {
+    resource: paired.resource,
+    name: paired.name,
+    configFile,
+    apiKeyFile,
+    simulatedHardware,
+    releaseKeyFile: keyFile,
+  };
 }

@@ -1,4 +1,5 @@
 import { presenceRoutes } from './routes/presence.routes.js';
+import { agentUpdatesRoutes } from './routes/agent-updates.routes.js';
 import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
@@ -307,6 +308,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(presenceRoutes(ctx));
       await api.register(problemReportsRoutes(ctx));
       await api.register(resourceTypeMaintainersRoutes(ctx));
+      await api.register(agentUpdatesRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -1,4 +1,4 @@
-import type { BridgeConfig, Command, CommandReply, Logger } from '@makerspace/shared';
+import type { BridgeConfig, Command, CommandReply, Logger, UpdateRequest } from '@makerspace/shared';
 import type { Db } from './db/crud.js';
 import type { Storage } from './db/database.js';
 import type { HubMetrics } from './observability/metrics.js';
@@ -49,6 +49,8 @@ export interface BridgeLink {
   disconnect(resourceId: number): void;
   /** Clears everything retained for a deleted resource and disconnects its agent. */
   forget(resourceId: number): Promise<void>;
+  /** Tells the bridge's agent to install a release (resources/agent-updates.ts). */
+  publishUpdate(resourceId: number, update: UpdateRequest): Promise<void>;
 }
 
 /**
@@ -228,4 +230,6 @@ export interface HubContext {
   metrics: HubMetrics;
   /** Hash of HUB_METRICS_TOKEN; GET /metrics answers 404 without one. */
   metricsTokenHash?: string;
+  /** HUB_AGENT_RELEASE_DIR: where the agent release bundle is (default agent/dist-release). */
+  agentReleaseDir?: string;
 }

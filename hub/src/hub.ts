@@ -176,6 +176,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       policy: new AccessPolicy(allRules()),
       caches: { records: new RecordCache(), counts: new CountCache() } as Caches,
       publicUrl: settings.publicUrl,
+      agentReleaseDir: settings.agentReleaseDir,
       signals: new ResourceSignals(),
       metrics: new HubMetrics(),
       metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,

@@ -27,6 +27,7 @@ const Env = z.object({
   DATABASE_URL: z.string().optional(),
   HUB_PUBLIC_URL: z.url().optional(),
   HUB_SECRET_FILE: z.string().optional(),
+  HUB_AGENT_RELEASE_DIR: z.string().min(1).optional(),
   HUB_WEBHOOK_ALLOW_INSECURE: z.enum(['0', '1', 'true', 'false', '']).default('0'),
   HUB_SMTP_URL: z
     .url({ protocol: /^smtps?$/, error: 'expected smtp://host:port or smtps://host:port' })
@@ -70,6 +71,8 @@ export interface HubSettings {
   databaseUrl: string;
   publicUrl: string | undefined;
   secretFile: string;
+  /** HUB_AGENT_RELEASE_DIR: where the agent release bundle is (default agent/dist-release). */
+  agentReleaseDir?: string;
   logLevel: string;
   /** HUB_SMTP_URL: the mail server for sign-in links and invitations (none: links are handed to admins). */
   smtpUrl?: string;
@@ -166,6 +169,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): HubSettin
     databaseUrl: e.DATABASE_URL ?? join(dataDir, 'hub.sqlite'),
     publicUrl: e.HUB_PUBLIC_URL?.replace(/\/+$/, ''),
     secretFile: e.HUB_SECRET_FILE ?? join(dataDir, 'secret.key'),
+    agentReleaseDir: e.HUB_AGENT_RELEASE_DIR ? resolve(e.HUB_AGENT_RELEASE_DIR) : undefined,
     logLevel: e.LOG_LEVEL,
     smtpUrl: e.HUB_SMTP_URL,
     metricsToken: e.HUB_METRICS_TOKEN,

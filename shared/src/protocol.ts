@@ -200,6 +200,64 @@ export const BridgeConfig = z.looseObject({
 });
 export type BridgeConfig = z.infer<typeof BridgeConfig>;
 
+// --- agent updates (docs/OPERATIONS.md, "Updating agents") ----------------------------------
+
+/** The hub asks the agent to install a release (down, QoS 1, never retained). */
+export const UpdateRequest = z.object({
+  /** Names this update; the agent's progress reports echo it. */
+  id,
+  /** The release's version (semver); the agent refuses one not newer than its own. */
+  version: z.string().min(1).max(50),
+  /** Lowercase hex SHA-256 of the bundle (a .tgz). */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'),
+  /** The bundle's size in bytes. */
+  size: z
+    .int()
+    .positive()
+    .max(256 * 1024 * 1024),
+  /** Base64 Ed25519 signature of releaseStatement(version, sha256) under the hub's release key. */
+  signature: z.string().min(1).max(200),
+  /** Where the bundle is (the hub's bridge API, with the bridge API key as Bearer token). */
+  url: z.url({ protocol: /^https?$/ }),
+});
+export type UpdateRequest = z.infer<typeof UpdateRequest>;
+
+/** The steps of an update as the agent reports them (in this order; `failed`/`rolledBack` end it). */
+export const UpdateStep = z.enum([
+  'downloading',
+  'verifying',
+  'installed',
+  'waitingForIdle',
+  'restarting',
+  'connected',
+  'rolledBack',
+  'failed',
+]);
+export type UpdateStep = z.infer<typeof UpdateStep>;
+
+/** The agent's progress on an update (up, QoS 1). */
+export const UpdateProgress = z.object({
+  /** The update's id (from UpdateRequest). */
+  id,
+  /** The version being installed. */
+  version: z.string().min(1).max(50),
+  step: UpdateStep,
+  /** The version the agent runs while it reports this. */
+  runningVersion: z.string().min(1).max(50),
+  /** Why it failed or rolled back. */
+  error: z.string().max(1000).optional(),
+  at: isoTime,
+});
+export type UpdateProgress = z.infer<typeof UpdateProgress>;
+
+/**
+ * What the hub signs for a release: the version and the bundle's SHA-256, so that a signature
+ * cannot be moved to another bundle or another version number.
+ */
+export function releaseStatement(version: string, sha256: string): string {
+  return `makerspace-agent release v1\nversion ${version}\nsha256 ${sha256}\n`;
+}
+
 // --- topics ---------------------------------------------------------------------------------
 
 /** Every topic name (the part after `makerspace/v1/bridges/{resourceId}/`) and its payload. */
@@ -213,14 +271,16 @@ export const bridgeMessages = {
   'access/reply': AccessReply,
   'logs/ack': LogsAck,
   config: BridgeConfig,
+  update: UpdateRequest,
+  'update/progress': UpdateProgress,
 } as const;
 export type BridgeTopicName = keyof typeof bridgeMessages;
 export type BridgeMessage<N extends BridgeTopicName> = z.infer<(typeof bridgeMessages)[N]>;
 
 /** Topics the agent publishes and the hub subscribes to. */
-export const upTopicNames = ['status', 'state', 'replies', 'access', 'logs'] as const;
+export const upTopicNames = ['status', 'state', 'replies', 'access', 'logs', 'update/progress'] as const;
 /** Topics the hub publishes and the agent subscribes to. */
-export const downTopicNames = ['commands', 'access/reply', 'logs/ack', 'config'] as const;
+export const downTopicNames = ['commands', 'access/reply', 'logs/ack', 'config', 'update'] as const;
 export type UpTopicName = (typeof upTopicNames)[number];
 export type DownTopicName = (typeof downTopicNames)[number];
 
@@ -235,6 +295,8 @@ export const topicPublishOptions: Record<BridgeTopicName, { qos: 1; retain: bool
   'access/reply': { qos: 1, retain: false },
   'logs/ack': { qos: 1, retain: false },
   config: { qos: 1, retain: true },
+  update: { qos: 1, retain: false },
+  'update/progress': { qos: 1, retain: false },
 };
 
 export function isBridgeTopicName(name: string): name is BridgeTopicName {

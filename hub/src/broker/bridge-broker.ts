@@ -544,6 +544,10 @@ export class BridgeBroker implements BridgeLink {
     return (await bridgeKeyHash(this.ctx, client.resourceId)) === client.keyHash;
   }
 
+  async publishUpdate(resourceId: number, update: BridgeMessage<'update'>): Promise<void> {
+    await this.publish(resourceId, 'update', update);
+  }
+
   async forget(resourceId: number): Promise<void> {
     this.disconnect(resourceId);
     // Empty retained payloads delete what a later subscriber would otherwise still get.

@@ -1,5 +1,6 @@
 import type { BridgeMessage, CommandReply, DownTopicName, UpTopicName } from '@makerspace/shared';
 import type { PolicyContext } from '../access/policy.js';
+import { recordUpdateProgress } from '../resources/agent-updates.js';
 import { answerTap } from '../resources/card-access.js';
 import {
   bridgeMessageFailed,
@@ -76,6 +77,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
       if (reply)
         await broker.publish(resourceId, 'access/reply', { ...reply, ...(await displayLines(ctx, reply)) });
     },
+    'update/progress': (resourceId, message) => recordUpdateProgress(ctx, resourceId, message),
   };
 
   return {

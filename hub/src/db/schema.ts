@@ -1051,3 +1051,22 @@ export interface Database {
   problem_report_photos: ProblemReportPhotosTable;
   resource_type_maintainers: ResourceTypeMaintainersTable;
 }
+
+/** The last agent update started for a bridge and how far it got (migration 0027). */
+export interface AgentUpdatesTable {
+  resource: number;
+  account: number;
+  updateId: string;
+  version: string;
+  fromVersion: string | null;
+  /** `requested` (sent), then the agent's steps (UpdateStep of shared/protocol.ts). */
+  step: string;
+  error: string | null;
+  startedBy: number | null;
+  startedAt: string;
+  updatedAt: string;
+}
+
+export interface Database {
+  agent_updates: AgentUpdatesTable;
+}

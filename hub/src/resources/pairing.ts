@@ -5,6 +5,7 @@ import { requiredRow } from '../db/records.js';
 import type { Caller } from '../kernel/caller.js';
 import { badRequest } from '../errors.js';
 import { hashToken } from '../secrets.js';
+import { releasePublicKey } from './agent-release.js';
 import { createBridge, findBridge, rotateBridgeKey } from './bridges.js';
 import { insertLog } from './resource-logs.js';
 import type { ResourceRow } from './resources.js';
@@ -99,5 +100,7 @@ export async function redeemPairing(ctx: HubContext, code: string) {
     controlType: result.resource.controlType as PairingRedeemed['controlType'],
     pulseSeconds: Number(result.resource.pulseSeconds ?? 5),
     apiKey: result.apiKey,
+    // The agent installs only releases signed with this key (docs/OPERATIONS.md, "Updating agents").
+    releaseKey: await releasePublicKey(ctx.db, ctx.tokens),
   };
 }

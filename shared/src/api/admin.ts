@@ -31,6 +31,12 @@ export const PairingRedeemed = z.object({
   controlType: ControlType,
   pulseSeconds: z.number(),
   apiKey: z.string().describe('The bridge API key; any earlier key stops working at once'),
+  releaseKey: z
+    .string()
+    .optional()
+    .describe(
+      "The hub's agent-release public key (Ed25519, SPKI PEM): the agent installs only releases signed with it",
+    ),
 });
 export type PairingRedeemed = z.infer<typeof PairingRedeemed>;
 

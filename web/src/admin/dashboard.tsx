@@ -6,6 +6,7 @@ import { type FeedEntry, useLive } from '../live';
 import { adminApi, type ResourceRecord, type WebhookRecord } from './admin-api';
 import { type Act, BridgeButtons, clock as time, PairingPanel, useBridgeControl } from './bridge-actions';
 import { activityApi, asLiveLog } from './activity-api';
+import { AgentUpdates } from './agent-updates';
 import { logText } from './feed';
 import { FirstRunChecklist } from './first-run';
 import { PresencePanel } from './presence-panel';
@@ -152,6 +153,7 @@ export function Dashboard() {
         </ul>
       </section>
       <OpenProblemReports onResolved={load} />
+      <AgentUpdates />
       {notice && (
         <p role="status" class="notice">
           {notice}
