@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createCardReader, createRelay, type Relay } from '@makerspace/hardware';
+import { createCardReader, createInputs, createRelay, type Relay } from '@makerspace/hardware';
 import { ConfigError, createLogger, type Logger } from '@makerspace/shared/agent';
 import { Agent } from './agent.js';
 import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
@@ -40,8 +40,15 @@ async function run(config: AgentConfig): Promise<void> {
   const relay = createRelay(config.hardware, logger);
   const cardReader = config.cardReader ? createCardReader(config.cardReader, logger) : null;
   const feedback = config.feedback ? createRelay(config.feedback, logger) : null;
+  const inputs = createInputs({
+    inputs: config.inputs,
+    relay,
+    inputsFile: config.hardware.kind === 'simulated' ? config.hardware.inputsFile : undefined,
+    source: 'agent config',
+    logger,
+  });
   installCrashHandlers(logger, relay);
-  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback });
+  const agent = new Agent({ config, apiKey, logger, relay, cardReader, feedback, inputs });
 
   let stopping = false;
   const shutdown = (signal: string) => {

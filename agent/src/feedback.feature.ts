@@ -50,10 +50,11 @@ export class FeedbackFeature {
    * Plays the pattern for a tap outcome without waiting for it. Beeps play one after the other,
    * so two quick taps give two distinct beeps.
    */
-  signal(result: 'allowed' | 'denied' | 'message'): void {
+  signal(result: 'allowed' | 'denied' | 'message' | 'warning'): void {
     const output = this.output;
     if (!output) return;
-    const pattern: BeepPattern = result === 'denied' ? 'denied' : 'allowed';
+    const pattern: BeepPattern =
+      result === 'denied' ? 'denied' : result === 'warning' ? 'warning' : 'allowed';
     this.chain = this.chain.then(async () => {
       if (this.output !== output) return;
       try {

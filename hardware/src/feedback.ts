@@ -5,12 +5,13 @@ import type { Relay } from './relay.js';
  * when access is allowed, a long one when it is denied. Any Relay drives it (GPIO pin, a spare
  * channel of the serial relay board, or a simulated relay in demos).
  */
-export type BeepPattern = 'allowed' | 'denied' | readonly number[];
+export type BeepPattern = 'allowed' | 'denied' | 'warning' | readonly number[];
 
 /** Built-in patterns as alternating on/off durations in ms, starting with on. */
 export const BEEP_PATTERNS = {
   allowed: [150],
   denied: [800],
+  warning: [100, 100, 100, 100, 100],
 } as const satisfies Record<string, readonly number[]>;
 
 /** How beep() waits; tests pass one that records durations instead of sleeping. */

@@ -17,3 +17,8 @@ export * from './serial-port.link.js';
 export * from './serial-relay.driver.js';
 export * from './simulated-card-reader.driver.js';
 export * from './simulated-relay.driver.js';
+export * from './gpio-input.driver.js';
+export * from './input.config.js';
+export * from './input.js';
+export * from './power-input.driver.js';
+export * from './simulated-inputs.driver.js';
