@@ -107,6 +107,10 @@ export function Dashboard() {
   });
 
   const duplicateAlerts = (resources ?? []).filter((r) => live.statuses.get(r.id)?.duplicateDeviceAt);
+  // Door contacts that report their door held open (the agent's heldOpenSeconds passed).
+  const heldOpenAlerts = (resources ?? []).flatMap((r) =>
+    (live.statuses.get(r.id)?.inputs ?? []).filter((i) => i.heldOpen).map((input) => ({ r, input })),
+  );
 
   return (
     <main class="admin">
@@ -127,9 +131,15 @@ export function Dashboard() {
           />
         </label>
         <ul aria-label="Alerts" class="rows">
-          {offlineAlerts.length === 0 && failingHooks.length === 0 && duplicateAlerts.length === 0 && (
-            <li class="muted">No alerts.</li>
-          )}
+          {offlineAlerts.length === 0 &&
+            failingHooks.length === 0 &&
+            duplicateAlerts.length === 0 &&
+            heldOpenAlerts.length === 0 && <li class="muted">No alerts.</li>}
+          {heldOpenAlerts.map(({ r, input }) => (
+            <li key={`h${r.id}-${input.name}`} class="bad">
+              {r.name}: {input.label} held open since {dateTime(input.since)}
+            </li>
+          ))}
           {duplicateAlerts.map((r) => (
             <li key={`d${r.id}`} class="bad">
               {r.name}: two devices use its bridge key; pair the real device again
