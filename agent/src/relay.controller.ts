@@ -99,6 +99,11 @@ export class RelayController {
     await this.options.relay.close();
   }
 
+  /** Why a machine session may not start now (an open interlock), or null. */
+  startRefusal(): string | null {
+    return this.hooks.refuseStart?.() ?? null;
+  }
+
   /** Set once at wiring, before start(). */
   setSessionHooks(hooks: SessionHooks): void {
     this.hooks = hooks;

@@ -148,6 +148,26 @@ describe('inputs end to end: idle switch-off, interlocks, door contacts', () => 
       ]),
     );
 
+    // A member's card at the reader: the hub refuses it for the same reason.
+    const ada = (await hub.api('POST', '/members', { firstName: 'Ada', emailAddress: 'ada@inputs.example' }))
+      .body;
+    const pkg = (await hub.api('POST', '/packages', { name: 'Full membership' })).body;
+    await hub.api('POST', `/packages/${pkg.id}/permissions`, { type: 'everything' });
+    await hub.api('POST', `/members/${ada.id}/packages`, { package: pkg.id });
+    expect(
+      (await hub.api('PUT', `/members/${ada.id}/key`, { type: 'em4102', token: '0A1B2C3D4E' })).status,
+    ).toBeLessThan(300);
+    const tap = await agent.tap('0A1B2C3D4E');
+    expect(JSON.parse(tap.stdout).outcome).toMatchObject({
+      result: 'denied',
+      offline: false,
+      reason: 'interlock',
+    });
+    expect((await logs(laser)).find((l) => l.member === ada.id)).toMatchObject({
+      type: 'denied',
+      reason: 'interlock',
+    });
+
     const refused = await hub.api('POST', `/resources/${laser.id}/switch-on`);
     expect(refused.status).toBe(403);
     expect(refused.body.data.reason).toBe('interlock');
