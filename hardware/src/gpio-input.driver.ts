@@ -12,11 +12,25 @@ import {
 
 export type GpioBias = 'pull-up' | 'pull-down' | 'disable' | 'as-is';
 
-/** `gpioget` arguments that read the line's raw level once (printed as 0 or 1). */
+/**
+ * `gpioget` arguments that read the line's raw level once (printed as 0 or 1). libgpiod 2.x waits
+ * 20 ms between setting the bias and reading, so a pull-up has raised the line first.
+ */
 export function gpiogetArgs(major: LibgpiodMajor, line: GpioLineInfo, bias: GpioBias): string[] {
   return major === 1
     ? [`--bias=${bias}`, line.chip, String(line.offset)]
-    : ['--numeric', '--consumer', GPIO_CONSUMER, '--bias', bias, '--chip', line.chip, String(line.offset)];
+    : [
+        '--numeric',
+        '--consumer',
+        GPIO_CONSUMER,
+        '--bias',
+        bias,
+        '--hold-period',
+        '20ms',
+        '--chip',
+        line.chip,
+        String(line.offset),
+      ];
 }
 
 /** `gpiomon` arguments that print one line per edge, "<edge> <offset>", until the process ends. */
@@ -140,7 +154,13 @@ export class GpioInput implements Input {
     const major = parseLibgpiodVersion(await run('gpiomon', ['--version'], env));
     const lines = parseGpioinfo(await run('gpioinfo', [], env), major);
     const line = findGpioLine(lines, `GPIO${this.options.pin}`, this.options.gpioChip);
-    const level = (await run('gpioget', gpiogetArgs(major, line, this.options.bias), env)).trim();
+    // Read twice: a pin whose pull was another one until now (the Pi's GPIO22-27 pull down at
+    // boot) may still read the old level at the first read, which sets the bias; libgpiod 1.x
+    // has no hold period. A wrong first level would never be corrected, as no edge follows.
+    const args = gpiogetArgs(major, line, this.options.bias);
+    await run('gpioget', args, env);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const level = (await run('gpioget', args, env)).trim();
     if (level !== '0' && level !== '1')
       throw new HardwareError('gpio-pin', `GPIO input: gpioget printed ${JSON.stringify(level)}, not 0 or 1`);
     if (this.closed) return;

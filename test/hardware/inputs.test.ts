@@ -273,6 +273,8 @@ describe('GPIO inputs through libgpiod', () => {
       'makerspace-agent',
       '--bias',
       'pull-up',
+      '--hold-period',
+      '20ms',
       '--chip',
       'gpiochip0',
       '22',
