@@ -1,6 +1,12 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { browserTestsEnabled, choosePassword, freePort, launchChromium } from '../support/browser.js';
+import {
+  browserTestsEnabled,
+  choosePassword,
+  freePort,
+  launchChromium,
+  saveScreenshot,
+} from '../support/browser.js';
 import { startAgentProcess, startHubProcess } from '../support/e2e.js';
 import { eventually } from '../support/fake-agent.js';
 import { stopAll } from '../support/processes.js';
@@ -77,11 +83,14 @@ describe.runIf(browserTestsEnabled())('machine inputs in the web app (Chromium, 
 
     // The owner's own session on the idle laser: its page counts down to the switch-off.
     expect((await hub.api('POST', `/resources/${laser.id}/switch-on`)).status).toBe(200);
+    // On a phone, as members use it.
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${web}/r/${laser.id}`);
     const warning = page.getByTestId('idle-warning');
     await expect
       .poll(() => warning.textContent(), { timeout: 15_000 })
       .toMatch(/^Switching off in \d+ s unless the machine is working\.$/);
+    await saveScreenshot(page, 'member-idle-warning');
     // Working again: the warning goes, the machine stays on.
     laserAgent.setInputs({ busy: true });
     await expect.poll(() => warning.count(), { timeout: 10_000 }).toBe(0);
