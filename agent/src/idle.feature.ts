@@ -147,6 +147,11 @@ export class IdleFeature {
     }
     const config = this.options.config.current;
     const timeout = config?.idleTimeoutSeconds;
+    if (timeout === undefined && tracking.warnedCutAt !== null) {
+      // The hub took the idle switch-off away while the machine was warned.
+      tracking.warnedCutAt = null;
+      this.options.inputs.setIdleWarning(null);
+    }
     if (!idle || timeout === undefined || tracking.idleSince === null) return;
     const warnAt = tracking.idleSince + timeout * 1000;
     const cutAt = warnAt + (config?.idleWarningSeconds ?? 60) * 1000;
