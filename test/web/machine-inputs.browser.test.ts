@@ -77,6 +77,10 @@ describe.runIf(browserTestsEnabled())('machine inputs in the web app (Chromium, 
     await expect
       .poll(() => alerts.textContent(), { timeout: 15_000 })
       .toContain('Workshop door: Back door contact held open since');
+    // Each card names its inputs' states.
+    const card = (name: string) => page.getByRole('listitem', { name, exact: true }).getByTestId('inputs');
+    await expect.poll(() => card('Laser').textContent(), { timeout: 10_000 }).toBe('busy: idle');
+    await expect.poll(() => card('Workshop door').textContent()).toBe('Back door contact: held open');
     // Closed again: the alert goes.
     doorAgent.setInputs({ door: false });
     await expect.poll(() => alerts.textContent(), { timeout: 10_000 }).not.toContain('held open');

@@ -231,6 +231,18 @@ function ResourceCard(props: {
               </dd>
             </>
           )}
+          {(s.inputs ?? []).length > 0 && (
+            <>
+              <dt>Inputs</dt>
+              <dd data-testid="inputs">{(s.inputs ?? []).map(inputText).join('; ')}</dd>
+            </>
+          )}
+          {s.idleWarning && (
+            <>
+              <dt>Idle</dt>
+              <dd>switching off at {dateTime(s.idleWarning.cutAt)} unless it gets busy</dd>
+            </>
+          )}
           {s.session && (
             <>
               <dt>In use by</dt>
@@ -247,4 +259,20 @@ function ResourceCard(props: {
       <BridgeButtons r={r} s={s} act={props.act} pair={props.pair} />
     </li>
   );
+}
+
+/** An input's state in words: "Lid: open", "busy: working", "Front door: held open". */
+function inputText(input: ResourceStatus['inputs'][number]): string {
+  const words = {
+    busy: ['idle', 'working'],
+    interlock: ['open', 'closed'],
+    doorContact: ['closed', 'open'],
+    exitButton: ['released', 'pressed'],
+  }[input.kind];
+  const state = input.heldOpen
+    ? 'held open'
+    : input.active === null
+      ? 'unknown'
+      : words[input.active ? 1 : 0];
+  return `${input.label}: ${state}`;
 }
