@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { CardReader, Display, Relay, Sleep } from '@makerspace/hardware';
+import type { CardReader, Display, Input, Relay, Sleep } from '@makerspace/hardware';
 import { type Logger, offlineKeySecret, SystemdNotifier } from '@makerspace/shared/agent';
 import type { AgentConfig } from './agent.config.js';
 import type { Backoff } from './backoff.js';
@@ -11,6 +11,8 @@ import { DisplayFeature } from './display.feature.js';
 import { DoorHoldFeature } from './door-hold.feature.js';
 import { FeedbackFeature } from './feedback.feature.js';
 import { HubLink } from './hub-link.js';
+import { IdleFeature } from './idle.feature.js';
+import { InputsFeature } from './inputs.feature.js';
 import { LogQueue } from './log-queue.js';
 import { LogShipper } from './log-shipper.js';
 import { RelayController } from './relay.controller.js';
@@ -25,6 +27,8 @@ export interface AgentDeps {
   logger: Logger;
   relay: Relay;
   cardReader: CardReader | null;
+  /** The config's `inputs`, built (hardware's createInputs); none when absent. */
+  inputs?: ReadonlyMap<string, Input>;
   /** The buzzer/LED output from the config's `feedback`, if any. */
   feedback?: Relay | null;
   /** How feedback beeps wait; tests may pass a faster one. */
@@ -63,6 +67,8 @@ export class Agent {
   readonly feedback: FeedbackFeature;
   readonly display: DisplayFeature;
   readonly doorHold: DoorHoldFeature;
+  readonly inputs: InputsFeature;
+  readonly idle: IdleFeature;
   readonly tapSocket: TapSocket;
   readonly notifier: SystemdNotifier;
   readonly updates: UpdateFeature;
@@ -158,6 +164,32 @@ export class Agent {
       logger: log('door-hold'),
       now,
     });
+    this.inputs = new InputsFeature({
+      config: config.inputs,
+      inputs: deps.inputs ?? new Map(),
+      relay: this.relay,
+      queue: this.queue,
+      report: (message) => this.link.setInputs(message),
+      pulseSeconds,
+      logger: log('inputs'),
+      now,
+    });
+    this.idle = new IdleFeature({
+      relay: this.relay,
+      inputs: this.inputs,
+      config: this.bridgeConfig,
+      feedback: this.feedback,
+      logger: log('idle'),
+      now,
+    });
+    this.relay.setSessionHooks({
+      refuseStart: () => {
+        const interlock = this.inputs.openInterlock();
+        return interlock === null ? null : `the interlock "${interlock}" is open`;
+      },
+      deferMaxDuration: (session) => this.idle.deferMaxDuration(session),
+      idleSeconds: (session, at) => this.idle.idleSeconds(session, at.getTime()),
+    });
     this.tapSocket = new TapSocket({
       dataDir: config.dataDir,
       logger: log('tap'),
@@ -198,6 +230,8 @@ export class Agent {
       shipper,
       this.feedback,
       this.display,
+      this.inputs,
+      this.idle,
       this.access,
       this.updates,
       this.link,

@@ -149,6 +149,20 @@ export class CardAccessFeature {
     }
     if (reply.stopped === true) return { ...base, action: 'none' };
     const sessionId = reply.sessionId ?? randomUUID();
+    // The hub allowed it from the inputs it last heard of; an interlock that opened since refuses,
+    // and the session the hub opened ends at once.
+    const refusal = current ? null : relay.startRefusal();
+    if (refusal !== null) {
+      if (reply.sessionId !== undefined)
+        await this.options.queue.append({
+          kind: 'stop',
+          id: randomUUID(),
+          sessionId: reply.sessionId,
+          stopType: 'interlock',
+          stoppedAt: this.now().toISOString(),
+        });
+      return { ...base, result: 'denied', reason: 'interlock', messages: [refusal], action: 'none' };
+    }
     await relay.startSession({
       id: sessionId,
       memberId: reply.member?.id ?? null,
@@ -197,6 +211,8 @@ export class CardAccessFeature {
       return { result: 'allowed', offline: true, action: 'sessionStopped', sessionId: current.id };
     }
     if (config.maxOfflineUsage <= 0) return deny(null, 'maxOfflineUsage is 0: machines do not start offline');
+    const refusal = current ? null : relay.startRefusal();
+    if (refusal !== null) return deny('interlock', refusal);
     // The log's own id names the session, so the hub can find the log when the stop item comes.
     await queue.append({ kind: 'log', id, type: 'allowed', createdAt, sessionId: id, keys, offline: true });
     await relay.startSession({ id, keyHash, maxDuration: config.maxOfflineUsage, offline: true });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createCardReader, createDisplay, createRelay, type Relay } from '@makerspace/hardware';
+import { createCardReader, createDisplay, createInputs, createRelay, type Relay } from '@makerspace/hardware';
 import { ConfigError, createLogger, type Logger } from '@makerspace/shared/agent';
 import { Agent } from './agent.js';
 import { type AgentConfig, loadAgentConfig, readApiKey } from './agent.config.js';
@@ -41,6 +41,13 @@ async function run(config: AgentConfig): Promise<void> {
   const cardReader = config.cardReader ? createCardReader(config.cardReader, logger) : null;
   const feedback = config.feedback ? createRelay(config.feedback, logger) : null;
   const display = config.display ? createDisplay(config.display, logger) : null;
+  const inputs = createInputs({
+    inputs: config.inputs,
+    relay,
+    inputsFile: config.hardware.kind === 'simulated' ? config.hardware.inputsFile : undefined,
+    source: 'agent config',
+    logger,
+  });
   installCrashHandlers(logger, relay);
   let stopping = false;
   // `code`: an agent update exits for systemd (Restart=always) to start the new or old version.
@@ -74,6 +81,7 @@ async function run(config: AgentConfig): Promise<void> {
     cardReader,
     feedback,
     display,
+    inputs,
     restart: (code, reason) => shutdown(reason, code),
   });
   process.on('SIGTERM', () => shutdown('SIGTERM'));

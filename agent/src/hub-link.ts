@@ -8,6 +8,7 @@ import {
   type Logger,
   parseBridgeMessage,
   parseBridgeTopic,
+  type InputsMessage,
   type RelayStateMessage,
   type StatusMessage,
   topicPublishOptions,
@@ -73,6 +74,7 @@ export class HubLink {
   private readonly now: () => Date;
   private readonly startedAt: string;
   private relayState: RelayStateMessage | null = null;
+  private inputs: InputsMessage | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private online = false;
@@ -209,6 +211,16 @@ export class HubLink {
     }
   }
 
+  /** Remembers the inputs' states and publishes them (retained) now or on the next connect. */
+  setInputs(inputs: InputsMessage): void {
+    this.inputs = inputs;
+    if (this.online) {
+      this.publish('inputs', inputs).catch((err) =>
+        this.options.logger.warn({ err: err.message }, 'inputs not published'),
+      );
+    }
+  }
+
   private publishRaw<N extends UpTopicName>(
     client: MqttClient,
     name: N,
@@ -244,6 +256,7 @@ export class HubLink {
       };
       await this.publishRaw(client, 'status', status);
       if (this.relayState) await this.publishRaw(client, 'state', this.relayState);
+      if (this.inputs) await this.publishRaw(client, 'inputs', this.inputs);
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'hub link: setup after connect failed; reconnecting');
       client.end(true);

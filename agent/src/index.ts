@@ -8,6 +8,8 @@ export * from './display.feature.js';
 export * from './door-hold.feature.js';
 export * from './feedback.feature.js';
 export * from './hub-link.js';
+export * from './idle.feature.js';
+export * from './inputs.feature.js';
 export * from './log-queue.js';
 export * from './log-shipper.js';
 export * from './relay.controller.js';

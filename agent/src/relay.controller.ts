@@ -40,6 +40,16 @@ export interface RelayControllerOptions {
 
 const SESSION_FILE = 'session.json';
 
+/** What the machine's inputs add to its sessions (idle.feature.ts, inputs.feature.ts). */
+export interface SessionHooks {
+  /** Why a session may not start now (an open interlock), or null. */
+  refuseStart?(): string | null;
+  /** At maxDuration: true when the hook ends the session itself later (a busy machine's grace). */
+  deferMaxDuration?(session: MachineSession): boolean;
+  /** Seconds the session was idle, reported with its stop; undefined when not known. */
+  idleSeconds?(session: MachineSession, stoppedAt: Date): number | undefined;
+}
+
 /**
  * Drives the relay for the resource: doors pulse open, machines hold a session.
  *
@@ -60,6 +70,7 @@ export class RelayController {
   private readonly listeners = new Set<(state: RelayStateMessage) => void>();
   private readonly now: () => Date;
   private hardwareTimer: NodeJS.Timeout | null = null;
+  private hooks: SessionHooks = {};
 
   constructor(private readonly options: RelayControllerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -93,6 +104,16 @@ export class RelayController {
       await this.switch('off');
     });
     await this.options.relay.close();
+  }
+
+  /** Why a machine session may not start now (an open interlock), or null. */
+  startRefusal(): string | null {
+    return this.hooks.refuseStart?.() ?? null;
+  }
+
+  /** Set once at wiring, before start(). */
+  setSessionHooks(hooks: SessionHooks): void {
+    this.hooks = hooks;
   }
 
   get controlType(): 'door' | 'machine' {
@@ -172,6 +193,8 @@ export class RelayController {
   startSession(start: StartSession): Promise<RelayStateMessage> {
     return this.run(async () => {
       if (this.session?.id === start.id) return this.state();
+      const refused = this.hooks.refuseStart?.() ?? null;
+      if (refused !== null) throw new Error(refused);
       if (this.session) await this.endSessionLocked('takeover', { keepRelay: true });
       if (this.pulseTimer) clearTimeout(this.pulseTimer);
       this.pulseTimer = null;
@@ -194,6 +217,7 @@ export class RelayController {
       if (session.maxDuration !== null) {
         this.sessionTimer = setTimeout(() => {
           this.sessionTimer = null;
+          if (this.session?.id === session.id && this.hooks.deferMaxDuration?.(session)) return;
           this.endSession(session.id, 'automatic').catch((err) =>
             this.options.logger.error(
               { err: err.message },
@@ -274,7 +298,9 @@ export class RelayController {
     if (this.sessionTimer) clearTimeout(this.sessionTimer);
     this.sessionTimer = null;
     this.session = null;
-    const stoppedAt = this.now().toISOString();
+    const now = this.now();
+    const stoppedAt = now.toISOString();
+    const idle = this.hooks.idleSeconds?.(session, now);
     // The stop item is durable before the relay changes: it is the record that the session ended.
     await this.options.queue.append({
       kind: 'stop',
@@ -282,6 +308,7 @@ export class RelayController {
       sessionId: session.id,
       stopType,
       stoppedAt,
+      ...(idle === undefined ? {} : { idleDurationSeconds: idle }),
     });
     await rm(join(this.options.dataDir, SESSION_FILE), { force: true });
     this.options.logger.info({ sessionId: session.id, stopType }, 'machine session ended');

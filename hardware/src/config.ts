@@ -25,6 +25,8 @@ export const SimulatedRelayConfig = z.strictObject({
   kind: z.literal('simulated'),
   /** JSON file holding {"relay": "on"|"off", "since": ISO time}. */
   stateFile: z.string().min(1),
+  /** JSON file holding the inputs' states by name ({"busy": true, "lid": false}), read on change. */
+  inputsFile: z.string().min(1).optional(),
 });
 
 export const GpioRelayConfig = z.strictObject({

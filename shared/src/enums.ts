@@ -25,6 +25,8 @@ export const stopTypes = [
   'filter',
   'permission',
   'race',
+  // A machine's interlock (lid, extraction, safety mat) opened during the session.
+  'interlock',
 ] as const;
 export const StopType = z.enum(stopTypes);
 export type StopType = z.infer<typeof StopType>;
@@ -53,6 +55,8 @@ export const denyReasons = [
   'staleCode',
   // An entrance of a space that holds as many people as its occupancyLimit allows.
   'occupancyFull',
+  // An interlock of the machine (lid, extraction, safety mat) is open.
+  'interlock',
 ] as const;
 export const DenyReason = z.enum(denyReasons);
 export type DenyReason = z.infer<typeof DenyReason>;

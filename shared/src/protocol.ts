@@ -72,6 +72,32 @@ export const RelayStateMessage = z.object({
 });
 export type RelayStateMessage = z.infer<typeof RelayStateMessage>;
 
+/** The kinds of the agent's inputs (docs/PROTOCOL.md, "Inputs"). */
+export const InputKind = z.enum(['busy', 'interlock', 'doorContact', 'exitButton']);
+export type InputKind = z.infer<typeof InputKind>;
+
+/**
+ * The agent's inputs as they are now (retained; sent again on every change). `active` is what
+ * the kind senses: busy, closed (an interlock), open (a door contact), pressed (an exit
+ * button); null while unknown.
+ */
+export const InputsMessage = z.object({
+  inputs: list(
+    z.object({
+      name: z.string().min(1).max(40),
+      kind: InputKind,
+      label: z.string().min(1).max(60),
+      active: z.boolean().nullable(),
+      since: isoTime,
+      /** Door contacts: open for longer than the agent's heldOpenSeconds. */
+      heldOpen: z.boolean().optional(),
+    }),
+  ),
+  /** A machine idle past its idleTimeoutSeconds: the session ends at `cutAt` unless it gets busy. */
+  idleWarning: z.object({ sessionId: id, cutAt: isoTime }).nullable(),
+});
+export type InputsMessage = z.infer<typeof InputsMessage>;
+
 export const CommandReply = z.object({
   /** The command's id. */
   id,
@@ -197,6 +223,14 @@ export const BridgeConfig = z.looseObject({
    * across a restart and while the hub is away; absent or past: locked between taps.
    */
   unlockUntil: isoTime.optional(),
+  /**
+   * Machines with a busy input: a session idle this long is warned (buzzer, the member's page),
+   * then ended after idleWarningSeconds more unless the machine gets busy. Absent: no idle cut.
+   */
+  idleTimeoutSeconds: z.number().int().positive().optional(),
+  idleWarningSeconds: z.number().int().nonnegative().optional(),
+  /** Machines with a busy input: a busy machine runs this long past its maxDuration. */
+  busyGraceSeconds: z.number().int().nonnegative().optional(),
 });
 export type BridgeConfig = z.infer<typeof BridgeConfig>;
 
@@ -264,6 +298,7 @@ export function releaseStatement(version: string, sha256: string): string {
 export const bridgeMessages = {
   status: StatusMessage,
   state: RelayStateMessage,
+  inputs: InputsMessage,
   replies: CommandReply,
   access: AccessRequest,
   logs: LogsMessage,
@@ -278,7 +313,7 @@ export type BridgeTopicName = keyof typeof bridgeMessages;
 export type BridgeMessage<N extends BridgeTopicName> = z.infer<(typeof bridgeMessages)[N]>;
 
 /** Topics the agent publishes and the hub subscribes to. */
-export const upTopicNames = ['status', 'state', 'replies', 'access', 'logs', 'update/progress'] as const;
+export const upTopicNames = ['status', 'state', 'replies', 'access', 'logs', 'inputs', 'update/progress'] as const;
 /** Topics the hub publishes and the agent subscribes to. */
 export const downTopicNames = ['commands', 'access/reply', 'logs/ack', 'config', 'update'] as const;
 export type UpTopicName = (typeof upTopicNames)[number];
@@ -288,6 +323,7 @@ export type DownTopicName = (typeof downTopicNames)[number];
 export const topicPublishOptions: Record<BridgeTopicName, { qos: 1; retain: boolean }> = {
   status: { qos: 1, retain: true },
   state: { qos: 1, retain: true },
+  inputs: { qos: 1, retain: true },
   replies: { qos: 1, retain: false },
   access: { qos: 1, retain: false },
   logs: { qos: 1, retain: false },

@@ -163,3 +163,79 @@ describe('agent config', () => {
     expect(() => readApiKey(empty)).toThrow(/empty/);
   });
 });
+
+describe('agent config: inputs', () => {
+  async function machineConfig(extra: Record<string, unknown>, controlType = 'machine') {
+    const dir = await tempDir(teardown);
+    const apiKeyFile = await writeApiKey(dir);
+    return writeConfig(dir, {
+      hub: 'mqtt://hub.local:1883',
+      resourceId: 12,
+      apiKeyFile,
+      controlType,
+      dataDir: join(dir, 'data'),
+      ...extra,
+    });
+  }
+
+  it('accepts the simulated hardware with an inputs file and a busy input and an interlock', async () => {
+    const file = await machineConfig({
+      hardware: { kind: 'simulated', stateFile: 'relay.json', inputsFile: 'inputs.json' },
+      inputs: [
+        { name: 'busy', kind: 'busy' },
+        { name: 'lid', kind: 'interlock', label: 'Lid' },
+      ],
+    });
+    const config = loadAgentConfig(file);
+    expect(config.hardware).toEqual({
+      kind: 'simulated',
+      stateFile: 'relay.json',
+      inputsFile: 'inputs.json',
+    });
+    expect(config.inputs).toEqual([
+      { name: 'busy', kind: 'busy' },
+      { name: 'lid', kind: 'interlock', label: 'Lid' },
+    ]);
+    // No inputs: an empty list.
+    expect(
+      loadAgentConfig(await machineConfig({ hardware: { kind: 'simulated', stateFile: 'r.json' } })).inputs,
+    ).toEqual([]);
+  });
+
+  it('names the path of each problem: sources, kinds that do not fit the control type, names twice', async () => {
+    const noFile = await machineConfig({
+      hardware: { kind: 'simulated', stateFile: 'relay.json' },
+      inputs: [
+        { name: 'busy', kind: 'busy' },
+        { name: 'busy', kind: 'exitButton', source: { kind: 'gpio', pin: 5, activeLow: true } },
+      ],
+    });
+    expect(problemsOf(() => loadAgentConfig(noFile))).toEqual(
+      expect.arrayContaining([
+        'inputs.0.source: simulated inputs are read from hardware.inputsFile, which is not set',
+        'inputs.1.name: "busy" is named twice',
+        'inputs.1.kind: an input of kind exitButton belongs to a door, and controlType is machine',
+      ]),
+    );
+    const gpio = await machineConfig({
+      hardware: { kind: 'gpio', relayPin: 17, activeLow: true },
+      inputs: [
+        { name: 'lid', kind: 'interlock' },
+        { name: 'busy', kind: 'busy', source: { kind: 'gpio', pin: 99 } },
+      ],
+    });
+    expect(problemsOf(() => loadAgentConfig(gpio))).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^inputs\.1\.source\.pin: /),
+        expect.stringMatching(/^inputs\.1\.source\.activeLow: required/),
+      ]),
+    );
+    const realWithoutSource = await machineConfig({
+      hardware: { kind: 'gpio', relayPin: 17, activeLow: true },
+      inputs: [{ name: 'lid', kind: 'interlock' }],
+    });
+    expect(problemsOf(() => loadAgentConfig(realWithoutSource))).toEqual([
+      expect.stringMatching(/^inputs\.0\.source: required with real hardware/),
+    ]);
+  });
+});

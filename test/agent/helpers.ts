@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Agent, AgentConfig, type AgentConfigInput, Backoff, readApiKey } from '@makerspace/agent';
-import { createCardReader, createDisplay, createRelay, type Sleep } from '@makerspace/hardware';
+import { createCardReader, createDisplay, createInputs, createRelay, type Sleep } from '@makerspace/hardware';
 import {
   type BridgeMessage,
   type BridgeTopicName,
@@ -251,11 +251,18 @@ export async function startAgent(
     ...overrides,
   } satisfies AgentConfigInput);
   const { logger, lines } = memoryLogger('agent');
+  const relay = createRelay(config.hardware);
   const agent = new Agent({
     config,
     apiKey: readApiKey(apiKeyFile),
     logger,
-    relay: createRelay(config.hardware),
+    relay,
+    inputs: createInputs({
+      inputs: config.inputs,
+      relay,
+      inputsFile: config.hardware.kind === 'simulated' ? config.hardware.inputsFile : undefined,
+      source: 'test config',
+    }),
     cardReader: config.cardReader ? createCardReader(config.cardReader) : null,
     feedback: config.feedback ? createRelay(config.feedback) : null,
     feedbackSleep: extra.feedbackSleep,

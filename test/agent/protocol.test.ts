@@ -64,7 +64,7 @@ describe('topics', () => {
     expect(() => bridgeTopic(1.5, 'status')).toThrow(RangeError);
   });
 
-  it('splits every topic name into up or down, with retain only on status, state and config', () => {
+  it('splits every topic name into up or down, with retain only on status, state, inputs and config', () => {
     const all = [...upTopicNames, ...downTopicNames].sort();
     expect(all).toEqual(Object.keys(bridgeMessages).sort());
     expect(new Set(all).size).toBe(all.length);
@@ -72,7 +72,7 @@ describe('topics', () => {
       .filter(([, o]) => o.retain)
       .map(([n]) => n)
       .sort();
-    expect(retained).toEqual(['config', 'state', 'status']);
+    expect(retained).toEqual(['config', 'inputs', 'state', 'status']);
     expect(Object.values(topicPublishOptions).every((o) => o.qos === 1)).toBe(true);
   });
 });

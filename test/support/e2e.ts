@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './fake-agent.js';
 import { agentCli, hubCli, type Proc, runProcess, startProcess, tempDir } from './processes.js';
@@ -81,6 +81,8 @@ export interface AgentProcess {
   stateFile: string;
   relay(): 'on' | 'off' | null;
   tap(token: string): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Rewrites the simulated inputs file (agents started with `inputs`). */
+  setInputs(states: Record<string, boolean>): void;
 }
 
 /** Writes an agent config (simulated relay and reader) and starts `makerspace-agent run`. */
@@ -101,6 +103,9 @@ export async function startAgentProcess(options: {
   config?: Record<string, unknown>;
   /** Node flags, e.g. the systemd unit's (`--lite-mode` has no WebAssembly). */
   nodeArgs?: string[];
+  /** The config's `inputs`; their simulated states start as `initialInputs` in inputs.json. */
+  inputs?: unknown[];
+  initialInputs?: Record<string, boolean>;
 }): Promise<AgentProcess> {
   const dir = options.dir ?? tempDir('agent-');
   const keyFile = join(dir, 'api-key');
@@ -108,6 +113,13 @@ export async function startAgentProcess(options: {
   chmodSync(keyFile, 0o600);
   const stateFile = join(dir, 'relay.json');
   const configFile = join(dir, 'config.json');
+  const inputsFile = join(dir, 'inputs.json');
+  const setInputs = (states: Record<string, boolean>) => {
+    // Renamed over the old file, as an editor saves it: the agent never reads half a file.
+    writeFileSync(`${inputsFile}.tmp`, JSON.stringify(states));
+    renameSync(`${inputsFile}.tmp`, inputsFile);
+  };
+  if (options.inputs) setInputs(options.initialInputs ?? {});
   writeFileSync(
     configFile,
     JSON.stringify({
@@ -118,8 +130,9 @@ export async function startAgentProcess(options: {
       pulseSeconds: options.pulseSeconds ?? 1,
       dataDir: join(dir, 'data'),
       keepaliveSeconds: options.keepaliveSeconds ?? 2,
-      hardware: options.hardware ?? { kind: 'simulated', stateFile },
+      hardware: options.hardware ?? { kind: 'simulated', stateFile, ...(options.inputs ? { inputsFile } : {}) },
       cardReader: { kind: 'simulated' },
+      ...(options.inputs ? { inputs: options.inputs } : {}),
       ...options.config,
     }),
   );
@@ -133,6 +146,7 @@ export async function startAgentProcess(options: {
     configFile,
     stateFile,
     relay: () => (existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')).relay : null),
+    setInputs,
     tap: (token) => runProcess([agentCli, 'tap', '--config', configFile, '--token', token], {}),
   };
 }

@@ -84,6 +84,9 @@ export function verdictText(check: AccessCheck, noun: string, retryLeft: number 
       return 'This sticker is out of date. Ask an admin for a new one.';
     case 'occupancyFull':
       return 'The space is full: wait until someone checks out.';
+    case 'interlock':
+      // The hub's words name the interlock by its label ("The interlock "Lid" is open: ...").
+      return `${check.message}.`;
     case 'bridgeOffline':
       return `The ${noun} is offline: its controller does not answer.`;
     case 'noBridge':

@@ -6,4 +6,11 @@ import type { ResourceStatusField } from './api';
  * every message from the bridge, and the agent's version) are for the admin pages, which ask for
  * every field. A member page that shows another field adds it here.
  */
-export const MEMBER_STATUS_FIELDS: readonly ResourceStatusField[] = ['bridge', 'online', 'relay', 'session'];
+export const MEMBER_STATUS_FIELDS: readonly ResourceStatusField[] = [
+  'bridge',
+  'online',
+  'relay',
+  'session',
+  'inputs',
+  'idleWarning',
+];

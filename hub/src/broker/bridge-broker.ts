@@ -551,7 +551,7 @@ export class BridgeBroker implements BridgeLink {
   async forget(resourceId: number): Promise<void> {
     this.disconnect(resourceId);
     // Empty retained payloads delete what a later subscriber would otherwise still get.
-    for (const name of ['config', 'status', 'state'] as const) {
+    for (const name of ['config', 'status', 'state', 'inputs'] as const) {
       await this.publishRaw(bridgeTopic(resourceId, name), Buffer.alloc(0), true);
     }
   }

@@ -2,6 +2,7 @@ import type { BridgeMessage, CommandReply, DownTopicName, UpTopicName } from '@m
 import type { PolicyContext } from '../access/policy.js';
 import { recordUpdateProgress } from '../resources/agent-updates.js';
 import { answerTap } from '../resources/card-access.js';
+import { bridgeInputs } from '../resources/bridge-inputs.js';
 import {
   bridgeMessageFailed,
   bridgeStatus,
@@ -61,6 +62,7 @@ export function createHandlers(ctx: PolicyContext, broker: BridgeReplies): Bridg
   const table: { [N in UpTopicName]: (resourceId: number, message: BridgeMessage<N>) => Promise<void> } = {
     status: (resourceId, message) => bridgeStatus(ctx, resourceId, message),
     state: (resourceId, message) => relayState(ctx, resourceId, message),
+    inputs: (resourceId, message) => bridgeInputs(ctx, resourceId, message),
     async replies(resourceId, message) {
       await broker.resolveReply(resourceId, message);
     },

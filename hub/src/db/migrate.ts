@@ -25,6 +25,7 @@ import { courseTrainers } from './migrations/0022-course-trainers.js';
 import { problemReports } from './migrations/0023-problem-reports.js';
 import { signUps } from './migrations/0024-sign-ups.js';
 import { presence } from './migrations/0025-presence.js';
+import { machineInputs } from './migrations/0026-machine-inputs.js';
 import { agentUpdates } from './migrations/0027-agent-updates.js';
 import type { TokenBox } from '../secrets.js';
 
@@ -70,6 +71,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0023-problem-reports': problemReports(dialect),
     '0024-sign-ups': signUps(dialect),
     '0025-presence': presence(dialect),
+    '0026-machine-inputs': machineInputs(dialect),
     '0027-agent-updates': agentUpdates(dialect),
   };
 }

@@ -146,6 +146,12 @@ export interface ResourcesTable extends Stamps {
   entrance: Generated<number>;
   /** normal, openingHours or firstIn (migration 0025). */
   unlockMode: Generated<string>;
+  /** Idle switch-off of machines with a busy input; null: none (migration 0026). */
+  idleTimeoutSeconds: number | null;
+  /** Warning before the idle cut; null: 60 s (migration 0026). */
+  idleWarningSeconds: number | null;
+  /** How long a busy machine runs past its maxDuration; null: none (migration 0026). */
+  busyGraceSeconds: number | null;
 }
 
 export interface BridgesTable {
@@ -167,6 +173,9 @@ export interface BridgesTable {
   duplicateDeviceAt: string | null;
   /** Their addresses, a JSON array. */
   duplicateDeviceAddresses: string | null;
+  /** The inputs message its agent last sent, JSON (migration 0026). */
+  inputs: string | null;
+  inputsAt: string | null;
   createdAt: string;
   updatedAt: string;
 }

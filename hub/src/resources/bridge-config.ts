@@ -52,6 +52,13 @@ export async function bridgeConfigFor(
     ...(controlType === 'door' && row.unlockMode !== 'normal'
       ? { unlockMode: row.unlockMode as 'openingHours' | 'firstIn' }
       : {}),
+    // Machines with a busy input (agent/src/idle.feature.ts): the idle switch-off and the grace.
+    ...(controlType === 'machine' && row.idleTimeoutSeconds !== null
+      ? { idleTimeoutSeconds: row.idleTimeoutSeconds, idleWarningSeconds: row.idleWarningSeconds ?? 60 }
+      : {}),
+    ...(controlType === 'machine' && row.busyGraceSeconds !== null
+      ? { busyGraceSeconds: row.busyGraceSeconds }
+      : {}),
     ...(window
       ? {
           unlockUntil: new Date(window.until.getTime() + ctx.bridges.clockOffsetMs(resourceId)).toISOString(),

@@ -150,6 +150,9 @@ export function bridgeConfigRow(db: Db, resourceId: number) {
       'resources.codeMode',
       'resources.switchOnCodeEncrypted',
       'resources.unlockMode',
+      'resources.idleTimeoutSeconds',
+      'resources.idleWarningSeconds',
+      'resources.busyGraceSeconds',
       'bridges.configVersion',
       'bridges.heartbeatInterval',
       'bridges.apiKeyEncrypted',
@@ -254,6 +257,7 @@ export interface StatusRow {
   agentVersion: string | null;
   duplicateDeviceAt: string | null;
   duplicateDeviceAddresses: string | null;
+  inputs: string | null;
   sessionId: number | null;
   sessionSince: string | null;
   sessionMember: number | null;
@@ -265,7 +269,7 @@ export interface StatusRow {
 // stops at once).
 const STATUS_SQL = `select "r"."id" as "resource", "r"."account", "r"."visibleForMembers",
   "b"."resource" is not null as "hasBridge", "b"."offline", "b"."inUse", "b"."relaySince", "b"."lastSeenAt", "b"."agentVersion",
-  "b"."duplicateDeviceAt", "b"."duplicateDeviceAddresses",
+  "b"."duplicateDeviceAt", "b"."duplicateDeviceAddresses", "b"."inputs",
   "l"."id" as "sessionId", "l"."createdAt" as "sessionSince", "l"."member" as "sessionMember",
   "m"."firstName", "m"."lastName"
 from "resources" as "r"

@@ -1,5 +1,6 @@
 import type { AccessReply, AccessRequest, DenyReason, KeyRead } from '@makerspace/shared';
 import { denyMessage, type MemberRow, type ResourceRow } from '../access/policy.js';
+import { interlockMessage, openInterlock } from './bridge-inputs.js';
 import type { PolicyContext } from '../access/policy.js';
 import { requiredRow, rowById } from '../db/records.js';
 import { stopAndBill } from './bridge-messages.js';
@@ -145,7 +146,7 @@ export async function answerMember(
     };
   }
 
-  const decision = await ctx.policy.decide({
+  const policy = await ctx.policy.decide({
     db: ctx.db,
     reads: ctx.storage.reads,
     resource,
@@ -153,6 +154,15 @@ export async function answerMember(
     key,
     at,
   });
+  // A machine's open interlock refuses like a rule (bridge-inputs.ts).
+  const interlock =
+    policy.allowed && resource.controlType !== 'door'
+      ? await openInterlock(ctx.storage.reads, resource.id)
+      : null;
+  const decision =
+    interlock === null
+      ? policy
+      : { allowed: false as const, reason: 'interlock' as const, message: interlockMessage(interlock) };
   if (!decision.allowed) {
     await ctx.events.transaction((trx) =>
       insertLog(trx, {

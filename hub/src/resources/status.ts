@@ -1,6 +1,7 @@
 import type { ResourceStatus } from '@makerspace/shared';
 
 import type { StatusRow, Viewer } from './bridges.repository.js';
+import { parseStoredInputs } from './bridge-inputs.js';
 
 export type { StatusRow, Viewer };
 export { readStatuses, readVisibleStatuses } from './bridges.repository.js';
@@ -15,10 +16,14 @@ export function seesStatus(viewer: Viewer, row: Pick<StatusRow, 'account' | 'vis
 export function statusFor(viewer: Pick<Viewer, 'memberId' | 'admin'>, row: StatusRow): ResourceStatus {
   const hasBridge = Boolean(Number(row.hasBridge));
   const mine = row.sessionMember !== null && row.sessionMember === viewer.memberId;
+  const online = hasBridge && Number(row.offline) === 0;
+  // What an offline agent last said is stale: shown as nothing.
+  const reported = online ? parseStoredInputs(row.inputs) : null;
+  const warning = reported?.idleWarning;
   return {
     resource: row.resource,
     bridge: hasBridge,
-    online: hasBridge && Number(row.offline) === 0,
+    online,
     relay: hasBridge && row.inUse !== null ? (Number(row.inUse) === 1 ? 'on' : 'off') : null,
     relaySince: row.relaySince,
     lastSeenAt: row.lastSeenAt,
@@ -41,5 +46,11 @@ export function statusFor(viewer: Pick<Viewer, 'memberId' | 'admin'>, row: Statu
                 ? { id: row.sessionMember, firstName: row.firstName ?? '', lastName: row.lastName ?? '' }
                 : null,
           },
+    inputs: (reported?.inputs ?? []).map((i) => ({ ...i, heldOpen: i.heldOpen ?? false })),
+    // A warning for the session that runs now (not one that has ended since).
+    idleWarning:
+      warning && row.sessionId !== null && warning.sessionId === String(row.sessionId)
+        ? { cutAt: warning.cutAt }
+        : null,
   };
 }

@@ -9,6 +9,7 @@ import { type AccessRequest, type Decision, denyMessage, type MemberRow } from '
 import type { FastReads } from '../db/fast-reads.js';
 import { codeMatches, retiredCodeHash } from './codes.js';
 import { stopAndBill } from './bridge-messages.js';
+import { interlockMessage, openInterlock } from './bridge-inputs.js';
 import { insertLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
@@ -165,6 +166,13 @@ export async function switchOn(
     const why = await unreachable(ctx, resource.id);
     const entry = await log('denied', { reason: 'thirdPartyError', notes: why.notes });
     throw serviceUnavailable(why.message, { reason: why.reason, resourceLog: entry.id });
+  }
+  // An open interlock (the lid, the extraction) as the agent last reported it (bridge-inputs.ts).
+  const interlock = await openInterlock(facts.request.reads, resource.id);
+  if (interlock !== null) {
+    const message = interlockMessage(interlock);
+    const entry = await log('denied', { reason: 'interlock', notes: message });
+    throw denied('interlock', entry.id, message, { details: { interlock } });
   }
 
   const outcome = await runSwitchOn(

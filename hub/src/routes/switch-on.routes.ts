@@ -23,6 +23,7 @@ import {
   unreachableWords,
 } from '../resources/switch-on.js';
 import { ResourceParams } from '../http/params.js';
+import { interlockMessage, openInterlock } from '../resources/bridge-inputs.js';
 import { registerStickerRoute } from './sticker.routes.js';
 import { resourceTypeName } from '../resources/resources.repository.js';
 
@@ -37,7 +38,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           'The member must be allowed by the access policy and send the resource’s switch-on code (from its QR sticker); admins and owners may leave the code out. 403 with `data.reason` when refused, 429 with `Retry-After` after too many wrong codes, 503 when the bridge is offline, 504 when it does not answer in time.',
         errors: {
           400: 'A member (not an admin or owner) sent no `code`.',
-          403: 'The access policy or a wrong code refused: `data.reason` says why (noPackage, openingHours, wrongCode, ...).',
+          403: 'The access policy or a wrong code refused: `data.reason` says why (noPackage, openingHours, wrongCode, ...); `interlock` when an interlock of the machine (its label in the message) is open.',
           429: 'Too many wrong codes for this member and resource (`data.reason: tooManyAttempts`); wait `Retry-After` seconds.',
           502: 'The bridge answered that it could not switch.',
           503: 'The bridge of this resource is offline (`data.reason: bridgeOffline`), or online over the HTTP bridge API only, which no command reaches (`data.reason: noRemoteSwitch`).',
@@ -149,6 +150,13 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           // reaches it (switch-on answers 503 with the same reason).
           reason = 'noRemoteSwitch';
           message = unreachableWords.noRemoteSwitch;
+        } else {
+          // The agent's interlocks as last reported: the member learns before the tap.
+          const interlock = await openInterlock(facts.request.reads, resource.id);
+          if (interlock !== null) {
+            reason = 'interlock';
+            message = interlockMessage(interlock);
+          }
         }
         const denial = decision.allowed ? undefined : decision;
         return {

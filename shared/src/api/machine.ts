@@ -29,6 +29,27 @@ export const ResourceStatus = z.object({
     })
     .nullable()
     .describe('The running machine session, if any'),
+  inputs: z
+    .array(
+      z.object({
+        name: z.string(),
+        kind: z.enum(['busy', 'interlock', 'doorContact', 'exitButton']),
+        label: z.string(),
+        active: z
+          .boolean()
+          .nullable()
+          .describe(
+            'busy: working; interlock: closed; doorContact: open; exitButton: pressed; null: unknown',
+          ),
+        since: Timestamp,
+        heldOpen: z.boolean().describe('doorContact: open for longer than the bridge allows'),
+      }),
+    )
+    .describe("The bridge's inputs as its agent last reported them (none while it is offline)"),
+  idleWarning: z
+    .object({ cutAt: Timestamp })
+    .nullable()
+    .describe('The machine is idle: its session ends at cutAt unless the machine gets busy'),
 });
 export type ResourceStatus = z.infer<typeof ResourceStatus>;
 

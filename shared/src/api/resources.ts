@@ -53,6 +53,34 @@ export const resourceWritable = {
   unlockMode: UnlockMode.optional().describe(
     'Doors: normal (pulses open per tap); openingHours (held unlocked during the space’s opening hours); firstIn (held unlocked from the first allowed entry of the day until closing time)',
   ),
+  idleTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86400)
+    .nullable()
+    .optional()
+    .describe(
+      'Machines with a busy input on their bridge: a session idle this long is warned, then switched off (stopType automatic) after idleWarningSeconds unless the machine gets busy; a busy machine is never cut by it. null: no idle switch-off',
+    ),
+  idleWarningSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .nullable()
+    .optional()
+    .describe('Seconds of warning (buzzer, the member’s page) before the idle switch-off; null: 60'),
+  busyGraceSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86400)
+    .nullable()
+    .optional()
+    .describe(
+      'Machines with a busy input: how long a busy machine runs past the session’s maximum duration (it is switched off as soon as it is idle); null: none',
+    ),
   deadManIntervalBusy: seconds.nullable().optional(),
   deadManIntervalIdle: seconds.nullable().optional(),
   idlePowerThreshold: Money.nullable().optional(),
@@ -117,6 +145,9 @@ export const ResourceRecord = z.object({
   lockReason: z.string().nullable(),
   entrance: z.boolean(),
   unlockMode: UnlockMode,
+  idleTimeoutSeconds: z.number().nullable(),
+  idleWarningSeconds: z.number().nullable(),
+  busyGraceSeconds: z.number().nullable(),
   deadManIntervalBusy: z.number().nullable(),
   deadManIntervalIdle: z.number().nullable(),
   idlePowerThreshold: z.string().nullable(),

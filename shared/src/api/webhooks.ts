@@ -41,6 +41,8 @@ export const webhookEventTypes = [
   'resource_created',
   'resource_updated',
   'resource_deleted',
+  // A door contact reports the door open for longer than its agent's heldOpenSeconds.
+  'resource_doorHeldOpen',
   'resourceLog_created',
   'resourceLog_updated',
   'resourceLog_deleted',

@@ -108,6 +108,10 @@ export function Dashboard() {
   });
 
   const duplicateAlerts = (resources ?? []).filter((r) => live.statuses.get(r.id)?.duplicateDeviceAt);
+  // Door contacts that report their door held open (the agent's heldOpenSeconds passed).
+  const heldOpenAlerts = (resources ?? []).flatMap((r) =>
+    (live.statuses.get(r.id)?.inputs ?? []).filter((i) => i.heldOpen).map((input) => ({ r, input })),
+  );
 
   return (
     <main class="admin">
@@ -128,9 +132,15 @@ export function Dashboard() {
           />
         </label>
         <ul aria-label="Alerts" class="rows">
-          {offlineAlerts.length === 0 && failingHooks.length === 0 && duplicateAlerts.length === 0 && (
-            <li class="muted">No alerts.</li>
-          )}
+          {offlineAlerts.length === 0 &&
+            failingHooks.length === 0 &&
+            duplicateAlerts.length === 0 &&
+            heldOpenAlerts.length === 0 && <li class="muted">No alerts.</li>}
+          {heldOpenAlerts.map(({ r, input }) => (
+            <li key={`h${r.id}-${input.name}`} class="bad">
+              {r.name}: {input.label} held open since {dateTime(input.since)}
+            </li>
+          ))}
           {duplicateAlerts.map((r) => (
             <li key={`d${r.id}`} class="bad">
               {r.name}: two devices use its bridge key; pair the real device again
@@ -223,6 +233,18 @@ function ResourceCard(props: {
               </dd>
             </>
           )}
+          {(s.inputs ?? []).length > 0 && (
+            <>
+              <dt>Inputs</dt>
+              <dd data-testid="inputs">{(s.inputs ?? []).map(inputText).join('; ')}</dd>
+            </>
+          )}
+          {s.idleWarning && (
+            <>
+              <dt>Idle</dt>
+              <dd>switching off at {dateTime(s.idleWarning.cutAt)} unless it gets busy</dd>
+            </>
+          )}
           {s.session && (
             <>
               <dt>In use by</dt>
@@ -239,4 +261,20 @@ function ResourceCard(props: {
       <BridgeButtons r={r} s={s} act={props.act} pair={props.pair} />
     </li>
   );
+}
+
+/** An input's state in words: "Lid: open", "busy: working", "Front door: held open". */
+function inputText(input: ResourceStatus['inputs'][number]): string {
+  const words = {
+    busy: ['idle', 'working'],
+    interlock: ['open', 'closed'],
+    doorContact: ['closed', 'open'],
+    exitButton: ['released', 'pressed'],
+  }[input.kind];
+  const state = input.heldOpen
+    ? 'held open'
+    : input.active === null
+      ? 'unknown'
+      : words[input.active ? 1 : 0];
+  return `${input.label}: ${state}`;
 }

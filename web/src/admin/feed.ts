@@ -16,6 +16,7 @@ const reasons: Record<string, string> = {
   staleCode: 'old sticker',
   inactive: 'resource locked',
   occupancyFull: 'space full',
+  interlock: 'interlock open',
 };
 
 /** "unknown card", "training missing": a deny reason in words. */

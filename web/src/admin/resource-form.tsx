@@ -49,6 +49,11 @@ type FormValues = {
   pricePerBookingSeconds: string;
   maxDuration: string;
   maxOfflineUsage: string;
+  pricePerTimeIdle: string;
+  pricePerTimeIdleSeconds: string;
+  idleTimeout: string;
+  idleWarningSeconds: string;
+  busyGrace: string;
   requiresTraining: boolean;
   canBeBooked: boolean;
   mustBeBooked: boolean;
@@ -95,6 +100,14 @@ function initial(r: ResourceRecord | null, spaces: SpaceRecord[]): FormValues {
     pricePerBookingSeconds: String(r?.pricePerBookingSeconds ?? 3600),
     maxDuration: minutes(r?.maxDuration),
     maxOfflineUsage: minutes(r?.maxOfflineUsage),
+    pricePerTimeIdle: r?.pricePerTimeIdle ?? '0',
+    pricePerTimeIdleSeconds: String(r?.pricePerTimeIdleSeconds ?? 3600),
+    idleTimeout: minutes(r?.idleTimeoutSeconds),
+    idleWarningSeconds:
+      r?.idleWarningSeconds === null || r?.idleWarningSeconds === undefined
+        ? ''
+        : String(r.idleWarningSeconds),
+    busyGrace: minutes(r?.busyGraceSeconds),
     requiresTraining: r?.requiresTraining ?? false,
     canBeBooked: r?.canBeBooked ?? false,
     mustBeBooked: r?.mustBeBooked ?? false,
@@ -151,6 +164,15 @@ export function ResourceForm(props: {
       return setError('Maximum session: a number of minutes, or empty for no limit.');
     if (maxOfflineUsage === undefined)
       return setError('Offline use: a number of minutes, or empty for none.');
+    const machine = v.controlType === 'machine';
+    const idleTimeoutSeconds = seconds(v.idleTimeout);
+    const busyGraceSeconds = seconds(v.busyGrace);
+    const warning = v.idleWarningSeconds.trim();
+    const idleWarningSeconds = warning === '' ? null : Number(warning);
+    if (machine && idleTimeoutSeconds === undefined)
+      return setError('Idle switch-off: a number of minutes, or empty for none.');
+    if (machine && busyGraceSeconds === undefined)
+      return setError('Busy grace: a number of minutes, or empty for none.');
     const locked = v.state === 'locked';
     const body: Record<string, unknown> = {
       name: v.name.trim(),
@@ -171,6 +193,16 @@ export function ResourceForm(props: {
       pricePerBookingSeconds: Number(v.pricePerBookingSeconds),
       maxDuration,
       maxOfflineUsage,
+      // Machines with a busy input on their bridge (docs/HARDWARE.md); doors keep what they have.
+      ...(machine
+        ? {
+            pricePerTimeIdle: v.pricePerTimeIdle.trim().replace(',', '.') || '0',
+            pricePerTimeIdleSeconds: Number(v.pricePerTimeIdleSeconds),
+            idleTimeoutSeconds: idleTimeoutSeconds === 0 ? null : idleTimeoutSeconds,
+            idleWarningSeconds,
+            busyGraceSeconds,
+          }
+        : {}),
       entrance: v.entrance,
       unlockMode: v.unlockMode,
     };
@@ -313,6 +345,22 @@ export function ResourceForm(props: {
             unitOptions(Number(v.pricePerTimeBusySeconds)),
           )}
         </div>
+        {v.controlType === 'machine' && (
+          <div class="price-row">
+            <Field
+              label="Price per time while idle (machines with a busy input)"
+              inputMode="decimal"
+              value={v.pricePerTimeIdle}
+              set={set('pricePerTimeIdle')}
+            />
+            {select(
+              'Idle time unit',
+              'pricePerTimeIdleSeconds',
+              v.pricePerTimeIdleSeconds,
+              unitOptions(Number(v.pricePerTimeIdleSeconds)),
+            )}
+          </div>
+        )}
         <div class="price-row">
           <Field
             label="Price per booking"
@@ -343,6 +391,28 @@ export function ResourceForm(props: {
           value={v.maxOfflineUsage}
           set={set('maxOfflineUsage')}
         />
+        {v.controlType === 'machine' && (
+          <>
+            <Field
+              label="Idle switch-off (minutes idle before the warning; empty: none; needs a busy input on the bridge)"
+              inputMode="decimal"
+              value={v.idleTimeout}
+              set={set('idleTimeout')}
+            />
+            <Field
+              label="Warning before the idle switch-off (seconds; empty: 60)"
+              inputMode="numeric"
+              value={v.idleWarningSeconds}
+              set={set('idleWarningSeconds')}
+            />
+            <Field
+              label="Busy grace (minutes a busy machine runs past the maximum session; empty: none)"
+              inputMode="decimal"
+              value={v.busyGrace}
+              set={set('busyGrace')}
+            />
+          </>
+        )}
         {check('visibleForMembers', 'Visible to members')}
       </fieldset>
 

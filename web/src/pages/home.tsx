@@ -191,7 +191,13 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
 
 /** What a verdict depends on in a resource's live state (unknown until the live snapshot: ''). */
 function verdictKey(status: ResourceStatus | undefined): string {
-  return status ? `${status.bridge}:${status.online}:${status.session?.id ?? ''}` : '';
+  if (!status) return '';
+  // An interlock that opens or closes changes the verdict (reason interlock).
+  const interlocks = (status.inputs ?? [])
+    .filter((i) => i.kind === 'interlock')
+    .map((i) => `${i.name}=${i.active}`)
+    .join(',');
+  return `${status.bridge}:${status.online}:${status.session?.id ?? ''}:${interlocks}`;
 }
 
 /**

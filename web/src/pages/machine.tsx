@@ -65,8 +65,13 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
 
   // The verdict follows the live state (bridge, sessions) and the clock (opening hours, bookings).
   const liveStatus = live.statuses.get(id);
+  // An interlock that opens or closes changes the verdict too.
+  const interlocks = (liveStatus?.inputs ?? [])
+    .filter((i) => i.kind === 'interlock')
+    .map((i) => `${i.name}=${i.active}`)
+    .join(',');
   const liveKey = liveStatus
-    ? `${liveStatus.online}:${liveStatus.relay}:${liveStatus.session?.id ?? ''}`
+    ? `${liveStatus.online}:${liveStatus.relay}:${liveStatus.session?.id ?? ''}:${interlocks}`
     : '';
   const first = useRef(true);
   useEffect(() => {
@@ -299,6 +304,12 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
               'Running.'
             )}
           </p>
+          {status.idleWarning && (
+            <p class="idle-warning" role="alert" data-testid="idle-warning">
+              Switching off in {Math.max(0, Math.ceil((Date.parse(status.idleWarning.cutAt) - now) / 1000))} s
+              unless the machine is working.
+            </p>
+          )}
           <button type="button" class="big danger" onClick={switchOff} disabled={busy}>
             Switch off
           </button>
