@@ -25,6 +25,8 @@ import { courseTrainers } from './migrations/0022-course-trainers.js';
 import { problemReports } from './migrations/0023-problem-reports.js';
 import { signUps } from './migrations/0024-sign-ups.js';
 import { presence } from './migrations/0025-presence.js';
+// Moving in: the map of imported ids.
+import { importIds } from './migrations/0028-import-ids.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -69,6 +71,8 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0023-problem-reports': problemReports(dialect),
     '0024-sign-ups': signUps(dialect),
     '0025-presence': presence(dialect),
+    // Moving in: the map of imported ids.
+    '0028-import-ids': importIds(dialect),
   };
 }
 
