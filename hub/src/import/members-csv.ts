@@ -78,8 +78,26 @@ export function decodeSpreadsheet(bytes: Uint8Array): { text: string; encoding: 
     const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
     return { text, encoding: 'utf-8' };
   } catch {
-    return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252' };
+    return { text: decodeWindows1252(bytes), encoding: 'windows-1252' };
   }
+}
+
+/**
+ * Windows-1252's characters at 0x80-0x9F (€, „, “, ”, –, Š, ...); the other bytes are Latin-1.
+ * Written out because Node's TextDecoder('windows-1252') decodes those bytes as Latin-1 control
+ * characters.
+ */
+const cp1252High =
+  '\u20ac\ufffd\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\ufffd\u017d\ufffd' +
+  '\ufffd\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\ufffd\u017e\u0178';
+
+function decodeWindows1252(bytes: Uint8Array): string {
+  const chars = new Array<string>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    chars[i] = b >= 0x80 && b <= 0x9f ? cp1252High[b - 0x80] : String.fromCharCode(b);
+  }
+  return chars.join('');
 }
 
 /** `;` when the first line has more semicolons than commas outside quotes, else `,`. */
