@@ -262,6 +262,22 @@ describe('makerspace-hub import api', () => {
     );
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/the token is not accepted/);
+    // A port nobody listens on.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const away = await runProcess(
+      [hubCli, 'import', 'api', '--url', `http://127.0.0.1:${port}`, '--token', 'x'],
+      target.env,
+    );
+    expect(away.code).toBe(2);
+    expect(away.stderr).toContain(
+      `127.0.0.1:${port}/api/v1/spaces?limit=200: cannot be reached (ECONNREFUSED)`,
+    );
+    // Nothing was written: the target still has only its owner.
+    const dry = await runProcess([...importArgs(source.base), '--dry-run'], target.env);
+    expect(row(dry.stdout, 'member').slice(0, 3)).toEqual([seeded.member + 1, seeded.member, 1]);
     const missing = await runProcess([hubCli, 'import', 'api', '--url', source.base], target.env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--url and --token are required/);

@@ -89,6 +89,11 @@ describeEachDialect('import api into a running hub', (dialect) => {
     expect(await total('/members')).toBe(seeded.member + 2);
     expect(await total('/bookings')).toBe(seeded.booking);
     expect(await total('/resources')).toBe(seeded.resource);
+    // The space's time zone came along (its opening hours are wall times in it).
+    const space = (
+      await t.call(t.owner.token, { method: 'GET', url: `/api/v1/spaces/${t.owner.spaceId}` })
+    ).json();
+    expect(space.timezone).toBe('Europe/Berlin');
     // Nothing billed: the other server billed setup fees, periods and bookings.
     expect(await total('/charges')).toBe(0);
 

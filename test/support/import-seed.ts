@@ -31,7 +31,7 @@ export async function seedMovingInSource(
       emailAddress: options.ownerEmail ?? 'owner@source.example',
       firstName: 'Olga',
       lastName: 'Owner',
-      timezone: 'Europe/Vienna',
+      timezone: 'Europe/Berlin',
     });
     const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
       const res = await hub.app.inject({
@@ -165,7 +165,7 @@ export async function seedMovingInSource(
         count('memberPackage');
       }
     }
-    // Bookings ahead: one hour at 12:00 UTC (13:00 or 14:00 in Vienna), days 1..20 ahead.
+    // Bookings ahead: one hour at 12:00 UTC (13:00 or 14:00 in Berlin), days 1..20 ahead.
     const day = 86_400_000;
     const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
     for (let i = 0; i < 100; i++) {

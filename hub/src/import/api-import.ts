@@ -12,6 +12,8 @@ import {
   PackagePermissionCreate,
   ResourceCreate,
   ResourceTypeCreate,
+  SpaceUpdate,
+  spaceWritable,
   TrainingCourseCreate,
 } from '@makerspace/shared';
 import type { z } from 'zod';
@@ -25,7 +27,7 @@ import {
   memberPackageChanges,
 } from '../billing/packages.js';
 import { insertRow, updateRow } from '../db/collection-rows.js';
-import type { Db } from '../db/crud.js';
+import { type Db, isUniqueViolation } from '../db/crud.js';
 import { rowById } from '../db/records.js';
 import type { HubContext } from '../context.js';
 import { HttpError } from '../errors.js';
@@ -41,6 +43,7 @@ import {
   holidayChanges,
   openingHoursOf,
   replaceOpeningHours,
+  spaceColumns,
 } from '../spaces/spaces.repository.js';
 import {
   courseChanges,
@@ -151,6 +154,9 @@ function bodyOf<S extends z.ZodObject>(
 class Skip extends Error {}
 
 const idOf = (record: Body): string => String(record.id);
+
+/** Of a space, only the time zone comes along: name, contact and booking rules stay this hub's. */
+const spaceKeptFields = Object.keys(spaceWritable).filter((k) => k !== 'timezone');
 
 export class ApiImport {
   private readonly summaries = new Map<KindSummary['kind'], KindSummary>();
@@ -303,6 +309,10 @@ export class ApiImport {
         this.skip(kind, oldId, err.message.replace(/\d+/g, 'N'));
         return undefined;
       }
+      if (isUniqueViolation(err)) {
+        this.skip(kind, oldId, 'another record here has the same e-mail address, card or name');
+        return undefined;
+      }
       throw err;
     }
   }
@@ -311,6 +321,7 @@ export class ApiImport {
   private async updateColumns(
     trx: Db,
     table:
+      | 'spaces'
       | 'members'
       | 'resource_types'
       | 'resources'
@@ -368,11 +379,21 @@ export class ApiImport {
         continue;
       }
       first = false;
-      const spaceId = await this.put('space', oldId, async () => ({ timezone: space.timezone ?? null }), {
-        create: async () => this.caller.spaceId,
-        update: async () => true,
-        match: async () => this.caller.spaceId,
-      });
+      // The time zone comes along: opening hours, holidays and packages' times are wall times in it.
+      const spaceId = await this.put(
+        'space',
+        oldId,
+        async () => bodyOf(SpaceUpdate, space, { lockVersion: 1 }, [...spaceKeptFields]),
+        {
+          create: async () => this.caller.spaceId,
+          update: (trx, id, body) =>
+            this.updateColumns(trx, 'spaces', id, () => {
+              const { lockVersion: _, ...fields } = body;
+              return spaceColumns(fields);
+            }),
+          match: async () => this.caller.spaceId,
+        },
+      );
       if (spaceId === undefined) continue;
       await this.openingHours(oldId);
       for await (const holiday of this.source.list(`/spaces/${oldId}/holidays`)) {

@@ -71,6 +71,7 @@ export class ApiSource {
   async get(pathOrUrl: string): Promise<{ body: unknown; headers: Headers }> {
     const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.base}${pathOrUrl}`;
     const attempts = this.options.attempts ?? 20;
+    let failures = 0;
     for (let attempt = 1; ; attempt++) {
       this.stats.requests++;
       let response: Response;
@@ -79,8 +80,14 @@ export class ApiSource {
           headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json' },
         });
       } catch (err) {
-        if (attempt >= attempts) throw new SourceError(`${url}: ${(err as Error).message}`);
-        await sleep(Math.min(30_000, 500 * 2 ** attempt));
+        // No answer at all (refused, reset, DNS): a few tries over some seconds, then give up.
+        failures++;
+        if (failures >= 4 || attempt >= attempts) {
+          const why = (err as { cause?: { code?: string; message?: string } }).cause;
+          const cause = why?.code ?? why?.message ?? (err as Error).message;
+          throw new SourceError(`${url}: cannot be reached (${cause})`);
+        }
+        await sleep(500 * 2 ** failures);
         continue;
       }
       if ((response.status === 429 || response.status === 503) && attempt < attempts) {

@@ -4,7 +4,8 @@ import { ApiSource, SourceError } from './api-source.js';
 import { type ImportEnvironment, importCaller, importContext } from './command.js';
 import { UsageError } from './usage-error.js';
 
-const apiUsage = 'usage: makerspace-hub import api --url URL --token TOKEN [--account ID] [--dry-run]';
+const apiUsage =
+  'usage: makerspace-hub import api --url URL --token TOKEN [--account ID] [--page-size N] [--dry-run]';
 const csvUsage = 'usage: makerspace-hub import csv members FILE [--account ID] [--skip-bad-rows] [--dry-run]';
 
 const accountOption = (value: string | undefined): number | undefined => {
@@ -12,6 +13,13 @@ const accountOption = (value: string | undefined): number | undefined => {
   const id = Number(value);
   if (!Number.isInteger(id) || id <= 0) throw new UsageError('--account must be an account id');
   return id;
+};
+
+const pageSizeOption = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError('--page-size must be 1 to 1000');
+  return n;
 };
 
 /** `makerspace-hub import ...`: the table to print and the exit code (1 when something failed). */
@@ -38,7 +46,7 @@ export async function runImport(
       const source = new ApiSource({
         url: values.url,
         token,
-        pageSize: values['page-size'] ? Number(values['page-size']) : undefined,
+        pageSize: pageSizeOption(values['page-size']),
         onWait: (ms, url) => env.logger.info({ waitMs: ms, url }, 'rate limited: waiting'),
       });
       const run = new ApiImport(
