@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiImport, type ImportSummary, summaryTable } from '../../hub/src/import/api-import.js';
 import { ApiSource, nextLink, retryAfterMs, sourceBase } from '../../hub/src/import/api-source.js';
+import { bodyOf, Skip } from '../../hub/src/import/import-run.js';
+import { MemberCreate } from '@makerspace/shared';
 import { importedIdOf } from '../../hub/src/import/import-ids.repository.js';
 import type { Caller } from '../../hub/src/kernel/caller.js';
 import { describeEachDialect } from '../support/dialects.js';
@@ -37,6 +41,23 @@ it('reads the pieces of the interface it follows', () => {
   expect(retryAfterMs('3', 0)).toBe(3000);
   expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
   expect(retryAfterMs(null, 0)).toBe(1000);
+});
+
+it('leaves out an optional field this hub refuses, and skips a record without a required one', () => {
+  const left: string[] = [];
+  const body = bodyOf(
+    MemberCreate,
+    { id: 7, firstName: 'Ada', phone: 'x'.repeat(80), countryCode: 'Austria', city: 'Wien', lockVersion: 3 },
+    { space: 1 },
+    [],
+    (field, message) => left.push(`${field}: ${message}`),
+  );
+  expect(body).toEqual({ firstName: 'Ada', city: 'Wien', space: 1 });
+  expect(left).toHaveLength(2);
+  expect(left.join()).toMatch(/phone: .*countryCode: /);
+  expect(() => bodyOf(MemberCreate, { lastName: 'Nameless' }, { space: 1 }, [], () => {})).toThrow(Skip);
+  // A translated reference that the hub refuses is never left out: the record is skipped.
+  expect(() => bodyOf(MemberCreate, { firstName: 'A' }, { space: 0 }, [], () => {})).toThrow(/invalid space/);
 });
 
 describeEachDialect('import api into a running hub', (dialect) => {
@@ -142,4 +163,86 @@ describeEachDialect('import api into a running hub', (dialect) => {
       await importedIdOf(t.hub.ctx.db, caller.accountId, source.base, 'member', 999_999),
     ).toBeUndefined();
   }, 120_000);
+});
+
+/**
+ * A server of the commercial interface as the hub does not write it: pages by `offset` without
+ * a Link header, records with fields this hub refuses, one e-mail address twice.
+ */
+it('a server without Link headers, with odd records: paged by offset, odd fields left out, duplicates skipped', async () => {
+  const members = [
+    { id: 11, firstName: 'Ada', lastName: 'Lovelace', emailAddress: 'ada@odd.example', state: 'active' },
+    {
+      id: 12,
+      firstName: 'Bo',
+      emailAddress: 'bo@odd.example',
+      countryCode: 'Austria',
+      phone: 'x'.repeat(80),
+    },
+    { id: 13, firstName: 'Ada', lastName: 'Again', emailAddress: 'ADA@odd.example' },
+    { id: 14, lastName: 'Nameless', emailAddress: 'nameless@odd.example' },
+    { id: 15, firstName: 'Cy', state: 'pending' },
+  ];
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    asked.push(`${url.pathname}?${url.searchParams}`);
+    const list = (rows: unknown[]) => {
+      const limit = Number(url.searchParams.get('limit') ?? 50);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(rows.slice(offset, offset + limit)));
+    };
+    if (req.headers.authorization !== 'Bearer odd-token') {
+      res.writeHead(401);
+      res.end();
+    } else if (url.pathname === '/api/v1/spaces') list([{ id: 3, name: 'Odd', timezone: 'Europe/Zurich' }]);
+    else if (url.pathname === '/api/v1/spaces/3/opening-hours') list([]);
+    else if (url.pathname === '/api/v1/members') list(members);
+    else list([]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const t = await startTestHub('sqlite');
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const summary = await new ApiImport(
+      new ApiSource({ url, token: 'odd-token', pageSize: 2 }),
+      {
+        ctx: t.hub.ctx,
+        caller: {
+          memberId: t.owner.memberId,
+          accountId: t.owner.accountId,
+          spaceId: t.owner.spaceId,
+          privileges: 'owner',
+          superuser: false,
+          via: 'apiKey',
+          apiKeyId: null,
+          sessionId: null,
+        },
+      },
+      { dryRun: false },
+    ).run();
+    // Three pages of two, asked by offset.
+    expect(asked.filter((a) => a.startsWith('/api/v1/members'))).toEqual([
+      expect.stringMatching(/limit=2$/),
+      expect.stringMatching(/limit=2&offset=2$/),
+      expect.stringMatching(/limit=2&offset=4$/),
+    ]);
+    const table = summaryTable(summary);
+    expect(table).toMatch(/^member\s+5\s+2\s+0\s+0\s+3$/m);
+    expect(table).toContain(
+      'member: 1 skipped: another record here has the same e-mail address, card or name (e.g. id 13)',
+    );
+    expect(table).toContain('member: 1 skipped: invalid firstName');
+    expect(table).toContain('member: 1 skipped: a sign-up waiting for approval (e.g. id 15)');
+    expect(table).toMatch(/member: 1 without countryCode: .* \(e\.g\. id 12\)/);
+    expect(table).toMatch(/member: 1 without phone: .* \(e\.g\. id 12\)/);
+    const bo = (
+      await t.call(t.owner.token, { method: 'GET', url: '/api/v1/members?q=bo@odd.example' })
+    ).json();
+    expect(bo).toMatchObject([{ firstName: 'Bo', countryCode: null, phone: null }]);
+  } finally {
+    await t.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

@@ -29,7 +29,7 @@ import {
   spaceColumns,
 } from '../spaces/spaces.repository.js';
 import { courseChanges, createCourse } from '../spaces/training.repository.js';
-import { type Body, bodyOf, fingerprint, idOf, type ImportRun, Skip } from './import-run.js';
+import { type Body, fingerprint, idOf, type ImportRun, Skip } from './import-run.js';
 
 /**
  * What a space is equipped with, from the other server: its time zone, opening hours and
@@ -59,7 +59,7 @@ export async function spaces(run: ImportRun): Promise<void> {
     const spaceId = await run.put(
       'space',
       oldId,
-      async () => bodyOf(SpaceUpdate, space, { lockVersion: 1 }, [...spaceKeptFields]),
+      async () => run.body(SpaceUpdate, space, { lockVersion: 1 }, [...spaceKeptFields]),
       {
         create: async () => run.caller.spaceId,
         update: (trx, id, body) =>
@@ -73,7 +73,7 @@ export async function spaces(run: ImportRun): Promise<void> {
     if (spaceId === undefined) continue;
     await openingHours(run, oldId);
     for await (const holiday of run.source.list(`/spaces/${oldId}/holidays`)) {
-      await run.put('holiday', idOf(holiday), async () => bodyOf(HolidayCreate, holiday), {
+      await run.put('holiday', idOf(holiday), async () => run.body(HolidayCreate, holiday), {
         create: async (trx, body) => {
           const row = await rowById(trx, 'spaces', run.caller.spaceId);
           if (!row) throw new Skip('the space is gone');
@@ -113,7 +113,7 @@ async function openingHours(run: ImportRun, oldSpace: string): Promise<void> {
 
 export async function resourceTypes(run: ImportRun): Promise<void> {
   for await (const type of run.source.list('/resource-types')) {
-    await run.put('resourceType', idOf(type), async () => bodyOf(ResourceTypeCreate, type), {
+    await run.put('resourceType', idOf(type), async () => run.body(ResourceTypeCreate, type), {
       create: async (trx, body) =>
         (
           await insertRow(
@@ -136,7 +136,7 @@ export async function resources(run: ImportRun): Promise<void> {
       'resource',
       idOf(resource),
       async () =>
-        bodyOf(
+        run.body(
           ResourceCreate,
           resource,
           {
@@ -165,7 +165,7 @@ export async function trainingCourses(run: ImportRun): Promise<void> {
         const resources: number[] = [];
         for (const r of (course.resources as unknown[]) ?? [])
           resources.push(await run.ref('resource', r, 'resource'));
-        return bodyOf(TrainingCourseCreate, course, { resources });
+        return run.body(TrainingCourseCreate, course, { resources });
       },
       {
         create: async (trx, body) => (await createCourse(trx, run.caller, body as never, run.now())).id,
@@ -180,7 +180,7 @@ export async function trainingCourses(run: ImportRun): Promise<void> {
 export async function packages(run: ImportRun): Promise<void> {
   for await (const pkg of run.source.list('/packages')) {
     const oldId = idOf(pkg);
-    const id = await run.put('package', oldId, async () => bodyOf(PackageCreate, pkg), {
+    const id = await run.put('package', oldId, async () => run.body(PackageCreate, pkg), {
       create: async (trx, body) => (await createPackage(trx, run.caller, body as never, run.now())).id,
       update: (trx, id, body) =>
         run.updateColumns(trx, 'packages', id, (row) => packageChanges(run.caller, row, body as never)),
@@ -191,7 +191,7 @@ export async function packages(run: ImportRun): Promise<void> {
         'packagePermission',
         idOf(permission),
         async () =>
-          bodyOf(PackagePermissionCreate, permission, {
+          run.body(PackagePermissionCreate, permission, {
             resourceType: await run.optionalRef('resourceType', permission.resourceType, 'resourceType'),
             resource: await run.optionalRef('resource', permission.resource, 'resource'),
           }),
@@ -222,7 +222,7 @@ export async function packages(run: ImportRun): Promise<void> {
             if ('resource' in r) entry.resource = await run.optionalRef('resource', r.resource, 'resource');
             resources.push(entry);
           }
-          const { lockVersion: _, ...body } = bodyOf(PackageCreditUpdate, credit, {
+          const { lockVersion: _, ...body } = run.body(PackageCreditUpdate, credit, {
             resources,
             lockVersion: 1,
           });

@@ -14,7 +14,7 @@ import { membersNamed } from '../identity/members.repository.js';
 import { putMemberKey } from '../keys/member-keys.js';
 import { bookingChanges, createBooking } from '../spaces/bookings.service.js';
 import { createMemberTraining, memberTrainingChanges } from '../spaces/training.repository.js';
-import { type Body, bodyOf, idOf, type ImportRun, Skip } from './import-run.js';
+import { type Body, idOf, type ImportRun, Skip } from './import-run.js';
 
 /** Members with what they hold (key cards, trainings, packages), and bookings ahead, from the other server. */
 
@@ -31,7 +31,7 @@ export async function members(run: ImportRun): Promise<void> {
     const id = await run.put(
       'member',
       oldId,
-      async () => bodyOf(MemberCreate, member, { space: run.caller.spaceId }),
+      async () => run.body(MemberCreate, member, { space: run.caller.spaceId }),
       {
         create: async (trx, body) => (await createMember(trx, run.caller, body, run.now())).id,
         update: async (trx, mid, body) => {
@@ -44,10 +44,13 @@ export async function members(run: ImportRun): Promise<void> {
           }
           return done;
         },
+        // A member here with the address (the owner made by init) is taken over, unless another
+        // member of the source became it already (then the address is a duplicate: skipped).
         match: async (body) => {
           if (typeof body.emailAddress !== 'string') return undefined;
           const found = await membersNamed(run.db, body.emailAddress, run.caller.accountId);
-          return found.find((m) => m.account === run.caller.accountId)?.id;
+          const id = found.find((m) => m.account === run.caller.accountId)?.id;
+          return id !== undefined && !(await run.isImported('member', id)) ? id : undefined;
         },
       },
     );
@@ -66,7 +69,7 @@ async function memberKey(
   key: Body | null | undefined,
 ): Promise<void> {
   if (!key) return;
-  await run.put('memberKey', oldMember, async () => bodyOf(MemberKeyPut, key), {
+  await run.put('memberKey', oldMember, async () => run.body(MemberKeyPut, key), {
     create: async (trx, body) => {
       const member = await rowById(trx, 'members', memberId);
       if (!member) throw new Skip('its member is gone');
@@ -87,7 +90,7 @@ async function memberTraining(run: ImportRun, memberId: number, training: Body):
     'memberTraining',
     idOf(training),
     async () =>
-      bodyOf(MemberTrainingCreate, training, {
+      run.body(MemberTrainingCreate, training, {
         trainingCourse: await run.ref('trainingCourse', training.trainingCourse, 'trainingCourse'),
       }),
     {
@@ -117,7 +120,8 @@ async function memberPackage(run: ImportRun, memberId: number, mp: Body): Promis
   await run.put(
     'memberPackage',
     idOf(mp),
-    async () => bodyOf(MemberPackageCreate, mp, { package: await run.ref('package', mp.package, 'package') }),
+    async () =>
+      run.body(MemberPackageCreate, mp, { package: await run.ref('package', mp.package, 'package') }),
     {
       create: async (trx, body) => {
         const member = await rowById(trx, 'members', memberId);
@@ -171,7 +175,7 @@ export async function bookings(run: ImportRun): Promise<void> {
       'booking',
       oldId,
       async () =>
-        bodyOf(
+        run.body(
           BookingCreate,
           booking,
           {

@@ -45,12 +45,18 @@ export function fingerprint(body: unknown): string {
     .slice(0, 22);
 }
 
-/** The fields of a record that a create body of `schema` has, parsed by it (errors named). */
+/**
+ * The fields of a record that a create body of `schema` has, parsed by it. An optional field the
+ * hub refuses (a phone number too long, a country that is no ISO code) is left out and told to
+ * `onLeftOut`, so the record still comes in; a required one, or one of `overrides` (references
+ * already translated), makes the whole record a Skip naming it.
+ */
 export function bodyOf<S extends z.ZodObject>(
   schema: S,
   record: Body,
   overrides: Body = {},
   drop: string[] = [],
+  onLeftOut?: (field: string, message: string) => void,
 ): z.infer<S> {
   const picked: Body = {};
   for (const key of Object.keys(schema.shape)) {
@@ -59,12 +65,21 @@ export function bodyOf<S extends z.ZodObject>(
     else if (record[key] !== undefined) picked[key] = record[key];
   }
   for (const [key, value] of Object.entries(overrides)) if (!(key in picked)) picked[key] = value;
-  const parsed = schema.safeParse(picked);
-  if (!parsed.success) {
+  for (;;) {
+    const parsed = schema.safeParse(picked);
+    if (parsed.success) return parsed.data;
     const first = parsed.error.issues[0];
-    throw new Skip(`invalid ${first.path.join('.') || 'record'}: ${first.message}`);
+    const field = String(first.path[0] ?? '');
+    const optional =
+      field !== '' &&
+      !(field in overrides) &&
+      field in picked &&
+      (schema.shape[field] as z.ZodType).safeParse(undefined).success;
+    if (!optional || !onLeftOut)
+      throw new Skip(`invalid ${first.path.join('.') || 'record'}: ${first.message}`);
+    onLeftOut(field, first.message);
+    delete picked[field];
   }
-  return parsed.data;
 }
 
 /** A record left out, with the reason printed in the table. */
@@ -77,6 +92,8 @@ export class ImportRun {
   private readonly summaries = new Map<KindSummary['kind'], KindSummary>();
   private readonly maps = new Map<ImportKind, Map<string, ImportedId>>();
   private placeholders = 0;
+  /** The record being made (put), for the fields left out of it. */
+  private current: { kind: KindSummary['kind']; oldId: string } | null = null;
   private readonly started = performance.now();
 
   constructor(
@@ -92,6 +109,7 @@ export class ImportRun {
         updated: 0,
         unchanged: 0,
         skipped: new Map(),
+        leftOut: new Map(),
       });
     }
   }
@@ -135,6 +153,12 @@ export class ImportRun {
     return (await this.map(kind)).get(String(oldId))?.newId;
   }
 
+  /** Whether a record here is what some record of the source became. */
+  async isImported(kind: ImportKind, newId: number): Promise<boolean> {
+    for (const entry of (await this.map(kind)).values()) if (entry.newId === newId) return true;
+    return false;
+  }
+
   /** A reference that must have been imported: its new id, else a Skip naming it. */
   async ref(kind: ImportKind, oldId: unknown, field: string): Promise<number> {
     const id = await this.newId(kind, oldId);
@@ -169,6 +193,7 @@ export class ImportRun {
     this.options.onProgress?.(kind, s.read);
     let body: Body;
     try {
+      this.current = { kind, oldId };
       body = await make();
     } catch (err) {
       if (err instanceof Skip) {
@@ -230,6 +255,25 @@ export class ImportRun {
       }
       throw err;
     }
+  }
+
+  /** bodyOf for the record being made: optional fields the hub refuses are left out and counted. */
+  body<S extends z.ZodObject>(
+    schema: S,
+    record: Body,
+    overrides: Body = {},
+    drop: string[] = [],
+  ): z.infer<S> {
+    const current = this.current;
+    return bodyOf(schema, record, overrides, drop, (field, message) => {
+      if (!current) return;
+      const s = this.summary(current.kind);
+      const why = `${field}: ${message}`;
+      const entry = s.leftOut.get(why) ?? { count: 0, examples: [] };
+      entry.count++;
+      if (entry.examples.length < 3) entry.examples.push(current.oldId);
+      s.leftOut.set(why, entry);
+    });
   }
 
   /** Updates a row under its current lockVersion; false when it is gone. */

@@ -10,6 +10,8 @@ export interface KindSummary {
   unchanged: number;
   /** Why records were left out, with how many and the first few old ids. */
   skipped: Map<string, { count: number; examples: string[] }>;
+  /** Optional fields the hub refused and left out of records that came in ("phone: too long"). */
+  leftOut: Map<string, { count: number; examples: string[] }>;
 }
 
 export interface ImportSummary {
@@ -71,6 +73,12 @@ export function summaryTable(summary: ImportSummary): string {
     ),
   );
   if (skipped.length > 0) out.push('', 'Skipped:', ...skipped);
+  const leftOut = summary.kinds.flatMap((k) =>
+    [...k.leftOut.entries()].map(
+      ([why, s]) => `  ${k.kind}: ${s.count} without ${why} (e.g. id ${s.examples.join(', ')})`,
+    ),
+  );
+  if (leftOut.length > 0) out.push('', 'Imported without a field this hub refuses:', ...leftOut);
   out.push(
     '',
     `${summary.requests} requests, ${summary.waits} waits for rate limits, ${summary.seconds.toFixed(1)} s`,
