@@ -26,6 +26,7 @@ const areas = [
   'sign-up',
   'presence',
   'problems',
+  'import',
 ];
 
 function* files(dir) {

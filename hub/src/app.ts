@@ -70,6 +70,8 @@ import { notificationsRoutes } from './routes/notifications.routes.js';
 import { signUpsRoutes } from './routes/sign-ups.routes.js';
 import { problemReportsRoutes } from './routes/problem-reports.routes.js';
 import { resourceTypeMaintainersRoutes } from './routes/resource-type-maintainers.routes.js';
+// Moving in: members from a spreadsheet.
+import { memberImportRoutes } from './routes/member-import.routes.js';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from './sign-in/cookie.js';
 import { decorateRouteOf, routeOf } from './http/request-route.js';
 
@@ -309,6 +311,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(problemReportsRoutes(ctx));
       await api.register(resourceTypeMaintainersRoutes(ctx));
       await api.register(agentUpdatesRoutes(ctx));
+      await api.register(memberImportRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

@@ -17,6 +17,8 @@ import { createLink, defaultInvitationDays } from './sign-in/links.js';
 import { canSignIn, hasPassword, memberById } from './sign-in/sign-in.repository.js';
 import type { Kysely } from 'kysely';
 import type { Database } from './db/schema.js';
+import { runImport } from './import/import.cli.js';
+import { UsageError } from './import/usage-error.js';
 
 const usage = `Usage: makerspace-hub <command> [options]
 
@@ -41,6 +43,13 @@ Commands:
                                backup, checked); keep secret.key with it. PostgreSQL: pg_dump
   restore FILE                 check FILE and put it in place of the database (the hub must be
                                stopped); the old database is kept as <database>.before-restore-*
+
+  import api --url URL --token TOKEN [--account ID] [--dry-run]
+                               move in from another server with the commercial interface:
+                               members, cards, packages, trainings, resources, bookings ahead,
+                               opening hours and holidays; run again to update (docs/OPERATIONS.md)
+  import csv members FILE [--account ID] [--skip-bad-rows] [--dry-run]
+                               add members from a spreadsheet (CSV, UTF-8 or Windows-1252, , or ;)
 
 
 Configuration comes from the environment (README.md, "Configuration", says more):
@@ -201,6 +210,14 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${link.url}\n`);
       return 0;
     }
+    if (command === 'import') {
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
+      const box = new TokenBox(loadSecret(settings.secretFile));
+      await checkSecretKey(storage.db, box, settings.secretFile);
+      const out = await runImport(rest, { storage, tokens: box, clock: systemClock, logger });
+      process.stdout.write(out.text);
+      return out.code;
+    }
     process.stderr.write(`unknown command: ${command}\n\n${usage}\n`);
     return 2;
   } finally {
@@ -258,8 +275,10 @@ main(process.argv.slice(2)).then(
     } catch {}
     // One line naming the cause and the fix (startup.ts), never a stack trace.
     const line =
-      err instanceof ConfigError ? err.message : startupFailure(err, settings).replace(/^cannot start: /, '');
+      err instanceof ConfigError || err instanceof UsageError
+        ? err.message
+        : startupFailure(err, settings).replace(/^cannot start: /, '');
     process.stderr.write(`makerspace-hub: ${line}\n`);
-    process.exitCode = err instanceof ConfigError ? 2 : 1;
+    process.exitCode = err instanceof ConfigError || err instanceof UsageError ? 2 : 1;
   },
 );

@@ -3,12 +3,13 @@ import { agentMemoryBench } from './agent-memory.bench.js';
 import { billingBench } from './billing.bench.js';
 import { clusterBench } from './cluster.bench.js';
 import { hubMemoryBench } from './hub-memory.bench.js';
+import { importBench } from './import.bench.js';
 import { membersBench } from './members.bench.js';
 import { switchOnBench } from './switch-on.bench.js';
 import { webBench } from './web.bench.js';
 
 /**
- * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing] [--seconds N]`: prints a
+ * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing|import] [--seconds N]`: prints a
  * Markdown table of figures.
  */
 async function main() {
@@ -28,6 +29,8 @@ async function main() {
     if (only.includes('hub-memory')) lines.push(...(await hubMemoryBench()));
     // Only when asked for: it bills 10,000 members (BENCH_BILLING_MEMBERS), a few minutes.
     if (only.includes('billing')) lines.push(...(await billingBench()));
+    // Only when asked for: it seeds a second hub with 1,000 members first (BENCH_IMPORT_MEMBERS).
+    if (only.includes('import')) lines.push(...(await importBench()));
     // Only when asked for: it needs PostgreSQL and redis-server.
     if (only.includes('cluster')) lines.push(...(await clusterBench(seconds)));
   } finally {

@@ -27,6 +27,8 @@ import { signUps } from './migrations/0024-sign-ups.js';
 import { presence } from './migrations/0025-presence.js';
 import { machineInputs } from './migrations/0026-machine-inputs.js';
 import { agentUpdates } from './migrations/0027-agent-updates.js';
+// Moving in: the map of imported ids.
+import { importIds } from './migrations/0028-import-ids.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -73,6 +75,8 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0025-presence': presence(dialect),
     '0026-machine-inputs': machineInputs(dialect),
     '0027-agent-updates': agentUpdates(dialect),
+    // Moving in: the map of imported ids.
+    '0028-import-ids': importIds(dialect),
   };
 }
 

@@ -1079,3 +1079,22 @@ export interface AgentUpdatesTable {
 export interface Database {
   agent_updates: AgentUpdatesTable;
 }
+
+// Moving in: which record of another server became which record here (migration 0028).
+export interface ImportIdsTable {
+  id: Generated<number>;
+  account: number;
+  /** The other server's API base URL, as the import was given it (no trailing slash). */
+  source: string;
+  /** What the record is: member, resource, package, ... (import/import-ids.repository.ts). */
+  kind: string;
+  oldId: string;
+  newId: number;
+  /** A hash of what the last run wrote from the other server's record. */
+  fingerprint: string;
+  createdAt: string;
+}
+
+export interface Database {
+  import_ids: ImportIdsTable;
+}

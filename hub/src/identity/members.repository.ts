@@ -246,3 +246,14 @@ export function membersMatching(db: Db, account: number, q: string, limit: numbe
     .limit(limit)
     .execute();
 }
+
+/** The owners of an account (of every account when none is given), oldest first: who acts for the CLI's imports. */
+export function ownersOf(db: Db, account?: number) {
+  let query = db
+    .selectFrom('members')
+    .select(['id', 'account', 'space', 'state'])
+    .where('privileges', '=', 'owner')
+    .orderBy('id');
+  if (account !== undefined) query = query.where('account', '=', account);
+  return query.execute();
+}

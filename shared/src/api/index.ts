@@ -19,3 +19,4 @@ export * from './sign-ups.js';
 export * from './presence.js';
 export * from './problems.js';
 export * from './agent-updates.js';
+export * from './member-import.js';

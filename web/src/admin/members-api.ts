@@ -3,6 +3,7 @@ import type {
   ChargeRecord,
   InvoiceRecord,
   InvoiceRunPreview,
+  MemberImportResult,
   MemberKeyRecord,
   OpenBalance,
   PaymentRecord,
@@ -65,6 +66,14 @@ export type PaymentInput = {
 };
 
 export const membersApi = {
+  /** Members from a CSV file: checked only (dryRun) or imported. */
+  importCsv: (file: Blob, options: { dryRun: boolean; skipBadRows: boolean }) =>
+    call<MemberImportResult>(
+      'POST',
+      `/members/import?dryRun=${options.dryRun}&skipBadRows=${options.skipBadRows}`,
+      // A file without a type (some systems give CSV none) goes as text/csv.
+      file.type ? file : new Blob([file], { type: 'text/csv' }),
+    ),
   privileges: (id: number) => call<{ privileges: Privileges }>('GET', `/members/${id}/privileges`),
   setPrivileges: (id: number, privileges: Privileges) =>
     call<{ privileges: Privileges }>('PUT', `/members/${id}/privileges`, { privileges }),

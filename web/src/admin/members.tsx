@@ -7,6 +7,7 @@ import { Choice } from './choice';
 import { type FieldSpec, type Kind, memberFieldGroups } from './member-fields';
 import { MemberActivity, MemberChanges, MemberKeyCard, MemberPrivileges } from './member-access';
 import { MemberBilling } from './member-billing';
+import { MemberImport } from './member-import';
 import { MemberPackages } from './member-packages';
 import { MemberTrainings } from './member-trainings';
 import './members.css';
@@ -21,6 +22,7 @@ export function MembersPage() {
   const [page, setPage] = useState<{ members: MemberRecord[]; total: number } | null>(null);
   const [selected, setSelected] = useState<MemberRecord | null>(null);
   const [creating, setCreating] = useState(false);
+  const [importing, setImporting] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   // Only the newest request's answer shows: a reload after a save that answers after a newer
@@ -64,7 +66,7 @@ export function MembersPage() {
           {error}
         </p>
       )}
-      <div class={`admin-grid${selected || creating ? ' member-open' : ''}`}>
+      <div class={`admin-grid${selected || creating || importing ? ' member-open' : ''}`}>
         <section aria-labelledby="list-h">
           <h2 id="list-h">{page ? `${page.total} ${page.total === 1 ? 'member' : 'members'}` : 'Members'}</h2>
           <div class="actions">
@@ -84,10 +86,22 @@ export function MembersPage() {
               class="primary"
               onClick={() => {
                 setCreating(true);
+                setImporting(false);
                 setSelected(null);
               }}
             >
               New member
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setImporting(true);
+                setCreating(false);
+                setSelected(null);
+              }}
+            >
+              Import from a spreadsheet
             </button>
           </div>
           <table class="list" aria-label="Members">
@@ -109,6 +123,7 @@ export function MembersPage() {
                       onClick={() => {
                         setSelected(m);
                         setCreating(false);
+                        setImporting(false);
                       }}
                     >
                       {memberName(m)}
@@ -124,6 +139,7 @@ export function MembersPage() {
           <Pager label="Pages" offset={offset} size={PAGE} total={page?.total} onOffset={setOffset} />
         </section>
         <section aria-label="Member details">
+          {importing && <MemberImport onImported={() => void load()} onClose={() => setImporting(false)} />}
           {creating && <MemberForm member={null} onSaved={saved} />}
           {selected && !creating && <MemberDetails key={selected.id} member={selected} onSaved={saved} />}
         </section>
