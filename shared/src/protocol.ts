@@ -313,7 +313,15 @@ export type BridgeTopicName = keyof typeof bridgeMessages;
 export type BridgeMessage<N extends BridgeTopicName> = z.infer<(typeof bridgeMessages)[N]>;
 
 /** Topics the agent publishes and the hub subscribes to. */
-export const upTopicNames = ['status', 'state', 'replies', 'access', 'logs', 'inputs', 'update/progress'] as const;
+export const upTopicNames = [
+  'status',
+  'state',
+  'replies',
+  'access',
+  'logs',
+  'inputs',
+  'update/progress',
+] as const;
 /** Topics the hub publishes and the agent subscribes to. */
 export const downTopicNames = ['commands', 'access/reply', 'logs/ack', 'config', 'update'] as const;
 export type UpTopicName = (typeof upTopicNames)[number];

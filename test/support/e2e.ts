@@ -130,7 +130,11 @@ export async function startAgentProcess(options: {
       pulseSeconds: options.pulseSeconds ?? 1,
       dataDir: join(dir, 'data'),
       keepaliveSeconds: options.keepaliveSeconds ?? 2,
-      hardware: options.hardware ?? { kind: 'simulated', stateFile, ...(options.inputs ? { inputsFile } : {}) },
+      hardware: options.hardware ?? {
+        kind: 'simulated',
+        stateFile,
+        ...(options.inputs ? { inputsFile } : {}),
+      },
       cardReader: { kind: 'simulated' },
       ...(options.inputs ? { inputs: options.inputs } : {}),
       ...options.config,
