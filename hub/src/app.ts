@@ -62,6 +62,7 @@ import { signInRoutes } from './routes/sign-in.routes.js';
 import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 import { billingTotalsRoutes } from './routes/billing-totals.routes.js';
 import { reportsRoutes } from './routes/reports.routes.js';
+import { accessSimulationsRoutes } from './routes/access-simulations.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
@@ -307,6 +308,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(presenceRoutes(ctx));
       await api.register(problemReportsRoutes(ctx));
       await api.register(resourceTypeMaintainersRoutes(ctx));
+      await api.register(accessSimulationsRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

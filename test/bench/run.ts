@@ -4,11 +4,12 @@ import { billingBench } from './billing.bench.js';
 import { clusterBench } from './cluster.bench.js';
 import { hubMemoryBench } from './hub-memory.bench.js';
 import { membersBench } from './members.bench.js';
+import { simulateBench } from './simulate.bench.js';
 import { switchOnBench } from './switch-on.bench.js';
 import { webBench } from './web.bench.js';
 
 /**
- * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing] [--seconds N]`: prints a
+ * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing|simulate] [--seconds N]`: prints a
  * Markdown table of figures.
  */
 async function main() {
@@ -28,6 +29,8 @@ async function main() {
     if (only.includes('hub-memory')) lines.push(...(await hubMemoryBench()));
     // Only when asked for: it bills 10,000 members (BENCH_BILLING_MEMBERS), a few minutes.
     if (only.includes('billing')) lines.push(...(await billingBench()));
+    // Only when asked for: it seeds 1,000 members and 50 resources.
+    if (only.includes('simulate')) lines.push(...(await simulateBench()));
     // Only when asked for: it needs PostgreSQL and redis-server.
     if (only.includes('cluster')) lines.push(...(await clusterBench(seconds)));
   } finally {

@@ -18,3 +18,4 @@ export * from './notifications.js';
 export * from './sign-ups.js';
 export * from './presence.js';
 export * from './problems.js';
+export * from './simulations.js';
