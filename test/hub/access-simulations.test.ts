@@ -323,6 +323,29 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
     });
     expect(range.statusCode).toBe(400);
     const member = await t.newMemberWithToken('Plain', 'Member');
+    // Too much to ask in one go (6 members x 4 resources x 2,976 quarter hours, twice): 422 saying so.
+    await created('/resources', { space, name: 'Drill', controlType: 'machine' });
+    const tooLarge = await ask({
+      method: 'PUT',
+      path: `/spaces/${space}/opening-hours`,
+      body: [],
+      slotMinutes: 15,
+      from: '2026-03-23T00:00:00.000Z',
+      until: '2026-04-23T00:00:00.000Z',
+    });
+    expect(tooLarge.statusCode).toBe(422);
+    expect(tooLarge.json().message).toContain('reaches 6 members and 4 resources');
+    const narrowed = await ask({
+      method: 'PUT',
+      path: `/spaces/${space}/opening-hours`,
+      body: [],
+      slotMinutes: 15,
+      from: '2026-03-23T00:00:00.000Z',
+      until: '2026-04-23T00:00:00.000Z',
+      resources: [ids.printer],
+    });
+    expect(narrowed.statusCode, narrowed.body).toBe(200);
+    expect(narrowed.json().evaluated).toMatchObject({ members: 6, resources: 1, slots: 2976 });
     expect((await ask({ method: 'DELETE', path: `/packages/${ids.full}` }, member.token)).statusCode).toBe(
       403,
     );

@@ -10,6 +10,7 @@ import {
 } from '../access/simulation.repository.js';
 import { ResourceSignals } from '../context.js';
 import type { Db } from '../db/crud.js';
+import { sqliteReads } from '../db/fast-reads.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { type Collection, findIn, writeInTransaction } from '../http/collection.js';
 import { adminRoute } from '../http/route.js';
@@ -194,6 +195,20 @@ function quietContext(ctx: HubServices, trx: Db): HubServices {
 class RolledBack extends Error {}
 
 const HOUR = 3_600_000;
+
+/**
+ * The most policy decisions one simulation may take: about 10 s on a small server
+ * (docs/PERFORMANCE.md). The transaction holds the SQLite writer, so other writes wait that long.
+ */
+export const MAX_DECISIONS = 120_000;
+
+/** The members the change reaches, narrowed to those the caller asks about. */
+function narrowed(reach: number[] | null, asked: number[] | undefined): number[] | null {
+  if (!asked) return reach;
+  if (reach === null) return asked;
+  const wanted = new Set(asked);
+  return reach.filter((m) => wanted.has(m));
+}
 const MAX_RANGE_MS = 31 * 24 * HOUR;
 
 /** The slot starts: from `from` (default: the current hour of the space's clock) to `until` (default a week on). */
@@ -237,10 +252,14 @@ export async function simulateRequest(
         policy: ctx.policy,
         trx,
         account: caller.accountId,
-        members: await target.reach(trx, params, id, part),
+        members: narrowed(await target.reach(trx, params, id, part), body.members),
         space,
+        resources: body.resources,
+        maxDecisions: MAX_DECISIONS,
         slots,
         slotMs,
+        // SQLite: the hub's one writing connection holds the transaction, so its prepared statements see the change.
+        reads: ctx.storage.sqlite ? () => sqliteReads(ctx.storage.sqlite as never) : undefined,
         apply: async (t) => {
           if (c) {
             await writeInTransaction(c, t, quiet, caller, { part, params, id, body: proposed });

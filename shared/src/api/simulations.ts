@@ -33,6 +33,12 @@ export const AccessSimulationRequest = z
       .refine((n) => n % 15 === 0, 'a multiple of 15 minutes')
       .default(60)
       .describe('Length of a time slot; the policy decides at the start of each (default 60)'),
+    members: z
+      .array(Id)
+      .max(10_000)
+      .optional()
+      .describe('Ask only about these members (default: all the change can reach)'),
+    resources: z.array(Id).max(10_000).optional().describe('Ask only about these resources (default: all)'),
   })
   .strict();
 export type AccessSimulationRequest = z.input<typeof AccessSimulationRequest>;

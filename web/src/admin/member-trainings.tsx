@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAccessPreview } from './access-preview';
 import type { MemberRecord } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
@@ -103,16 +104,19 @@ function RecordForm({
   const { error, run } = useApiCall();
   const chosen = courses.find((c) => String(c.id) === course);
 
-  async function save(e: Event) {
+  const access = useAccessPreview();
+
+  async function save(e: Event, previewed = false) {
     e.preventDefault();
-    const recorded = await run(() =>
-      packagesApi.recordTraining(member.id, {
-        trainingCourse: Number(course),
-        date,
-        ...(trainer.trim() ? { trainer: trainer.trim() } : {}),
-        ...(notes.trim() ? { notes: notes.trim() } : {}),
-      }),
-    );
+    const body = {
+      trainingCourse: Number(course),
+      date,
+      ...(trainer.trim() ? { trainer: trainer.trim() } : {}),
+      ...(notes.trim() ? { notes: notes.trim() } : {}),
+    };
+    const change = { method: 'POST' as const, path: `/members/${member.id}/trainings`, body };
+    if (!previewed && (await access.holds(change, () => void save(e, true)))) return;
+    const recorded = await run(() => packagesApi.recordTraining(member.id, body));
     if (recorded) onDone(true);
   }
 
@@ -141,7 +145,8 @@ function RecordForm({
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
       <Alert text={error} />
-      <FormActions submit="Record training" onCancel={() => onDone(false)} />
+      {access.panel}
+      <FormActions submit="Record training" onCancel={() => onDone(false)} disabled={access.waiting} />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { useAccessPreview } from './access-preview';
 import { Field } from '../field';
 import {
   Alert,
@@ -401,7 +402,9 @@ function PermissionForm({
   const setTime = (i: number, change: Partial<PermissionTime>) =>
     setTimes(times.map((t, j) => (j === i ? { ...t, ...change } : t)));
 
-  async function save(e: Event) {
+  const preview = useAccessPreview();
+
+  async function save(e: Event, previewed = false) {
     e.preventDefault();
     const body: Record<string, unknown> = {
       type,
@@ -412,6 +415,14 @@ function PermissionForm({
       usageFeeDiscountPercent: usage.trim() || '0',
       bookingFeeDiscountPercent: booking.trim() || '0',
     };
+    const change = permission
+      ? {
+          method: 'PUT' as const,
+          path: `/packages/${pkg.id}/permissions/${permission.id}`,
+          body: { ...body, lockVersion: permission.lockVersion },
+        }
+      : { method: 'POST' as const, path: `/packages/${pkg.id}/permissions`, body };
+    if (!previewed && (await preview.holds(change, () => void save(e, true)))) return;
     const saved = await run(() =>
       permission
         ? packagesApi.updatePermission(permission, body)
@@ -543,7 +554,8 @@ function PermissionForm({
         <Field label="Discount on bookings (%)" value={booking} set={setBooking} inputMode="decimal" />
       </div>
       <Alert text={error} />
-      <FormActions submit="Save permission" onCancel={() => onDone(false)} />
+      {preview.panel}
+      <FormActions submit="Save permission" onCancel={() => onDone(false)} disabled={preview.waiting} />
     </form>
   );
 }
