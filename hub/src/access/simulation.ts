@@ -103,6 +103,9 @@ async function decisions(
       for (const at of slots) {
         const decision = await policy.decide({ db, reads, resource, member, at });
         out[i++] = decision.allowed ? null : decision.reason;
+        // SQLite's reads are synchronous: without a turn of the event loop now and then, the
+        // hub would answer nothing else (reads on its second connection, the live channels) meanwhile.
+        if (i % 2000 === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
   }
