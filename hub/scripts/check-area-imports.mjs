@@ -26,6 +26,7 @@ const areas = [
   'sign-up',
   'presence',
   'problems',
+  'shadow',
 ];
 
 function* files(dir) {

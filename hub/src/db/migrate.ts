@@ -25,6 +25,7 @@ import { courseTrainers } from './migrations/0022-course-trainers.js';
 import { problemReports } from './migrations/0023-problem-reports.js';
 import { signUps } from './migrations/0024-sign-ups.js';
 import { presence } from './migrations/0025-presence.js';
+import { shadow } from './migrations/0029-shadow.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -69,6 +70,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0023-problem-reports': problemReports(dialect),
     '0024-sign-ups': signUps(dialect),
     '0025-presence': presence(dialect),
+    '0029-shadow': shadow(dialect),
   };
 }
 

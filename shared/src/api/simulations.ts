@@ -83,3 +83,44 @@ export const AccessSimulationResult = z.object({
   changes: z.array(AccessChange),
 });
 export type AccessSimulationResult = z.infer<typeof AccessSimulationResult>;
+
+/**
+ * Shadow mode (`GET /shadow-report`): another access server's logged decisions compared with
+ * our policy's for the same member, resource and moment (docs/MOVING.md).
+ */
+export const ShadowReport = z.object({
+  resources: z
+    .array(
+      z.object({
+        source: z.string().describe('The other server'),
+        remoteResource: Id.describe('Its resource id'),
+        resource: Id.nullable().describe('Ours (null: none here for it)'),
+        resourceName: z.string().nullable(),
+        compared: z.number().int(),
+        agreed: z.number().int(),
+        latest: z.string().nullable().describe('The latest compared decision'),
+      }),
+    )
+    .describe('Agreement per resource'),
+  disagreements: z
+    .array(
+      z.object({
+        source: z.string(),
+        remoteLog: Id.describe('Their resource log'),
+        at: z.string(),
+        remoteResource: Id,
+        remoteMember: Id.nullable(),
+        resource: Id.nullable(),
+        resourceName: z.string().nullable(),
+        member: Id.nullable(),
+        memberName: z.string().nullable(),
+        theirs: z.enum(['allowed', 'denied']),
+        theirReason: z.string().nullable(),
+        ours: z.enum(['allowed', 'denied']),
+        ourReason: z.string().nullable(),
+        ourMessage: z.string().nullable(),
+      }),
+    )
+    .describe('The latest disagreements, newest first, with both reasons'),
+});
+export type ShadowReport = z.infer<typeof ShadowReport>;
