@@ -323,8 +323,9 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
     });
     expect(range.statusCode).toBe(400);
     const member = await t.newMemberWithToken('Plain', 'Member');
-    // Too much to ask in one go (6 members x 4 resources x 2,976 quarter hours, twice): 422 saying so.
-    await created('/resources', { space, name: 'Drill', controlType: 'machine' });
+    // Too much to ask in one go (6 members x 8 resources x 2,976 quarter hours, twice): 422 saying so.
+    for (const name of ['Drill', 'Lathe', 'Saw', 'Sander', 'Router'])
+      await created('/resources', { space, name, controlType: 'machine' });
     const tooLarge = await ask({
       method: 'PUT',
       path: `/spaces/${space}/opening-hours`,
@@ -334,7 +335,7 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
       until: '2026-04-23T00:00:00.000Z',
     });
     expect(tooLarge.statusCode).toBe(422);
-    expect(tooLarge.json().message).toContain('reaches 6 members and 4 resources');
+    expect(tooLarge.json().message).toContain('reaches 6 members and 8 resources');
     const narrowed = await ask({
       method: 'PUT',
       path: `/spaces/${space}/opening-hours`,

@@ -67,22 +67,28 @@ export interface AccessComparisonInput {
  * slots. Arrays are handed out as copies, so a rule that sorts its rows cannot touch the next's.
  */
 export function rememberingReads(inner: FastReads): FastReads {
-  const answers = new Map<string, Promise<unknown>>();
+  // By text, then by parameters: the texts are long, the parameters a few ids and times.
+  const answers = new Map<string, Map<string, Promise<unknown>>>();
   const remember = <T>(kind: string, text: string, params: readonly unknown[], run: () => Promise<T>) => {
-    const key = `${kind}\u0000${text}\u0000${JSON.stringify(params)}`;
-    let answer = answers.get(key) as Promise<T> | undefined;
+    let byParams = answers.get(kind + text);
+    if (!byParams) {
+      byParams = new Map();
+      answers.set(kind + text, byParams);
+    }
+    const key = JSON.stringify(params);
+    let answer = byParams.get(key) as Promise<T> | undefined;
     if (!answer) {
       answer = run();
-      answers.set(key, answer);
+      byParams.set(key, answer);
     }
     return answer;
   };
   return {
     rows: async (text, params) =>
-      [...(await remember('rows', text, params, () => inner.rows(text, params)))] as any,
-    first: (text, params) => remember('first', text, params, () => inner.first(text, params)) as any,
+      [...(await remember('r', text, params, () => inner.rows(text, params)))] as any,
+    first: (text, params) => remember('f', text, params, () => inner.first(text, params)) as any,
     tuples: async (text, params) =>
-      [...(await remember('tuples', text, params, () => inner.tuples(text, params)))] as any,
+      [...(await remember('t', text, params, () => inner.tuples(text, params)))] as any,
   };
 }
 
@@ -97,15 +103,17 @@ async function decisions(
 ): Promise<(DenyReason | null)[]> {
   const reads = rememberingReads(inner);
   const out: (DenyReason | null)[] = new Array(members.length * resources.length * slots.length);
-  let i = 0;
-  for (const member of members) {
-    for (const resource of resources) {
-      for (const at of slots) {
-        const decision = await policy.decide({ db, reads, resource, member, at });
-        out[i++] = decision.allowed ? null : decision.reason;
+  let asked = 0;
+  // One moment at a time: the rules' wall-time arithmetic and the slot's reads are shared by all.
+  for (let s = 0; s < slots.length; s++) {
+    const at = slots[s];
+    for (let m = 0; m < members.length; m++) {
+      for (let r = 0; r < resources.length; r++) {
+        const decision = await policy.decide({ db, reads, resource: resources[r], member: members[m], at });
+        out[(m * resources.length + r) * slots.length + s] = decision.allowed ? null : decision.reason;
         // SQLite's reads are synchronous: without a turn of the event loop now and then, the
         // hub would answer nothing else (reads on its second connection, the live channels) meanwhile.
-        if (i % 2000 === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (++asked % 2000 === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
   }
