@@ -18,8 +18,8 @@ export function ShadowPage() {
     call<ShadowReport>('GET', '/shadow-report?limit=500').then(setReport, (e) => setError(errorText(e)));
   }, []);
   return (
-    <section aria-labelledby="shadow-h">
-      <h1 id="shadow-h">Shadow mode</h1>
+    <main class="admin">
+      <h1>Shadow mode</h1>
       <p class="muted">
         Each allowed and denied decision of the server this hub replaces, beside what this hub’s rules decide
         for the same member, resource and moment. Run{' '}
@@ -85,6 +85,6 @@ export function ShadowPage() {
           )}
         </>
       )}
-    </section>
+    </main>
   );
 }
