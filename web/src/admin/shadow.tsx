@@ -13,10 +13,18 @@ const reasonText = (decision: string, reason: string | null, message?: string | 
  */
 export function ShadowPage() {
   const [report, setReport] = useState<ShadowReport | null>(null);
+  const [zone, setZone] = useState('UTC');
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     call<ShadowReport>('GET', '/shadow-report?limit=500').then(setReport, (e) => setError(errorText(e)));
+    // Times in the space's zone, as the members lived them.
+    call<{ space: number }>('GET', '/user/me')
+      .then((me) => call<{ timezone: string | null }>('GET', `/spaces/${me.space}`))
+      .then((space) => space.timezone && setZone(space.timezone))
+      .catch(() => {});
   }, []);
+  const when = (iso: string) =>
+    new Date(iso).toLocaleString('en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
   return (
     <main class="admin">
       <h1>Shadow mode</h1>
@@ -49,7 +57,7 @@ export function ShadowPage() {
                   <td>{r.resourceName ?? `None here for their resource ${r.remoteResource}`}</td>
                   <td>{r.compared}</td>
                   <td>{`${r.agreed} (${r.compared ? ((100 * r.agreed) / r.compared).toFixed(1) : '-'}%)`}</td>
-                  <td>{r.latest ? new Date(r.latest).toLocaleString() : ''}</td>
+                  <td>{r.latest ? when(r.latest) : ''}</td>
                 </tr>
               ))}
             </tbody>
@@ -61,7 +69,7 @@ export function ShadowPage() {
             <table class="list" aria-label="Disagreements">
               <thead>
                 <tr>
-                  <th scope="col">When</th>
+                  <th scope="col">{`When (${zone})`}</th>
                   <th scope="col">Member</th>
                   <th scope="col">Resource</th>
                   <th scope="col">Theirs</th>
@@ -71,7 +79,7 @@ export function ShadowPage() {
               <tbody>
                 {report.disagreements.map((d) => (
                   <tr key={`${d.source} ${d.remoteLog}`}>
-                    <td>{new Date(d.at).toLocaleString()}</td>
+                    <td>{when(d.at)}</td>
                     <td>
                       {d.memberName ?? (d.remoteMember ? `their member ${d.remoteMember}` : 'no member')}
                     </td>
