@@ -85,17 +85,13 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
     return out;
   }
 
+  /** Webhook events, their deliveries and queued mails, and what the hub announced in process. */
+  const heard: string[] = [];
   const outbox = async () => {
     const db = t.hub.ctx.db;
-    const events = await db
-      .selectFrom('webhook_events')
-      .select(db.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    const deliveries = await db
-      .selectFrom('webhook_deliveries')
-      .select(db.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    return `${events.n}/${deliveries.n}`;
+    const count = async (table: 'webhook_events' | 'webhook_deliveries' | 'notifications') =>
+      (await db.selectFrom(table).select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+    return `${await count('webhook_events')}/${await count('webhook_deliveries')}/${await count('notifications')}/${heard.length}`;
   };
 
   /**
@@ -128,6 +124,10 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
 
   beforeAll(async () => {
     t = await startTestHub(dialect, { clock: { now: () => now }, settings: { webhookAllowInsecure: true } });
+    // What the live channels, offline keys and the webhook worker hear of.
+    t.hub.ctx.signals.onChange((resource) => heard.push(`resource ${resource} changed`));
+    t.hub.ctx.events.onAccessChange((account) => heard.push(`access of ${account} changed`));
+    t.hub.ctx.events.onCommit(() => heard.push('events committed'));
     owner = t.owner.token;
     space = t.owner.spaceId;
     const current = (await api(owner, 'GET', `/spaces/${space}`)).json();
