@@ -118,8 +118,11 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
  * through that preview when one shows within a few seconds (a change that alters nobody's
  * access saves without one). `scope` is the page or the form.
  */
-export async function saveThroughAccessPreview(scope: Pick<Page, 'getByRole'>): Promise<void> {
-  const anyway = scope.getByRole('button', { name: 'Save anyway' });
+export async function saveThroughAccessPreview(
+  scope: Pick<Page, 'getByRole'>,
+  button: 'Save anyway' | 'Delete anyway' = 'Save anyway',
+): Promise<void> {
+  const anyway = scope.getByRole('button', { name: button });
   const shown = await anyway.waitFor({ state: 'visible', timeout: 5000 }).then(
     () => true,
     () => false,

@@ -69,18 +69,21 @@ type Shown = { result: AccessSimulationResult } | { notice: string };
  * admin says so. A change that alters nobody's access saves at once.
  */
 export function useAccessPreview() {
-  const [shown, setShown] = useState<(Shown & { save: () => void }) | null>(null);
+  const [shown, setShown] = useState<(Shown & { save: () => void; label: string }) | null>(null);
 
-  /** True when the form must wait: the preview is shown and its Save button saves. */
-  async function holds(change: ProposedChange, save: () => void): Promise<boolean> {
+  /**
+   * True when the form must wait: the preview is shown and its button (`label`, "Save anyway"
+   * by default) goes ahead.
+   */
+  async function holds(change: ProposedChange, save: () => void, label = 'Save anyway'): Promise<boolean> {
     try {
       const result = await simulateChange(change);
       if (result.changes.length === 0) return false;
-      setShown({ result, save });
+      setShown({ result, save, label });
       return true;
     } catch (err) {
       if (err instanceof ApiError && err.data?.tooLarge) {
-        setShown({ notice: `${err.message}`, save });
+        setShown({ notice: `${err.message}`, save, label });
         return true;
       }
       // A change the hub would refuse: the save itself says why.
@@ -92,7 +95,7 @@ export function useAccessPreview() {
     <div role="alert" class="warning access-preview" aria-label="Who gains and loses access">
       {'result' in shown ? (
         <>
-          <p>Before you save, for the next week:</p>
+          <p>{shown.label === 'Save anyway' ? 'Before you save' : 'Before this goes'}, for the next week:</p>
           <ul>
             {summaryLines(shown.result).map((line) => (
               <li key={line}>{line}</li>
@@ -138,7 +141,7 @@ export function useAccessPreview() {
             save();
           }}
         >
-          Save anyway
+          {shown.label}
         </button>
         <button type="button" class="secondary" onClick={() => setShown(null)}>
           Keep editing

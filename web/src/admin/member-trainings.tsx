@@ -38,7 +38,10 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
   const title = (t: MemberTrainingRecord) =>
     courses?.find((c) => c.id === t.trainingCourse)?.title ?? `Course ${t.trainingCourse}`;
 
-  async function remove(t: MemberTrainingRecord) {
+  const access = useAccessPreview();
+  async function remove(t: MemberTrainingRecord, previewed = false) {
+    const change = { method: 'DELETE' as const, path: `/members/${member.id}/trainings/${t.id}` };
+    if (!previewed && (await access.holds(change, () => void remove(t, true), 'Delete anyway'))) return;
     if (await run(() => packagesApi.deleteTraining(t))) void load();
   }
 
@@ -46,6 +49,7 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
     <section aria-labelledby="member-trainings-h" class="member-trainings">
       <h3 id="member-trainings-h">Trainings</h3>
       <Alert text={error} />
+      {access.panel}
       {list?.length === 0 && <p class="muted">None.</p>}
       {today && courses && (
         <ul class="rows" aria-label={`Trainings of ${memberName(member)}`}>

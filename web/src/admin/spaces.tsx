@@ -356,6 +356,13 @@ function Holidays({ space }: { space: SpaceRecord }) {
   useEffect(() => void load(), [space.id, past]);
 
   const name = (h: HolidayRecord) => h.title || `holiday from ${localLabel(h.fromDateTime)}`;
+  const preview = useAccessPreview();
+
+  async function remove(h: HolidayRecord, previewed = false) {
+    const change = { method: 'DELETE' as const, path: `/spaces/${space.id}/holidays/${h.id}` };
+    if (!previewed && (await preview.holds(change, () => void remove(h, true), 'Delete anyway'))) return;
+    await run(`Deleted ${name(h)}.`, () => spacesApi.deleteHoliday(h));
+  }
 
   async function run(done: string, work: () => Promise<unknown>) {
     setStatus(null);
@@ -404,7 +411,7 @@ function Holidays({ space }: { space: SpaceRecord }) {
                 type="button"
                 class="secondary"
                 aria-label={`Delete ${name(h)}`}
-                onClick={() => void run(`Deleted ${name(h)}.`, () => spacesApi.deleteHoliday(h))}
+                onClick={() => void remove(h)}
               >
                 Delete
               </button>
@@ -412,6 +419,7 @@ function Holidays({ space }: { space: SpaceRecord }) {
           </li>
         ))}
       </ul>
+      {preview.panel}
       {error && (
         <p role="alert" class="error">
           {error}
