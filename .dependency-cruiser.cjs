@@ -9,7 +9,7 @@ const parts = {
   broker: `^${hub}broker/`,
   integrations: `^${hub}home-assistant/`,
   cluster: `^${hub}cluster/`,
-  areas: `^${hub}(identity|access|spaces|billing|keys|resources|sign-in|reports|notifications|sign-up|presence|problems|import)/`,
+  areas: `^${hub}(identity|access|spaces|billing|keys|resources|sign-in|reports|notifications|sign-up|presence|problems|import|shadow)/`,
   webhooks: `^${hub}webhooks/`,
   context: `^${hub}(context|secrets|periodic)\\.ts$`,
   observability: `^${hub}observability/metrics\\.ts$`,

@@ -27,6 +27,7 @@ const areas = [
   'presence',
   'problems',
   'import',
+  'shadow',
 ];
 
 function* files(dir) {

@@ -63,6 +63,8 @@ import { signInRoutes } from './routes/sign-in.routes.js';
 import { adminConsoleRoutes } from './routes/admin-console.routes.js';
 import { billingTotalsRoutes } from './routes/billing-totals.routes.js';
 import { reportsRoutes } from './routes/reports.routes.js';
+import { accessSimulationsRoutes } from './routes/access-simulations.routes.js';
+import { shadowRoutes } from './routes/shadow.routes.js';
 import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes.js';
 import { userAccountsRoutes } from './routes/user-accounts.routes.js';
 import { firstRunRoutes } from './routes/first-run.routes.js';
@@ -312,6 +314,8 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
       await api.register(resourceTypeMaintainersRoutes(ctx));
       await api.register(agentUpdatesRoutes(ctx));
       await api.register(memberImportRoutes(ctx));
+      await api.register(accessSimulationsRoutes(ctx));
+      await api.register(shadowRoutes(ctx));
       for (const routes of options.routes ?? []) await api.register(routes(ctx));
     },
     { prefix: API_PREFIX },

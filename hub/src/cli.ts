@@ -16,6 +16,9 @@ import { insertApiKey } from './identity/api-keys.js';
 import { createLink, defaultInvitationDays } from './sign-in/links.js';
 import { canSignIn, hasPassword, memberById } from './sign-in/sign-in.repository.js';
 import type { Kysely } from 'kysely';
+import { AccessPolicy } from './access/policy.js';
+import { allRules } from './hub.js';
+import { shadowCommand } from './shadow/shadow-command.js';
 import type { Database } from './db/schema.js';
 import { runImport } from './import/import.cli.js';
 import { UsageError } from './import/usage-error.js';
@@ -38,6 +41,12 @@ Commands:
                                print a one-use link that signs the member in to the web app
                                (the owner's first sign-in, without curl or mail); a member
                                without a password chooses one on the way
+
+  shadow --url URL --token T [--since TIME] [--every MINUTES] [--account ID]
+                               compare another access server's allowed and denied decisions
+                               (its resource logs) with what this hub's policy decides;
+                               goes on where the last run stopped (docs/MOVING.md). The token
+                               may come from HUB_SHADOW_TOKEN instead of the command line
 
   backup FILE                  copy the SQLite database to FILE while the hub runs (online
                                backup, checked); keep secret.key with it. PostgreSQL: pg_dump
@@ -217,6 +226,48 @@ async function main(argv: string[]): Promise<number> {
       const out = await runImport(rest, { storage, tokens: box, clock: systemClock, logger });
       process.stdout.write(out.text);
       return out.code;
+    }
+    if (command === 'shadow') {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          url: { type: 'string' },
+          token: { type: 'string' },
+          since: { type: 'string' },
+          every: { type: 'string' },
+          account: { type: 'string' },
+        },
+      });
+      const token = values.token ?? process.env.HUB_SHADOW_TOKEN;
+      const problems: string[] = [];
+      if (!values.url || !/^https?:\/\//.test(values.url))
+        problems.push('--url must be the other server’s http(s):// address');
+      if (!token) problems.push('--token (or HUB_SHADOW_TOKEN) must be an admin’s API token there');
+      if (values.since !== undefined && Number.isNaN(Date.parse(values.since)))
+        problems.push('--since must be a date or ISO time, e.g. 2026-11-01');
+      const every = values.every === undefined ? undefined : Number(values.every);
+      if (every !== undefined && !(every >= 1 && every <= 1440))
+        problems.push('--every must be 1 to 1440 minutes');
+      const account = values.account === undefined ? undefined : Number(values.account);
+      if (account !== undefined && !(Number.isInteger(account) && account > 0))
+        problems.push('--account must be an account id');
+      if (problems.length > 0) throw new ConfigError('shadow', problems);
+      await migrateToLatest(storage.db, storage.dialect, secretBox);
+      const stopped = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopped.abort());
+      return await shadowCommand({
+        db: storage.db,
+        policy: new AccessPolicy(allRules()),
+        // The CLI has no hub context: the system clock.
+        clock: systemClock,
+        url: values.url as string,
+        token: token as string,
+        since: values.since === undefined ? undefined : new Date(values.since).toISOString(),
+        account,
+        everyMinutes: every,
+        out: (text) => process.stdout.write(text),
+        stopped: stopped.signal,
+      });
     }
     process.stderr.write(`unknown command: ${command}\n\n${usage}\n`);
     return 2;

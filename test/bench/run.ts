@@ -5,11 +5,12 @@ import { clusterBench } from './cluster.bench.js';
 import { hubMemoryBench } from './hub-memory.bench.js';
 import { importBench } from './import.bench.js';
 import { membersBench } from './members.bench.js';
+import { simulateBench } from './simulate.bench.js';
 import { switchOnBench } from './switch-on.bench.js';
 import { webBench } from './web.bench.js';
 
 /**
- * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing|import] [--seconds N]`: prints a
+ * `npm run bench [members|switch-on|ingest|web|agent-memory|hub-memory|cluster|billing|import|simulate] [--seconds N]`: prints a
  * Markdown table of figures.
  */
 async function main() {
@@ -31,6 +32,8 @@ async function main() {
     if (only.includes('billing')) lines.push(...(await billingBench()));
     // Only when asked for: it seeds a second hub with 1,000 members first (BENCH_IMPORT_MEMBERS).
     if (only.includes('import')) lines.push(...(await importBench()));
+    // Only when asked for: it seeds 1,000 members and 50 resources.
+    if (only.includes('simulate')) lines.push(...(await simulateBench()));
     // Only when asked for: it needs PostgreSQL and redis-server.
     if (only.includes('cluster')) lines.push(...(await clusterBench(seconds)));
   } finally {

@@ -112,3 +112,20 @@ export async function saveScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
+
+/**
+ * The console shows who gains and loses access before a form saves a change to it: this saves
+ * through that preview when one shows within a few seconds (a change that alters nobody's
+ * access saves without one). `scope` is the page or the form.
+ */
+export async function saveThroughAccessPreview(
+  scope: Pick<Page, 'getByRole'>,
+  button: 'Save anyway' | 'Delete anyway' = 'Save anyway',
+): Promise<void> {
+  const anyway = scope.getByRole('button', { name: button });
+  const shown = await anyway.waitFor({ state: 'visible', timeout: 5000 }).then(
+    () => true,
+    () => false,
+  );
+  if (shown) await anyway.click();
+}

@@ -1,7 +1,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleTestHooks, openConsole, fitsPhone, startConsoleHub } from '../support/admin-console.js';
-import { browserTestsEnabled, phone, saveScreenshot, signInWithPassword } from '../support/browser.js';
+import {
+  browserTestsEnabled,
+  phone,
+  saveScreenshot,
+  saveThroughAccessPreview,
+  signInWithPassword,
+} from '../support/browser.js';
 import type { HubProcess } from '../support/e2e.js';
 
 /** A date `days` from today (the hub's space keeps UTC, as a fresh hub does). */
@@ -250,6 +256,7 @@ describe.runIf(browserTestsEnabled())('admin packages and trainings in Chromium 
     // Deleting the training: gone from the member page and the hub.
     await openMember(page, 'Ada Lovelace');
     await section.getByRole('button', { name: `Delete training Laser safety of ${date}` }).click();
+    await saveThroughAccessPreview(section, 'Delete anyway');
     await expect.poll(() => section.getByText('None.').isVisible()).toBe(true);
     expect((await hub.api('GET', `/members/${ids.ada}/trainings`)).body).toEqual([]);
   });

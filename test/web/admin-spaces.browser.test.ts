@@ -55,11 +55,26 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
   };
   const reason = async () =>
     (await hub.api('GET', `/resources/${ids.door}/access-check`, undefined, adaToken)).body.reason;
+  /**
+   * Saves through the preview of who gains and loses access when one shows (a change that
+   * alters nobody's access saves without one).
+   */
+  const passPreview = async (page: Page) => {
+    const anyway = page.getByRole('button', { name: 'Save anyway' });
+    if (
+      await anyway.waitFor({ state: 'visible', timeout: 3000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      await anyway.click();
+  };
   /** Saves the opening hours, confirming when they close the space at this moment. */
   const saveHours = async (page: Page) => {
     await page.getByRole('button', { name: 'Save opening hours' }).click();
     const confirm = page.getByRole('button', { name: /^Save and close .* now$/ });
     if (await confirm.isVisible()) await confirm.click();
+    await passPreview(page);
   };
   const adminNav = (name: string) =>
     admin.page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name }).click();
@@ -130,6 +145,19 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await page.getByRole('button', { name: 'Save opening hours' }).click();
     // Closed now: the page warns first and saves when confirmed.
     await page.getByRole('button', { name: /^Save and close .* now$/ }).click();
+    // Before it saves, the console shows who loses what in the next week (the hub simulated it).
+    const preview = page.getByRole('alert', { name: 'Who gains and loses access' });
+    await expect.poll(() => preview.isVisible()).toBe(true);
+    const lines = await preview.getByRole('listitem').allTextContents();
+    // Every day of the week: tomorrow too, outside 09:00-17:00.
+    expect(lines).toContain(
+      '2 members lose Front door on Mondays, Tuesdays, Wednesdays, Thursdays, Fridays, Saturdays and Sundays',
+    );
+    await preview.getByText(/^Show the 4 member and resource changes$/).click();
+    expect(await preview.getByRole('row', { name: /Ada Lovelace Laser cutter/ }).count()).toBe(1);
+    expect((await hub.api('GET', `/spaces/${ids.space}/opening-hours`)).body).toEqual([]);
+    await saveScreenshot(page, 'admin-access-preview');
+    await preview.getByRole('button', { name: 'Save anyway' }).click();
     await expect
       .poll(() => page.getByRole('form', { name: 'Opening hours' }).getByRole('status').textContent())
       .toBe('Opening hours saved.');
@@ -150,6 +178,7 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await page.getByLabel(`${day} from`, { exact: true }).fill('00:00');
     await page.getByLabel(`${day} until`, { exact: true }).fill('24:00');
     await page.getByRole('button', { name: 'Save opening hours' }).click();
+    await passPreview(page);
     await expect
       .poll(async () => (await hub.api('GET', `/spaces/${ids.space}/opening-hours`)).body.length)
       .toBe(2);
@@ -175,6 +204,7 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     await form.getByLabel(`From (${zone})`).fill(`${today}T00:00`);
     await form.getByLabel(`Until (${zone})`).fill(`${tomorrow}T00:00`);
     await form.getByRole('button', { name: 'Add holiday' }).click();
+    await form.getByRole('button', { name: 'Save anyway' }).click();
     const holidays = page.getByRole('list', { name: 'Holidays' });
     await expect.poll(() => holidays.getByRole('listitem', { name: 'Staff outing' }).count()).toBe(1);
     await expect
@@ -199,6 +229,12 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     ]);
 
     await page.getByRole('button', { name: 'Delete Staff outing and cleaning' }).click();
+    // Deleting today's holiday opens the space again: the console says for whom first.
+    const preview = page.getByRole('alert', { name: 'Who gains and loses access' });
+    await expect
+      .poll(() => preview.getByRole('listitem').allTextContents())
+      .toContain(`2 members gain Front door on ${weekdays[weekdayIndex(today)]}s`);
+    await preview.getByRole('button', { name: 'Delete anyway' }).click();
     await expect.poll(() => holidays.textContent()).toBe('No upcoming holidays.');
     expect((await hub.api('GET', `/spaces/${ids.space}/holidays`)).body).toEqual([]);
     await expect.poll(async () => (await verdict()).textContent()).toBe('You may use it now.');

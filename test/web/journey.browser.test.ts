@@ -10,6 +10,7 @@ import {
   launchChromium,
   phone,
   saveScreenshot,
+  saveThroughAccessPreview,
 } from '../support/browser.js';
 import { type HubProcess, startHubProcess } from '../support/e2e.js';
 import {
@@ -283,6 +284,11 @@ describe.runIf(browserTestsEnabled())('the whole journey, from an empty hub, thr
       await give.getByLabel('Package').selectOption({ label: 'Maker' });
       await expect.poll(() => give.getByRole('region', { name: 'Charges' }).textContent()).toContain('30.00');
       await give.getByRole('button', { name: 'Give Maker' }).click();
+      // Before it saves, the console says what the package opens for Ada in the next week.
+      await expect
+        .poll(() => give.getByRole('alert', { name: 'Who gains and loses access' }).textContent())
+        .toContain('Ada Lovelace gains');
+      await give.getByRole('button', { name: 'Save anyway' }).click();
       await expect
         .poll(() => packages.getByRole('table', { name: 'Packages of Ada Lovelace' }).textContent())
         .toContain('Maker');
@@ -299,6 +305,7 @@ describe.runIf(browserTestsEnabled())('the whole journey, from an empty hub, thr
       await record.getByLabel('Date').fill(today);
       await record.getByLabel('Trainer').fill('Grace Hopper');
       await record.getByRole('button', { name: 'Record training' }).click();
+      await saveThroughAccessPreview(record);
       await expect
         .poll(() => trainings.getByRole('list', { name: 'Trainings of Ada Lovelace' }).textContent())
         .toContain('Laser safety');

@@ -9,6 +9,7 @@ import {
   launchChromium,
   saveScreenshot,
   signInWithPassword,
+  saveThroughAccessPreview,
 } from '../support/browser.js';
 import {
   type AgentProcess,
@@ -290,6 +291,7 @@ describe.runIf(browserTestsEnabled())('what a new user met, fixed (Chromium, rea
     expect((await hub.api('GET', `/spaces/${ids.space}/opening-hours`)).body).toEqual([]);
     await hours.getByRole('button', { name: 'Save opening hours' }).click();
     await hours.getByRole('button', { name: /^Save and close .* now$/ }).click();
+    await saveThroughAccessPreview(hours);
     await expect.poll(() => hours.getByRole('status').textContent()).toBe('Opening hours saved.');
     expect((await hub.api('GET', `/spaces/${ids.space}/opening-hours`)).body).toHaveLength(1);
     expect(await hours.getByText('closed', { exact: true }).count()).toBe(6);

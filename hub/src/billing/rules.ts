@@ -20,7 +20,7 @@ export function timeWindow(
   local: LocalTime,
 ): { allowed: boolean; secondsLeft: number | null } {
   if (permission.timeType !== 'custom') return { allowed: true, secondsLeft: null };
-  const times = parseJson<PermissionTime[]>(permission.times) ?? [];
+  const times = windowsOf(permission.times);
   let day = local.dayOfWeek;
   let t = local.secondOfDay;
   let left = 0;
@@ -28,9 +28,7 @@ export function timeWindow(
     let end = -1;
     for (const w of times) {
       if (w.dayOfWeek !== day) continue;
-      const from = clockSeconds(w.fromTime);
-      const until = clockSeconds(w.untilTime);
-      if (from <= t && t < until && until > end) end = until;
+      if (w.from <= t && t < w.until && w.until > end) end = w.until;
     }
     if (end < 0) break;
     left += end - t;
@@ -42,6 +40,23 @@ export function timeWindow(
     }
   }
   return left > 0 ? { allowed: true, secondsLeft: left } : { allowed: false, secondsLeft: null };
+}
+
+/** A time table's windows in seconds of the day, by its stored text (the same few on every decision). */
+const windows = new Map<string | null, { dayOfWeek: number; from: number; until: number }[]>();
+
+function windowsOf(stored: string | null): { dayOfWeek: number; from: number; until: number }[] {
+  let parsed = windows.get(stored);
+  if (!parsed) {
+    parsed = (parseJson<PermissionTime[]>(stored) ?? []).map((w) => ({
+      dayOfWeek: w.dayOfWeek,
+      from: clockSeconds(w.fromTime),
+      until: clockSeconds(w.untilTime),
+    }));
+    if (windows.size >= 1000) windows.clear();
+    windows.set(stored, parsed);
+  }
+  return parsed;
 }
 
 async function localNow(request: RuleRequest): Promise<LocalTime> {

@@ -29,6 +29,7 @@ import { machineInputs } from './migrations/0026-machine-inputs.js';
 import { agentUpdates } from './migrations/0027-agent-updates.js';
 // Moving in: the map of imported ids.
 import { importIds } from './migrations/0028-import-ids.js';
+import { shadow } from './migrations/0029-shadow.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -77,6 +78,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     '0027-agent-updates': agentUpdates(dialect),
     // Moving in: the map of imported ids.
     '0028-import-ids': importIds(dialect),
+    '0029-shadow': shadow(dialect),
   };
 }
 

@@ -893,6 +893,7 @@ export interface Database {
   check_ins: CheckInsTable;
   presence_settings: PresenceSettingsTable;
   door_locks: DoorLocksTable;
+  shadow_decisions: ShadowDecisionsTable;
 }
 
 // Payments through Stripe (migration 0018).
@@ -1097,4 +1098,29 @@ export interface ImportIdsTable {
 
 export interface Database {
   import_ids: ImportIdsTable;
+}
+
+/** Shadow mode (migration 0029): another server's logged decision beside ours. */
+export interface ShadowDecisionsTable {
+  id: Generated<number>;
+  account: number;
+  /** The other server's base URL. */
+  source: string;
+  /** The other server's resource log id. */
+  remoteLog: number;
+  at: string;
+  remoteResource: number;
+  remoteMember: number | null;
+  /** Ours, through the id map (null: none here). */
+  resource: number | null;
+  member: number | null;
+  /** 'allowed' | 'denied' */
+  theirs: string;
+  theirReason: string | null;
+  /** 'allowed' | 'denied' */
+  ours: string;
+  ourReason: string | null;
+  ourMessage: string | null;
+  agrees: number;
+  checkedAt: string;
 }

@@ -337,29 +337,98 @@ export async function updateIn<T extends Table, Rec>(
   id: number,
   body: unknown,
 ): Promise<Rec> {
+  if (!c.update) throw new Error(`${c.noun}: no update declared`);
   const update = c.update;
-  if (!update) throw new Error(`${c.noun}: no update declared`);
   const caller = callerOf(request);
   const before = await findIn(c, ctx, caller, params, id);
   allowed(caller, update.rule);
-  const { lockVersion, ...fields } = body as { lockVersion: number } & Record<string, unknown>;
-  const rowId = (before as { id: number }).id;
-  const after = await ctx.events.transaction(async (trx) => {
-    if (update.write) await update.write(trx, before, body, { ctx, caller });
-    else {
-      const columns = update.columns ? await update.columns(body, before, { ctx, caller, trx }) : fields;
-      await updateRow(trx, c.table, rowId, lockVersion, columns, {
-        at: ctx.clock.now().toISOString(),
-        by: caller.memberId,
-      }).catch((err) => refused(c, err));
-    }
-    const row = (await findRow(allRows(trx, c.table), c.table, rowId)) as RowOf<T>;
-    await update.written?.(trx, before, row, ctx, caller, body);
-    return row;
-  });
+  const after = await ctx.events.transaction((trx) => updateWrite(c, trx, ctx, caller, before, body));
   await c.committed?.(ctx, after, 'update', caller);
   const record = await one(c, ctx, caller, after, [], request);
   return (update.answer ? update.answer(record, before, after, ctx) : record) as Rec;
+}
+
+/** The create's write in its transaction: the row inserted. */
+function createWrite<T extends Table>(
+  c: Collection<T>,
+  trx: Db,
+  input: { ctx: HubServices; caller: Caller; body: unknown; params: Params; at: string },
+): Promise<RowOf<T>> {
+  if (!c.create) throw new Error(`${c.noun}: no create declared`);
+  return c.create.insert(trx, input);
+}
+
+/** The update's write in its transaction (lockVersion checked here): the row after it. */
+async function updateWrite<T extends Table>(
+  c: Collection<T, any>,
+  trx: Db,
+  ctx: HubServices,
+  caller: Caller,
+  before: RowOf<T>,
+  body: unknown,
+): Promise<RowOf<T>> {
+  const update = c.update;
+  if (!update) throw new Error(`${c.noun}: no update declared`);
+  const { lockVersion, ...fields } = body as { lockVersion: number } & Record<string, unknown>;
+  const rowId = (before as { id: number }).id;
+  if (update.write) await update.write(trx, before, body, { ctx, caller });
+  else {
+    const columns = update.columns ? await update.columns(body, before, { ctx, caller, trx }) : fields;
+    await updateRow(trx, c.table, rowId, lockVersion, columns, {
+      at: ctx.clock.now().toISOString(),
+      by: caller.memberId,
+    }).catch((err) => refused(c, err));
+  }
+  const row = (await findRow(allRows(trx, c.table), c.table, rowId)) as RowOf<T>;
+  await update.written?.(trx, before, row, ctx, caller, body);
+  return row;
+}
+
+/** The delete's write in its transaction (its `before` and `after` included). */
+async function removeWrite<T extends Table>(
+  c: Collection<T, any>,
+  trx: Db,
+  ctx: HubServices,
+  caller: Caller,
+  row: RowOf<T>,
+): Promise<void> {
+  const remove = c.remove;
+  if (!remove) throw new Error(`${c.noun}: no delete declared`);
+  await remove.before?.(trx, row, ctx, caller);
+  await deleteRow(trx, c.table, (row as { id: number }).id);
+  await remove.after?.(trx, row, ctx, caller);
+}
+
+/**
+ * A create, update or delete of a collection as its route makes it (the same checks: 404 for
+ * what the caller does not see, 403, 409 and 422 from the area's rules), but inside a
+ * transaction the caller holds, with no `committed` hook after it: access simulations run the
+ * proposed write this way and roll it back.
+ */
+export async function writeInTransaction<T extends Table>(
+  c: Collection<T, any>,
+  trx: Db,
+  ctx: HubServices,
+  caller: Caller,
+  write: { part: 'create' | 'update' | 'remove'; params: Params; id?: number; body?: unknown },
+): Promise<void> {
+  const { part, params, id, body } = write;
+  if (part === 'create') {
+    if (!c.create) throw new Error(`${c.noun}: no create declared`);
+    if (c.parent) await c.scope(ctx, caller, params, trx);
+    allowed(caller, c.create.rule);
+    const at = ctx.clock.now().toISOString();
+    await createWrite(c, trx, { ctx, caller, body, params, at }).catch((err) => refused(c, err));
+    return;
+  }
+  const row = await findIn(c, ctx, caller, params, id as number, trx);
+  if (part === 'update') {
+    allowed(caller, c.update?.rule);
+    await updateWrite(c, trx, ctx, caller, row, body);
+  } else {
+    allowed(caller, c.remove?.rule);
+    await removeWrite(c, trx, ctx, caller, row);
+  }
 }
 
 /** The routes of one collection (and its OpenAPI entries), then the plain routes `beside` it. */
@@ -546,7 +615,7 @@ function registerAt<T extends Table>(
         allowed(caller, create.rule);
         const at = ctx.clock.now().toISOString();
         const row = await ctx.events
-          .transaction((trx) => create.insert(trx, { ctx, caller, body: request.body, params, at }))
+          .transaction((trx) => createWrite(c, trx, { ctx, caller, body: request.body, params, at }))
           .catch((err) => refused(c, err));
         await c.committed?.(ctx, row, 'create', caller);
         const record = await one(c, ctx, caller, row, [], request);
@@ -594,12 +663,7 @@ function registerAt<T extends Table>(
         const caller = callerOf(request);
         const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
         allowed(caller, remove.rule);
-        const write = () =>
-          ctx.events.transaction(async (trx) => {
-            await remove.before?.(trx, row, ctx, caller);
-            await deleteRow(trx, c.table, (row as { id: number }).id);
-            await remove.after?.(trx, row, ctx, caller);
-          });
+        const write = () => ctx.events.transaction((trx) => removeWrite(c, trx, ctx, caller, row));
         await (remove.retry ? retryOnConflict(write) : write());
         await c.committed?.(ctx, row, 'remove', caller);
         return reply.code(204).send();

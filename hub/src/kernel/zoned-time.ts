@@ -93,6 +93,20 @@ export function offsetMinutes(at: Date, zone: string): number {
  * clocks went back).
  */
 export function zonedInstant(local: string, zone: string): Date {
+  // The same wall times come back on every decision (today's opening and closing): Temporal
+  // through the polyfill costs tens of µs each, a remembered answer nothing.
+  const key = `${zone} ${local}`;
+  const known = instants.get(key);
+  if (known !== undefined) return new Date(known);
+  const at = computeZonedInstant(local, zone);
+  if (instants.size >= 10_000) instants.clear();
+  instants.set(key, at.getTime());
+  return at;
+}
+
+const instants = new Map<string, number>();
+
+function computeZonedInstant(local: string, zone: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(local);
   if (!m) throw new Error(`not a wall time: ${local}`);
   const hour = Number(m[4] ?? 0);

@@ -1,6 +1,7 @@
 import { CalendarUrl, OpeningHours } from '@makerspace/shared';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { Db } from '../db/crud.js';
 import { notFound, unprocessable } from '../errors.js';
 import { callerOf } from '../http/auth.js';
 import { type Collection, findIn } from '../http/collection.js';
@@ -35,6 +36,18 @@ export function spaceAccess(ctx: HubServices, spaces: Collection<'spaces'>) {
     return { space, stamp: { at: ctx.clock.now().toISOString(), by: caller.memberId } };
   };
   return { spaceOf, spaceToManage };
+}
+
+/** Replaces a space's opening hours in `trx` (422 when times overlap or end before they start). */
+export async function writeOpeningHours(
+  trx: Db,
+  space: Parameters<typeof replaceOpeningHours>[1],
+  hours: z.infer<typeof OpeningHours>,
+  stamp: Parameters<typeof replaceOpeningHours>[3],
+): Promise<void> {
+  const problems = openingHoursProblems(hours);
+  if (problems.length > 0) throw unprocessable(problems.join('; '), { invalidOpeningHours: problems });
+  await replaceOpeningHours(trx, space, hours, stamp);
 }
 
 /**
@@ -80,9 +93,7 @@ export function registerSpaceExtras(app: App, ctx: HubServices, access: SpaceAcc
     },
     async (request) => {
       const { space, stamp } = await spaceToManage(request, request.params.spaceId);
-      const problems = openingHoursProblems(request.body);
-      if (problems.length > 0) throw unprocessable(problems.join('; '), { invalidOpeningHours: problems });
-      await ctx.db.transaction().execute((trx) => replaceOpeningHours(trx, space, request.body, stamp));
+      await ctx.db.transaction().execute((trx) => writeOpeningHours(trx, space, request.body, stamp));
       return openingHoursOf(ctx.db, space.id);
     },
   );

@@ -20,3 +20,4 @@ export * from './presence.js';
 export * from './problems.js';
 export * from './agent-updates.js';
 export * from './member-import.js';
+export * from './simulations.js';

@@ -13,6 +13,7 @@ import { PackagesPage } from './packages';
 import { ReportsPage } from './reports';
 import { ResourceLogPage } from './resource-log';
 import { ResourcesPage } from './resources';
+import { ShadowPage } from './shadow';
 import { SignUpsPage } from './sign-ups';
 import { SpacesPage } from './spaces';
 import { TrainingsPage } from './trainings';
@@ -32,6 +33,7 @@ const pages: [string, string, ComponentType][] = [
   ['/admin/bookings', 'Bookings', BookingsPage],
   ['/admin/billing', 'Billing', BillingPage],
   ['/admin/reports', 'Reports', ReportsPage],
+  ['/admin/shadow', 'Shadow mode', ShadowPage],
   ['/admin/webhooks', 'Webhooks', WebhooksPage],
   ['/admin/mail', 'Mail', MailOutboxPage],
 ];

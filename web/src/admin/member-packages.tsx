@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAccessPreview } from './access-preview';
 import type { MemberRecord } from '../api';
 import { memberName } from './admin-api';
 import { Alert, errorText, FormActions, useApiCall, useList } from './form-parts';
@@ -125,8 +126,15 @@ function EndForm({
 }) {
   const [until, setUntil] = useState(mp.fromDate > today ? mp.fromDate : today);
   const { error, run } = useApiCall();
-  async function end(e: Event) {
+  const access = useAccessPreview();
+  async function end(e: Event, previewed = false) {
     e.preventDefault();
+    const change = {
+      method: 'PUT' as const,
+      path: `/members/${mp.member}/packages/${mp.id}`,
+      body: { untilDate: until, lockVersion: mp.lockVersion },
+    };
+    if (!previewed && (await access.holds(change, () => void end(e, true)))) return;
     if (await run(() => packagesApi.endMemberPackage(mp, until))) onDone(true);
   }
   return (
@@ -142,8 +150,10 @@ function EndForm({
         />
       </label>
       <Alert text={error} />
+      {access.panel}
       <FormActions
         submit={`End ${name} on ${until}`}
+        disabled={access.waiting}
         danger
         cancel="Keep it"
         onCancel={() => onDone(false)}
@@ -197,8 +207,11 @@ function GiveForm({
     };
   }, [pkg, from, until]);
 
-  async function give(e: Event) {
+  const access = useAccessPreview();
+  async function give(e: Event, previewed = false) {
     e.preventDefault();
+    const change = { method: 'POST' as const, path: `/members/${member.id}/packages`, body: body() };
+    if (!previewed && (await access.holds(change, () => void give(e, true)))) return;
     if (await run(() => packagesApi.giveMemberPackage(member.id, body()))) onDone(true);
   }
 
@@ -275,9 +288,10 @@ function GiveForm({
         </section>
       )}
       <Alert text={error} />
+      {access.panel}
       <FormActions
         submit={chosen ? `Give ${chosen.name}` : 'Give package'}
-        disabled={!preview}
+        disabled={!preview || access.waiting}
         onCancel={() => onDone(false)}
       />
     </form>

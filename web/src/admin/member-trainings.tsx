@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAccessPreview } from './access-preview';
 import type { MemberRecord } from '../api';
 import { Field } from '../field';
 import { memberName } from './admin-api';
@@ -37,7 +38,10 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
   const title = (t: MemberTrainingRecord) =>
     courses?.find((c) => c.id === t.trainingCourse)?.title ?? `Course ${t.trainingCourse}`;
 
-  async function remove(t: MemberTrainingRecord) {
+  const access = useAccessPreview();
+  async function remove(t: MemberTrainingRecord, previewed = false) {
+    const change = { method: 'DELETE' as const, path: `/members/${member.id}/trainings/${t.id}` };
+    if (!previewed && (await access.holds(change, () => void remove(t, true), 'Delete anyway'))) return;
     if (await run(() => packagesApi.deleteTraining(t))) void load();
   }
 
@@ -45,6 +49,7 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
     <section aria-labelledby="member-trainings-h" class="member-trainings">
       <h3 id="member-trainings-h">Trainings</h3>
       <Alert text={error} />
+      {access.panel}
       {list?.length === 0 && <p class="muted">None.</p>}
       {today && courses && (
         <ul class="rows" aria-label={`Trainings of ${memberName(member)}`}>
@@ -103,16 +108,19 @@ function RecordForm({
   const { error, run } = useApiCall();
   const chosen = courses.find((c) => String(c.id) === course);
 
-  async function save(e: Event) {
+  const access = useAccessPreview();
+
+  async function save(e: Event, previewed = false) {
     e.preventDefault();
-    const recorded = await run(() =>
-      packagesApi.recordTraining(member.id, {
-        trainingCourse: Number(course),
-        date,
-        ...(trainer.trim() ? { trainer: trainer.trim() } : {}),
-        ...(notes.trim() ? { notes: notes.trim() } : {}),
-      }),
-    );
+    const body = {
+      trainingCourse: Number(course),
+      date,
+      ...(trainer.trim() ? { trainer: trainer.trim() } : {}),
+      ...(notes.trim() ? { notes: notes.trim() } : {}),
+    };
+    const change = { method: 'POST' as const, path: `/members/${member.id}/trainings`, body };
+    if (!previewed && (await access.holds(change, () => void save(e, true)))) return;
+    const recorded = await run(() => packagesApi.recordTraining(member.id, body));
     if (recorded) onDone(true);
   }
 
@@ -141,7 +149,8 @@ function RecordForm({
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
       <Alert text={error} />
-      <FormActions submit="Record training" onCancel={() => onDone(false)} />
+      {access.panel}
+      <FormActions submit="Record training" onCancel={() => onDone(false)} disabled={access.waiting} />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { type ProposedChange, useAccessPreview } from './access-preview';
 import { Field } from '../field';
 import {
   Alert,
@@ -283,6 +284,7 @@ function Permissions({
       empty="None: this package opens nothing yet."
       read={packagesApi.permissions}
       remove={packagesApi.deletePermission}
+      removal={(p) => ({ method: 'DELETE', path: `/packages/${p.package}/permissions/${p.id}` })}
       what={(p) => `permission for ${target(p)}`}
       text={(p) => (
         <>
@@ -317,6 +319,7 @@ function PackagePart<T extends { id: number }>({
   empty,
   read,
   remove,
+  removal,
   what,
   text,
   add,
@@ -328,6 +331,8 @@ function PackagePart<T extends { id: number }>({
   empty: string;
   read: (pkg: number) => Promise<T[]>;
   remove: (row: T) => Promise<unknown>;
+  /** The request a row's delete makes, when it can change who may use what (asked first). */
+  removal?: (row: T) => ProposedChange;
   /** What the row's buttons name: "permission for Laser". */
   what: (row: T) => string;
   text: (row: T) => JSX.Element | string;
@@ -336,6 +341,18 @@ function PackagePart<T extends { id: number }>({
 }) {
   const { list, load, error, run } = useList(() => read(pkg.id), [pkg.id]);
   const [editing, setEditing] = useState<T | 'new' | null>(null);
+  const preview = useAccessPreview();
+
+  async function removeRow(row: T, previewed = false) {
+    const change = removal?.(row);
+    if (
+      change &&
+      !previewed &&
+      (await preview.holds(change, () => void removeRow(row, true), 'Delete anyway'))
+    )
+      return;
+    if (await run(() => remove(row))) void load();
+  }
 
   return (
     <section aria-labelledby={headingId} class="package-part">
@@ -348,13 +365,12 @@ function PackagePart<T extends { id: number }>({
             <EditDeleteActions
               what={what(row)}
               onEdit={() => setEditing(row)}
-              onDelete={async () => {
-                if (await run(() => remove(row))) void load();
-              }}
+              onDelete={() => removeRow(row)}
             />
           </li>
         ))}
       </ul>
+      {preview.panel}
       <Alert text={error} />
       {editing ? (
         form(editing === 'new' ? null : editing, (changed) => {
@@ -401,7 +417,9 @@ function PermissionForm({
   const setTime = (i: number, change: Partial<PermissionTime>) =>
     setTimes(times.map((t, j) => (j === i ? { ...t, ...change } : t)));
 
-  async function save(e: Event) {
+  const preview = useAccessPreview();
+
+  async function save(e: Event, previewed = false) {
     e.preventDefault();
     const body: Record<string, unknown> = {
       type,
@@ -412,6 +430,14 @@ function PermissionForm({
       usageFeeDiscountPercent: usage.trim() || '0',
       bookingFeeDiscountPercent: booking.trim() || '0',
     };
+    const change = permission
+      ? {
+          method: 'PUT' as const,
+          path: `/packages/${pkg.id}/permissions/${permission.id}`,
+          body: { ...body, lockVersion: permission.lockVersion },
+        }
+      : { method: 'POST' as const, path: `/packages/${pkg.id}/permissions`, body };
+    if (!previewed && (await preview.holds(change, () => void save(e, true)))) return;
     const saved = await run(() =>
       permission
         ? packagesApi.updatePermission(permission, body)
@@ -543,7 +569,8 @@ function PermissionForm({
         <Field label="Discount on bookings (%)" value={booking} set={setBooking} inputMode="decimal" />
       </div>
       <Alert text={error} />
-      <FormActions submit="Save permission" onCancel={() => onDone(false)} />
+      {preview.panel}
+      <FormActions submit="Save permission" onCancel={() => onDone(false)} disabled={preview.waiting} />
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAccessPreview } from './access-preview';
 import type { ApiError } from '../api';
 import { Field } from '../field';
 import { OccupancyForm } from './occupancy-form';
@@ -93,11 +94,12 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
   const [busy, setBusy] = useState(false);
   // Hours that would leave the space closed right now wait for the admin's confirmation.
   const [confirming, setConfirming] = useState<string | null>(null);
+  const preview = useAccessPreview();
 
   const change = (key: number, field: 'fromTime' | 'untilTime', value: string) =>
     setRows(rows.map((r) => (r.key === key ? { ...r, [field]: value } : r)));
 
-  async function save(e: Event, confirmed = false) {
+  async function save(e: Event, confirmed = false, previewed = false) {
     e.preventDefault();
     // Only a change that closes an open space asks: one closed now already stays closed.
     const closing = closedNowBy(hoursOf(space), space) ? null : closedNowBy(rows, space);
@@ -106,13 +108,18 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
       return;
     }
     setConfirming(null);
+    const hours = rows
+      .map(({ dayOfWeek, fromTime, untilTime }) => ({ dayOfWeek, fromTime, untilTime }))
+      .sort((a, b) => a.dayOfWeek - b.dayOfWeek || a.fromTime.localeCompare(b.fromTime));
     setBusy(true);
     setStatus(null);
     setError(null);
+    const change = { method: 'PUT' as const, path: `/spaces/${space.id}/opening-hours`, body: hours };
+    if (!previewed && (await preview.holds(change, () => void save(e, true, true)))) {
+      setBusy(false);
+      return;
+    }
     try {
-      const hours = rows
-        .map(({ dayOfWeek, fromTime, untilTime }) => ({ dayOfWeek, fromTime, untilTime }))
-        .sort((a, b) => a.dayOfWeek - b.dayOfWeek || a.fromTime.localeCompare(b.fromTime));
       const saved = await spacesApi.setOpeningHours(space.id, hours);
       setRows(saved.map((h) => ({ ...h, key: rowKeys++ })));
       onSaved(saved);
@@ -206,6 +213,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
           {status}
         </p>
       )}
+      {preview.panel}
       {confirming && (
         <div role="alert" class="warning">
           <p>{confirming}</p>
@@ -220,7 +228,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
         </div>
       )}
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || confirming !== null}>
+        <button type="submit" class="primary" disabled={busy || confirming !== null || preview.waiting}>
           Save opening hours
         </button>
         <button
@@ -348,6 +356,13 @@ function Holidays({ space }: { space: SpaceRecord }) {
   useEffect(() => void load(), [space.id, past]);
 
   const name = (h: HolidayRecord) => h.title || `holiday from ${localLabel(h.fromDateTime)}`;
+  const preview = useAccessPreview();
+
+  async function remove(h: HolidayRecord, previewed = false) {
+    const change = { method: 'DELETE' as const, path: `/spaces/${space.id}/holidays/${h.id}` };
+    if (!previewed && (await preview.holds(change, () => void remove(h, true), 'Delete anyway'))) return;
+    await run(`Deleted ${name(h)}.`, () => spacesApi.deleteHoliday(h));
+  }
 
   async function run(done: string, work: () => Promise<unknown>) {
     setStatus(null);
@@ -396,7 +411,7 @@ function Holidays({ space }: { space: SpaceRecord }) {
                 type="button"
                 class="secondary"
                 aria-label={`Delete ${name(h)}`}
-                onClick={() => void run(`Deleted ${name(h)}.`, () => spacesApi.deleteHoliday(h))}
+                onClick={() => void remove(h)}
               >
                 Delete
               </button>
@@ -404,6 +419,7 @@ function Holidays({ space }: { space: SpaceRecord }) {
           </li>
         ))}
       </ul>
+      {preview.panel}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -417,6 +433,7 @@ function Holidays({ space }: { space: SpaceRecord }) {
       <HolidayForm
         key={editing?.id ?? 'new'}
         holiday={editing}
+        space={space.id}
         zone={space.timezone}
         onCancel={() => setEditing(null)}
         onSave={(body) =>
@@ -431,11 +448,13 @@ function Holidays({ space }: { space: SpaceRecord }) {
 
 function HolidayForm({
   holiday,
+  space,
   zone,
   onSave,
   onCancel,
 }: {
   holiday: HolidayRecord | null;
+  space: number;
   zone: string;
   onSave: (body: HolidayInput) => Promise<boolean>;
   onCancel: () => void;
@@ -445,9 +464,20 @@ function HolidayForm({
   const [until, setUntil] = useState(holiday?.untilDateTime ?? '');
   const heading = holiday ? `Edit holiday ${holiday.title ?? ''}`.trim() : 'New holiday';
 
-  async function submit(e: Event) {
+  const preview = useAccessPreview();
+
+  async function submit(e: Event, previewed = false) {
     e.preventDefault();
-    const ok = await onSave({ title: title.trim() || null, fromDateTime: from, untilDateTime: until });
+    const body = { title: title.trim() || null, fromDateTime: from, untilDateTime: until };
+    const change = holiday
+      ? {
+          method: 'PUT' as const,
+          path: `/spaces/${space}/holidays/${holiday.id}`,
+          body: { ...body, lockVersion: holiday.lockVersion },
+        }
+      : { method: 'POST' as const, path: `/spaces/${space}/holidays`, body };
+    if (!previewed && (await preview.holds(change, () => void submit(e, true)))) return;
+    const ok = await onSave(body);
     if (ok && !holiday) {
       setTitle('');
       setFrom('');
@@ -463,8 +493,9 @@ function HolidayForm({
         <Field label={`From (${zone})`} type="datetime-local" value={from} set={setFrom} required />
         <Field label={`Until (${zone})`} type="datetime-local" value={until} set={setUntil} required />
       </div>
+      {preview.panel}
       <div class="actions">
-        <button type="submit" class="primary">
+        <button type="submit" class="primary" disabled={preview.waiting}>
           {holiday ? 'Save holiday' : 'Add holiday'}
         </button>
         {holiday && (

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useAccessPreview } from './access-preview';
 import { api } from '../api';
 import { Field } from '../field';
 import { CourseTrainers } from './course-trainers';
@@ -135,7 +136,9 @@ function CourseForm({
   };
   const usedTypes = types.filter((t) => resources.some((r) => r.type === t.id));
 
-  async function save(e: Event) {
+  const access = useAccessPreview();
+
+  async function save(e: Event, previewed = false) {
     e.preventDefault();
     setNotice(null);
     const n = Number(duration);
@@ -147,6 +150,15 @@ function CourseForm({
       state,
       notes: notes.trim() || null,
     };
+    // A new course is held by nobody yet: only a change of one can change access.
+    const change = course
+      ? {
+          method: 'PUT' as const,
+          path: `/training-courses/${course.id}`,
+          body: { ...body, lockVersion: course.lockVersion },
+        }
+      : null;
+    if (change && !previewed && (await access.holds(change, () => void save(e, true)))) return;
     await run(async () => {
       const saved = course
         ? await packagesApi.updateCourse(course, body)
@@ -233,8 +245,9 @@ function CourseForm({
       </label>
       <Alert text={error} />
       {notice && <p role="status">{notice}</p>}
+      {access.panel}
       <div class="actions">
-        <button type="submit" class="primary">
+        <button type="submit" class="primary" disabled={access.waiting}>
           {course ? 'Save course' : 'Create course'}
         </button>
         {course && (

@@ -1,0 +1,123 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../db/crud.js';
+import type { ShadowDecisionsTable } from '../db/schema.js';
+
+/** Which of these ids our account has (members or resources). */
+export async function existingIds(
+  db: Db,
+  table: 'members' | 'resources',
+  account: number,
+  ids: number[],
+): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom(table)
+    .select('id')
+    .where('account', '=', account)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export const memberRow = (db: Db, account: number, id: number) =>
+  db.selectFrom('members').selectAll().where('account', '=', account).where('id', '=', id).executeTakeFirst();
+
+export const resourceRow = (db: Db, account: number, id: number) =>
+  db
+    .selectFrom('resources')
+    .selectAll()
+    .where('account', '=', account)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+/** Of these logs of the source, those already compared. */
+export async function comparedLogs(db: Db, source: string, logs: number[]): Promise<Set<number>> {
+  if (logs.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('shadow_decisions')
+    .select('remoteLog')
+    .where('source', '=', source)
+    .where('remoteLog', 'in', logs)
+    .execute();
+  return new Set(rows.map((r) => r.remoteLog));
+}
+
+/** The time of the latest compared log of the source (where the next run goes on). */
+export async function latestCompared(db: Db, source: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('shadow_decisions')
+    .select((eb) => eb.fn.max('at').as('at'))
+    .where('source', '=', source)
+    .executeTakeFirst();
+  return (row?.at as string | null | undefined) ?? null;
+}
+
+export async function insertShadowDecision(db: Db, row: Insertable<ShadowDecisionsTable>): Promise<void> {
+  await db
+    .insertInto('shadow_decisions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['source', 'remoteLog']).doNothing())
+    .execute();
+}
+
+/** Per source and resource: decisions compared and agreed. */
+export async function agreementByResource(db: Db, account: number) {
+  return db
+    .selectFrom('shadow_decisions')
+    .leftJoin('resources', 'resources.id', 'shadow_decisions.resource')
+    .select((eb) => [
+      'shadow_decisions.source as source',
+      'shadow_decisions.remoteResource as remoteResource',
+      'shadow_decisions.resource as resource',
+      'resources.name as resourceName',
+      eb.fn.countAll<number>().as('compared'),
+      eb.fn.sum<number>('shadow_decisions.agrees').as('agreed'),
+      eb.fn.max('shadow_decisions.at').as('latest'),
+    ])
+    .where('shadow_decisions.account', '=', account)
+    .groupBy([
+      'shadow_decisions.source',
+      'shadow_decisions.remoteResource',
+      'shadow_decisions.resource',
+      'resources.name',
+    ])
+    .orderBy('shadow_decisions.source')
+    .orderBy('shadow_decisions.remoteResource')
+    .execute();
+}
+
+/** The latest disagreements, newest first. */
+export async function disagreements(db: Db, account: number, limit: number) {
+  return db
+    .selectFrom('shadow_decisions')
+    .leftJoin('resources', 'resources.id', 'shadow_decisions.resource')
+    .leftJoin('members', 'members.id', 'shadow_decisions.member')
+    .select([
+      'shadow_decisions.source as source',
+      'shadow_decisions.remoteLog as remoteLog',
+      'shadow_decisions.at as at',
+      'shadow_decisions.remoteResource as remoteResource',
+      'shadow_decisions.remoteMember as remoteMember',
+      'shadow_decisions.resource as resource',
+      'shadow_decisions.member as member',
+      'resources.name as resourceName',
+      'members.firstName as firstName',
+      'members.lastName as lastName',
+      'shadow_decisions.theirs as theirs',
+      'shadow_decisions.theirReason as theirReason',
+      'shadow_decisions.ours as ours',
+      'shadow_decisions.ourReason as ourReason',
+      'shadow_decisions.ourMessage as ourMessage',
+    ])
+    .where('shadow_decisions.account', '=', account)
+    .where('shadow_decisions.agrees', '=', 0)
+    .orderBy('shadow_decisions.at', 'desc')
+    .orderBy('shadow_decisions.remoteLog', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** The database's first account (the one a moved-in space has). */
+export async function firstAccount(db: Db): Promise<number | undefined> {
+  return (await db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst())?.id;
+}

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { shadowCommand } from '../../hub/src/shadow/shadow-command.js';
+import { sameIds } from '../../hub/src/shadow/id-map.js';
+import { runShadow, shadowReport } from '../../hub/src/shadow/shadow.js';
+import { describeEachDialect } from '../support/dialects.js';
+import { connectFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { startTestHub, type TestHub } from '../support/hub.js';
+
+/**
+ * Shadow mode against a second hub started here (standing in for the server a space moves
+ * from): its logged decisions were made under other rules; ours are asked for the same member,
+ * resource and moment, and exactly the decisions that differ are reported, once.
+ */
+describeEachDialect('shadow mode against another server’s decisions', (dialect) => {
+  let ours: TestHub;
+  let theirs: TestHub;
+  let theirUrl = '';
+  const ids: Record<string, number> = {};
+  let theirNow = new Date('2026-03-01T00:00:00.000Z');
+  const agents: FakeAgent[] = [];
+  const codes: Record<number, string> = {};
+  const tokens: Record<number, string> = {};
+
+  const api = (t: TestHub, method: string, url: string, payload?: unknown) =>
+    t.call(t.owner.token, {
+      method: method as any,
+      url: `/api/v1${url}`,
+      ...(payload === undefined ? {} : { payload: payload as any }),
+    });
+  const made = async (t: TestHub, url: string, payload: unknown) => {
+    const res = await api(t, 'POST', url, payload);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as number;
+  };
+
+  /** The same space, resources and members on both servers, in the same order (the same ids). */
+  async function seed(t: TestHub) {
+    const space = (await api(t, 'GET', `/spaces/${t.owner.spaceId}`)).json();
+    await api(t, 'PUT', `/spaces/${space.id}`, { lockVersion: space.lockVersion, timezone: 'Europe/Vienna' });
+    const resource = async (body: Record<string, unknown>) => {
+      const res = await api(t, 'POST', '/resources', { space: space.id, ...body });
+      expect(res.statusCode, res.body).toBe(201);
+      codes[res.json().id] = res.json().switchOnCode;
+      return res.json().id as number;
+    };
+    const door = await resource({ name: 'Front door', controlType: 'door' });
+    const laser = await resource({ name: 'Laser', controlType: 'machine' });
+    const members: Record<string, number> = {};
+    for (const name of ['Ada', 'Ben', 'Dan'])
+      members[name] = await made(t, '/members', {
+        firstName: name,
+        lastName: 'Shadow',
+        emailAddress: `${name}@shadow.example`,
+      });
+    return { door, laser, ...members };
+  }
+
+  /** A member switches a resource on at the other server at `at`: its own policy decides and logs. */
+  async function theirDecision(resource: number, member: number, at: string, expected: 'allowed' | 'denied') {
+    theirNow = new Date(at);
+    const res = await theirs.call(tokens[member], {
+      method: 'POST',
+      url: `/api/v1/resources/${resource}/switch-on`,
+      payload: { code: codes[resource] },
+    });
+    expect(res.statusCode, res.body).toBe(expected === 'allowed' ? 200 : 403);
+    if (expected === 'allowed' && resource === ids.laser)
+      await api(theirs, 'POST', `/resources/${resource}/bridge/switch-off`);
+  }
+
+  beforeAll(async () => {
+    ours = await startTestHub(dialect);
+    theirs = await startTestHub('sqlite', { clock: { now: () => theirNow } });
+    const listening = await theirs.listen();
+    theirUrl = listening.httpUrl;
+    Object.assign(ids, await seed(ours));
+    expect(await seed(theirs)).toEqual(ids);
+    // Their bridges and members' tokens, and their rules: always open; only Ada holds a package.
+    for (const r of [ids.door, ids.laser]) {
+      await api(theirs, 'PUT', `/resources/${r}/bridge`, {});
+      const key = (await api(theirs, 'GET', `/resources/${r}/bridge/api-key`)).json().apiKey;
+      agents.push(await connectFakeAgent(listening.mqttUrl, r, key));
+    }
+    for (const m of [ids.Ada, ids.Ben, ids.Dan]) {
+      const key = (await api(theirs, 'POST', '/api-keys', { member: m })).json();
+      tokens[m] = (await api(theirs, 'GET', `/api-keys/${key.id}/token`)).json().token;
+    }
+    const theirPackage = await made(theirs, '/packages', { name: 'Everything' });
+    await made(theirs, `/packages/${theirPackage}/permissions`, { type: 'everything' });
+    await made(theirs, `/members/${ids.Ada}/packages`, { package: theirPackage, fromDate: '2026-01-01' });
+    // Our rules: Ada and Ben hold a package for everything; the space is open Mon-Fri 09:00-18:00.
+    const pkg = await made(ours, '/packages', { name: 'Full' });
+    await made(ours, `/packages/${pkg}/permissions`, { type: 'everything' });
+    for (const m of [ids.Ada, ids.Ben])
+      await made(ours, `/members/${m}/packages`, { package: pkg, fromDate: '2026-01-01' });
+    await api(
+      ours,
+      'PUT',
+      `/spaces/${ours.owner.spaceId}/opening-hours`,
+      [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, fromTime: '09:00', untilTime: '18:00' })),
+    );
+    // Their decisions (Vienna is UTC+1 until 29 March): two we decide differently.
+    await theirDecision(ids.door, ids.Dan, '2026-02-02T11:00:00.000Z', 'denied'); // before --since: not compared
+    await theirDecision(ids.door, ids.Ada, '2026-03-23T09:00:00.000Z', 'allowed'); // Mon 10:00: ours too
+    await theirDecision(ids.door, ids.Dan, '2026-03-23T10:00:00.000Z', 'denied'); // noPackage: ours too
+    await theirDecision(ids.laser, ids.Ben, '2026-03-24T09:00:00.000Z', 'denied'); // noPackage: ours allows him
+    await theirDecision(ids.laser, ids.Ada, '2026-03-25T11:00:00.000Z', 'allowed'); // Wed 12:00: ours too
+    await theirDecision(ids.door, ids.Ada, '2026-03-28T10:00:00.000Z', 'allowed'); // Sat 11:00: ours closed
+  });
+  afterAll(async () => {
+    for (const a of agents) await a.close();
+    await ours?.close();
+    await theirs?.close();
+  });
+
+  const run = () =>
+    runShadow({
+      db: ours.hub.ctx.db,
+      policy: ours.hub.ctx.policy,
+      clock: ours.hub.ctx.clock,
+      account: ours.owner.accountId,
+      source: { url: `${theirUrl}/`, token: theirs.owner.token },
+      since: '2026-03-01T00:00:00.000Z',
+      ids: sameIds(ours.hub.ctx.db, ours.owner.accountId),
+      pageSize: 2,
+    });
+
+  it('reports agreement per resource and exactly the disagreements, with both reasons', async () => {
+    expect(await run()).toEqual({ compared: 5, agreed: 3, disagreed: 2 });
+    const report = (await api(ours, 'GET', '/shadow-report')).json();
+    expect(report.resources.map((r: any) => [r.resourceName, r.agreed, r.compared])).toEqual([
+      ['Front door', 2, 3],
+      ['Laser', 1, 2],
+    ]);
+    expect(report.disagreements).toEqual([
+      expect.objectContaining({
+        at: '2026-03-28T10:00:00.000Z',
+        memberName: 'Ada Shadow',
+        resourceName: 'Front door',
+        theirs: 'allowed',
+        theirReason: null,
+        ours: 'denied',
+        ourReason: 'openingHours',
+      }),
+      expect.objectContaining({
+        at: '2026-03-24T09:00:00.000Z',
+        memberName: 'Ben Shadow',
+        resourceName: 'Laser',
+        theirs: 'denied',
+        theirReason: 'noPackage',
+        ours: 'allowed',
+        ourReason: null,
+      }),
+    ]);
+  });
+
+  it('keeps its position: a second run compares nothing again, a later one only what is new', async () => {
+    expect(await run()).toEqual({ compared: 0, agreed: 0, disagreed: 0 });
+    // Logged late (a bridge that was offline), before the latest compared decision: still found.
+    await theirDecision(ids.door, ids.Ben, '2026-03-26T09:00:00.000Z', 'denied');
+    const out: string[] = [];
+    const code = await shadowCommand({
+      db: ours.hub.ctx.db,
+      policy: ours.hub.ctx.policy,
+      clock: ours.hub.ctx.clock,
+      url: theirUrl,
+      token: theirs.owner.token,
+      account: ours.owner.accountId,
+      out: (text) => out.push(text),
+    });
+    expect(code).toBe(0);
+    expect(out.join('')).toContain('compared 1 new decisions: 0 agree, 1 disagree');
+    expect(out.join('')).toContain('Ben Shadow at Front door: theirs denied (noPackage), ours allowed');
+    const report = await shadowReport(ours.hub.ctx.db, ours.owner.accountId);
+    expect(report.disagreements).toHaveLength(3);
+    expect(report.resources.find((r) => r.resourceName === 'Front door')).toMatchObject({
+      compared: 4,
+      agreed: 2,
+    });
+  });
+
+  it('a refused token or an unreachable server says so and compares nothing', async () => {
+    const out: string[] = [];
+    const base = {
+      db: ours.hub.ctx.db,
+      policy: ours.hub.ctx.policy,
+      clock: ours.hub.ctx.clock,
+      account: ours.owner.accountId,
+      out: (text: string) => out.push(text),
+    };
+    expect(await shadowCommand({ ...base, url: theirUrl, token: 'not-a-token' })).toBe(1);
+    expect(out.join('')).toContain('refused the token (401)');
+    expect(await shadowCommand({ ...base, url: 'http://127.0.0.1:9', token: theirs.owner.token })).toBe(1);
+    expect(out.join('')).toContain('cannot reach http://127.0.0.1:9');
+    expect((await shadowReport(ours.hub.ctx.db, ours.owner.accountId)).disagreements).toHaveLength(3);
+  });
+});
