@@ -179,6 +179,7 @@ function quietContext(ctx: HubServices, trx: Db): HubServices {
     sendCommand: async () => null,
     replyAwaited: async () => false,
     publishConfig: async () => {},
+    publishUpdate: async () => {},
     disconnect: () => {},
     forget: async () => {},
   };
