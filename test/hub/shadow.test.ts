@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { shadowCommand } from '../../hub/src/shadow/shadow-command.js';
-import { sameIds } from '../../hub/src/shadow/id-map.js';
-import { runShadow, shadowReport } from '../../hub/src/shadow/shadow.js';
+import { sourceBase } from '../../hub/src/import/api-source.js';
+import { saveImportedId } from '../../hub/src/import/import-ids.repository.js';
+import { defaultIdTranslation, sameIds } from '../../hub/src/shadow/id-map.js';
+import { runShadow, shadowReport, sourceName } from '../../hub/src/shadow/shadow.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
@@ -193,5 +195,26 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
     expect(await shadowCommand({ ...base, url: 'http://127.0.0.1:9', token: theirs.owner.token })).toBe(1);
     expect(out.join('')).toContain('cannot reach http://127.0.0.1:9');
     expect((await shadowReport(ours.hub.ctx.db, ours.owner.accountId)).disagreements).toHaveLength(3);
+  });
+
+  it('translates their ids through the moving-in importer’s map once members were imported from them', async () => {
+    const db = ours.hub.ctx.db;
+    const account = ours.owner.accountId;
+    // The importer and shadow mode name a source alike, however its address is written.
+    const source = sourceName('http://127.0.0.1:1/');
+    expect(source).toBe(sourceBase('http://127.0.0.1:1'));
+    expect(sourceName('http://127.0.0.1:1/api/v1/')).toBe(source);
+    const before = await defaultIdTranslation(db, account, source);
+    expect(await before.member(ids.Ada)).toBe(ids.Ada); // never imported from: ids as they are
+    const at = '2026-03-01T00:00:00.000Z';
+    const entry = { account, source, fingerprint: 'f' };
+    await saveImportedId(db, { ...entry, kind: 'member', oldId: '4711', newId: ids.Ben }, at);
+    await saveImportedId(db, { ...entry, kind: 'resource', oldId: '12', newId: ids.laser }, at);
+    const after = await defaultIdTranslation(db, account, source);
+    expect(await after.member(4711)).toBe(ids.Ben);
+    expect(await after.resource(12)).toBe(ids.laser);
+    // A member the import did not bring has no counterpart, even where an id matches one here.
+    expect(await after.member(ids.Ada)).toBeNull();
+    expect(await after.resource(ids.door)).toBeNull();
   });
 });

@@ -1,10 +1,12 @@
 import type { Db } from '../db/crud.js';
+import { importedIdOf, importedIds } from '../import/import-ids.repository.js';
 import { existingIds } from './shadow.repository.js';
 
 /**
- * How the other server's member and resource ids become ours. The moving-in importer keeps a
- * map of the ids it gave the records it copied; until it is wired here, `sameIds` takes an id
- * as ours when our account has a record with that id (right for a hub that started as a copy).
+ * How the other server's member and resource ids become ours: through the moving-in importer's
+ * map of the ids it gave the records it copied (`importedIdTranslation`); for a source never
+ * imported from, `sameIds` takes an id as ours when our account has a record with that id
+ * (right for a hub that started as a copy of the other).
  */
 export interface IdTranslation {
   /** Our member for the other server's member id (null: none here). */
@@ -28,9 +30,27 @@ export function sameIds(db: Db, account: number): IdTranslation {
 }
 
 /**
- * The id translation for a source: the importer's map when one is wired in (`importedIds`),
- * else the ids as they are.
+ * The importer's map for `source` (its API base, as `sourceName` gives it): a member or resource
+ * the import did not bring has no counterpart here (null), even when an id happens to match.
  */
-export type IdTranslationFor = (db: Db, account: number, source: string) => IdTranslation;
+export function importedIdTranslation(db: Db, account: number, source: string): IdTranslation {
+  const cache = { member: new Map<number, number | null>(), resource: new Map<number, number | null>() };
+  const look = async (kind: 'member' | 'resource', id: number) => {
+    let ours = cache[kind].get(id);
+    if (ours === undefined) {
+      ours = (await importedIdOf(db, account, source, kind, id)) ?? null;
+      cache[kind].set(id, ours);
+    }
+    return ours;
+  };
+  return { member: (id) => look('member', id), resource: (id) => look('resource', id) };
+}
 
-export const defaultIdTranslation: IdTranslationFor = (db, account) => sameIds(db, account);
+/** The id translation for a source, chosen once per run. */
+export type IdTranslationFor = (db: Db, account: number, source: string) => Promise<IdTranslation>;
+
+/** The importer's map when members were imported from `source`, else the ids as they are. */
+export const defaultIdTranslation: IdTranslationFor = async (db, account, source) =>
+  (await importedIds(db, account, source, 'member')).size > 0
+    ? importedIdTranslation(db, account, source)
+    : sameIds(db, account);

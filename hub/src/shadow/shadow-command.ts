@@ -32,7 +32,7 @@ export async function shadowCommand(c: ShadowCommand): Promise<number> {
     c.out('no account in this database: import first (docs/MOVING.md)\n');
     return 2;
   }
-  const ids = (c.ids ?? defaultIdTranslation)(c.db, account, sourceName(c.url));
+  const ids = await (c.ids ?? defaultIdTranslation)(c.db, account, sourceName(c.url));
   for (;;) {
     try {
       const run = await runShadow({

@@ -30,7 +30,7 @@ export interface TheirDecision {
 }
 
 export interface ShadowSource {
-  /** The other server's base URL (its API under /api/v1). */
+  /** The other server's address: its origin (the API under /api/v1) or its API base. */
   url: string;
   /** An API token of an admin there. */
   token: string;
@@ -58,7 +58,17 @@ export interface ShadowRunResult {
 }
 
 /** The source's name in our records: its URL without a trailing slash. */
-export const sourceName = (url: string) => url.replace(/\/+$/, '');
+export const sourceName = (url: string) => {
+  // The same name the moving-in importer gives a source (its API base), so the importer's id
+  // map is found under it: an origin gains /api/v1, a trailing slash goes.
+  const trimmed = url.replace(/\/+$/, '');
+  try {
+    const parsed = new URL(trimmed);
+    return parsed.pathname === '' || parsed.pathname === '/' ? `${parsed.origin}/api/v1` : trimmed;
+  } catch {
+    return trimmed;
+  }
+};
 
 export class ShadowSourceError extends Error {}
 
@@ -73,7 +83,7 @@ async function theirPage(
   query.append('type', 'allowed');
   query.append('type', 'denied');
   if (from) query.set('from', from);
-  const url = `${sourceName(run.source.url)}/api/v1/resource-logs?${query}`;
+  const url = `${sourceName(run.source.url)}/resource-logs?${query}`;
   let res: Response;
   try {
     res = await (run.fetch ?? fetch)(url, {
