@@ -1,6 +1,10 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentCli, startProcess, tempDir } from '../support/processes.js';
+import { agentCli, repoRoot, startProcess, tempDir } from '../support/processes.js';
+import { ShellyGen2Simulator } from '../support/shelly-gen2-simulator.js';
+
+/** The agent's launcher, which the unit's ExecStart runs (it picks the installed release). */
+const agentBin = join(repoRoot, 'agent/bin/makerspace-agent.js');
 
 /** The node flags the agent's systemd unit starts it with, read from its ExecStart line. */
 export const AGENT_NODE_FLAGS = unitNodeFlags(
@@ -21,14 +25,32 @@ function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** RSS samples of a running agent: the median of 5, a second apart, after 10 s. */
+async function idleRss(args: string[]): Promise<number[]> {
+  const agent = startProcess(args, { LOG_LEVEL: 'warn' });
+  await new Promise((r) => setTimeout(r, 10_000));
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    samples.push(rssMiB(agent.child.pid as number));
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  await agent.stop('SIGTERM');
+  return samples.sort((a, b) => a - b);
+}
+
+const row = (label: string, samples: number[]) =>
+  `| ${label} | - | ${samples[2].toFixed(1)} MiB median (${samples[0].toFixed(1)}-${samples[4].toFixed(1)}) | 0 |`;
+
 /**
- * Idle RSS of a real agent process (simulated relay and reader, hub unreachable so it sits in its
- * reconnect loop): the median of 5 samples a second apart after 10 s, with and without the flags.
+ * Idle RSS of a real agent process (hub unreachable, so it sits in its reconnect loop): with a
+ * simulated relay and reader, with and without the unit's flags; then, as the unit runs it
+ * (its flags, through the release launcher), with every feature configured: inputs of each
+ * kind, a display, a buzzer, updates; once on the simulated relay and once on a Shelly plug
+ * (the simulator of its RPC on 127.0.0.1) whose power reading is the busy input.
  */
 export async function agentMemoryBench(): Promise<string[]> {
   const rows: string[] = [];
-  for (const flags of [[], AGENT_NODE_FLAGS]) {
-    const dir = tempDir('agent-memory-');
+  const write = (dir: string, body: Record<string, unknown>) => {
     const apiKeyFile = join(dir, 'api-key');
     writeFileSync(apiKeyFile, 'k'.repeat(40));
     chmodSync(apiKeyFile, 0o600);
@@ -41,23 +63,66 @@ export async function agentMemoryBench(): Promise<string[]> {
         apiKeyFile,
         controlType: 'machine',
         dataDir: dir,
-        hardware: { kind: 'simulated', stateFile: join(dir, 'relay.json') },
         cardReader: { kind: 'simulated' },
+        ...body,
       }),
     );
-    const agent = startProcess([...flags, agentCli, 'run', '--config', config], { LOG_LEVEL: 'warn' });
-    await new Promise((r) => setTimeout(r, 10_000));
-    const samples: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      samples.push(rssMiB(agent.child.pid as number));
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    await agent.stop('SIGTERM');
-    samples.sort((a, b) => a - b);
-    const label = flags.length ? `agent idle RSS (${flags.join(' ')})` : 'agent idle RSS (no flags)';
+    return config;
+  };
+  for (const flags of [[], AGENT_NODE_FLAGS]) {
+    const dir = tempDir('agent-memory-');
+    const config = write(dir, { hardware: { kind: 'simulated', stateFile: join(dir, 'relay.json') } });
+    const samples = await idleRss([...flags, agentCli, 'run', '--config', config]);
     rows.push(
-      `| ${label} | - | ${samples[2].toFixed(1)} MiB median (${samples[0].toFixed(1)}-${samples[4].toFixed(1)}) | 0 |`,
+      row(flags.length ? `agent idle RSS (${flags.join(' ')})` : 'agent idle RSS (no flags)', samples),
     );
+  }
+  const everything = (dir: string) => ({
+    display: { kind: 'simulated', file: join(dir, 'display.json'), columns: 16, rows: 2 },
+    feedback: { kind: 'simulated', stateFile: join(dir, 'buzzer.json') },
+    updates: { hubUrl: 'http://127.0.0.1:9', confirmSeconds: 60 },
+  });
+  {
+    const dir = tempDir('agent-memory-');
+    writeFileSync(join(dir, 'inputs.json'), JSON.stringify({ busy: false, lid: true }));
+    const config = write(dir, {
+      hardware: {
+        kind: 'simulated',
+        stateFile: join(dir, 'relay.json'),
+        inputsFile: join(dir, 'inputs.json'),
+      },
+      inputs: [
+        { name: 'busy', kind: 'busy' },
+        { name: 'lid', kind: 'interlock', label: 'Lid' },
+      ],
+      ...everything(dir),
+    });
+    rows.push(
+      row(
+        'agent idle RSS, all features, simulated relay (as the unit runs it)',
+        await idleRss([...AGENT_NODE_FLAGS, agentBin, 'run', '--config', config]),
+      ),
+    );
+  }
+  const plug = new ShellyGen2Simulator();
+  const host = await plug.start();
+  try {
+    const dir = tempDir('agent-memory-');
+    const config = write(dir, {
+      hardware: { kind: 'shelly', host },
+      inputs: [
+        { name: 'busy', kind: 'busy', source: { kind: 'power', thresholdWatts: 20, hysteresisWatts: 5 } },
+      ],
+      ...everything(dir),
+    });
+    rows.push(
+      row(
+        'agent idle RSS, all features, Shelly plug (as the unit runs it)',
+        await idleRss([...AGENT_NODE_FLAGS, agentBin, 'run', '--config', config]),
+      ),
+    );
+  } finally {
+    await plug.stop();
   }
   return rows;
 }

@@ -8,7 +8,7 @@ import { ShellyGen2Simulator } from '../support/shelly-gen2-simulator.js';
 /** The Node flags of the agent's systemd unit (ExecStart). */
 function unitNodeFlags(): string[] {
   const unit = readFileSync(new URL('../../systemd/makerspace-agent.service', import.meta.url), 'utf8');
-  const exec = /^ExecStart=\/usr\/bin\/env node (.*?) \S+cli\.js/m.exec(unit);
+  const exec = /^ExecStart=\/usr\/bin\/env node (.*?) \S+(?:cli|makerspace-agent)\.js/m.exec(unit);
   if (!exec) throw new Error('ExecStart of the agent unit not found');
   return exec[1].split(' ');
 }
