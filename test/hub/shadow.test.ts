@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@makerspace/shared';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { shadowCommand } from '../../hub/src/shadow/shadow-command.js';
 import { sourceBase } from '../../hub/src/import/api-source.js';
@@ -23,6 +25,8 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
   const agents: FakeAgent[] = [];
   const codes: Record<number, string> = {};
   const tokens: Record<number, string> = {};
+  /** What our hub logs (debug and up): a receiver's secret must never be among it. */
+  const ourLog: string[] = [];
 
   const api = (t: TestHub, method: string, url: string, payload?: unknown) =>
     t.call(t.owner.token, {
@@ -72,7 +76,15 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
   }
 
   beforeAll(async () => {
-    ours = await startTestHub(dialect);
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        ourLog.push(String(chunk));
+        done();
+      },
+    });
+    ours = await startTestHub(dialect, {
+      logger: createLogger({ name: 'test-hub', level: 'debug', destination: sink }),
+    });
     // Their webhooks may deliver over plain HTTP to our hub on 127.0.0.1.
     theirs = await startTestHub('sqlite', {
       clock: { now: () => theirNow },
@@ -325,5 +337,11 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
     const taken = await post(newUrl, JSON.stringify(fresh));
     expect(taken.status).toBe(200);
     expect(await taken.json()).toEqual({ compared: true, agrees: false });
+    // Neither secret reached the log; the database holds only their hashes.
+    const secrets = [receiverUrl, newUrl].map((u) => u.split('/').pop() as string);
+    expect(ourLog.length).toBeGreaterThan(0);
+    expect(ourLog.join('')).not.toMatch(new RegExp(secrets.join('|')));
+    const stored = JSON.stringify(await ours.hub.ctx.db.selectFrom('shadow_receivers').selectAll().execute());
+    for (const secret of secrets) expect(stored).not.toContain(secret);
   });
 });
