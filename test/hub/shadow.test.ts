@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '@makerspace/shared';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { shadowCommand } from '../../hub/src/shadow/shadow-command.js';
 import { sourceBase } from '../../hub/src/import/api-source.js';
@@ -7,6 +9,7 @@ import { runShadow, shadowReport, sourceName } from '../../hub/src/shadow/shadow
 import { describeEachDialect } from '../support/dialects.js';
 import { connectFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
+import { fastTuning, waitFor } from './webhooks-helpers.js';
 
 /**
  * Shadow mode against a second hub started here (standing in for the server a space moves
@@ -22,6 +25,8 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
   const agents: FakeAgent[] = [];
   const codes: Record<number, string> = {};
   const tokens: Record<number, string> = {};
+  /** What our hub logs (debug and up): a receiver's secret must never be among it. */
+  const ourLog: string[] = [];
 
   const api = (t: TestHub, method: string, url: string, payload?: unknown) =>
     t.call(t.owner.token, {
@@ -71,8 +76,20 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
   }
 
   beforeAll(async () => {
-    ours = await startTestHub(dialect);
-    theirs = await startTestHub('sqlite', { clock: { now: () => theirNow } });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        ourLog.push(String(chunk));
+        done();
+      },
+    });
+    ours = await startTestHub(dialect, {
+      logger: createLogger({ name: 'test-hub', level: 'debug', destination: sink }),
+    });
+    // Their webhooks may deliver over plain HTTP to our hub on 127.0.0.1.
+    theirs = await startTestHub('sqlite', {
+      clock: { now: () => theirNow },
+      settings: { webhookAllowInsecure: true, webhookTuning: fastTuning },
+    });
     const listening = await theirs.listen();
     theirUrl = listening.httpUrl;
     Object.assign(ids, await seed(ours));
@@ -216,5 +233,115 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
     // A member the import did not bring has no counterpart, even where an id matches one here.
     expect(await after.member(ids.Ada)).toBeNull();
     expect(await after.resource(ids.door)).toBeNull();
+  });
+
+  it('follows their webhook: a decision there is compared at once, once, and bad events change nothing', async () => {
+    const ourUrl = (await ours.listen()).httpUrl;
+    const report = async () => (await api(ours, 'GET', '/shadow-report')).json();
+    const before = await report();
+    // The admin makes the receiver URL here and pastes it into their webhook settings.
+    const made = await api(ours, 'POST', '/shadow-receivers', { source: theirUrl });
+    expect(made.statusCode, made.body).toBe(201);
+    const receiverUrl = `${ourUrl}${new URL(made.json().url).pathname}`;
+    expect(made.json().source).toBe(sourceName(theirUrl));
+    const hook = await api(theirs, 'POST', '/webhooks', { url: receiverUrl, categories: ['resourceLog'] });
+    expect(hook.statusCode, hook.body).toBe(201);
+
+    // Mon 30 March 11:00 in Vienna: Ben has no package there; ours lets him in (no poller runs).
+    await theirDecision(ids.door, ids.Ben, '2026-03-30T09:00:00.000Z', 'denied');
+    const found = await waitFor('the webhook’s decision in our report', async () =>
+      (await report()).disagreements.find((d: any) => d.at === '2026-03-30T09:00:00.000Z'),
+    );
+    expect(found).toMatchObject({
+      memberName: 'Ben Shadow',
+      resourceName: 'Front door',
+      theirs: 'denied',
+      theirReason: 'noPackage',
+      ours: 'allowed',
+    });
+    // An allowed session at the laser comes as created, then updated when it stops: compared once.
+    await theirDecision(ids.laser, ids.Ada, '2026-03-30T10:00:00.000Z', 'allowed');
+    const events = await waitFor('both laser events delivered', async () => {
+      const list = (await api(theirs, 'GET', `/webhooks/${hook.json().id}/events`)).json();
+      const delivered = list.filter((e: any) => e.delivery?.state === 'delivered');
+      return delivered.length >= 3 ? list : null;
+    });
+    const laser = (await report()).resources.find((r: any) => r.resourceName === 'Laser');
+    expect(laser).toMatchObject({ compared: 3, agreed: 2 });
+
+    // A replayed delivery of the door event is taken, and not compared again.
+    const doorEvent = events.find(
+      (e: any) => e.type === 'resourceLog_created' && e.details.log.createdAt === '2026-03-30T09:00:00.000Z',
+    );
+    const post = (url: string, body: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const event = JSON.stringify({
+      id: doorEvent.id,
+      type: doorEvent.type,
+      createdAt: doorEvent.createdAt,
+      details: doorEvent.details,
+    });
+    const replay = await post(receiverUrl, event);
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toMatchObject({
+      compared: false,
+      note: expect.stringContaining('compared already'),
+    });
+    const after = await report();
+    expect(after.disagreements).toHaveLength(before.disagreements.length + 1);
+    expect(after.resources.find((r: any) => r.resourceName === 'Front door').compared).toBe(
+      before.resources.find((r: any) => r.resourceName === 'Front door').compared + 1,
+    );
+    // The poller finds nothing new: what the webhook compared counts for it too.
+    expect(await run()).toEqual({ compared: 0, agreed: 0, disagreed: 0 });
+
+    // Bad payloads: 400 with what is wrong, nothing stored.
+    const bad = await post(
+      receiverUrl,
+      JSON.stringify({ type: 'resourceLog_created', details: { log: { id: 'x' } } }),
+    );
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('details.log');
+    expect((await post(receiverUrl, '{not json')).status).toBe(400);
+    const noLog = await post(receiverUrl, JSON.stringify({ type: 'resourceLog_created', details: {} }));
+    expect(noLog.status).toBe(400);
+    const noDate = JSON.parse(event);
+    noDate.details.log = { ...noDate.details.log, id: 999_999, createdAt: 'yesterday' };
+    expect((await post(receiverUrl, JSON.stringify(noDate))).status).toBe(400);
+    // Another event type is taken and changes nothing (their server would retry a refusal).
+    const other = await post(
+      receiverUrl,
+      JSON.stringify({ type: 'member_updated', details: { member: {} } }),
+    );
+    expect(other.status).toBe(200);
+    expect(await other.json()).toMatchObject({ compared: false });
+    expect(await report()).toEqual(after);
+
+    // A wrong secret or receiver is refused; a rotated URL replaces the old one.
+    const fresh = JSON.parse(event);
+    fresh.details.log = { ...fresh.details.log, id: 999_998 };
+    expect((await post(`${receiverUrl.slice(0, -2)}xx`, JSON.stringify(fresh))).status).toBe(404);
+    expect(
+      (await post(receiverUrl.replace(/webhook\/\d+/, 'webhook/999'), JSON.stringify(fresh))).status,
+    ).toBe(404);
+    const listed = (await api(ours, 'GET', '/shadow-receivers')).json();
+    expect(listed).toEqual([
+      expect.objectContaining({ id: made.json().id, lastEventAt: expect.any(String) }),
+    ]);
+    expect(listed[0].url).toBeUndefined();
+    const rotated = await api(ours, 'POST', `/shadow-receivers/${made.json().id}/rotate`);
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect((await post(receiverUrl, JSON.stringify(fresh))).status).toBe(404);
+    expect(await report()).toEqual(after);
+    const newUrl = `${ourUrl}${new URL(rotated.json().url).pathname}`;
+    const taken = await post(newUrl, JSON.stringify(fresh));
+    expect(taken.status).toBe(200);
+    expect(await taken.json()).toEqual({ compared: true, agrees: false });
+    // Neither secret reached the log; the database holds only their hashes.
+    const secrets = [receiverUrl, newUrl].map((u) => u.split('/').pop() as string);
+    expect(ourLog.length).toBeGreaterThan(0);
+    expect(ourLog.join('')).not.toMatch(new RegExp(secrets.join('|')));
+    const stored = JSON.stringify(await ours.hub.ctx.db.selectFrom('shadow_receivers').selectAll().execute());
+    for (const secret of secrets) expect(stored).not.toContain(secret);
   });
 });

@@ -24,6 +24,8 @@ describe.runIf(browserTestsEnabled())(
     let theirs: HubProcess;
     let browser: Browser;
     let admin: { context: BrowserContext; page: Page };
+    let theirLog: (r: number, m: number, type: string, at: string, reason?: string) => Promise<unknown>;
+    let doors: { door: number; ada: number };
 
     /** The same space, resources and members on both, in the same order (the same ids). */
     async function seed(hub: HubProcess, space: number) {
@@ -51,7 +53,8 @@ describe.runIf(browserTestsEnabled())(
 
     beforeAll(async () => {
       started = await startConsoleHub('shadow-oak-lathe-2291');
-      theirs = await startHubProcess();
+      // Their webhooks may deliver over plain HTTP to our hub on 127.0.0.1.
+      theirs = await startHubProcess({ env: { HUB_WEBHOOK_ALLOW_INSECURE: '1' } });
       const ids = await seed(started.hub, started.owner.space);
       const theirSpace = (await theirs.api('GET', '/user/me')).body.space;
       expect(await seed(theirs, theirSpace)).toEqual(ids);
@@ -77,6 +80,8 @@ describe.runIf(browserTestsEnabled())(
       await log(ids.laser, ids.ada, 'allowed', '2026-03-23T12:00:00.000Z'); // Mon 13:00: ours too
       await log(ids.door, ids.ada, 'allowed', '2026-03-28T10:00:00.000Z'); // Sat 11:00: ours closed
       await log(ids.laser, ids.ben, 'allowed', '2026-03-24T09:00:00.000Z'); // ours: no package
+      theirLog = log;
+      doors = ids;
       ({ browser, admin } = await openConsole(started, '/admin/shadow', 5_000));
     }, 120_000);
 
@@ -114,6 +119,37 @@ describe.runIf(browserTestsEnabled())(
         'denied (noPackage): None of your packages allows this resource',
       );
       await saveScreenshot(page, 'admin-shadow');
+    });
+
+    it('the admin makes a receiver URL, their webhook posts to it, and new decisions show without the command', async () => {
+      const { page } = admin;
+      const url = theirs.base.replace(/\/api\/v1$/, '');
+      await page.getByLabel('Their server’s address').fill(url);
+      await page.getByRole('button', { name: 'Make receiver URL' }).click();
+      const shown = page.getByLabel(/Receiver URL for/);
+      const receiverUrl = await shown.inputValue();
+      expect(receiverUrl).toMatch(new RegExp(`^${started.web}/api/v1/shadow/webhook/\\d+/[\\w-]{40,}$`));
+      const hook = await theirs.api('POST', '/webhooks', { url: receiverUrl, categories: ['resourceLog'] });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      // Sunday 29 March, 12:00 in Vienna: they let Ada in, our space is closed.
+      await theirLog(doors.door, doors.ada, 'allowed', '2026-03-29T10:00:00.000Z');
+      const disagreements = page.getByRole('table', { name: 'Disagreements' });
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            return disagreements.getByRole('row', { name: /29 Mar 2026/ }).count();
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(1);
+      const receivers = page.getByRole('table', { name: 'Webhook receivers' });
+      expect(
+        await receivers.getByRole('row', { name: new RegExp(url.replace(/[.:/]/g, '\\$&')) }).textContent(),
+      ).not.toContain('none yet');
+      // The URL is shown once: after a reload the page lists the receiver without it.
+      expect(await page.getByLabel(/Receiver URL for/).count()).toBe(0);
+      await saveScreenshot(page, 'admin-shadow-webhook');
     });
   },
 );

@@ -30,6 +30,7 @@ import { agentUpdates } from './migrations/0027-agent-updates.js';
 // Moving in: the map of imported ids.
 import { importIds } from './migrations/0028-import-ids.js';
 import { shadow } from './migrations/0029-shadow.js';
+import { shadowReceivers } from './migrations/0030-shadow-receivers.js';
 import type { TokenBox } from '../secrets.js';
 
 /** A migration that failed, with its name. */
@@ -79,6 +80,7 @@ export function migrations(dialect: DialectName, tokens?: () => TokenBox): Recor
     // Moving in: the map of imported ids.
     '0028-import-ids': importIds(dialect),
     '0029-shadow': shadow(dialect),
+    '0030-shadow-receivers': shadowReceivers(dialect),
   };
 }
 

@@ -894,6 +894,7 @@ export interface Database {
   presence_settings: PresenceSettingsTable;
   door_locks: DoorLocksTable;
   shadow_decisions: ShadowDecisionsTable;
+  shadow_receivers: ShadowReceiversTable;
 }
 
 // Payments through Stripe (migration 0018).
@@ -1123,4 +1124,20 @@ export interface ShadowDecisionsTable {
   ourMessage: string | null;
   agrees: number;
   checkedAt: string;
+}
+
+/** Shadow mode's webhook receivers (migration 0030): where another server posts its log events. */
+export interface ShadowReceiversTable {
+  id: Generated<number>;
+  account: number;
+  /** The other server's API base, as shadow mode names it (`sourceName`). */
+  source: string;
+  /** SHA-256 of the secret in the receiver's URL. */
+  secretHash: string;
+  createdAt: string;
+  /** When the current secret was made. */
+  rotatedAt: string;
+  /** The latest event taken. */
+  lastEventAt: string | null;
+  updatedBy: number | null;
 }

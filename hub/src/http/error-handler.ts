@@ -69,8 +69,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (isClientAbort(err, request.raw)) {
       // Nobody is left to answer; the database was never asked.
+      // The route's pattern, not the path: secret URLs (calendar feeds, shadow receivers) stay out of the log.
       request.log.debug(
-        { code: err.code, url: request.url.split('?')[0] },
+        { code: err.code, url: routeOf(request).url ?? request.url.split('?')[0] },
         'the client closed the connection before its request was complete',
       );
       return reply.code(400).send(errorBody(400, 'The request was aborted by the client'));

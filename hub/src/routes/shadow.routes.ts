@@ -1,11 +1,34 @@
-import { ShadowReport } from '@makerspace/shared';
+import {
+  Id,
+  ShadowReceiver,
+  ShadowReceiverInput,
+  ShadowReport,
+  ShadowWebhookResult,
+} from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { requireAdmin } from '../http/auth.js';
+import { publicOrigin } from '../http/server-options.js';
 import { adminRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
+import {
+  listReceivers,
+  makeReceiver,
+  receiveShadowEvent,
+  receiverPath,
+  receiverRecord,
+  removeReceiver,
+  rotateReceiver,
+} from '../shadow/shadow-webhook.js';
 import { shadowReport } from '../shadow/shadow.js';
 
-/** Shadow mode's report for the console (docs/MOVING.md); `makerspace-hub shadow` fills it. */
+const tags = ['access'];
+const ReceiverParams = z.object({ receiverId: Id });
+
+/**
+ * Shadow mode's report for the console (docs/MOVING.md), filled by `makerspace-hub shadow` and
+ * by the webhook receiver, and the receivers' management.
+ */
 export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     adminRoute(
@@ -13,14 +36,151 @@ export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       'get',
       '/shadow-report',
       {
-        tags: ['access'],
+        tags,
         summary: 'Shadow mode: our decisions beside another server’s (admins)',
         description:
-          'What `makerspace-hub shadow` compared so far: for each resource of the other server, how many of its allowed and denied decisions our access policy decides the same way, and the latest disagreements (`limit`, default 500) with both reasons. Empty until the command has run.',
+          'What shadow mode compared so far (`makerspace-hub shadow` and the webhook receiver): for each resource of the other server, how many of its allowed and denied decisions our access policy decides the same way, and the latest disagreements (`limit`, default 500) with both reasons. Empty until something was compared.',
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(5000).default(500) }),
         response: { 200: ShadowReport },
       },
       async (request, caller) => shadowReport(ctx.db, caller.accountId, request.query.limit) as never,
+    );
+
+    adminRoute(
+      app,
+      'get',
+      '/shadow-receivers',
+      {
+        tags,
+        summary: 'Shadow mode’s webhook receivers (admins)',
+        description:
+          'The account’s receivers of another server’s resource log events, one per source, with the time of the latest event. Never their secret URLs.',
+        response: { 200: z.array(ShadowReceiver) },
+      },
+      async (_request, caller) => listReceivers(ctx.db, caller.accountId),
+    );
+
+    app.post(
+      '/shadow-receivers',
+      {
+        schema: {
+          tags,
+          summary: 'Make the webhook receiver URL for another server (admins)',
+          description:
+            'Answers the secret URL (`url`, shown only now) to paste into the other server’s webhook settings, for events of the `resourceLog` category. `source` names the other server as `makerspace-hub shadow --url` does, so its ids translate alike and each decision is compared once, whether polled or received. A source that has a receiver already gets a new secret URL (the earlier one stops working). 201.',
+          admins: true,
+          body: ShadowReceiverInput,
+          example: { source: 'https://fabman.example/api/v1' },
+          response: { 201: ShadowReceiver },
+        },
+      },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        const { row, secret } = await makeReceiver(
+          ctx.db,
+          caller.accountId,
+          request.body.source,
+          ctx.clock.now().toISOString(),
+          caller.memberId || null,
+        );
+        const url = `${publicOrigin(ctx.publicUrl, request)}${receiverPath(row.id, secret)}`;
+        return reply.code(201).send(receiverRecord(row, url));
+      },
+    );
+
+    adminRoute(
+      app,
+      'post',
+      '/shadow-receivers/:receiverId/rotate',
+      {
+        tags,
+        summary: 'Give a webhook receiver a new secret URL (admins)',
+        description:
+          'Answers the new URL (`url`, shown only now); the earlier one is refused (404) from now on. Paste the new one into the other server’s webhook settings.',
+        params: ReceiverParams,
+        response: { 200: ShadowReceiver },
+      },
+      async (request, caller) => {
+        const { row, secret } = await rotateReceiver(
+          ctx.db,
+          caller.accountId,
+          request.params.receiverId,
+          ctx.clock.now().toISOString(),
+          caller.memberId || null,
+        );
+        return receiverRecord(row, `${publicOrigin(ctx.publicUrl, request)}${receiverPath(row.id, secret)}`);
+      },
+    );
+
+    app.delete(
+      '/shadow-receivers/:receiverId',
+      {
+        schema: {
+          tags,
+          summary: 'Remove a webhook receiver (admins)',
+          description: 'Its URL is refused (404) from now on; what it compared stays in the report. 204.',
+          admins: true,
+          params: ReceiverParams,
+        },
+      },
+      async (request, reply) => {
+        const caller = requireAdmin(request);
+        await removeReceiver(ctx.db, caller.accountId, request.params.receiverId);
+        return reply.code(204).send();
+      },
+    );
+
+    // The other server cannot send our tokens: the secret in the URL is the credential.
+    app.post(
+      '/shadow/webhook/:receiverId/:secret',
+      {
+        config: { public: true },
+        schema: {
+          tags,
+          summary: 'Receive another server’s resource log events (shadow mode)',
+          description:
+            'The URL `POST /shadow-receivers` answers, to paste into the other server’s webhook settings (the commercial service’s or another hub’s, category `resourceLog`). Each `resourceLog_created` or `resourceLog_updated` event whose `details.log` is an allowed or denied decision is compared at once with our access policy’s decision for the same member, resource and moment, like `makerspace-hub shadow` does; a log compared already (a retried or replayed delivery, or one the command polled) is not compared again. Other event types, and logs that are no decision, answer 200 and change nothing. Needs no token: the secret in the URL authenticates (a wrong one is 404).',
+          security: [],
+          params: z.object({ receiverId: Id, secret: z.string().min(1).max(100) }),
+          body: z
+            .object({
+              type: z.string().describe('The event type, such as `resourceLog_created`'),
+              details: z
+                .object({ log: z.record(z.string(), z.unknown()).describe('Their resource log') })
+                .partial()
+                .passthrough()
+                .optional(),
+            })
+            .passthrough(),
+          example: {
+            id: 5301,
+            type: 'resourceLog_created',
+            createdAt: '2026-11-02T17:04:11.000Z',
+            details: {
+              log: {
+                id: 88412,
+                type: 'denied',
+                resource: 12,
+                member: 4711,
+                reason: 'noPackage',
+                createdAt: '2026-11-02T17:04:10.000Z',
+              },
+            },
+          },
+          errors: {
+            400: 'The body is no event, or a resource log event’s `details.log` lacks its id, type, resource or createdAt (nothing is stored).',
+            404: 'No receiver with this id and secret.',
+          },
+          response: { 200: ShadowWebhookResult },
+        },
+      },
+      async (request) =>
+        receiveShadowEvent(
+          { db: ctx.db, policy: ctx.policy, clock: ctx.clock },
+          request.params.receiverId,
+          request.params.secret,
+          request.body,
+        ),
     );
   };
 }

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../db/crud.js';
-import type { ShadowDecisionsTable } from '../db/schema.js';
+import type { ShadowDecisionsTable, ShadowReceiversTable } from '../db/schema.js';
 
 /** Which of these ids our account has (members or resources). */
 export async function existingIds(
@@ -52,12 +52,14 @@ export async function latestCompared(db: Db, source: string): Promise<string | n
   return (row?.at as string | null | undefined) ?? null;
 }
 
-export async function insertShadowDecision(db: Db, row: Insertable<ShadowDecisionsTable>): Promise<void> {
-  await db
+/** Stores a compared decision; false when the log was compared already (nothing changes). */
+export async function insertShadowDecision(db: Db, row: Insertable<ShadowDecisionsTable>): Promise<boolean> {
+  const result = await db
     .insertInto('shadow_decisions')
     .values(row)
     .onConflict((oc) => oc.columns(['source', 'remoteLog']).doNothing())
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** Per source and resource: decisions compared and agreed. */
@@ -120,4 +122,42 @@ export async function disagreements(db: Db, account: number, limit: number) {
 /** The database's first account (the one a moved-in space has). */
 export async function firstAccount(db: Db): Promise<number | undefined> {
   return (await db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst())?.id;
+}
+
+export const shadowReceivers = (db: Db, account: number) =>
+  db.selectFrom('shadow_receivers').selectAll().where('account', '=', account).orderBy('id').execute();
+
+export const shadowReceiver = (db: Db, id: number) =>
+  db.selectFrom('shadow_receivers').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const shadowReceiverOf = (db: Db, account: number, source: string) =>
+  db
+    .selectFrom('shadow_receivers')
+    .selectAll()
+    .where('account', '=', account)
+    .where('source', '=', source)
+    .executeTakeFirst();
+
+export const insertShadowReceiver = (db: Db, row: Insertable<ShadowReceiversTable>) =>
+  db.insertInto('shadow_receivers').values(row).returningAll().executeTakeFirstOrThrow();
+
+export const updateShadowReceiver = (
+  db: Db,
+  id: number,
+  values: Partial<Pick<ShadowReceiversTable, 'secretHash' | 'rotatedAt' | 'lastEventAt' | 'updatedBy'>>,
+) =>
+  db
+    .updateTable('shadow_receivers')
+    .set(values)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export async function deleteShadowReceiver(db: Db, account: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('shadow_receivers')
+    .where('account', '=', account)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

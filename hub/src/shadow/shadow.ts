@@ -100,27 +100,59 @@ async function theirPage(
   if (!res.ok) throw new ShadowSourceError(`${url} answered ${res.status}`);
   const body = (await res.json()) as unknown;
   if (!Array.isArray(body)) throw new ShadowSourceError(`${url} did not answer a list of resource logs`);
-  const out: TheirDecision[] = [];
-  for (const log of body as Record<string, unknown>[]) {
-    const member =
-      typeof log.member === 'object' && log.member !== null ? (log.member as { id: unknown }).id : log.member;
-    if (typeof log.id !== 'number' || typeof log.resource !== 'number' || typeof log.createdAt !== 'string')
-      continue;
-    if (log.type !== 'allowed' && log.type !== 'denied') continue;
-    out.push({
-      log: log.id,
-      resource: log.resource,
-      member: typeof member === 'number' ? member : null,
-      allowed: log.type === 'allowed',
-      reason: typeof log.reason === 'string' ? log.reason : null,
-      at: new Date(log.createdAt).toISOString(),
-    });
-  }
-  return out;
+  return (body as unknown[]).flatMap((log) => {
+    const read = readTheirLog(log);
+    return 'decision' in read ? [read.decision] : [];
+  });
 }
 
-/** Our decision for their logged one, stored beside it. */
-async function compare(run: ShadowRun, source: string, theirs: TheirDecision): Promise<boolean> {
+/**
+ * One resource log of the other server as it comes (its API's list, or a webhook event's
+ * `details.log`): an allowed or denied decision; another type of log (`ignored`), which is no
+ * decision; or what is wrong with it (`error`).
+ */
+export function readTheirLog(
+  log: unknown,
+): { decision: TheirDecision } | { ignored: string } | { error: string } {
+  if (typeof log !== 'object' || log === null || Array.isArray(log))
+    return { error: 'the log is not an object' };
+  const l = log as Record<string, unknown>;
+  if (!Number.isSafeInteger(l.id) || (l.id as number) < 1)
+    return { error: 'the log has no id (a positive integer)' };
+  if (l.type !== 'allowed' && l.type !== 'denied')
+    return typeof l.type === 'string'
+      ? { ignored: `a log of type ${JSON.stringify(l.type).slice(0, 40)} is no allowed or denied decision` }
+      : { error: 'the log has no type' };
+  if (!Number.isSafeInteger(l.resource)) return { error: 'the log has no resource id (an integer)' };
+  const at = typeof l.createdAt === 'string' ? Date.parse(l.createdAt) : Number.NaN;
+  if (Number.isNaN(at)) return { error: 'the log has no createdAt (an ISO time)' };
+  const member =
+    typeof l.member === 'object' && l.member !== null ? (l.member as { id: unknown }).id : l.member;
+  return {
+    decision: {
+      log: l.id as number,
+      resource: l.resource as number,
+      member: Number.isSafeInteger(member) ? (member as number) : null,
+      allowed: l.type === 'allowed',
+      reason: typeof l.reason === 'string' ? l.reason : null,
+      at: new Date(at).toISOString(),
+    },
+  };
+}
+
+/** What comparing needs: the polling run has it, and so has a webhook receiver (shadow-webhook.ts). */
+export type ShadowComparer = Pick<ShadowRun, 'db' | 'policy' | 'clock' | 'account' | 'ids'>;
+
+/**
+ * Our decision for their logged one, stored beside it: whether the two agree, and whether it
+ * was stored now (false: the log was compared already, by a run or an earlier event, and the
+ * first comparison stays).
+ */
+export async function compareDecision(
+  run: ShadowComparer,
+  source: string,
+  theirs: TheirDecision,
+): Promise<{ agrees: boolean; stored: boolean }> {
   const { db, account, ids } = run;
   const resourceId = await ids.resource(theirs.resource);
   const memberId = theirs.member === null ? null : await ids.member(theirs.member);
@@ -140,7 +172,7 @@ async function compare(run: ShadowRun, source: string, theirs: TheirDecision): P
       : { allowed: false, reason: decision.reason, message: decision.message };
   }
   const agrees = ours.allowed === theirs.allowed;
-  await insertShadowDecision(db, {
+  const stored = await insertShadowDecision(db, {
     account,
     source,
     remoteLog: theirs.log,
@@ -157,7 +189,7 @@ async function compare(run: ShadowRun, source: string, theirs: TheirDecision): P
     agrees: agrees ? 1 : 0,
     checkedAt: run.clock.now().toISOString(),
   });
-  return agrees;
+  return { agrees, stored };
 }
 
 /** How far before the latest compared decision a run reads again (late logs of offline bridges). */
@@ -190,7 +222,9 @@ export async function runShadow(run: ShadowRun): Promise<ShadowRunResult> {
       if (done.has(theirs.log)) continue;
       // A session that began before `from` and ran into it is listed too: compare decisions from `from` on.
       if (from && theirs.at < new Date(from).toISOString()) continue;
-      const agrees = await compare(run, source, theirs);
+      const { agrees, stored } = await compareDecision(run, source, theirs);
+      // An event a webhook receiver took meanwhile compared it first.
+      if (!stored) continue;
       result.compared++;
       if (agrees) result.agreed++;
       else result.disagreed++;

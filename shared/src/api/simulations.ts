@@ -124,3 +124,42 @@ export const ShadowReport = z.object({
     .describe('The latest disagreements, newest first, with both reasons'),
 });
 export type ShadowReport = z.infer<typeof ShadowReport>;
+
+/**
+ * Shadow mode's webhook receiver (`/shadow-receivers`): the secret URL the other server posts its
+ * resource log events to, so decisions are compared as they happen (docs/MOVING.md).
+ */
+export const ShadowReceiver = z.object({
+  id: Id,
+  source: z
+    .string()
+    .describe('The other server’s API base: the same source `makerspace-hub shadow --url` compares'),
+  createdAt: Timestamp,
+  rotatedAt: Timestamp.describe('When the current secret URL was made'),
+  lastEventAt: Timestamp.nullable().describe('The latest event received (null: none yet)'),
+  url: z
+    .string()
+    .optional()
+    .describe('The receiver URL with its secret: answered only when it is made or rotated, never again'),
+});
+export type ShadowReceiver = z.infer<typeof ShadowReceiver>;
+
+export const ShadowReceiverInput = z.object({
+  source: z
+    .string()
+    .url()
+    .max(500)
+    .describe('The other server’s address (origin or API base), as given to `makerspace-hub shadow --url`'),
+});
+export type ShadowReceiverInput = z.infer<typeof ShadowReceiverInput>;
+
+/** What the receiver answers the other server. */
+export const ShadowWebhookResult = z.object({
+  compared: z.boolean().describe('A decision was compared now'),
+  agrees: z.boolean().optional().describe('Whether ours agrees (when compared now)'),
+  note: z
+    .string()
+    .optional()
+    .describe('Why nothing was compared: compared already, another event type, or a log that is no decision'),
+});
+export type ShadowWebhookResult = z.infer<typeof ShadowWebhookResult>;
