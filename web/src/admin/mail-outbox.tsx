@@ -1,9 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api, type NotificationOutbox, type OutboxEntry } from '../api';
 import { dateTime } from '../format';
-import { adminKinds, memberKinds } from '../pages/notification-settings';
-
-const kindNames = new Map([...memberKinds, ...adminKinds]);
+import { kindLabel } from '../pages/notification-settings';
 
 /** What a mail's state means to an admin. */
 function stateText(e: OutboxEntry): string {
@@ -55,7 +53,7 @@ export function MailOutboxPage() {
             <li key={e.id} class={e.state === 'failed' ? 'bad' : ''}>
               <span>
                 <time dateTime={e.createdAt}>{dateTime(e.createdAt)}</time> · {e.memberName ?? `#${e.member}`}{' '}
-                · {e.subject ?? kindNames.get(e.kind) ?? e.kind} · {stateText(e)}
+                · {e.subject ?? kindLabel(e.kind)} · {stateText(e)}
                 {e.lastError && e.state !== 'sent' ? ` · ${e.lastError}` : ''}
               </span>
               {e.state !== 'sent' && box.mailConfigured && (
