@@ -188,7 +188,7 @@ describe.runIf(browserTestsEnabled())('home page: invoices and online payment in
     await expect
       .poll(() => failure.textContent())
       .toContain('The last payment failed: Your card has insufficient funds.');
-    expect(await failure.textContent()).toMatch(/tried again on \d{4}-\d{2}-\d{2}/);
+    expect(await failure.textContent()).toMatch(/tried again on \d{1,2} [A-Z][a-z]{2} \d{4}\./);
     await expect.poll(() => page.getByTestId('payment-method').textContent()).toBe('Mastercard ending 9995');
   }, 60_000);
 });
