@@ -133,6 +133,16 @@ describe.runIf(browserTestsEnabled())('the member pages in German (Chromium, 360
     await api('POST', `/members/${ids.greta}/trainings`, { trainingCourse: course.id });
     await api('POST', '/charges', { member: ids.greta, price: '23.50', description: 'Mitgliedsbeitrag' });
     await api('POST', '/invoices', { member: ids.greta, date: '2026-11-30' });
+    // Strangers may join: the join page is a member page too.
+    await api('PUT', `/spaces/${space}/house-rules`, {
+      houseRules: '<p>Hinterlass jede Maschine sauber.</p>',
+      waiver: '<p>Ich benutze die Maschinen auf eigene Gefahr.</p>',
+    });
+    await api('PUT', `/spaces/${space}/sign-up-settings`, { enabled: true, packages: [pkg.id] });
+    await api('PUT', `/packages/${pkg.id}`, {
+      recurringFee: '35.00',
+      lockVersion: (await api('GET', `/packages/${pkg.id}`)).lockVersion,
+    });
     const apiKey = await api('POST', '/api-keys', { member: ids.greta });
     const token = (await api('GET', `/api-keys/${apiKey.id}/token`)).token;
     expect((await hub.api('PUT', '/user/password', { password }, token)).status).toBe(204);
@@ -152,6 +162,11 @@ describe.runIf(browserTestsEnabled())('the member pages in German (Chromium, 360
     await page.getByRole('heading', { name: 'Anmelden' }).waitFor();
     await expectNoEnglish(page, 'sign-in');
     await saveScreenshot(page, 'member-sign-in-de');
+    await page.goto(`${started.web}/join`);
+    await page.getByRole('heading', { name: /^Mitglied werden bei/ }).waitFor();
+    await expect.poll(() => page.getByText(/35,00 pro Monat/).isVisible()).toBe(true);
+    await expectNoEnglish(page, 'join');
+    await saveScreenshot(page, 'join-de');
     await stranger.context.close();
   });
 
