@@ -25,7 +25,6 @@ export const untranslated = [
   'admin/billing.tsx',
   'admin/bookings.tsx',
   'admin/bridge-actions.tsx',
-  'admin/dashboard.tsx',
   'admin/invoice-run.tsx',
   'admin/keys.tsx',
   'admin/member-access.tsx',
