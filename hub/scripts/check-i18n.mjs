@@ -24,7 +24,6 @@ export const untranslated = [
   'admin/billing.tsx',
   'admin/bookings.tsx',
   'admin/bridge-actions.tsx',
-  'admin/invoice-run.tsx',
   'admin/member-access.tsx',
   'admin/member-billing.tsx',
   'admin/member-packages.tsx',
