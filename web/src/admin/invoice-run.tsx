@@ -164,17 +164,17 @@ export function OpenBalances({ version }: { version: number }) {
           )}
           {rows?.list.map((b) => (
             <tr key={b.member}>
-              <td data-label="Member">
+              <td data-label={t('admin.invoice_run.member')}>
                 <a href={`/admin/members?member=${b.member}`}>{b.memberName}</a>
                 {b.memberNumber ? ` (${b.memberNumber})` : ''}
               </td>
-              <td data-label="Balance" class="amount">
+              <td data-label={t('admin.invoice_run.balance')} class="amount">
                 {b.balance}
               </td>
-              <td data-label="Unpaid invoices" class="amount">
+              <td data-label={t('admin.invoice_run.unpaidInvoices')} class="amount">
                 {b.unpaidInvoices}
               </td>
-              <td data-label="Not invoiced" class="amount">
+              <td data-label={t('admin.invoice_run.notInvoiced')} class="amount">
                 {b.uninvoicedCharges}
               </td>
             </tr>

@@ -49,10 +49,10 @@ export function LogTable(props: {
           const seconds = runTime(log, now);
           return (
             <tr key={log.id} class={log.type === 'denied' ? 'bad' : ''}>
-              <td data-label="Start">
+              <td data-label={t('admin.log_table.start')}>
                 <time dateTime={log.createdAt}>{local(log.createdAt, props.zone)}</time>
               </td>
-              <td data-label="End">
+              <td data-label={t('admin.log_table.end')}>
                 {log.stoppedAt ? (
                   <time dateTime={log.stoppedAt}>{local(log.stoppedAt, props.zone)}</time>
                 ) : log.type === 'allowed' ? (
@@ -61,14 +61,14 @@ export function LogTable(props: {
                   ''
                 )}
               </td>
-              <td data-label="Duration">{seconds === null ? '' : duration(seconds)}</td>
+              <td data-label={t('admin.log_table.duration')}>{seconds === null ? '' : duration(seconds)}</td>
               {showResource && (
-                <td data-label="Resource">
+                <td data-label={t('admin.log_table.resource')}>
                   {props.names.get(log.resource) ?? t('common.resource', { id: log.resource })}
                 </td>
               )}
-              <td data-label="Member">{memberName(log)}</td>
-              <td data-label="What">
+              <td data-label={t('admin.log_table.member')}>{memberName(log)}</td>
+              <td data-label={t('admin.log_table.what')}>
                 {logText(asLiveLog(log))}
                 {log.offline ? t('admin.log_table.offlineDecision') : ''}
               </td>
