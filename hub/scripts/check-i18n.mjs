@@ -33,7 +33,6 @@ export const untranslated = [
   'admin/resource-form.tsx',
   'admin/resources.tsx',
   'admin/sepa-batches.tsx',
-  'admin/sign-ups.tsx',
   'admin/spaces.tsx',
   'admin/webhooks.tsx',
 ];
