@@ -30,7 +30,6 @@ export const untranslated = [
   'admin/members.tsx',
   'admin/packages.tsx',
   'admin/reports.tsx',
-  'admin/resource-form.tsx',
   'admin/resources.tsx',
   'admin/sepa-batches.tsx',
   'admin/spaces.tsx',
