@@ -22,7 +22,6 @@ const catalogDir = join(webSource, 'i18n');
 export const untranslated = [
   'admin/billing-actions.tsx',
   'admin/billing.tsx',
-  'admin/bookings.tsx',
   'admin/bridge-actions.tsx',
   'admin/member-access.tsx',
   'admin/member-billing.tsx',
