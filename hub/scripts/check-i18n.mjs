@@ -23,7 +23,6 @@ export const untranslated = [
   'admin/billing-actions.tsx',
   'admin/billing.tsx',
   'admin/bridge-actions.tsx',
-  'admin/member-access.tsx',
   'admin/member-billing.tsx',
   'admin/member-packages.tsx',
   'admin/members.tsx',
