@@ -24,7 +24,6 @@ export const untranslated = [
   'admin/billing.tsx',
   'admin/bridge-actions.tsx',
   'admin/member-billing.tsx',
-  'admin/member-packages.tsx',
   'admin/members.tsx',
   'admin/packages.tsx',
   'admin/reports.tsx',
