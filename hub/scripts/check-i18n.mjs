@@ -29,7 +29,6 @@ export const untranslated = [
   'admin/reports.tsx',
   'admin/resources.tsx',
   'admin/sepa-batches.tsx',
-  'admin/spaces.tsx',
   'admin/webhooks.tsx',
 ];
 
