@@ -29,7 +29,6 @@ export const untranslated = [
   'admin/reports.tsx',
   'admin/resources.tsx',
   'admin/sepa-batches.tsx',
-  'admin/webhooks.tsx',
 ];
 
 /** Attributes whose text people read or hear. */
