@@ -186,10 +186,17 @@ function* screens(dir) {
 }
 
 function main() {
-  const catalogs = {};
-  for (const name of readdirSync(catalogDir).filter((n) => n.endsWith('.json')))
-    catalogs[name.slice(0, -5)] = JSON.parse(readFileSync(join(catalogDir, name), 'utf8'));
-  const problems = catalogProblems(catalogs);
+  // `en.json`, `de.json`: the app's catalogs; `admin-en.json`, `admin-de.json`: the console's.
+  const parts = {};
+  for (const name of readdirSync(catalogDir).filter((n) => n.endsWith('.json'))) {
+    const [, part = 'app', language] = name.match(/^(?:(.+)-)?([a-z]{2,3}(?:-[A-Za-z]+)?)\.json$/) ?? [];
+    if (!language) continue;
+    parts[part] = { ...parts[part], [language]: JSON.parse(readFileSync(join(catalogDir, name), 'utf8')) };
+  }
+  const problems = Object.entries(parts).flatMap(([part, catalogs]) =>
+    catalogProblems(catalogs).map((p) => (part === 'app' ? p : `${part}-${p}`)),
+  );
+  const catalogs = parts.app ?? {};
   const waiting = new Set(untranslated);
   const seen = new Set();
   for (const path of screens(webSource)) {

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'preact';
 import type { UserMe } from '../api';
+import '../i18n/admin-catalogs';
 import './admin.css';
 import { AccountSwitch } from './account-switch';
 import { ActivityPage } from './activity';

@@ -6,9 +6,11 @@ import en from './en.json';
 /**
  * The app's words: one catalog per language (en.json is the reference, docs/TRANSLATING.md),
  * i18next for lookup and plurals (`key_one`/`key_other`, chosen by Intl.PluralRules), and the
- * locale that Intl formats dates, times and money with.
+ * locale that Intl formats dates, times and money with. The admin console's words
+ * (admin-en.json, ...) come with its own chunk (admin-catalogs.ts), so members never load them.
  */
 export type Catalog = typeof en;
+export type AdminCatalog = typeof import('./admin-en.json');
 // Every language has every key of the English catalog: a missing one is a type error here.
 const catalogs = { en, de } satisfies Record<string, Catalog>;
 
@@ -21,7 +23,7 @@ const locales: Record<Language, string> = { en: 'en-GB', de: 'de-DE' };
 
 declare module 'i18next' {
   interface CustomTypeOptions {
-    resources: { translation: Catalog };
+    resources: { translation: Catalog & AdminCatalog };
     returnNull: false;
   }
 }
@@ -35,6 +37,12 @@ void i18n.init({
   interpolation: { escapeValue: false },
   initAsync: false,
 });
+
+/** Adds the words of a part loaded later (the admin console) to every language. */
+export function addCatalogs(parts: Record<Language, object>): void {
+  for (const [language, part] of Object.entries(parts))
+    i18n.addResourceBundle(language, 'translation', part, true, true);
+}
 
 /** Looks a message up in the current language: `t('home.title')`, `t('home.credits', { count })`. */
 export const t = i18n.t.bind(i18n);
