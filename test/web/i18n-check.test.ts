@@ -79,6 +79,7 @@ describe('the language check of npm run lint', () => {
     const catalog = (l: string) =>
       JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n', `${l}.json`), 'utf8'));
     expect(catalogProblems({ en: catalog('en'), de: catalog('de') })).toEqual([]);
+    expect(catalogProblems({ en: catalog('admin-en'), de: catalog('admin-de') })).toEqual([]);
     for (const page of [
       'pages/home.tsx',
       'pages/machine.tsx',
