@@ -37,6 +37,8 @@ void i18n.init({
   interpolation: { escapeValue: false },
   initAsync: false,
 });
+// `{{what, lowercase}}`: a label used inside a sentence, where English lowercases it and German keeps its nouns.
+i18n.services.formatter?.add('lowercase', (value) => String(value).toLowerCase());
 
 /** Adds the words of a part loaded later (the admin console) to every language. */
 export function addCatalogs(parts: Record<Language, object>): void {
