@@ -22,7 +22,6 @@ const catalogDir = join(webSource, 'i18n');
 export const untranslated = [
   'admin/billing.tsx',
   'admin/bridge-actions.tsx',
-  'admin/member-billing.tsx',
   'admin/members.tsx',
   'admin/packages.tsx',
   'admin/reports.tsx',
