@@ -26,7 +26,6 @@ export const untranslated = [
   'admin/packages.tsx',
   'admin/reports.tsx',
   'admin/resources.tsx',
-  'admin/sepa-batches.tsx',
 ];
 
 /** Attributes whose text people read or hear. */
