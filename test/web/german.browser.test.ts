@@ -29,8 +29,8 @@ const flatten = (c: Catalog): string[] =>
  * words or more that no German message contains too ("Check-in", "PDF" read the same in both).
  */
 function englishPieces(): string[] {
-  const german = flatten(catalog('de')).join('\n');
-  const pieces = flatten(catalog('en'))
+  const german = [...flatten(catalog('de')), ...flatten(catalog('admin-de'))].join('\n');
+  const pieces = [...flatten(catalog('en')), ...flatten(catalog('admin-en'))]
     .flatMap((text) => text.split(/\{\{[^}]*\}\}/))
     .map((piece) => piece.trim().replace(/^[\s:;,.()·–-]+|[\s:;,.()·–-]+$/g, ''))
     .filter((piece) => /\p{L}+\s+\p{L}+/u.test(piece) && !german.includes(piece));
@@ -51,14 +51,14 @@ async function shownText(page: Page): Promise<string> {
 }
 
 /** Fails with every English piece the page still shows. */
-async function expectNoEnglish(page: Page, where: string): Promise<void> {
+async function expectNoEnglish(page: Page, where: string, width = 360): Promise<void> {
   const text = await shownText(page);
   const left = pieces.filter((piece) => text.includes(piece));
   const lines = text.split('\n').filter((line) => englishWords.test(line));
   expect({ where, left, lines }).toEqual({ where, left: [], lines: [] });
   expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
   // Nothing to scroll sideways on the phone, in German's longer words either.
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
 }
 
 async function germanPhone(
@@ -266,6 +266,42 @@ describe.runIf(browserTestsEnabled())('the member pages in German (Chromium, 360
     await page.reload();
     await page.getByRole('heading', { name: 'Konto' }).waitFor();
     await expectNoEnglish(page, 'account after reload');
+  });
+
+  it('the translated screens of the admin console in German, for an owner whose language is de', async () => {
+    const { hub, owner, password: ownerPassword, web } = started;
+    const me = (await hub.api('GET', `/members/${owner.id}`)).body;
+    expect(
+      (await hub.api('PUT', `/members/${owner.id}`, { language: 'de', lockVersion: me.lockVersion })).status,
+    ).toBe(200);
+    const admin = await germanPhone(browser, 'en-GB');
+    await admin.page.setViewportSize({ width: 1280, height: 860 });
+    await admin.page.goto(`${web}/sign-in`);
+    await admin.page.getByLabel('E-mail address').fill(owner.emailAddress);
+    await admin.page.getByLabel('Password').fill(ownerPassword);
+    await admin.page.getByRole('button', { name: 'Sign in' }).click();
+    await admin.page.getByRole('heading', { name: /^Hallo/ }).waitFor();
+    for (const [path, heading] of [
+      ['/admin/spaces', 'Spaces'],
+      ['/admin/trainings', 'Einweisungen'],
+      ['/admin/keys', 'Schlüsselkarten'],
+      ['/admin/sign-ups', 'Anmeldungen'],
+      ['/admin/bookings', 'Buchungen'],
+      ['/admin/activity', 'Aktivität'],
+      ['/admin/webhooks', 'Webhooks'],
+      ['/admin/mail', 'E-Mail'],
+    ]) {
+      await admin.page.goto(`${web}${path}`);
+      await admin.page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await admin.page.waitForLoadState('networkidle');
+      await expectNoEnglish(admin.page, path, 1280);
+    }
+    await saveScreenshot(admin.page, 'admin-mail-de');
+    await admin.page.goto(`${web}/admin/bookings`);
+    await admin.page.getByRole('heading', { name: 'Buchungen', level: 1 }).waitFor();
+    await admin.page.waitForLoadState('networkidle');
+    await saveScreenshot(admin.page, 'admin-bookings-de');
+    await admin.context.close();
   });
 
   it('the kiosk in German, with its plural', async () => {
