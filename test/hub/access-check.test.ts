@@ -260,6 +260,15 @@ describeEachDialect('access check, stale stickers, stickers and the live channel
     expect((await api(ada.token, 'GET', `/resources/${printer.id}/sticker`)).statusCode).toBe(403);
   });
 
+  it('the sticker speaks English by default and German when asked', async () => {
+    const en = await api(owner, 'GET', `/resources/${printer.id}/sticker`);
+    expect(en.body).toContain('Scan to switch on');
+    const de = await api(owner, 'GET', `/resources/${printer.id}/sticker?lang=de`);
+    expect(de.body).toContain('Zum Einschalten scannen');
+    expect(de.body).not.toContain('Scan to');
+    expect((await api(owner, 'GET', `/resources/${printer.id}/sticker?lang=fr`)).statusCode).toBe(400);
+  });
+
   it('the live channel sends a snapshot, then each change the member may see', async () => {
     at('2026-03-23T09:00:00.000Z');
     const controller = new AbortController();

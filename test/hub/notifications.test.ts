@@ -122,11 +122,12 @@ describeEachDialect('mail notifications', (dialect) => {
     ).toBe(201);
     const low = await mailTo(mail, taken, jonas.emailAddress, /^Dein Guthaben ist niedrig$/);
     expect(low.body).toContain('Hallo Jonas,');
-    expect(low.body).toContain('dein Guthaben beträgt jetzt -20.00');
+    expect(low.body).toContain('dein Guthaben beträgt jetzt -20,00');
 
     const invoice = (await api(owner, 'POST', '/invoices', { member: jonas.id })).json();
     const issued = await mailTo(mail, taken, jonas.emailAddress, new RegExp(`^Rechnung ${invoice.number}$`));
-    expect(issued.body).toMatch(/deine Rechnung \S+ über 20\.00/);
+    // Amounts as German writes them (Intl): a decimal comma and the currency after.
+    expect(issued.body).toMatch(/deine Rechnung \S+ über 20,00\s€/);
     expect(issued.body).toContain('Welche Mails du bekommst');
     // The invoice itself rides along as the PDF the invoice route serves, in German.
     const raw = mail.mails.find(
@@ -148,7 +149,7 @@ describeEachDialect('mail notifications', (dialect) => {
       (await api(owner, 'POST', '/payments', { member: jonas.id, total: '20.00', method: 'cash' }))
         .statusCode,
     ).toBe(201);
-    const paid = await mailTo(mail, taken, jonas.emailAddress, /^Zahlung über 20\.00 \w+ erhalten$/);
+    const paid = await mailTo(mail, taken, jonas.emailAddress, /^Zahlung über 20,00\s€ erhalten$/);
     expect(paid.body).toContain('danke: wir haben deine Zahlung');
 
     expect(
@@ -255,11 +256,11 @@ describeEachDialect('mail notifications', (dialect) => {
         at: new Date().toISOString(),
       }),
     );
-    const failedPayment = await mailTo(mail, taken, dan.emailAddress, /^Payment of 5\.00 EUR failed$/);
+    const failedPayment = await mailTo(mail, taken, dan.emailAddress, /^Payment of €5\.00 failed$/);
     expect(failedPayment.body).toContain('(card declined)');
-    await mailTo(mail, taken, 'owner@test.example', /^Payment failed: Dan, 5\.00 EUR$/);
+    await mailTo(mail, taken, 'owner@test.example', /^Payment failed: Dan, €5\.00$/);
     await sleep(200);
-    expect(subjectsTo(mail, dan.emailAddress)).toEqual(['Payment of 5.00 EUR failed']);
+    expect(subjectsTo(mail, dan.emailAddress)).toEqual(['Payment of €5.00 failed']);
     const mine = (await outbox()).entries.filter((e: any) => e.member === dan.id);
     expect(mine.map((e: any) => e.kind)).toEqual(['paymentFailed']);
   });

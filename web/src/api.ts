@@ -23,6 +23,7 @@ import type {
   UserMe,
   SpaceRecord,
 } from '@makerspace/shared';
+import { t } from './i18n/i18n';
 
 // The record types pages use, from one place.
 export type * from '@makerspace/shared';
@@ -98,14 +99,14 @@ export async function callWithTotal<T>(
     });
   } catch {
     setReachable(false);
-    throw new ApiError(0, unreachableText);
+    throw new ApiError(0, t('common.unreachableCheck'));
   }
   const text = await res.text().catch(() => '');
   const json = text ? safeJson(text) : null;
   // A proxy in front of a stopped hub answers 502 or 504 without the hub's error body.
   if ((res.status === 502 || res.status === 504) && json?.statusCode === undefined) {
     setReachable(false);
-    throw new ApiError(0, unreachableText);
+    throw new ApiError(0, t('common.unreachableCheck'));
   }
   setReachable(true);
   if (!res.ok) {
@@ -118,8 +119,6 @@ export async function callWithTotal<T>(
   const total = res.headers.get('x-total-count');
   return { body: json as T, total: total === null ? null : Number(total) };
 }
-
-export const unreachableText = 'The hub cannot be reached. Check your connection.';
 
 /**
  * The words of an error body for people: each field problem of bad input as "First name: at
@@ -140,7 +139,9 @@ export function errorText(status: number, json: any, retryAfter: number | null):
   const message: string = json?.message ?? `The hub answered ${status}`;
   if (status === 429) {
     const plain = message.replace(/[;,.]?\s*try again in [^.;]*\.?$/i, '').trim();
-    const wait = retryAfter ? ` Try again in ${waitWords(retryAfter)}.` : ' Try again later.';
+    const wait = retryAfter
+      ? t('common.tryAgainIn', { wait: waitWords(retryAfter) })
+      : t('common.tryAgainLater');
     return `${plain.endsWith('.') ? plain : `${plain}.`}${wait}`;
   }
   return message;
@@ -192,10 +193,9 @@ function problemWords(raw: string): string {
 
 /** 900 -> "15 minutes", 40 -> "40 seconds", 7200 -> "2 hours". */
 export function waitWords(seconds: number): string {
-  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-  if (seconds < 90) return plural(Math.max(1, Math.ceil(seconds)), 'second');
-  if (seconds < 90 * 60) return plural(Math.ceil(seconds / 60), 'minute');
-  return plural(Math.ceil(seconds / 3600), 'hour');
+  if (seconds < 90) return t('common.wait.second', { count: Math.max(1, Math.ceil(seconds)) });
+  if (seconds < 90 * 60) return t('common.wait.minute', { count: Math.ceil(seconds / 60) });
+  return t('common.wait.hour', { count: Math.ceil(seconds / 3600) });
 }
 
 /**
@@ -264,6 +264,9 @@ export const api = {
   sessions: () => call<BrowserSession[]>('GET', '/user/sessions'),
   endSession: (id: number) => call<void>('DELETE', `/user/sessions/${id}`),
   endAllSessions: () => call<void>('DELETE', '/user/sessions'),
+  /** The member's own language (null: the browser's); members may change their own record. */
+  setLanguage: (me: UserMe, language: string | null) =>
+    call<unknown>('PUT', `/members/${me.id}`, { language, lockVersion: me.lockVersion }),
 
   resources: () => call<ResourceRecord[]>('GET', `/resources${q({ limit: 1000, orderBy: 'name' })}`),
   accessCheck: (id: number, code?: string) =>

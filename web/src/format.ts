@@ -1,12 +1,13 @@
 import type { AccessCheck } from './api';
+import { dayText, locale, t } from './i18n/i18n';
 
 /** "18:00" in the space's zone, with the weekday when it is not today. */
 export function timeIn(iso: string, zone: string, now = new Date()): string {
   const at = new Date(iso);
   const day = (d: Date) => d.toLocaleDateString('en-GB', { timeZone: zone });
-  const time = at.toLocaleTimeString('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit' });
+  const time = at.toLocaleTimeString(locale(), { timeZone: zone, hour: '2-digit', minute: '2-digit' });
   if (day(at) === day(now)) return time;
-  const weekday = at.toLocaleDateString('en-GB', {
+  const weekday = at.toLocaleDateString(locale(), {
     timeZone: zone,
     weekday: 'short',
     day: 'numeric',
@@ -16,7 +17,7 @@ export function timeIn(iso: string, zone: string, now = new Date()): string {
 }
 
 export function dateTime(iso: string): string {
-  return new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** 75 -> "1 min 15 s", 3700 -> "1 h 1 min". */
@@ -24,9 +25,9 @@ export function duration(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
-  if (h > 0) return `${h} h ${m} min`;
-  if (m > 0) return `${m} min ${s % 60} s`;
-  return `${s} s`;
+  if (h > 0) return t('format.hours', { h, m });
+  if (m > 0) return t('format.minutes', { m, s: s % 60 });
+  return t('format.seconds', { s });
 }
 
 /** The stopwatch of a running session: "12:05" or "1:02:05". */
@@ -38,61 +39,59 @@ export function elapsed(since: string, now = Date.now()): string {
   return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
-/** The verdict of an access check in words a member acts on. */
-export function verdictText(check: AccessCheck, noun: string, retryLeft: number | null): string {
+/** The verdict of an access check in words a member acts on (`noun`: the resource is a door or a machine). */
+export function verdictText(check: AccessCheck, noun: 'door' | 'machine', retryLeft: number | null): string {
   const until = check.until ? timeIn(check.until, check.timezone) : null;
+  const context = noun;
   switch (check.reason) {
     case null:
       return check.maxDuration
-        ? `You may use it now, for up to ${duration(check.maxDuration)}.`
-        : 'You may use it now.';
+        ? t('verdict.allowedFor', { duration: duration(check.maxDuration) })
+        : t('verdict.allowed');
     case 'noPackage':
-      return `None of your packages allows this ${noun}.`;
+      return t('verdict.noPackage', { context });
     case 'timeTable':
-      return `Your package does not allow this ${noun} at this time.`;
+      return t('verdict.timeTable', { context });
     case 'openingHours':
-      return until ? `The space is closed until ${until}.` : 'The space is closed now.';
+      return until ? t('verdict.closedUntil', { until }) : t('verdict.closed');
     case 'holiday':
-      return until
-        ? `The space is closed for a holiday until ${until}.`
-        : 'The space is closed for a holiday.';
+      return until ? t('verdict.holidayUntil', { until }) : t('verdict.holiday');
     case 'booking':
-      return until ? `Booked by another member until ${until}.` : 'Booked by another member now.';
+      return until ? t('verdict.bookedUntil', { until }) : t('verdict.booked');
     case 'requiresBooking':
-      return `This ${noun} must be booked: you have no booking now.`;
+      return t('verdict.requiresBooking', { context });
     case 'noPermission': {
-      const courses = check.trainingCourses.map((c) => `“${c.title}”`);
+      const courses = check.trainingCourses.map((c) => `“${c.title}”`).join(t('format.or'));
       if (check.trainingExpired) {
-        const day = new Date(`${check.trainingExpired}T12:00:00Z`).toLocaleDateString(undefined, {
-          dateStyle: 'medium',
-          timeZone: 'UTC',
-        });
-        return `Your training for this ${noun} expired on ${day}: renew it${courses.length ? ` (${courses.join(' or ')})` : ''}.`;
+        const day = dayText(check.trainingExpired);
+        return t('verdict.trainingExpired', { context, day, courses: courses ? ` (${courses})` : '' });
       }
-      if (courses.length === 0) return `You need a training for this ${noun}.`;
-      return `Training ${courses.join(' or ')} missing.`;
+      if (!courses) return t('verdict.needTraining', { context });
+      return t('verdict.trainingMissing', { courses });
     }
     case 'memberInactive':
-      return 'Your membership is not active.';
+      return t('verdict.memberInactive');
     case 'inactive':
-      return `This ${noun} is locked.`;
+      return t('verdict.inactive', { context });
     case 'prepaidBalance':
-      return 'Your prepaid balance is too low.';
+      return t('verdict.prepaidBalance');
     case 'tooManyAttempts':
-      return `Too many wrong codes. Try again in ${duration(retryLeft ?? check.retryAfter ?? 0)}.`;
+      return t('verdict.tooManyAttempts', { duration: duration(retryLeft ?? check.retryAfter ?? 0) });
     case 'staleCode':
-      return 'This sticker is out of date. Ask an admin for a new one.';
+      return t('verdict.staleCode');
     case 'occupancyFull':
-      return 'The space is full: wait until someone checks out.';
-    case 'interlock':
-      // The hub's words name the interlock by its label ("The interlock "Lid" is open: ...").
-      return `${check.message}.`;
+      return t('verdict.occupancyFull');
+    case 'interlock': {
+      // The hub's words name the interlock by its label: 'The interlock "Lid" is open: ...'.
+      const label = /"([^"]*)"/.exec(check.message)?.[1];
+      return label === undefined ? `${check.message}.` : t('verdict.interlock', { label });
+    }
     case 'bridgeOffline':
-      return `The ${noun} is offline: its controller does not answer.`;
+      return t('verdict.bridgeOffline', { context });
     case 'noBridge':
-      return `This ${noun} has no controller yet.`;
+      return t('verdict.noBridge', { context });
     case 'noRemoteSwitch':
-      return `This ${noun} is used at its reader with your key card: its controller cannot be switched from here.`;
+      return t('verdict.noRemoteSwitch', { context });
     default:
       return check.message;
   }
@@ -123,10 +122,10 @@ const systems: [RegExp, string][] = [
  * (an app's own name), cut to 60 characters.
  */
 export function deviceName(userAgent: string | null): string {
-  if (!userAgent?.trim()) return 'A browser';
+  if (!userAgent?.trim()) return t('format.aBrowser');
   const browser = browsers.find(([pattern]) => pattern.test(userAgent))?.[1];
   const system = systems.find(([pattern]) => pattern.test(userAgent))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
+  if (browser && system) return t('format.browserOn', { browser, system });
   const known = browser ?? system;
   if (known) return known;
   const text = userAgent.trim();

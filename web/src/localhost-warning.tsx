@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
+import { t } from './i18n/i18n';
 
 /**
  * Until HUB_PUBLIC_URL is set, what the hub prints and pairs with names localhost, which phones
@@ -16,9 +17,7 @@ export function LocalhostWarning({ what }: { what: string }) {
   if (!unset) return null;
   return (
     <p role="alert" class="warning">
-      HUB_PUBLIC_URL is not set, so {what} point at localhost, which phones cannot reach. Set HUB_PUBLIC_URL
-      to the address phones use (for example https://hub.your-space.org) in the hub's environment and restart
-      it.
+      {t('localhost.warning', { what })}
     </p>
   );
 }

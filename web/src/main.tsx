@@ -4,6 +4,7 @@ import { hubReachable, onReachability, probeHub, type UserMe } from './api';
 import './app.css';
 import { setLiveScope, useLive } from './live';
 import { MEMBER_STATUS_FIELDS } from './live-fields';
+import { browserLanguages, pickLanguage, setLanguage, t, useLanguage } from './i18n/i18n';
 import { AccountPage } from './pages/account';
 import { HomePage } from './pages/home';
 import { JoinConfirmPage, JoinPage } from './pages/join';
@@ -24,8 +25,8 @@ function AdminPage({ path, me }: { path: string; me: UserMe }) {
   useEffect(() => {
     import('./admin/admin').then(setMod, () => setFailed(true));
   }, []);
-  if (failed) return <p role="alert">The admin pages could not be loaded. Reload the page.</p>;
-  if (!mod) return <p role="status">Loading…</p>;
+  if (failed) return <p role="alert">{t('app.adminLoadFailed')}</p>;
+  if (!mod) return <p role="status">{t('common.loading')}</p>;
   return <mod.AdminPages path={path} me={me} />;
 }
 
@@ -33,13 +34,10 @@ function AdminPage({ path, me }: { path: string; me: UserMe }) {
 function AdminsOnly() {
   return (
     <main class="narrow">
-      <h1>For admins only</h1>
-      <p role="alert">
-        The admin console is for the admins of your space. Your doors, machines, bookings and key card are on
-        your own page.
-      </p>
+      <h1>{t('app.adminsOnlyTitle')}</h1>
+      <p role="alert">{t('app.adminsOnlyText')}</p>
       <p>
-        <a href="/">Go to my page</a>
+        <a href="/">{t('app.goToMyPage')}</a>
       </p>
     </main>
   );
@@ -64,6 +62,9 @@ function App() {
   const live = useLive();
   const reachable = useReachable(live.connected, auth.state === 'signedIn');
   const here = location.path + window.location.search;
+  // The member's own language decides; before sign-in (or without one), the browser's.
+  setLanguage(pickLanguage(auth.state === 'signedIn' ? auth.me.language : null, browserLanguages()));
+  useLanguage();
 
   const machine = location.path.match(/^\/r\/(\d+)$/);
   useEffect(() => {
@@ -95,7 +96,7 @@ function App() {
   if (auth.state !== 'signedIn') {
     return (
       <main>
-        <p role="status">Loading…</p>
+        <p role="status">{t('common.loading')}</p>
       </main>
     );
   }
@@ -114,31 +115,30 @@ function App() {
     <>
       <header class="top no-print">
         <a href="/" class="brand" aria-current={location.path === '/' ? 'page' : undefined}>
-          Makerspace
+          {t('app.brand')}
         </a>
-        <nav aria-label="Main">
+        <nav aria-label={t('app.mainNav')}>
           <a href="/account" aria-current={location.path === '/account' ? 'page' : undefined}>
-            Account
+            {t('app.account')}
           </a>
           {isAdmin(auth.me) && (
             <a href="/admin" aria-current={location.path.startsWith('/admin') ? 'page' : undefined}>
-              Admin
+              {t('app.admin')}
             </a>
           )}
           <button type="button" class="link" onClick={() => void signOut()}>
-            Sign out
+            {t('app.signOut')}
           </button>
         </nav>
         <span
           class={`dot ${live.connected ? 'on' : 'off'}`}
           role="img"
-          aria-label={live.connected ? 'Live updates on' : 'Live updates off'}
+          aria-label={live.connected ? t('app.liveOn') : t('app.liveOff')}
         />
       </header>
       {!reachable && (
         <p role="alert" class="unreachable no-print">
-          The hub cannot be reached, so nothing can be opened, switched or saved right now. Check your
-          connection; this page tries again every few seconds and its buttons come back once the hub answers.
+          {t('app.unreachable')}
         </p>
       )}
       {/* A disabled fieldset disables every button and field of the page at once. */}

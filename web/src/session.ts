@@ -43,6 +43,11 @@ export function signedIn(result: SignInResult): void {
   set({ state: 'signedIn', me: result.member });
 }
 
+/** The signed-in member's record changed (their language): every page sees the new one. */
+export function setMe(me: UserMe): void {
+  if (auth.state === 'signedIn') set({ state: 'signedIn', me });
+}
+
 export async function signOut(): Promise<void> {
   try {
     await api.logout();

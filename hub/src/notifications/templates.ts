@@ -42,6 +42,8 @@ interface Format {
   when(iso: string): string;
   /** A calendar day (YYYY-MM-DD) as people write it. */
   day(date: string): string;
+  /** An amount ("12.5") in its currency as the language writes it: "€12.50", "12,50 €". */
+  money(amount: string, currency?: string): string;
 }
 
 function formatFor(language: Language, timezone: string): Format {
@@ -64,62 +66,76 @@ function formatFor(language: Language, timezone: string): Format {
   return {
     when: (iso) => dateTime.format(new Date(iso)),
     day: (date) => dayFormat.format(new Date(`${date}T00:00:00Z`)),
+    money: (amount, currency) => money(locale, amount, currency),
   };
 }
 
-const money = (amount: string, currency?: string) => (currency ? `${amount} ${currency}` : amount);
+/** Intl's way of writing an amount; one it cannot read, or a currency it does not know, stays as given. */
+function money(locale: string, amount: string, currency?: string): string {
+  const n = Number(amount);
+  if (!Number.isFinite(n)) return currency ? `${amount} ${currency}` : amount;
+  try {
+    return new Intl.NumberFormat(locale, {
+      ...(currency ? { style: 'currency', currency } : {}),
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    }).format(n);
+  } catch {
+    return currency ? `${amount} ${currency}` : amount;
+  }
+}
 
 const templates: Record<NotificationKind, Template> = {
   invoiceIssued: {
     en: (p, f) => ({
       subject: `Invoice ${p.number}`,
       paragraphs: [
-        `your invoice ${p.number} of ${money(p.total, p.currency)} has been issued${p.dueDate ? `; it is due on ${f.day(p.dueDate)}` : ''}.`,
+        `your invoice ${p.number} of ${f.money(p.total, p.currency)} has been issued${p.dueDate ? `; it is due on ${f.day(p.dueDate)}` : ''}.`,
         'You find it under Billing on your account page.',
       ],
     }),
     de: (p, f) => ({
       subject: `Rechnung ${p.number}`,
       paragraphs: [
-        `deine Rechnung ${p.number} über ${money(p.total, p.currency)} wurde ausgestellt${p.dueDate ? `; sie ist am ${f.day(p.dueDate)} fällig` : ''}.`,
+        `deine Rechnung ${p.number} über ${f.money(p.total, p.currency)} wurde ausgestellt${p.dueDate ? `; sie ist am ${f.day(p.dueDate)} fällig` : ''}.`,
         'Du findest sie unter Abrechnung auf deiner Kontoseite.',
       ],
     }),
   },
   paymentReceived: {
-    en: (p) => ({
-      subject: `Payment of ${money(p.total, p.currency)} received`,
-      paragraphs: [`thank you: we received your payment of ${money(p.total, p.currency)}.`],
+    en: (p, f) => ({
+      subject: `Payment of ${f.money(p.total, p.currency)} received`,
+      paragraphs: [`thank you: we received your payment of ${f.money(p.total, p.currency)}.`],
     }),
-    de: (p) => ({
-      subject: `Zahlung über ${money(p.total, p.currency)} erhalten`,
-      paragraphs: [`danke: wir haben deine Zahlung über ${money(p.total, p.currency)} erhalten.`],
+    de: (p, f) => ({
+      subject: `Zahlung über ${f.money(p.total, p.currency)} erhalten`,
+      paragraphs: [`danke: wir haben deine Zahlung über ${f.money(p.total, p.currency)} erhalten.`],
     }),
   },
   paymentFailed: {
-    en: (p) => ({
-      subject: `Payment of ${money(p.total, p.currency)} failed`,
+    en: (p, f) => ({
+      subject: `Payment of ${f.money(p.total, p.currency)} failed`,
       paragraphs: [
-        `your payment of ${money(p.total, p.currency)} did not go through${p.reason ? ` (${p.reason})` : ''}.`,
+        `your payment of ${f.money(p.total, p.currency)} did not go through${p.reason ? ` (${p.reason})` : ''}.`,
         'Please check your payment method, or talk to us.',
       ],
     }),
-    de: (p) => ({
-      subject: `Zahlung über ${money(p.total, p.currency)} fehlgeschlagen`,
+    de: (p, f) => ({
+      subject: `Zahlung über ${f.money(p.total, p.currency)} fehlgeschlagen`,
       paragraphs: [
-        `deine Zahlung über ${money(p.total, p.currency)} ist nicht durchgegangen${p.reason ? ` (${p.reason})` : ''}.`,
+        `deine Zahlung über ${f.money(p.total, p.currency)} ist nicht durchgegangen${p.reason ? ` (${p.reason})` : ''}.`,
         'Bitte prüfe deine Zahlungsart oder sprich uns an.',
       ],
     }),
   },
   balanceLow: {
-    en: (p) => ({
+    en: (p, f) => ({
       subject: 'Your balance is low',
-      paragraphs: [`your prepaid balance is now ${money(p.balance, p.currency)}.`, 'Please top it up.'],
+      paragraphs: [`your prepaid balance is now ${f.money(p.balance, p.currency)}.`, 'Please top it up.'],
     }),
-    de: (p) => ({
+    de: (p, f) => ({
       subject: 'Dein Guthaben ist niedrig',
-      paragraphs: [`dein Guthaben beträgt jetzt ${money(p.balance, p.currency)}.`, 'Bitte lade es auf.'],
+      paragraphs: [`dein Guthaben beträgt jetzt ${f.money(p.balance, p.currency)}.`, 'Bitte lade es auf.'],
     }),
   },
   bookingMade: {
@@ -297,16 +313,16 @@ const templates: Record<NotificationKind, Template> = {
     }),
   },
   memberPaymentFailed: {
-    en: (p) => ({
-      subject: `Payment failed: ${p.memberName}, ${money(p.total, p.currency)}`,
+    en: (p, f) => ({
+      subject: `Payment failed: ${p.memberName}, ${f.money(p.total, p.currency)}`,
       paragraphs: [
-        `a payment of ${money(p.total, p.currency)} by ${p.memberName} failed${p.reason ? ` (${p.reason})` : ''}.`,
+        `a payment of ${f.money(p.total, p.currency)} by ${p.memberName} failed${p.reason ? ` (${p.reason})` : ''}.`,
       ],
     }),
-    de: (p) => ({
-      subject: `Zahlung fehlgeschlagen: ${p.memberName}, ${money(p.total, p.currency)}`,
+    de: (p, f) => ({
+      subject: `Zahlung fehlgeschlagen: ${p.memberName}, ${f.money(p.total, p.currency)}`,
       paragraphs: [
-        `eine Zahlung über ${money(p.total, p.currency)} von ${p.memberName} ist fehlgeschlagen${p.reason ? ` (${p.reason})` : ''}.`,
+        `eine Zahlung über ${f.money(p.total, p.currency)} von ${p.memberName} ist fehlgeschlagen${p.reason ? ` (${p.reason})` : ''}.`,
       ],
     }),
   },

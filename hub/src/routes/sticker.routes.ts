@@ -5,7 +5,7 @@ import { requireAdmin } from '../http/auth.js';
 import { ResourceParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
 import { findResource } from '../resources/resources.js';
-import { stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
+import { onDisplay, stickerLanguage, stickerPng, stickerSvg, stickerUrl } from '../resources/sticker.js';
 
 /** The printable QR sticker of a resource (spec 4.8), beside switch-on: it carries the switch-on code. */
 export function registerStickerRoute(fastify: FastifyInstance, ctx: HubServices): void {
@@ -17,7 +17,7 @@ export function registerStickerRoute(fastify: FastifyInstance, ctx: HubServices)
         tags: ['switch-on'],
         summary: 'The printable QR sticker of a resource (admins)',
         description:
-          'An SVG (default) or a 300 dpi PNG (`format=png`) with the resource’s name and a QR code of `{HUB_PUBLIC_URL}/r/{id}?c={switch-on code}`. Changing the code makes printed stickers stale. Only admins see it, since it carries the code.',
+          'An SVG (default) or a 300 dpi PNG (`format=png`) with the resource’s name and a QR code of `{HUB_PUBLIC_URL}/r/{id}?c={switch-on code}`, its words in English or German (`lang`, else Accept-Language). Changing the code makes printed stickers stale. Only admins see it, since it carries the code.',
         admins: true,
         params: ResourceParams,
         querystring: StickerQuery,
@@ -28,10 +28,12 @@ export function registerStickerRoute(fastify: FastifyInstance, ctx: HubServices)
       const caller = requireAdmin(request);
       const row = await findResource(ctx.db, caller, request.params.resourceId);
       const code = ctx.tokens.open(row.switchOnCodeEncrypted);
+      const language = stickerLanguage(request.query.lang, request.headers['accept-language']);
       const input = {
         name: row.name,
         controlType: row.controlType,
-        code: row.codeMode === 'totp' ? 'on the display' : code,
+        language,
+        code: row.codeMode === 'totp' ? onDisplay(language) : code,
         url: row.codeMode === 'totp' ? `${ctx.linkBase}/r/${row.id}` : stickerUrl(ctx.linkBase, row.id, code),
       };
       // The code is a secret of the space: no cache may keep it.

@@ -121,6 +121,12 @@ export type AccessCheck = z.infer<typeof AccessCheck>;
 
 export const StickerQuery = z.object({
   format: z.enum(['svg', 'png']).default('svg'),
+  lang: z
+    .enum(['en', 'de'])
+    .optional()
+    .describe(
+      'Language of the sticker’s words; without it the first of Accept-Language the hub has, else English.',
+    ),
 });
 
 /**

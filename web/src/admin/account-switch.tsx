@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, call, type OtherAccounts, type UserAccount, type UserMe } from '../api';
 import './billing.css';
+import { t } from '../i18n/i18n';
 
 /**
  * Switching accounts, for a person (an e-mail address) with member records in several accounts.
@@ -53,12 +54,16 @@ export function AccountSwitch({ me, path }: { me: UserMe; path: string }) {
   return (
     <div class="account-switch">
       <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
-        Switch account
+        {t('admin.account_switch.switchAccount')}
       </button>
       {open && (
-        <form onSubmit={lookup} aria-label="Switch account" class="account-switch-form">
+        <form
+          onSubmit={lookup}
+          aria-label={t('admin.account_switch.switchAccount')}
+          class="account-switch-form"
+        >
           <label>
-            Your password
+            {t('admin.account_switch.yourPassword')}
             <input
               type="password"
               autocomplete="current-password"
@@ -68,7 +73,7 @@ export function AccountSwitch({ me, path }: { me: UserMe; path: string }) {
             />
           </label>
           <button type="submit" class="secondary">
-            Show my accounts
+            {t('admin.account_switch.showMyAccounts')}
           </button>
           {error && (
             <p role="alert" class="error">
@@ -76,15 +81,19 @@ export function AccountSwitch({ me, path }: { me: UserMe; path: string }) {
             </p>
           )}
           {accounts && (
-            <ul aria-label="Your accounts" class="rows">
-              {accounts.length === 1 && <li class="muted">This password opens no other account.</li>}
+            <ul aria-label={t('admin.account_switch.yourAccounts')} class="rows">
+              {accounts.length === 1 && (
+                <li class="muted">{t('admin.account_switch.thisPasswordOpensNo')}</li>
+              )}
               {accounts.map((a) =>
                 a.current ? (
-                  <li key={a.account}>{`${a.accountName} (${a.privileges}): you are here`}</li>
+                  <li key={a.account}>
+                    {t('admin.account_switch.youAreHere', { name: a.accountName, privileges: a.privileges })}
+                  </li>
                 ) : (
                   <li key={a.account}>
                     <button type="button" class="secondary" onClick={() => void switchTo(a)}>
-                      {`Switch to ${a.accountName}`}
+                      {t('admin.account_switch.switchTo', { name: a.accountName })}
                     </button>{' '}
                     ({a.privileges})
                   </li>

@@ -9,21 +9,25 @@ import { LogTable, logsCsv } from './log-table';
 import { Pager } from './pager';
 import { resourcesApi, type SpaceRecord } from './resources-api';
 import { addDays, instant, wall } from './zoned';
+import { t } from '../i18n/i18n';
 
 const PAGE = 50;
 
 /** Kinds of entry besides the outcome of a use (allowed or denied). */
-const kinds: [string, string][] = [
-  ['', 'Any type'],
-  ['access', 'Uses and refusals'],
-  ['keyAssigned', 'Key card assigned'],
-  ['pairing', 'Bridge paired'],
-  ['offline', 'Bridge offline'],
-  ['reboot', 'Bridge restarted'],
-  ['resourceDisabled', 'Locked'],
-  ['resourceEnabled', 'Unlocked'],
-  ['checkIn', 'Check-in'],
-];
+const kinds = (): [string, string][] =>
+  (
+    [
+      '',
+      'access',
+      'keyAssigned',
+      'pairing',
+      'offline',
+      'reboot',
+      'resourceDisabled',
+      'resourceEnabled',
+      'checkIn',
+    ] as const
+  ).map((kind) => [kind, t(`admin.activity.kind.${kind || 'any'}`)]);
 
 interface Form {
   resource: string;
@@ -174,32 +178,32 @@ export function ActivityPage() {
 
   return (
     <main class="admin">
-      <h1>Activity</h1>
-      <p class="muted">Every use, refusal and bridge event of the space; times in {zone}.</p>
+      <h1>{t('admin.activity.activity')}</h1>
+      <p class="muted">{t('admin.activity.intro', { zone })}</p>
       <form
         class="filters activity-filters"
-        aria-label="Filter the activity"
+        aria-label={t('admin.activity.filterTheActivity')}
         onSubmit={(e) => e.preventDefault()}
       >
-        {select('Resource', 'resource', [
-          ['', 'All resources'],
+        {select(t('admin.log_table.resource'), 'resource', [
+          ['', t('admin.resource_log.allResources')],
           ...resources.map((r): [string, string] => [String(r.id), r.name]),
         ])}
-        {select('Member', 'member', [
-          ['', 'All members'],
+        {select(t('admin.log_table.member'), 'member', [
+          ['', t('admin.activity.allMembers')],
           ...members.map((m): [string, string] => [String(m.id), `${m.firstName} ${m.lastName}`.trim()]),
         ])}
-        {select('Outcome', 'outcome', [
-          ['', 'Any outcome'],
-          ['allowed', 'Allowed'],
-          ['denied', 'Denied'],
+        {select(t('admin.activity.outcome'), 'outcome', [
+          ['', t('admin.activity.anyOutcome')],
+          ['allowed', t('log.type.allowed')],
+          ['denied', t('log.type.denied')],
         ])}
-        {select('Type', 'kind', kinds, form.outcome !== '')}
-        {datetime('From', 'from')}
-        {datetime('Until', 'until')}
+        {select(t('admin.activity.type'), 'kind', kinds(), form.outcome !== '')}
+        {datetime(t('admin.activity.from'), 'from')}
+        {datetime(t('admin.activity.until'), 'until')}
         <div class="actions">
           <button type="button" class="secondary" onClick={lastNight}>
-            Last night
+            {t('admin.activity.lastNight')}
           </button>
           <button
             type="button"
@@ -210,10 +214,10 @@ export function ActivityPage() {
               setForm((f) => ({ ...f, from: '', until: '' }));
             }}
           >
-            Any time
+            {t('admin.activity.anyTime')}
           </button>
           <button type="button" class="secondary" disabled={badRange} onClick={() => void exportCsv()}>
-            Export activity as CSV
+            {t('admin.activity.exportActivityAsCsv')}
           </button>
         </div>
       </form>
@@ -224,7 +228,7 @@ export function ActivityPage() {
       )}
       {badRange && (
         <p role="alert" class="error">
-          Until: must be later than From.
+          {t('admin.activity.untilMustBeLater')}
         </p>
       )}
       {error && (
@@ -232,16 +236,16 @@ export function ActivityPage() {
           {error}
         </p>
       )}
-      {page === null && !error && <p role="status">Loading…</p>}
-      {page && page.total === 0 && <p class="muted">Nothing matches these filters.</p>}
+      {page === null && !error && <p role="status">{t('admin.activity.loading')}</p>}
+      {page && page.total === 0 && <p class="muted">{t('admin.activity.nothingMatchesTheseFilters')}</p>}
       {page && page.total > 0 && (
         <>
           <p class="muted" data-testid="activity-count">
-            {page.total} {page.total === 1 ? 'entry' : 'entries'}, newest first.
+            {t('admin.activity.entries', { count: page.total })}
           </p>
-          <LogTable label="Activity" logs={page.logs} zone={zone} names={names} />
+          <LogTable label={t('admin.activity.activity')} logs={page.logs} zone={zone} names={names} />
           <Pager
-            label="Pages of the activity"
+            label={t('admin.activity.pagesOfTheActivity')}
             offset={offset}
             size={PAGE}
             total={page.total}

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'preact';
 import type { UserMe } from '../api';
+import '../i18n/admin-catalogs';
 import './admin.css';
 import { AccountSwitch } from './account-switch';
 import { ActivityPage } from './activity';
@@ -18,24 +19,25 @@ import { SignUpsPage } from './sign-ups';
 import { SpacesPage } from './spaces';
 import { TrainingsPage } from './trainings';
 import { WebhooksPage } from './webhooks';
+import { t, tOr } from '../i18n/i18n';
 
-/** The admin pages in the order of the navigation: path, name, page. */
+/** The admin pages in the order of the navigation: path, name (`admin.nav.*`), page. */
 const pages: [string, string, ComponentType][] = [
-  ['/admin', 'Dashboard', Dashboard],
-  ['/admin/members', 'Members', MembersPage],
-  ['/admin/sign-ups', 'Sign-ups', SignUpsPage],
-  ['/admin/packages', 'Packages', PackagesPage],
-  ['/admin/trainings', 'Trainings', TrainingsPage],
-  ['/admin/keys', 'Key cards', KeysPage],
-  ['/admin/resources', 'Resources', ResourcesPage],
-  ['/admin/activity', 'Activity', ActivityPage],
-  ['/admin/spaces', 'Spaces', SpacesPage],
-  ['/admin/bookings', 'Bookings', BookingsPage],
-  ['/admin/billing', 'Billing', BillingPage],
-  ['/admin/reports', 'Reports', ReportsPage],
-  ['/admin/shadow', 'Shadow mode', ShadowPage],
-  ['/admin/webhooks', 'Webhooks', WebhooksPage],
-  ['/admin/mail', 'Mail', MailOutboxPage],
+  ['/admin', 'dashboard', Dashboard],
+  ['/admin/members', 'members', MembersPage],
+  ['/admin/sign-ups', 'signUps', SignUpsPage],
+  ['/admin/packages', 'packages', PackagesPage],
+  ['/admin/trainings', 'trainings', TrainingsPage],
+  ['/admin/keys', 'keys', KeysPage],
+  ['/admin/resources', 'resources', ResourcesPage],
+  ['/admin/activity', 'activity', ActivityPage],
+  ['/admin/spaces', 'spaces', SpacesPage],
+  ['/admin/bookings', 'bookings', BookingsPage],
+  ['/admin/billing', 'billing', BillingPage],
+  ['/admin/reports', 'reports', ReportsPage],
+  ['/admin/shadow', 'shadow', ShadowPage],
+  ['/admin/webhooks', 'webhooks', WebhooksPage],
+  ['/admin/mail', 'mail', MailOutboxPage],
 ];
 
 /**
@@ -48,14 +50,14 @@ export function AdminPages({ path, me }: { path: string; me: UserMe }) {
   const resourceLog = path.match(/^\/admin\/resources\/(\d+)\/log$/);
   return (
     <>
-      <nav aria-label="Admin" class="subnav no-print">
+      <nav aria-label={t('app.admin')} class="subnav no-print">
         {pages.map(([p, name]) => (
           <a
             key={p}
             href={p}
             aria-current={path === p || (resourceLog && p === '/admin/resources') ? 'page' : undefined}
           >
-            {name}
+            {tOr(`admin.nav.${name}`, name)}
           </a>
         ))}
         <AccountSwitch me={me} path={path} />

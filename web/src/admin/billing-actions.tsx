@@ -8,6 +8,7 @@ import { billingApi } from './billing-api';
 import { type InvoiceDetails, membersApi } from './members-api';
 import { spacesApi } from './spaces-api';
 import { instant, wall } from './zoned';
+import { t, tOr } from '../i18n/i18n';
 
 export { Alert } from './form-parts';
 
@@ -39,7 +40,7 @@ export function MemberPicker({
   const id = `pick-${label.replace(/\W+/g, '-').toLowerCase()}`;
   return (
     <div class="picker">
-      <Field label={`Search ${label.toLowerCase()}`} type="search" value={q} set={setQ} />
+      <Field label={t('admin.billing_actions.search', { what: label })} type="search" value={q} set={setQ} />
       <label for={id}>{label}</label>
       <select
         id={id}
@@ -47,7 +48,7 @@ export function MemberPicker({
         onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value) || null)}
       >
         <option value="" selected={value === null}>
-          Choose…
+          {t('admin.billing_actions.choose')}
         </option>
         {found.map((m) => (
           <option key={m.id} value={String(m.id)} selected={m.id === value}>
@@ -108,11 +109,13 @@ export function ChargeForm({
     setWhenTime(wall(charge.dateTime, zone).time);
   }, [zone]);
   const { error, setError, run } = useApiCall();
-  const title = charge ? `Edit charge ${charge.description}` : 'New charge';
+  const title = charge
+    ? t('admin.billing_actions.editCharge', { name: charge.description })
+    : t('admin.billing_actions.newCharge');
   async function save(e: Event) {
     e.preventDefault();
     if (who === null) {
-      setError('Member: choose whom to charge');
+      setError(t('admin.billing_actions.chooseMember'));
       return;
     }
     const body = {
@@ -126,15 +129,33 @@ export function ChargeForm({
   return (
     <form class="action-form" aria-label={title} onSubmit={save}>
       <h3>{title}</h3>
-      {member === null && !charge && <MemberPicker label="Member to charge" value={who} onChange={setWho} />}
-      <Field label="Description" value={description} set={setDescription} required maxLength={500} />
-      <Field label="Price" value={price} set={setPrice} required inputMode="decimal" placeholder="12.50" />
+      {member === null && !charge && (
+        <MemberPicker label={t('admin.billing_actions.memberToCharge')} value={who} onChange={setWho} />
+      )}
+      <Field
+        label={t('admin.billing_actions.description')}
+        value={description}
+        set={setDescription}
+        required
+        maxLength={500}
+      />
+      <Field
+        label={t('admin.billing_actions.price')}
+        value={price}
+        set={setPrice}
+        required
+        inputMode="decimal"
+        placeholder="12.50"
+      />
       <div class="pair">
-        <Field label="Day (empty: now)" type="date" value={when} set={setWhen} />
-        <Field label="Time" type="time" value={whenTime} set={setWhenTime} />
+        <Field label={t('admin.billing_actions.dayEmptyNow')} type="date" value={when} set={setWhen} />
+        <Field label={t('admin.billing_actions.time')} type="time" value={whenTime} set={setWhenTime} />
       </div>
       <Alert text={error} />
-      <FormActions submit={charge ? 'Save charge' : 'Add charge'} onCancel={onCancel} />
+      <FormActions
+        submit={charge ? t('admin.billing_actions.saveCharge') : t('admin.billing_actions.addCharge')}
+        onCancel={onCancel}
+      />
     </form>
   );
 }
@@ -150,9 +171,14 @@ export function ChargeActions({
   onChanged: () => void;
 }) {
   const [error, setError] = useState<string | null>(null);
-  if (charge.invoice !== null) return <span class="muted">invoiced</span>;
+  if (charge.invoice !== null) return <span class="muted">{t('admin.billing_actions.invoiced')}</span>;
   async function remove() {
-    if (!window.confirm(`Delete the charge "${charge.description}" (${charge.price})?`)) return;
+    if (
+      !window.confirm(
+        t('admin.billing_actions.confirmDelete', { name: charge.description, price: charge.price }),
+      )
+    )
+      return;
     try {
       await membersApi.deleteCharge(charge.id);
       onChanged();
@@ -163,10 +189,10 @@ export function ChargeActions({
   return (
     <span class="row-actions">
       <button type="button" class="link" onClick={() => onEdit(charge)}>
-        {`Edit charge ${charge.description}`}
+        {t('admin.billing_actions.editCharge', { name: charge.description })}
       </button>
       <button type="button" class="link danger-link" onClick={() => void remove()}>
-        {`Delete charge ${charge.description}`}
+        {t('admin.billing_actions.deleteCharge', { name: charge.description })}
       </button>
       {error && (
         <span role="alert" class="error">
@@ -196,7 +222,9 @@ export function PaymentForm({
   useEffect(() => setDate(wall(new Date(), zone).date), [zone]);
   const [notes, setNotes] = useState('');
   const { error, run } = useApiCall();
-  const title = invoice ? `Record a payment for ${invoice.number}` : 'Record a payment';
+  const title = invoice
+    ? t('admin.billing_actions.recordPaymentFor', { number: invoice.number })
+    : t('admin.billing_actions.recordPayment');
   async function save(e: Event) {
     e.preventDefault();
     const recorded = await run(() =>
@@ -214,23 +242,35 @@ export function PaymentForm({
   return (
     <form class="action-form" aria-label={title} onSubmit={save}>
       <h3>{title}</h3>
-      <Field label="Amount" value={total} set={setTotal} required inputMode="decimal" />
+      <Field
+        label={t('admin.billing_actions.amount')}
+        value={total}
+        set={setTotal}
+        required
+        inputMode="decimal"
+      />
       <Choice
-        label="Method"
+        label={t('admin.billing_actions.method')}
         value={method}
         options={[
-          ['cash', 'Cash'],
-          ['transfer', 'Bank transfer'],
-          ['card', 'Card'],
-          ['other', 'Other'],
+          ['cash', t('admin.billing_actions.methodName.cash')],
+          ['transfer', t('admin.billing_actions.methodName.transfer')],
+          ['card', t('admin.billing_actions.methodName.card')],
+          ['other', t('admin.billing_actions.methodName.other')],
         ]}
         onChange={setMethod}
       />
-      <Field label="Date received" type="date" value={date} set={setDate} required />
-      <Field label="Notes" value={notes} set={setNotes} maxLength={2000} />
-      {!invoice && <p class="hint">It settles the member's oldest open invoices first.</p>}
+      <Field
+        label={t('admin.billing_actions.dateReceived')}
+        type="date"
+        value={date}
+        set={setDate}
+        required
+      />
+      <Field label={t('admin.billing_actions.notes')} value={notes} set={setNotes} maxLength={2000} />
+      {!invoice && <p class="hint">{t('admin.billing_actions.itSettlesTheMember')}</p>}
       <Alert text={error} />
-      <FormActions submit="Save payment" onCancel={onCancel} />
+      <FormActions submit={t('admin.billing_actions.savePayment')} onCancel={onCancel} />
     </form>
   );
 }
@@ -263,7 +303,7 @@ export function InvoiceView({
   if (!invoice || !details) return <Alert text={error} />;
   async function cancel() {
     if (!invoice) return;
-    if (!window.confirm(`Cancel invoice ${invoice.number}? Its charges go on the next invoice.`)) return;
+    if (!window.confirm(t('admin.billing_actions.confirmCancel', { number: invoice.number }))) return;
     try {
       await membersApi.cancelInvoice(invoice);
       await load();
@@ -272,40 +312,41 @@ export function InvoiceView({
       setError(errorText(e));
     }
   }
-  const label = `Invoice ${invoice.number}`;
+  const label = t('admin.billing_actions.invoiceN', { number: invoice.number });
   return (
     <section class="invoice-view" aria-label={label}>
       <div class="section-head">
         <h3>{label}</h3>
         <button type="button" class="secondary" onClick={onClose}>
-          {`Close invoice ${invoice.number}`}
+          {t('admin.billing_actions.closeInvoice', { number: invoice.number })}
         </button>
       </div>
       <dl class="facts">
-        <dt>Recipient</dt>
+        <dt>{t('admin.billing_actions.recipient')}</dt>
         <dd>{[invoice.recipientName, invoice.recipientCompany].filter(Boolean).join(', ') || '—'}</dd>
-        <dt>Date</dt>
+        <dt>{t('admin.billing_actions.date')}</dt>
         <dd>
           {invoice.date}
-          {invoice.dueDate ? `, due ${invoice.dueDate}` : ''}
+          {invoice.dueDate ? t('admin.billing_actions.due', { day: invoice.dueDate }) : ''}
         </dd>
-        <dt>State</dt>
-        <dd data-testid="invoice-state">{invoice.state}</dd>
-        <dt>Total</dt>
+        <dt>{t('admin.billing_actions.state')}</dt>
+        <dd data-testid="invoice-state">{tOr(`invoices.state.${invoice.state}`, invoice.state)}</dd>
+        <dt>{t('admin.billing_actions.total')}</dt>
         <dd>
-          {invoice.total} {invoice.currency} (paid {invoice.paid}, open {invoice.totalPayable})
+          {invoice.total} {invoice.currency}{' '}
+          {t('admin.billing_actions.paidOpen', { paid: invoice.paid, open: invoice.totalPayable })}
         </dd>
       </dl>
-      <table class="list" aria-label={`Lines of ${label}`}>
+      <table class="list" aria-label={t('admin.billing_actions.linesOf', { name: label })}>
         <thead>
           <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Description</th>
+            <th scope="col">{t('admin.billing_actions.date')}</th>
+            <th scope="col">{t('admin.billing_actions.description')}</th>
             <th scope="col" class="amount">
-              Tax %
+              {t('admin.billing_actions.tax')}
             </th>
             <th scope="col" class="amount">
-              Price
+              {t('admin.billing_actions.price')}
             </th>
           </tr>
         </thead>
@@ -313,18 +354,18 @@ export function InvoiceView({
           {details.charges.length === 0 && (
             <tr>
               <td colSpan={4} class="muted">
-                No lines: a cancelled invoice gives its charges back.
+                {t('admin.billing_actions.noLinesACancelled')}
               </td>
             </tr>
           )}
           {details.charges.map((c) => (
             <tr key={c.id}>
-              <td data-label="Date">{zonedText(c.dateTime, zone)}</td>
-              <td data-label="Description">{c.description}</td>
-              <td data-label="Tax %" class="amount">
+              <td data-label={t('admin.billing_actions.date')}>{zonedText(c.dateTime, zone)}</td>
+              <td data-label={t('admin.billing_actions.description')}>{c.description}</td>
+              <td data-label={t('admin.billing_actions.tax')} class="amount">
                 {c.taxPercent}
               </td>
-              <td data-label="Price" class="amount">
+              <td data-label={t('admin.billing_actions.price')} class="amount">
                 {c.price}
               </td>
             </tr>
@@ -332,19 +373,21 @@ export function InvoiceView({
         </tbody>
       </table>
       <p class="hint">
-        Without tax {details.totalExcludingTax}
-        {details.taxCategories.map((t) => `; tax ${t.taxPercent} %: ${t.tax}`).join('')}
+        {t('admin.billing_actions.withoutTax', { amount: details.totalExcludingTax })}
+        {details.taxCategories
+          .map((c) => t('admin.billing_actions.taxLine', { percent: c.taxPercent, tax: c.tax }))
+          .join('')}
       </p>
       <Alert text={error} />
       {invoice.state !== 'cancelled' && (
         <div class="actions">
           {invoice.state === 'unpaid' && !paying && (
             <button type="button" class="primary" onClick={() => setPaying(true)}>
-              {`Record a payment for ${invoice.number}`}
+              {t('admin.billing_actions.recordPaymentFor', { number: invoice.number })}
             </button>
           )}
           <button type="button" class="danger" onClick={() => void cancel()}>
-            {`Cancel invoice ${invoice.number}`}
+            {t('admin.billing_actions.cancelInvoice', { number: invoice.number })}
           </button>
         </div>
       )}

@@ -17,6 +17,7 @@ import { InvoiceRun, OpenBalances } from './invoice-run';
 import { type Cell, download, toCsv } from './csv';
 import { Pager } from './pager';
 import { SepaBatches } from './sepa-batches';
+import { t } from '../i18n/i18n';
 
 const PAGE = 10;
 
@@ -199,9 +200,9 @@ export function BillingPage() {
   const changed = () => setVersion((v) => v + 1);
   return (
     <main class="admin billing">
-      <h1>Billing</h1>
+      <h1>{t('admin.billing.billing')}</h1>
       <section aria-labelledby="filters-h" class="filters">
-        <h2 id="filters-h">Filters</h2>
+        <h2 id="filters-h">{t('admin.billing.filters')}</h2>
         <div class="actions">
           <label class="filter">
             Find a member
@@ -213,11 +214,11 @@ export function BillingPage() {
           </label>
           <div class="filter">
             {/* A label of its own: wrapped around the select, the options' text would join its name. */}
-            <label for="billing-member">Member</label>
+            <label for="billing-member">{t('admin.billing.member')}</label>
             {/* `selected` per option: the options change with every search, and the choice must stay. */}
             <select id="billing-member" onChange={(e) => setMember((e.target as HTMLSelectElement).value)}>
               <option value="" selected={member === ''}>
-                All members
+                {t('admin.billing.allMembers')}
               </option>
               {member && !chosen && (
                 <option value={member} selected>
@@ -245,7 +246,7 @@ export function BillingPage() {
             />
           </label>
         </div>
-        <p class="hint">Charges count by their UTC day; invoices and payments by their date.</p>
+        <p class="hint">{t('admin.billing.chargesCountByTheir')}</p>
       </section>
       <InvoiceRun onRan={changed} />
       <BillingSection spec={charges} common={common} names={names} version={version} onChanged={changed} />
@@ -349,7 +350,7 @@ function BillingSection<L extends BillingList>({
         </button>
         {spec.list === 'charges' && (
           <button type="button" class="primary" onClick={() => setChargeForm('new')}>
-            Add a charge
+            {t('admin.billing.addACharge')}
           </button>
         )}
       </div>

@@ -12,23 +12,24 @@ import {
 } from './spaces-api';
 import './spaces.css';
 import { addDays, dayLabel, dayOfWeek, instant, localLabel, minutesOf, mondayOf, wall } from './zoned';
+import { t } from '../i18n/i18n';
 
 /** The rules of the hub's booking refusals (`data.rule`), in the words the page shows. */
-const ruleNames: Record<BookingRule, string> = {
-  overlappingBooking: 'Conflict with another booking',
-  outsideOpeningHours: 'Opening hours',
-  holiday: 'Holiday',
-  outsideBookingWindow: 'Booking window',
-  notAlignedToSlots: 'Booking slots',
-  dailyLimit: 'Daily limit per member',
-  weeklyLimit: 'Weekly limit per member',
-  notBookable: 'Resource cannot be booked',
-  invalidRange: 'Start before end',
-  unknownMember: 'Unknown member',
-  unknownResource: 'Unknown resource',
-  bookingStarted: 'Booking already started',
-  lockedIn: 'Cancellation deadline',
-};
+const ruleNames: BookingRule[] = [
+  'overlappingBooking',
+  'outsideOpeningHours',
+  'holiday',
+  'outsideBookingWindow',
+  'notAlignedToSlots',
+  'dailyLimit',
+  'weeklyLimit',
+  'notBookable',
+  'invalidRange',
+  'unknownMember',
+  'unknownResource',
+  'bookingStarted',
+  'lockedIn',
+];
 
 interface Refusal {
   rule: string;
@@ -131,7 +132,9 @@ export function BookingsPage() {
         applyMemberRules: memberRules,
       });
       setNames((old) => new Map(old).set(member.id, memberName(member)));
-      setStatus(`Booked ${resource.name} for ${memberName(member)}: ${span(b)}.`);
+      setStatus(
+        t('admin.bookings.booked', { resource: resource.name, member: memberName(member), span: span(b) }),
+      );
       const week = mondayOf(date);
       if (week !== monday) setMonday(week);
       else await loadWeek();
@@ -142,15 +145,21 @@ export function BookingsPage() {
 
   async function refusalOf(e: ApiError): Promise<Refusal> {
     const rule = typeof e.data.rule === 'string' ? e.data.rule : 'unknown';
-    const title = ruleNames[rule as BookingRule] ?? `HTTP ${e.status}`;
+    const title = ruleNames.includes(rule as BookingRule)
+      ? t(`admin.bookings.rule.${rule as BookingRule}`)
+      : `HTTP ${e.status}`;
     let detail: string | null = null;
     if (rule === 'overlappingBooking' && e.data.overlappingFrom) {
       const member = e.data.overlappingMember as number;
       const name =
-        names.get(member) ?? (await spacesApi.member(member).then(memberName, () => `Member ${member}`));
-      detail = `${name} has it booked ${span({ fromDateTime: e.data.overlappingFrom, untilDateTime: e.data.overlappingUntil })}.`;
+        names.get(member) ??
+        (await spacesApi.member(member).then(memberName, () => t('admin.common.member', { id: member })));
+      detail = t('admin.bookings.hasItBooked', {
+        name,
+        span: span({ fromDateTime: e.data.overlappingFrom, untilDateTime: e.data.overlappingUntil }),
+      });
     } else if (rule === 'holiday' && e.data.holidayFrom) {
-      detail = `${e.data.holidayTitle ?? 'Holiday'}: ${localLabel(e.data.holidayFrom)} – ${localLabel(e.data.holidayUntil)}.`;
+      detail = `${e.data.holidayTitle ?? t('admin.bookings.rule.holiday')}: ${localLabel(e.data.holidayFrom)} – ${localLabel(e.data.holidayUntil)}.`;
     }
     return { rule, title, message: e.message, detail };
   }
@@ -161,7 +170,7 @@ export function BookingsPage() {
     setError(null);
     try {
       await spacesApi.cancelBooking(b);
-      setStatus(`Cancelled the booking of ${who(b.member)}, ${span(b)}.`);
+      setStatus(t('admin.bookings.cancelled', { member: who(b.member), span: span(b) }));
     } catch (e) {
       setRefusal(await refusalOf(e as ApiError));
     }
@@ -194,7 +203,7 @@ export function BookingsPage() {
 
   return (
     <main class="admin">
-      <h1>Bookings</h1>
+      <h1>{t('admin.bookings.bookings')}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -202,14 +211,14 @@ export function BookingsPage() {
       )}
       <div class="actions">
         <label>
-          Resource
+          {t('admin.log_table.resource')}
           <select
             value={resourceId ?? ''}
             onChange={(e) => setResourceId(Number((e.target as HTMLSelectElement).value))}
           >
             {resources.map((r) => (
               <option key={r.id} value={r.id}>
-                {r.canBeBooked ? r.name : `${r.name} (cannot be booked)`}
+                {r.canBeBooked ? r.name : t('admin.bookings.cannotBeBooked', { name: r.name })}
               </option>
             ))}
           </select>
@@ -220,7 +229,7 @@ export function BookingsPage() {
           disabled={!monday}
           onClick={() => monday && setMonday(addDays(monday, -7))}
         >
-          Previous week
+          {t('admin.bookings.previousWeek')}
         </button>
         <button
           type="button"
@@ -228,7 +237,7 @@ export function BookingsPage() {
           disabled={!space}
           onClick={() => space && setMonday(mondayOf(wall(new Date(), space.timezone).date))}
         >
-          This week
+          {t('admin.bookings.thisWeek')}
         </button>
         <button
           type="button"
@@ -236,18 +245,17 @@ export function BookingsPage() {
           disabled={!monday}
           onClick={() => monday && setMonday(addDays(monday, 7))}
         >
-          Next week
+          {t('admin.bookings.nextWeek')}
         </button>
       </div>
       <div class="admin-grid">
         <section aria-labelledby="week-h">
           <h2 id="week-h">
-            {resource && monday ? `${resource.name}, week of ${dayLabel(monday, true)}` : 'Week'}
+            {resource && monday
+              ? t('admin.bookings.weekOf', { name: resource.name, day: dayLabel(monday, true) })
+              : t('admin.bookings.week')}
           </h2>
-          <p class="muted">
-            Times in the space's time zone, {zone}. Grey: closed; striped: holiday. Choose a free hour to book
-            it.
-          </p>
+          <p class="muted">{t('admin.bookings.legend', { zone })}</p>
           {monday && (
             <div class="week" style={`--day-height: ${rows.length * HOUR_PX}px; --hour: ${HOUR_PX}px`}>
               <div class="week-corner" />
@@ -293,7 +301,7 @@ export function BookingsPage() {
                           key={`h${h.id}`}
                           style={{ top: `${y(a)}px`, height: `${y(b) - y(a)}px` }}
                         >
-                          {h.title ?? 'Holiday'}
+                          {h.title ?? t('admin.bookings.rule.holiday')}
                         </div>
                       );
                     })}
@@ -304,14 +312,17 @@ export function BookingsPage() {
                           type="button"
                           class="slot"
                           key={hr}
-                          aria-label={`Book ${dayLabel(d)} ${time}`}
+                          aria-label={t('admin.bookings.bookAt', { day: dayLabel(d), time })}
                           aria-pressed={pick?.date === d && pick.time === time}
                           style={{ top: `${(hr - startHour) * HOUR_PX}px` }}
                           onClick={() => setPick({ date: d, time })}
                         />
                       );
                     })}
-                    <ul class="day-bookings" aria-label={`Bookings on ${dayLabel(d)}`}>
+                    <ul
+                      class="day-bookings"
+                      aria-label={t('admin.bookings.bookingsOn', { day: dayLabel(d) })}
+                    >
                       {mine.map((b) => {
                         const a = Math.max(dayStart, Date.parse(b.fromDateTime));
                         const z = Math.min(dayEnd, Date.parse(b.untilDateTime));
@@ -332,10 +343,13 @@ export function BookingsPage() {
                             <button
                               type="button"
                               class="link"
-                              aria-label={`Cancel booking of ${who(b.member)}, ${span(b)}`}
+                              aria-label={t('admin.bookings.cancelOf', {
+                                member: who(b.member),
+                                span: span(b),
+                              })}
                               onClick={() => void cancel(b)}
                             >
-                              Cancel
+                              {t('admin.bookings.cancel')}
                             </button>
                           </li>
                         );
@@ -347,12 +361,10 @@ export function BookingsPage() {
             </div>
           )}
         </section>
-        <section aria-label="Book">
+        <section aria-label={t('admin.bookings.book')}>
           {refusal && (
             <div role="alert" class="refusal">
-              <strong>
-                Refused by the rule “{refusal.title}” ({refusal.rule})
-              </strong>
+              <strong>{t('admin.bookings.refusedBy', { title: refusal.title, rule: refusal.rule })}</strong>
               <p>
                 {refusal.message}
                 {/[.!?]$/.test(refusal.message) ? '' : '.'}
@@ -368,16 +380,19 @@ export function BookingsPage() {
           {resource && space && <BookingForm resource={resource} zone={zone} pick={pick} onBook={book} />}
           {space && (
             <p class="muted">
-              Members book {space.bookingWindowMinHours} hours to {space.bookingWindowMaxDays} days ahead in{' '}
-              {60 / space.bookingSlotsPerHour}-minute slots
-              {space.bookingOpeningHours ? ', within the opening hours' : ''}
+              {t('admin.bookings.rules', {
+                min: space.bookingWindowMinHours,
+                max: space.bookingWindowMaxDays,
+                slot: 60 / space.bookingSlotsPerHour,
+              })}
+              {space.bookingOpeningHours ? t('admin.bookings.withinOpeningHours') : ''}
               {space.bookingMaxMinutesPerMemberDay
-                ? `, at most ${space.bookingMaxMinutesPerMemberDay} minutes a day`
+                ? t('admin.bookings.perDay', { minutes: space.bookingMaxMinutesPerMemberDay })
                 : ''}
               {space.bookingMaxMinutesPerMemberWeek
-                ? `, at most ${space.bookingMaxMinutesPerMemberWeek} minutes a week`
+                ? t('admin.bookings.perWeek', { minutes: space.bookingMaxMinutesPerMemberWeek })
                 : ''}
-              . Untick “Hold to the member's rules” to book outside the window or the limits.
+              {t('admin.bookings.untick')}
             </p>
           )}
         </section>
@@ -464,11 +479,11 @@ function BookingForm({
   }
 
   return (
-    <form onSubmit={submit} aria-label="New booking">
-      <h2>Book {resource.name}</h2>
-      <Field label="Find a member" type="search" value={q} set={setQ} />
+    <form onSubmit={submit} aria-label={t('admin.bookings.newBooking')}>
+      <h2>{t('admin.bookings.bookName', { name: resource.name })}</h2>
+      <Field label={t('admin.bookings.findAMember')} type="search" value={q} set={setQ} />
       <label>
-        Member
+        {t('admin.log_table.member')}
         <select
           value={memberId ?? ''}
           onChange={(e) => setMemberId(Number((e.target as HTMLSelectElement).value))}
@@ -481,10 +496,24 @@ function BookingForm({
           ))}
         </select>
       </label>
-      <Field label="Day" type="date" value={date} set={setDate} required />
+      <Field label={t('admin.bookings.day')} type="date" value={date} set={setDate} required />
       <div class="actions">
-        <Field label={`From (${zone})`} type="time" step={60} value={from} set={setFrom} required />
-        <Field label={`Until (${zone})`} type="time" step={60} value={until} set={setUntil} required />
+        <Field
+          label={t('bookings.from', { zone })}
+          type="time"
+          step={60}
+          value={from}
+          set={setFrom}
+          required
+        />
+        <Field
+          label={t('bookings.until', { zone })}
+          type="time"
+          step={60}
+          value={until}
+          set={setUntil}
+          required
+        />
       </div>
       <label class="check">
         <input
@@ -492,10 +521,10 @@ function BookingForm({
           checked={memberRules}
           onChange={(e) => setMemberRules((e.target as HTMLInputElement).checked)}
         />
-        Hold to the member's rules (booking window, daily and weekly limits)
+        {t('admin.bookings.holdToRules')}
       </label>
       <button type="submit" class="primary" disabled={!member || busy}>
-        Book
+        {t('admin.bookings.book')}
       </button>
     </form>
   );

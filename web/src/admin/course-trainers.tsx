@@ -4,6 +4,7 @@ import { call } from '../api';
 import { memberName } from './admin-api';
 import { MemberPicker } from './billing-actions';
 import { Alert, useApiCall, useList } from './form-parts';
+import { t } from '../i18n/i18n';
 
 const trainersApi = {
   list: (course: number) => call<CourseTrainerRecord[]>('GET', `/training-courses/${course}/trainers`),
@@ -29,34 +30,38 @@ export function CourseTrainers({ course }: { course: { id: number; title: string
       void load();
     }
   }
-  async function remove(t: CourseTrainerRecord) {
-    if (await run(() => trainersApi.remove(course.id, t.member))) void load();
+  async function remove(trainer: CourseTrainerRecord) {
+    if (await run(() => trainersApi.remove(course.id, trainer.member))) void load();
   }
   return (
     <section aria-labelledby="trainers-h" class="package-part">
-      <h2 id="trainers-h">{`Trainers of ${course.title}`}</h2>
-      <p class="small">
-        A trainer records this course’s trainings from their phone: “Train someone” on the machine’s page.
-      </p>
+      <h2 id="trainers-h">{t('admin.course_trainers.trainersOf', { title: course.title })}</h2>
+      <p class="small">{t('admin.course_trainers.aTrainerRecordsThis')}</p>
       <Alert text={loadError ?? error} />
-      {list?.length === 0 && <p class="muted">No trainers yet: only admins record this course.</p>}
+      {list?.length === 0 && <p class="muted">{t('admin.course_trainers.noTrainersYetOnly')}</p>}
       {list && list.length > 0 && (
-        <ul class="plain" aria-label={`Trainers of ${course.title}`}>
-          {list.map((t) => (
-            <li key={t.member}>
-              {t._embedded ? memberName(t._embedded.member) : `Member ${t.member}`}{' '}
-              <button type="button" class="secondary" onClick={() => void remove(t)}>
-                {`Remove ${t._embedded ? memberName(t._embedded.member) : `member ${t.member}`}`}
+        <ul class="plain" aria-label={t('admin.course_trainers.trainersOf', { title: course.title })}>
+          {list.map((trainer) => (
+            <li key={trainer.member}>
+              {trainer._embedded
+                ? memberName(trainer._embedded.member)
+                : t('admin.common.member', { id: trainer.member })}{' '}
+              <button type="button" class="secondary" onClick={() => void remove(trainer)}>
+                {t('admin.course_trainers.remove', {
+                  name: trainer._embedded
+                    ? memberName(trainer._embedded.member)
+                    : t('admin.common.memberLower', { id: trainer.member }),
+                })}
               </button>
             </li>
           ))}
         </ul>
       )}
-      <form onSubmit={add} aria-label="Add a trainer">
-        <MemberPicker label="New trainer" value={who} onChange={setWho} />
+      <form onSubmit={add} aria-label={t('admin.course_trainers.addATrainer')}>
+        <MemberPicker label={t('admin.course_trainers.newTrainer')} value={who} onChange={setWho} />
         <div class="actions">
           <button type="submit" class="primary" disabled={who === null}>
-            Add trainer
+            {t('admin.course_trainers.addTrainer')}
           </button>
         </div>
       </form>

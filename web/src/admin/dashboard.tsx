@@ -11,6 +11,7 @@ import { logText } from './feed';
 import { FirstRunChecklist } from './first-run';
 import { PresencePanel } from './presence-panel';
 import { OpenProblemReports } from './problem-reports';
+import { t } from '../i18n/i18n';
 
 /** The start page: every door and machine with its live state, alerts, and the activity feed. */
 export function Dashboard() {
@@ -79,10 +80,16 @@ export function Dashboard() {
     const entry = (
       <li key={e.key} class={e.kind === 'log' && e.log.type === 'denied' ? 'bad' : ''}>
         <time dateTime={e.at}>{time(e.at)}</time>{' '}
-        <strong>{names.get(e.kind === 'log' ? e.log.resource : e.resource) ?? 'Resource'}</strong>{' '}
-        {e.kind === 'bridge' ? (e.online ? 'Bridge online' : 'Bridge offline') : logText(e.log)}
+        <strong>
+          {names.get(e.kind === 'log' ? e.log.resource : e.resource) ?? t('admin.log_table.resource')}
+        </strong>{' '}
+        {e.kind === 'bridge'
+          ? e.online
+            ? t('admin.dashboard.bridgeOnline')
+            : t('admin.dashboard.bridgeOffline')
+          : logText(e.log)}
         {e.kind === 'log' && e.log.offline && (
-          <span class="badge late"> offline decision, reported late</span>
+          <span class="badge late"> {t('admin.dashboard.offlineDecisionReportedLate')}</span>
         )}
       </li>
     );
@@ -115,14 +122,14 @@ export function Dashboard() {
 
   return (
     <main class="admin">
-      <h1>Dashboard</h1>
+      <h1>{t('admin.dashboard.dashboard')}</h1>
       <FirstRunChecklist />
       <PresencePanel />
       {error && <p class="error">{error}</p>}
       <section aria-labelledby="alerts-h">
-        <h2 id="alerts-h">Alerts</h2>
+        <h2 id="alerts-h">{t('admin.dashboard.alerts')}</h2>
         <label class="inline">
-          Alert when a bridge is offline longer than (minutes){' '}
+          {t('admin.dashboard.alertAfter')}{' '}
           <input
             type="number"
             min={0}
@@ -131,32 +138,39 @@ export function Dashboard() {
             onInput={(e) => setAlertMinutes(Number((e.target as HTMLInputElement).value) || 0)}
           />
         </label>
-        <ul aria-label="Alerts" class="rows">
+        <ul aria-label={t('admin.dashboard.alerts')} class="rows">
           {offlineAlerts.length === 0 &&
             failingHooks.length === 0 &&
             duplicateAlerts.length === 0 &&
-            heldOpenAlerts.length === 0 && <li class="muted">No alerts.</li>}
+            heldOpenAlerts.length === 0 && <li class="muted">{t('admin.dashboard.noAlerts')}</li>}
           {heldOpenAlerts.map(({ r, input }) => (
             <li key={`h${r.id}-${input.name}`} class="bad">
-              {r.name}: {input.label} held open since {dateTime(input.since)}
+              {t('admin.dashboard.heldOpen', {
+                name: r.name,
+                input: input.label,
+                since: dateTime(input.since),
+              })}
             </li>
           ))}
           {duplicateAlerts.map((r) => (
             <li key={`d${r.id}`} class="bad">
-              {r.name}: two devices use its bridge key; pair the real device again
+              {t('admin.dashboard.duplicate', { name: r.name })}
             </li>
           ))}
           {failingHooks.map((h) => (
             <li key={`w${h.id}`} class="bad">
-              Webhook {h.label ?? h.url} is failing
-              {h.failingSince ? ` since ${dateTime(h.failingSince)}` : ''}
+              {t('admin.dashboard.webhookFailing', { name: h.label ?? h.url })}
+              {h.failingSince ? t('admin.dashboard.failingSince', { since: dateTime(h.failingSince) }) : ''}
             </li>
           ))}
           {offlineAlerts.map(({ r, since }) => (
             <li key={r.id} class="bad">
-              {r.name}: bridge offline
+              {t('admin.dashboard.bridgeOfflineAlert', { name: r.name })}
               {since !== null
-                ? ` for ${duration((now - since) / 1000)} (last seen ${dateTime(new Date(since).toISOString())})`
+                ? t('admin.dashboard.offlineFor', {
+                    duration: duration((now - since) / 1000),
+                    seen: dateTime(new Date(since).toISOString()),
+                  })
                 : ''}
             </li>
           ))}
@@ -174,24 +188,24 @@ export function Dashboard() {
       )}
       <div class="admin-grid">
         <section aria-labelledby="res-h">
-          <h2 id="res-h">Doors and machines</h2>
+          <h2 id="res-h">{t('admin.dashboard.doorsAndMachines')}</h2>
           <input
             type="search"
-            aria-label="Find a door or machine"
-            placeholder="Find a door or machine"
+            aria-label={t('admin.dashboard.findADoorOr')}
+            placeholder={t('admin.dashboard.findADoorOr')}
             value={filter}
             onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
           />
-          {resources === null && !error && <p role="status">Loading…</p>}
+          {resources === null && !error && <p role="status">{t('admin.dashboard.loading')}</p>}
           <ul class="cards">{shown.map(card)}</ul>
         </section>
         <section aria-labelledby="feed-h">
-          <h2 id="feed-h">Activity</h2>
+          <h2 id="feed-h">{t('admin.dashboard.activity')}</h2>
           <p>
-            <a href="/admin/activity">All activity, with filters and CSV</a>
+            <a href="/admin/activity">{t('admin.dashboard.allActivityWithFilters')}</a>
           </p>
-          <ol aria-label="Activity feed" class="rows feed">
-            {feed.length === 0 && <li class="muted">Nothing yet; taps and switch-ons appear here.</li>}
+          <ol aria-label={t('admin.dashboard.activityFeed')} class="rows feed">
+            {feed.length === 0 && <li class="muted">{t('admin.dashboard.nothingYetTapsAnd')}</li>}
             {feed.map(feedEntry)}
           </ol>
         </section>
@@ -213,46 +227,56 @@ function ResourceCard(props: {
       <div class="card-head">
         <strong>{r.name}</strong>
         <span class={`badge ${state.replace(/ /g, '-')}`} data-testid="bridge-state">
-          {state === 'online' ? 'Online' : state === 'offline' ? 'Offline' : 'No bridge'}
+          {state === 'online'
+            ? t('admin.dashboard.online')
+            : state === 'offline'
+              ? t('admin.dashboard.offline')
+              : t('admin.dashboard.noBridge')}
         </span>
       </div>
       {s?.bridge && (
         <dl class="facts">
-          <dt>Last heartbeat</dt>
-          <dd>{s.lastSeenAt ? dateTime(s.lastSeenAt) : 'never'}</dd>
-          <dt>Agent</dt>
-          <dd>{s.agentVersion ?? 'unknown'}</dd>
-          <dt>Relay</dt>
-          <dd>{s.relay === 'on' ? `on since ${s.relaySince ? dateTime(s.relaySince) : '?'}` : 'off'}</dd>
+          <dt>{t('admin.dashboard.lastHeartbeat')}</dt>
+          <dd>{s.lastSeenAt ? dateTime(s.lastSeenAt) : t('admin.dashboard.never')}</dd>
+          <dt>{t('admin.dashboard.agent')}</dt>
+          <dd>{s.agentVersion ?? t('admin.dashboard.unknown')}</dd>
+          <dt>{t('admin.dashboard.relay')}</dt>
+          <dd>
+            {s.relay === 'on'
+              ? t('admin.dashboard.onSince', { since: s.relaySince ? dateTime(s.relaySince) : '?' })
+              : t('admin.dashboard.off')}
+          </dd>
           {s.duplicateDeviceAt && (
             <>
-              <dt>Warning</dt>
+              <dt>{t('admin.dashboard.warning')}</dt>
               <dd>
-                Two devices use this key ({s.duplicateDeviceAddresses.join(' and ')}), last seen{' '}
-                {dateTime(s.duplicateDeviceAt)}. Pair the real device again.
+                {t('admin.dashboard.twoDevices', {
+                  addresses: s.duplicateDeviceAddresses.join(t('admin.dashboard.and')),
+                  seen: dateTime(s.duplicateDeviceAt),
+                })}
               </dd>
             </>
           )}
           {(s.inputs ?? []).length > 0 && (
             <>
-              <dt>Inputs</dt>
+              <dt>{t('admin.dashboard.inputs')}</dt>
               <dd data-testid="inputs">{(s.inputs ?? []).map(inputText).join('; ')}</dd>
             </>
           )}
           {s.idleWarning && (
             <>
-              <dt>Idle</dt>
-              <dd>switching off at {dateTime(s.idleWarning.cutAt)} unless it gets busy</dd>
+              <dt>{t('admin.dashboard.idle')}</dt>
+              <dd>{t('admin.dashboard.idleSwitchOff', { time: dateTime(s.idleWarning.cutAt) })}</dd>
             </>
           )}
           {s.session && (
             <>
-              <dt>In use by</dt>
+              <dt>{t('admin.dashboard.inUseBy')}</dt>
               <dd>
                 {s.session.member
                   ? `${s.session.member.firstName} ${s.session.member.lastName}`.trim()
-                  : 'a member'}{' '}
-                since {dateTime(s.session.since)}
+                  : t('admin.dashboard.aMember')}{' '}
+                {t('admin.presence_panel.since', { since: dateTime(s.session.since) })}
               </dd>
             </>
           )}
@@ -265,16 +289,23 @@ function ResourceCard(props: {
 
 /** An input's state in words: "Lid: open", "busy: working", "Front door: held open". */
 function inputText(input: ResourceStatus['inputs'][number]): string {
-  const words = {
+  type State = 'idle' | 'working' | 'open' | 'closed' | 'released' | 'pressed';
+  const words: Record<typeof input.kind, [State, State]> = {
     busy: ['idle', 'working'],
     interlock: ['open', 'closed'],
     doorContact: ['closed', 'open'],
     exitButton: ['released', 'pressed'],
-  }[input.kind];
+  };
+  const [inactive, active] = words[input.kind];
   const state = input.heldOpen
-    ? 'held open'
+    ? 'heldOpen'
     : input.active === null
       ? 'unknown'
-      : words[input.active ? 1 : 0];
-  return `${input.label}: ${state}`;
+      : input.active
+        ? active
+        : inactive;
+  return t('admin.dashboard.inputLine', {
+    label: input.label,
+    state: t(`admin.dashboard.inputState.${state}`),
+  });
 }

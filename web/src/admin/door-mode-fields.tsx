@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type ApiError, call } from '../api';
 import { dateTime } from '../format';
+import { t } from '../i18n/i18n';
 
 const modes: [string, string][] = [
   ['normal', 'Locked between taps'],
@@ -34,17 +35,17 @@ export function DoorModeFields(props: {
   }
   return (
     <fieldset class="flags">
-      <legend>Door</legend>
+      <legend>{t('admin.door_mode_fields.door')}</legend>
       <label class="check">
         <input
           type="checkbox"
           checked={props.entrance}
           onChange={(e) => props.setEntrance((e.target as HTMLInputElement).checked)}
         />{' '}
-        Entrance: a tap checks the member in, the next tap checks them out
+        {t('admin.door_mode_fields.entrance')}
       </label>
       <label>
-        Unlocking
+        {t('admin.door_mode_fields.unlocking')}
         <select
           value={props.unlockMode}
           onChange={(e) => props.setUnlockMode((e.target as HTMLSelectElement).value)}
@@ -58,7 +59,7 @@ export function DoorModeFields(props: {
       </label>
       {props.resourceId !== null && props.unlockMode !== 'normal' && (
         <button type="button" onClick={lockNow}>
-          Lock now (until the window would end)
+          {t('admin.door_mode_fields.lockNowUntilThe')}
         </button>
       )}
       {notice && <p role="status">{notice}</p>}

@@ -1,50 +1,33 @@
 import type { LiveLog } from '../api';
+import { t, tOr } from '../i18n/i18n';
 
-const reasons: Record<string, string> = {
-  unknownKey: 'unknown card',
-  keyInactive: 'card disabled',
-  memberInactive: 'member inactive',
-  noPackage: 'no package allows it',
-  noPermission: 'training missing',
-  openingHours: 'outside opening hours',
-  holiday: 'holiday',
-  booking: 'booked by someone else',
-  requiresBooking: 'needs a booking',
-  timeTable: 'package time rules',
-  tooManyAttempts: 'too many attempts',
-  wrongCode: 'wrong code',
-  staleCode: 'old sticker',
-  inactive: 'resource locked',
-  occupancyFull: 'space full',
-  interlock: 'interlock open',
-};
-
-/** "unknown card", "training missing": a deny reason in words. */
+/** "unknown card", "training missing": a deny reason in words (`admin.feed.reason.*`). */
 export const reasonWords = (reason: string | null) =>
-  reason ? (reasons[reason] ?? reason.replace(/([A-Z])/g, ' $1').toLowerCase()) : '';
+  reason ? tOr(`admin.feed.reason.${reason}`, reason.replace(/([A-Z])/g, ' $1').toLowerCase()) : '';
 
 const who = (log: LiveLog) => (log.member ? `${log.member.firstName} ${log.member.lastName}`.trim() : null);
 
 /** One feed line: what happened, to whom, why. */
 export function logText(log: LiveLog): string {
   const person = who(log);
-  const card = log.card ? ` (card ${log.card.token})` : '';
+  const card = log.card ? t('admin.feed.card', { token: log.card.token }) : '';
+  const by = person ? t('admin.feed.by', { person }) : '';
   switch (log.type) {
     case 'allowed':
-      return `Allowed: ${person ?? 'someone'}${card}`;
+      return `${t('admin.feed.allowed', { person: person ?? t('admin.feed.someone') })}${card}`;
     case 'denied':
-      return `Denied: ${reasonWords(log.reason)}${person ? `, ${person}` : ''}${card}`;
+      return `${t('admin.feed.denied', { reason: reasonWords(log.reason) })}${person ? `, ${person}` : ''}${card}`;
     case 'keyAssigned':
-      return `Key assigned to ${person ?? 'a member'}${card}`;
+      return `${t('admin.feed.keyAssigned', { person: person ?? t('admin.dashboard.aMember') })}${card}`;
     case 'pairing':
-      return `Bridge paired${person ? ` by ${person}` : ''}`;
+      return `${t('admin.feed.paired')}${by}`;
     case 'reboot':
-      return 'Bridge restarted';
+      return t('admin.feed.restarted');
     case 'resourceDisabled':
-      return `Locked${person ? ` by ${person}` : ''}`;
+      return `${t('admin.feed.locked')}${by}`;
     case 'resourceEnabled':
-      return `Unlocked${person ? ` by ${person}` : ''}`;
+      return `${t('admin.feed.unlocked')}${by}`;
     default:
-      return `${log.type.replace(/([A-Z])/g, ' $1').toLowerCase()}${person ? `: ${person}` : ''}`;
+      return `${tOr(`log.type.${log.type}`, log.type.replace(/([A-Z])/g, ' $1').toLowerCase())}${person ? `: ${person}` : ''}`;
   }
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, type SetupProgress } from '../api';
 import './first-run.css';
+import { t } from '../i18n/i18n';
 
 /** Where the admin's "hide" choice is kept (this browser; the list also ends when all is done). */
 const hiddenKey = 'makerspace.firstRunHidden';
@@ -111,11 +112,9 @@ export function FirstRunChecklist() {
   if (done === items.length) return null;
   return (
     <section aria-labelledby="first-run-h" class="first-run">
-      <h2 id="first-run-h">Set up your makerspace</h2>
-      <p class="muted">
-        {done} of {items.length} done. This list leaves the dashboard once all are done.
-      </p>
-      <ol aria-label="First-run checklist" class="rows checklist">
+      <h2 id="first-run-h">{t('admin.first_run.setUpYourMakerspace')}</h2>
+      <p class="muted">{t('admin.first_run.progress', { done, total: items.length })}</p>
+      <ol aria-label={t('admin.first_run.firstRunChecklist')} class="rows checklist">
         {items.map((i) => (
           <li
             key={i.title}
@@ -145,7 +144,7 @@ export function FirstRunChecklist() {
           setHidden(true);
         }}
       >
-        Hide the checklist
+        {t('admin.first_run.hideTheChecklist')}
       </button>
     </section>
   );

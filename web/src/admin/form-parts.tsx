@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
+import { t } from '../i18n/i18n';
 
 /** The pieces the admin pages' forms and lists share: an error line, a call's error, buttons. */
 
@@ -99,7 +100,12 @@ export function FormActions({
 /** A list's name that opens the record's form: "Laser", read out as "Edit Laser". */
 export function EditLink({ name, onClick }: { name: string; onClick: () => void }) {
   return (
-    <button type="button" class="link" aria-label={`Edit ${name}`} onClick={onClick}>
+    <button
+      type="button"
+      class="link"
+      aria-label={t('admin.form_parts.editWhat', { what: name })}
+      onClick={onClick}
+    >
       {name}
     </button>
   );
@@ -117,11 +123,21 @@ export function EditDeleteActions({
 }) {
   return (
     <span class="actions">
-      <button type="button" class="secondary" aria-label={`Edit ${what}`} onClick={onEdit}>
-        Edit
+      <button
+        type="button"
+        class="secondary"
+        aria-label={t('admin.form_parts.editWhat', { what })}
+        onClick={onEdit}
+      >
+        {t('admin.form_parts.edit')}
       </button>
-      <button type="button" class="secondary" aria-label={`Delete ${what}`} onClick={onDelete}>
-        Delete
+      <button
+        type="button"
+        class="secondary"
+        aria-label={t('admin.form_parts.deleteWhat', { what })}
+        onClick={onDelete}
+      >
+        {t('admin.form_parts.delete')}
       </button>
     </span>
   );

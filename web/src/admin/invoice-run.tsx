@@ -4,6 +4,7 @@ import { useSpaceZone, zonedText } from './billing-actions';
 import { Alert, errorText } from './form-parts';
 import { membersApi } from './members-api';
 import { Pager } from './pager';
+import { t } from '../i18n/i18n';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,15 +61,12 @@ export function InvoiceRun({ onRan }: { onRan: () => void }) {
   return (
     <section aria-labelledby="run-h" class="billing-list">
       <div class="section-head">
-        <h2 id="run-h">Invoice run</h2>
+        <h2 id="run-h">{t('admin.invoice_run.invoiceRun')}</h2>
         <button type="button" class="secondary" onClick={() => void look()} disabled={busy}>
-          Preview invoice run
+          {t('admin.invoice_run.previewInvoiceRun')}
         </button>
       </div>
-      <p class="hint">
-        Invoices every member's charges that are on no invoice yet. Preview first: nothing is written until
-        you run it.
-      </p>
+      <p class="hint">{t('admin.invoice_run.invoicesEveryMemberS')}</p>
       <Alert text={error} />
       {status && (
         <p role="status" class="notice">
@@ -79,15 +77,19 @@ export function InvoiceRun({ onRan }: { onRan: () => void }) {
         <div class="run-preview" data-testid="invoice-run-preview">
           <p class="totals">
             {count === 0
-              ? 'Nothing to invoice: no member has charges that are on no invoice yet.'
-              : `${count} ${count === 1 ? 'member' : 'members'} would be invoiced, ${preview.total} in all.`}
+              ? t('admin.invoice_run.nothing')
+              : t('admin.invoice_run.wouldBeInvoiced', { count, total: preview.total })}
           </p>
           {preview.invoices.map((i) => (
             <details key={i.member}>
               <summary>
                 {i.memberName}
-                {i.memberNumber ? ` (${i.memberNumber})` : ''}: {i.total} {i.currency}, {i.charges.length}{' '}
-                {i.charges.length === 1 ? 'line' : 'lines'}
+                {i.memberNumber ? ` (${i.memberNumber})` : ''}:{' '}
+                {t('admin.invoice_run.summary', {
+                  total: i.total,
+                  currency: i.currency,
+                  count: i.charges.length,
+                })}
               </summary>
               <ul class="rows">
                 {i.charges.map((c) => (
@@ -100,16 +102,16 @@ export function InvoiceRun({ onRan }: { onRan: () => void }) {
           ))}
           {preview.skipped.map((s) => (
             <p key={s.member} class="hint">
-              Member {s.member} would be skipped: {s.reason}
+              {t('admin.invoice_run.skipped', { id: s.member, reason: s.reason })}
             </p>
           ))}
           {count > 0 && (
             <div class="actions">
               <button type="button" class="primary" onClick={() => void run()} disabled={busy}>
-                {`Run invoices for ${count} ${count === 1 ? 'member' : 'members'}`}
+                {t('admin.invoice_run.run', { count })}
               </button>
               <button type="button" class="secondary" onClick={() => setPreview(null)} disabled={busy}>
-                Not now
+                {t('admin.invoice_run.notNow')}
               </button>
             </div>
           )}
@@ -134,21 +136,21 @@ export function OpenBalances({ version }: { version: number }) {
   }, [offset, version]);
   return (
     <section aria-labelledby="balances-h" class="billing-list">
-      <h2 id="balances-h">Open balances</h2>
-      <p class="hint">Completed payments minus every charge: negative when the member owes money.</p>
+      <h2 id="balances-h">{t('admin.invoice_run.openBalances')}</h2>
+      <p class="hint">{t('admin.invoice_run.completedPaymentsMinusEvery')}</p>
       <Alert text={error} />
-      <table class="list" aria-label="Open balances">
+      <table class="list" aria-label={t('admin.invoice_run.openBalances')}>
         <thead>
           <tr>
-            <th scope="col">Member</th>
+            <th scope="col">{t('admin.invoice_run.member')}</th>
             <th scope="col" class="amount">
-              Balance
+              {t('admin.invoice_run.balance')}
             </th>
             <th scope="col" class="amount">
-              Unpaid invoices
+              {t('admin.invoice_run.unpaidInvoices')}
             </th>
             <th scope="col" class="amount">
-              Not invoiced
+              {t('admin.invoice_run.notInvoiced')}
             </th>
           </tr>
         </thead>
@@ -156,30 +158,36 @@ export function OpenBalances({ version }: { version: number }) {
           {rows?.list.length === 0 && (
             <tr>
               <td colSpan={4} class="muted">
-                Every member's balance is settled.
+                {t('admin.invoice_run.everyMemberSBalance')}
               </td>
             </tr>
           )}
           {rows?.list.map((b) => (
             <tr key={b.member}>
-              <td data-label="Member">
+              <td data-label={t('admin.invoice_run.member')}>
                 <a href={`/admin/members?member=${b.member}`}>{b.memberName}</a>
                 {b.memberNumber ? ` (${b.memberNumber})` : ''}
               </td>
-              <td data-label="Balance" class="amount">
+              <td data-label={t('admin.invoice_run.balance')} class="amount">
                 {b.balance}
               </td>
-              <td data-label="Unpaid invoices" class="amount">
+              <td data-label={t('admin.invoice_run.unpaidInvoices')} class="amount">
                 {b.unpaidInvoices}
               </td>
-              <td data-label="Not invoiced" class="amount">
+              <td data-label={t('admin.invoice_run.notInvoiced')} class="amount">
                 {b.uninvoicedCharges}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <Pager label="Pages of balances" offset={offset} size={PAGE} total={rows?.total} onOffset={setOffset} />
+      <Pager
+        label={t('admin.invoice_run.pagesOfBalances')}
+        offset={offset}
+        size={PAGE}
+        total={rows?.total}
+        onOffset={setOffset}
+      />
     </section>
   );
 }

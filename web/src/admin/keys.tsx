@@ -10,6 +10,7 @@ import {
   type ResourceRecord,
   type UnknownCard,
 } from './admin-api';
+import { t } from '../i18n/i18n';
 
 /** Key cards: assign by tapping at a reader, recent unknown cards, lost and unassign. */
 export function KeysPage() {
@@ -120,20 +121,20 @@ export function KeysPage() {
 
   return (
     <main class="admin">
-      <h1>Key cards</h1>
+      <h1>{t('admin.keys.keyCards')}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
       <section aria-labelledby="who-h">
-        <h2 id="who-h">Member</h2>
+        <h2 id="who-h">{t('admin.keys.member')}</h2>
         <label>
-          Find a member (name, e-mail, member number)
+          {t('admin.keys.findMember')}
           <input type="search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
         </label>
         <label>
-          Member
+          {t('admin.keys.member')}
           <select
             value={memberId ?? ''}
             onChange={(e) => setMemberId(Number((e.target as HTMLSelectElement).value))}
@@ -148,8 +149,13 @@ export function KeysPage() {
         {member && (
           <p data-testid="member-key">
             {key
-              ? `${memberName(member)}'s card: ${key.token} (${key.type}, ${key.state})`
-              : `${memberName(member)} has no card.`}
+              ? t('admin.keys.cardOf', {
+                  name: memberName(member),
+                  token: key.token,
+                  type: key.type,
+                  state: key.state,
+                })
+              : t('admin.keys.noCard', { name: memberName(member) })}
           </p>
         )}
         {member && key && (
@@ -162,7 +168,7 @@ export function KeysPage() {
                 void run(`${memberName(member)}'s card is marked lost.`, () => adminApi.keyLost(member.id))
               }
             >
-              Mark card lost
+              {t('admin.keys.markCardLost')}
             </button>
             <button
               type="button"
@@ -171,15 +177,15 @@ export function KeysPage() {
                 void run(`The card is taken from ${memberName(member)}.`, () => adminApi.removeKey(member.id))
               }
             >
-              Unassign card
+              {t('admin.keys.unassignCard')}
             </button>
           </div>
         )}
       </section>
       <section aria-labelledby="tap-h">
-        <h2 id="tap-h">Assign a card by tapping it</h2>
+        <h2 id="tap-h">{t('admin.keys.assignACardBy')}</h2>
         <label>
-          Reader
+          {t('admin.keys.reader')}
           <select
             value={readerId ?? ''}
             onChange={(e) => setReaderId(Number((e.target as HTMLSelectElement).value))}
@@ -197,12 +203,14 @@ export function KeysPage() {
           disabled={!member || readerId === null || waiting !== null}
           onClick={() => void assignByTap()}
         >
-          Assign by tapping
+          {t('admin.keys.assignByTapping')}
         </button>
         {waiting && (
           <p role="status" class="notice">
-            Tap the card at {waiting.reader} now ({Math.max(0, Math.ceil((waiting.until - now) / 1000))} s
-            left)
+            {t('admin.keys.tapNow', {
+              reader: waiting.reader,
+              seconds: Math.max(0, Math.ceil((waiting.until - now) / 1000)),
+            })}
             <button
               type="button"
               class="link"
@@ -210,7 +218,7 @@ export function KeysPage() {
                 void adminApi.cancelAssignment(waiting.id).catch(() => {});
               }}
             >
-              Cancel
+              {t('admin.keys.cancel')}
             </button>
           </p>
         )}
@@ -221,15 +229,19 @@ export function KeysPage() {
         )}
       </section>
       <section aria-labelledby="unknown-h">
-        <h2 id="unknown-h">Recent unknown cards</h2>
-        <ul class="rows" aria-label="Unknown cards">
-          {unknown.length === 0 && <li class="muted">No unknown card was tapped lately.</li>}
+        <h2 id="unknown-h">{t('admin.keys.recentUnknownCards')}</h2>
+        <ul class="rows" aria-label={t('admin.keys.unknownCards')}>
+          {unknown.length === 0 && <li class="muted">{t('admin.keys.noUnknownCardWas')}</li>}
           {unknown.map((c) => (
             <li key={`${c.type}:${c.token}`}>
               <span>
-                <code>{c.token}</code> ({c.type}) at{' '}
-                {readers.find((r) => r.id === c.resource)?.name ?? 'a reader'}, {dateTime(c.lastSeenAt)}
-                {c.taps > 1 ? `, ${c.taps} taps` : ''}
+                <code>{c.token}</code>{' '}
+                {t('admin.keys.seenAt', {
+                  type: c.type,
+                  reader: readers.find((r) => r.id === c.resource)?.name ?? t('admin.keys.aReader'),
+                  when: dateTime(c.lastSeenAt),
+                })}
+                {c.taps > 1 ? t('admin.keys.taps', { count: c.taps }) : ''}
               </span>
               <button
                 type="button"
@@ -237,12 +249,15 @@ export function KeysPage() {
                 disabled={!member}
                 onClick={() =>
                   member &&
-                  void run(`Card ${c.token} assigned to ${memberName(member)}.`, () =>
+                  void run(t('admin.keys.assigned', { token: c.token, name: memberName(member) }), () =>
                     adminApi.putKey(member.id, c.type, c.token),
                   )
                 }
               >
-                {`Assign ${c.token} to ${member ? memberName(member) : 'the member'}`}
+                {t('admin.keys.assign', {
+                  token: c.token,
+                  name: member ? memberName(member) : t('admin.keys.theMember'),
+                })}
               </button>
             </li>
           ))}

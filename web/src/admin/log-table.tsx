@@ -3,6 +3,7 @@ import { type ActivityLog, asLiveLog, memberName } from './activity-api';
 import { type Cell, toCsv } from './csv';
 import { logText } from './feed';
 import { wall } from './zoned';
+import { t } from '../i18n/i18n';
 
 /** "2026-03-10 21:05" in the space's zone. */
 export const local = (iso: string, zone: string) => {
@@ -35,12 +36,12 @@ export function LogTable(props: {
     <table class="list log-table" aria-label={props.label}>
       <thead>
         <tr>
-          <th scope="col">Start</th>
-          <th scope="col">End</th>
-          <th scope="col">Duration</th>
-          {showResource && <th scope="col">Resource</th>}
-          <th scope="col">Member</th>
-          <th scope="col">What</th>
+          <th scope="col">{t('admin.log_table.start')}</th>
+          <th scope="col">{t('admin.log_table.end')}</th>
+          <th scope="col">{t('admin.log_table.duration')}</th>
+          {showResource && <th scope="col">{t('admin.log_table.resource')}</th>}
+          <th scope="col">{t('admin.log_table.member')}</th>
+          <th scope="col">{t('admin.log_table.what')}</th>
         </tr>
       </thead>
       <tbody>
@@ -48,26 +49,28 @@ export function LogTable(props: {
           const seconds = runTime(log, now);
           return (
             <tr key={log.id} class={log.type === 'denied' ? 'bad' : ''}>
-              <td data-label="Start">
+              <td data-label={t('admin.log_table.start')}>
                 <time dateTime={log.createdAt}>{local(log.createdAt, props.zone)}</time>
               </td>
-              <td data-label="End">
+              <td data-label={t('admin.log_table.end')}>
                 {log.stoppedAt ? (
                   <time dateTime={log.stoppedAt}>{local(log.stoppedAt, props.zone)}</time>
                 ) : log.type === 'allowed' ? (
-                  'running'
+                  t('admin.log_table.running')
                 ) : (
                   ''
                 )}
               </td>
-              <td data-label="Duration">{seconds === null ? '' : duration(seconds)}</td>
+              <td data-label={t('admin.log_table.duration')}>{seconds === null ? '' : duration(seconds)}</td>
               {showResource && (
-                <td data-label="Resource">{props.names.get(log.resource) ?? `Resource ${log.resource}`}</td>
+                <td data-label={t('admin.log_table.resource')}>
+                  {props.names.get(log.resource) ?? t('common.resource', { id: log.resource })}
+                </td>
               )}
-              <td data-label="Member">{memberName(log)}</td>
-              <td data-label="What">
+              <td data-label={t('admin.log_table.member')}>{memberName(log)}</td>
+              <td data-label={t('admin.log_table.what')}>
                 {logText(asLiveLog(log))}
-                {log.offline ? ' (offline decision, reported late)' : ''}
+                {log.offline ? t('admin.log_table.offlineDecision') : ''}
               </td>
             </tr>
           );

@@ -1,16 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api, type NotificationOutbox, type OutboxEntry } from '../api';
 import { dateTime } from '../format';
-import { adminKinds, memberKinds } from '../pages/notification-settings';
-
-const kindNames = new Map([...memberKinds, ...adminKinds]);
+import { kindLabel } from '../pages/notification-settings';
+import { t } from '../i18n/i18n';
 
 /** What a mail's state means to an admin. */
 function stateText(e: OutboxEntry): string {
-  if (e.state === 'sent') return `Sent ${e.sentAt ? dateTime(e.sentAt) : ''}`;
-  if (e.state === 'failed') return `Failed after ${e.attempts} attempts`;
-  if (e.attempts === 0) return 'Waiting';
-  return `Retrying${e.nextAttemptAt ? ` at ${dateTime(e.nextAttemptAt)}` : ''} (${e.attempts} attempts)`;
+  if (e.state === 'sent') return t('admin.mail.sent', { at: e.sentAt ? dateTime(e.sentAt) : '' });
+  if (e.state === 'failed') return t('admin.mail.failedAfter', { count: e.attempts });
+  if (e.attempts === 0) return t('admin.mail.waiting');
+  return e.nextAttemptAt
+    ? t('admin.mail.retryingAt', { at: dateTime(e.nextAttemptAt), count: e.attempts })
+    : t('admin.mail.retrying', { count: e.attempts });
 }
 
 /**
@@ -34,40 +35,37 @@ export function MailOutboxPage() {
 
   return (
     <main class="admin">
-      <h1>Mail</h1>
+      <h1>{t('admin.nav.mail')}</h1>
       {error && <p class="error">{error}</p>}
       {box && !box.mailConfigured && (
         <p role="status" class="notice">
-          Mail is not configured (HUB_SMTP_URL); {box.queued} notification{box.queued === 1 ? '' : 's'}{' '}
-          waiting.
+          {t('admin.mail.notConfigured', { count: box.queued })}
         </p>
       )}
       {box?.mailConfigured && (
-        <p role="status">
-          {box.queued} waiting, {box.failed} failed.
-        </p>
+        <p role="status">{t('admin.mail.counts', { queued: box.queued, failed: box.failed })}</p>
       )}
       <section aria-labelledby="outbox-h">
-        <h2 id="outbox-h">Recent notifications</h2>
-        <ul class="rows" aria-label="Notifications">
-          {box && box.entries.length === 0 && <li class="muted">No notifications yet.</li>}
+        <h2 id="outbox-h">{t('admin.mail.recent')}</h2>
+        <ul class="rows" aria-label={t('admin.mail.notifications')}>
+          {box && box.entries.length === 0 && <li class="muted">{t('admin.mail.none')}</li>}
           {box?.entries.map((e) => (
             <li key={e.id} class={e.state === 'failed' ? 'bad' : ''}>
               <span>
                 <time dateTime={e.createdAt}>{dateTime(e.createdAt)}</time> · {e.memberName ?? `#${e.member}`}{' '}
-                · {e.subject ?? kindNames.get(e.kind) ?? e.kind} · {stateText(e)}
+                · {e.subject ?? kindLabel(e.kind)} · {stateText(e)}
                 {e.lastError && e.state !== 'sent' ? ` · ${e.lastError}` : ''}
               </span>
               {e.state !== 'sent' && box.mailConfigured && (
                 <button type="button" class="secondary" onClick={() => retry(e)}>
-                  Send now
+                  {t('admin.mail.sendNow')}
                 </button>
               )}
             </li>
           ))}
         </ul>
         <button type="button" class="secondary" onClick={() => void load()}>
-          Refresh
+          {t('admin.mail.refresh')}
         </button>
       </section>
     </main>

@@ -8,12 +8,10 @@ import { Alert, errorText } from './form-parts';
 import { Choice } from './choice';
 import { memberFieldGroups } from './member-fields';
 import { type MemberChange, membersApi, type Privileges } from './members-api';
+import { rich, slot, t, tOr } from '../i18n/i18n';
 
-const roles: [Privileges, string][] = [
-  ['member', 'Member: uses the space'],
-  ['admin', 'Admin: runs the space in this console'],
-  ['owner', 'Owner: also grants owner and deletes owners'],
-];
+const roles = (): [Privileges, string][] =>
+  (['member', 'admin', 'owner'] as const).map((p) => [p, t(`admin.member_access.role.${p}`)]);
 
 /** A member's privileges. The hub refuses changing one's own and taking away the last owner, with the reason. */
 export function MemberPrivileges({ member }: { member: MemberRecord }) {
@@ -37,7 +35,7 @@ export function MemberPrivileges({ member }: { member: MemberRecord }) {
     try {
       const { privileges } = await membersApi.setPrivileges(member.id, wanted);
       setCurrent(privileges);
-      setDone(`${memberName(member)} is now ${privileges === 'member' ? 'a member' : `an ${privileges}`}.`);
+      setDone(t(`admin.member_access.nowRole.${privileges}`, { name: memberName(member) }));
     } catch (err) {
       setError(errorText(err));
       if (current) setWanted(current);
@@ -45,12 +43,12 @@ export function MemberPrivileges({ member }: { member: MemberRecord }) {
   }
   const name = memberName(member);
   return (
-    <form class="action-form" aria-label={`Privileges of ${name}`} onSubmit={save}>
-      <h3>Privileges</h3>
+    <form class="action-form" aria-label={t('admin.member_access.privilegesOf', { name })} onSubmit={save}>
+      <h3>{t('admin.member_access.privileges')}</h3>
       <Choice
-        label="Privileges"
+        label={t('admin.member_access.privileges')}
         value={wanted}
-        options={roles}
+        options={roles()}
         onChange={(v) => setWanted(v as Privileges)}
       />
       <Alert text={error} />
@@ -60,7 +58,7 @@ export function MemberPrivileges({ member }: { member: MemberRecord }) {
         </p>
       )}
       <button type="submit" class="secondary" disabled={current === null || wanted === current}>
-        {`Save privileges of ${name}`}
+        {t('admin.member_access.savePrivileges', { name })}
       </button>
     </form>
   );
@@ -82,8 +80,8 @@ export function MemberKeyCard({ member }: { member: MemberRecord }) {
   async function act(what: 'lost' | 'remove') {
     const question =
       what === 'lost'
-        ? `Mark the card of ${name} as lost? It stops opening anything at once.`
-        : `Remove the card of ${name}?`;
+        ? t('admin.member_access.confirmLost', { name })
+        : t('admin.member_access.confirmRemove', { name });
     if (!window.confirm(question)) return;
     try {
       if (what === 'lost') await membersApi.keyLost(member.id);
@@ -94,31 +92,35 @@ export function MemberKeyCard({ member }: { member: MemberRecord }) {
     }
   }
   return (
-    <section aria-label={`Key card of ${name}`}>
-      <h3>Key card</h3>
+    <section aria-label={t('admin.member_access.keyCardOf', { name })}>
+      <h3>{t('admin.member_access.keyCard')}</h3>
       {key === null && (
         <p class="muted">
-          No card yet. Assign one on the <a href="/admin/keys">Key cards</a> page (tap it on a reader).
+          {rich(t('admin.member_access.noCardYet', { page: slot('page') }), {
+            page: <a href="/admin/keys">{t('admin.member_access.keyCards')}</a>,
+          })}
         </p>
       )}
       {key && (
         <>
           <dl class="facts">
-            <dt>Card</dt>
+            <dt>{t('admin.member_access.card')}</dt>
             <dd class="secret">{key.token}</dd>
-            <dt>Type</dt>
+            <dt>{t('admin.member_access.type')}</dt>
             <dd>{key.type}</dd>
-            <dt>State</dt>
-            <dd>{key.state === 'active' ? 'active' : 'inactive (lost or disabled)'}</dd>
+            <dt>{t('admin.member_access.state')}</dt>
+            <dd>
+              {key.state === 'active' ? t('admin.member_access.active') : t('admin.member_access.inactive')}
+            </dd>
           </dl>
           <div class="actions">
             {key.state === 'active' && (
               <button type="button" class="secondary" onClick={() => void act('lost')}>
-                {`Mark card of ${name} lost`}
+                {t('admin.member_access.markLost', { name })}
               </button>
             )}
             <button type="button" class="danger" onClick={() => void act('remove')}>
-              {`Remove card of ${name}`}
+              {t('admin.member_access.removeCard', { name })}
             </button>
           </div>
         </>
@@ -181,10 +183,10 @@ export function MemberChanges({ member }: { member: MemberRecord }) {
   }
   const name = memberName(member);
   return (
-    <section aria-label={`Scheduled changes of ${name}`}>
-      <h3>Scheduled changes</h3>
+    <section aria-label={t('admin.member_access.scheduledOf', { name })}>
+      <h3>{t('admin.member_access.scheduledChanges')}</h3>
       <ul class="rows">
-        {changes?.length === 0 && <li class="muted">None: changes apply at once when saved above.</li>}
+        {changes?.length === 0 && <li class="muted">{t('admin.member_access.noneChangesApplyAt')}</li>}
         {changes?.map((c) => {
           const what = Object.entries(c.changes)
             .map(([k, [, to]]) => `${labelOf(k)} → ${shown(to)}`)
@@ -192,22 +194,22 @@ export function MemberChanges({ member }: { member: MemberRecord }) {
           return (
             <li key={c.id}>
               <span>
-                {c.date}: {what} {c.state === 'applied' ? '(applied)' : ''}
+                {c.date}: {what} {c.state === 'applied' ? t('admin.member_access.applied') : ''}
               </span>
               {c.state === 'scheduled' && (
                 <button type="button" class="link" onClick={() => void remove(c)}>
-                  {`Cancel change on ${c.date}`}
+                  {t('admin.member_access.cancelChange', { date: c.date })}
                 </button>
               )}
             </li>
           );
         })}
       </ul>
-      <form class="action-form" aria-label={`Schedule a change for ${name}`} onSubmit={add}>
+      <form class="action-form" aria-label={t('admin.member_access.scheduleFor', { name })} onSubmit={add}>
         <div class="pair">
-          <Field label="Applies on" type="date" value={date} set={setDate} required />
+          <Field label={t('admin.member_access.appliesOn')} type="date" value={date} set={setDate} required />
           <Choice
-            label="Field"
+            label={t('admin.member_access.field')}
             value={field}
             options={changeable.map(([k, label]) => [k, label])}
             onChange={(k) => {
@@ -218,7 +220,7 @@ export function MemberChanges({ member }: { member: MemberRecord }) {
           />
           {choices ? (
             <Choice
-              label="New value"
+              label={t('admin.member_access.newValue')}
               value={value}
               options={choices.map((c) => [
                 c,
@@ -227,12 +229,12 @@ export function MemberChanges({ member }: { member: MemberRecord }) {
               onChange={setValue}
             />
           ) : (
-            <Field label="New value" value={value} set={setValue} />
+            <Field label={t('admin.member_access.newValue')} value={value} set={setValue} />
           )}
         </div>
         <Alert text={error} />
         <button type="submit" class="secondary">
-          Schedule change
+          {t('admin.member_access.scheduleChange')}
         </button>
       </form>
     </section>
@@ -243,9 +245,13 @@ type Log = Awaited<ReturnType<typeof adminApi.memberLogs>>[number];
 
 /** One line of a member's activity: where, what, and why when refused. */
 function activityText(log: Log, resource: string): string {
-  if (log.type === 'allowed') return `${resource}: used${log.stoppedAt ? '' : ', still on'}`;
-  if (log.type === 'denied') return `${resource}: refused, ${reasonWords(log.reason)}`;
-  return `${resource}: ${log.type.replace(/([A-Z])/g, ' $1').toLowerCase()}`;
+  if (log.type === 'allowed')
+    return log.stoppedAt
+      ? t('admin.member_access.used', { resource })
+      : t('admin.member_access.stillOn', { resource });
+  if (log.type === 'denied')
+    return t('admin.member_access.refused', { resource, reason: reasonWords(log.reason) });
+  return `${resource}: ${tOr(`log.type.${log.type}`, log.type.replace(/([A-Z])/g, ' $1').toLowerCase())}`;
 }
 
 /** The member's last ten resource log entries, newest first, with the resource's name. */
@@ -263,14 +269,14 @@ export function MemberActivity({ member }: { member: MemberRecord }) {
       .catch((e) => setError(errorText(e)));
   }, [member.id]);
   return (
-    <section aria-label={`Recent activity of ${memberName(member)}`}>
-      <h3>Recent activity</h3>
+    <section aria-label={t('admin.member_access.activityOf', { name: memberName(member) })}>
+      <h3>{t('admin.member_access.recentActivity')}</h3>
       <ul class="rows">
-        {logs?.length === 0 && <li class="muted">None yet.</li>}
+        {logs?.length === 0 && <li class="muted">{t('admin.member_access.noneYet')}</li>}
         {logs?.map((l) => (
           <li key={l.id}>
             {zonedText(l.createdAt, zone)}:{' '}
-            {activityText(l, names.get(l.resource) ?? `Resource ${l.resource}`)}
+            {activityText(l, names.get(l.resource) ?? t('common.resource', { id: l.resource }))}
           </li>
         ))}
       </ul>

@@ -14,6 +14,7 @@ import {
 import { Choice } from './choice';
 import { Alert, errorText, FormActions, useApiCall } from './form-parts';
 import { type BalanceItems, type MemberCreditRecord, membersApi } from './members-api';
+import { t } from '../i18n/i18n';
 
 interface Money {
   balance: BalanceItems;
@@ -24,7 +25,8 @@ interface Money {
 }
 
 /** "5 of 12" when a list shows only the newest. */
-const more = (shown: number, total: number) => (total > shown ? ` (newest ${shown} of ${total})` : '');
+const more = (shown: number, total: number) =>
+  total > shown ? t('admin.member_billing.newestOf', { shown, total }) : '';
 
 function Rows({
   label,
@@ -52,7 +54,7 @@ function Rows({
         {empty && (
           <tr>
             <td colSpan={head.length} class="muted">
-              None yet.
+              {t('admin.member_billing.noneYet')}
             </td>
           </tr>
         )}
@@ -101,27 +103,34 @@ export function MemberBilling({ member }: { member: MemberRecord }) {
   const owes = money.balance.balance.startsWith('-');
   return (
     <div class="member-billing">
-      <section aria-label={`Balance of ${name}`}>
-        <h3>Balance</h3>
+      <section aria-label={t('admin.member_billing.balanceOf', { name })}>
+        <h3>{t('admin.member_billing.balance')}</h3>
         <p class="totals" data-testid="member-balance">
-          {`Balance ${money.balance.balance}`}
-          {owes ? ' (owes)' : money.balance.balance === '0.00' ? ' (settled)' : ' (in credit)'}
+          {t('admin.member_billing.balanceIs', { balance: money.balance.balance })}
+          {owes
+            ? t('admin.member_billing.owes')
+            : money.balance.balance === '0.00'
+              ? t('admin.member_billing.settled')
+              : t('admin.member_billing.inCredit')}
         </p>
         <p class="hint">
-          Invoices {money.balance.sumInvoices}, payments {money.balance.sumPayments}, not invoiced yet{' '}
-          {money.balance.sumCharges}
+          {t('admin.member_billing.sums', {
+            invoices: money.balance.sumInvoices,
+            payments: money.balance.sumPayments,
+            charges: money.balance.sumCharges,
+          })}
           {money.balance.sumUnpaidBookings !== '0.00'
-            ? ` and bookings ${money.balance.sumUnpaidBookings}`
+            ? t('admin.member_billing.andBookings', { amount: money.balance.sumUnpaidBookings })
             : ''}
           .
         </p>
       </section>
 
-      <section aria-label={`Charges of ${name}`}>
+      <section aria-label={t('admin.member_billing.chargesOf', { name })}>
         <div class="section-head">
-          <h3>{`Charges${more(money.charges.rows.length, money.charges.total)}`}</h3>
+          <h3>{`${t('admin.member_billing.charges')}${more(money.charges.rows.length, money.charges.total)}`}</h3>
           <button type="button" class="secondary" onClick={() => setChargeForm('new')}>
-            {`Add a charge to ${name}`}
+            {t('admin.member_billing.addCharge', { name })}
           </button>
         </div>
         {chargeForm && (
@@ -137,15 +146,20 @@ export function MemberBilling({ member }: { member: MemberRecord }) {
           />
         )}
         <Rows
-          label={`Charges of ${name}`}
-          head={['Date', 'Description', 'Price', 'Actions']}
+          label={t('admin.member_billing.chargesOf', { name })}
+          head={[
+            t('admin.member_billing.col.date'),
+            t('admin.member_billing.col.description'),
+            t('admin.member_billing.col.price'),
+            t('admin.member_billing.col.actions'),
+          ]}
           empty={money.charges.rows.length === 0}
         >
           {money.charges.rows.map((c) => (
             <tr key={c.id}>
-              <td data-label="Date">{zonedText(c.dateTime, zone)}</td>
-              <td data-label="Description">{c.description}</td>
-              <td data-label="Price" class="amount">
+              <td data-label={t('admin.member_billing.col.date')}>{zonedText(c.dateTime, zone)}</td>
+              <td data-label={t('admin.member_billing.col.description')}>{c.description}</td>
+              <td data-label={t('admin.member_billing.col.price')} class="amount">
                 {c.price}
               </td>
               <td>
@@ -156,24 +170,30 @@ export function MemberBilling({ member }: { member: MemberRecord }) {
         </Rows>
       </section>
 
-      <section aria-label={`Invoices of ${name}`}>
-        <h3>{`Invoices${more(money.invoices.rows.length, money.invoices.total)}`}</h3>
+      <section aria-label={t('admin.member_billing.invoicesOf', { name })}>
+        <h3>{`${t('admin.member_billing.invoices')}${more(money.invoices.rows.length, money.invoices.total)}`}</h3>
         <Rows
-          label={`Invoices of ${name}`}
-          head={['Number', 'Date', 'State', 'Total', 'Actions']}
+          label={t('admin.member_billing.invoicesOf', { name })}
+          head={[
+            t('admin.member_billing.col.number'),
+            t('admin.member_billing.col.date'),
+            t('admin.member_billing.col.state'),
+            t('admin.member_billing.col.total'),
+            t('admin.member_billing.col.actions'),
+          ]}
           empty={money.invoices.rows.length === 0}
         >
           {money.invoices.rows.map((i) => (
             <tr key={i.id}>
-              <td data-label="Number">{i.number}</td>
-              <td data-label="Date">{i.date}</td>
-              <td data-label="State">{i.state}</td>
-              <td data-label="Total" class="amount">
+              <td data-label={t('admin.member_billing.col.number')}>{i.number}</td>
+              <td data-label={t('admin.member_billing.col.date')}>{i.date}</td>
+              <td data-label={t('admin.member_billing.col.state')}>{i.state}</td>
+              <td data-label={t('admin.member_billing.col.total')} class="amount">
                 {i.total}
               </td>
               <td>
                 <button type="button" class="link" onClick={() => setOpenInvoice(i.id)}>
-                  {`Open invoice ${i.number}`}
+                  {t('admin.member_billing.openInvoice', { number: i.number })}
                 </button>
               </td>
             </tr>
@@ -189,11 +209,11 @@ export function MemberBilling({ member }: { member: MemberRecord }) {
         )}
       </section>
 
-      <section aria-label={`Payments of ${name}`}>
+      <section aria-label={t('admin.member_billing.paymentsOf', { name })}>
         <div class="section-head">
-          <h3>{`Payments${more(money.payments.rows.length, money.payments.total)}`}</h3>
+          <h3>{`${t('admin.member_billing.payments')}${more(money.payments.rows.length, money.payments.total)}`}</h3>
           <button type="button" class="secondary" onClick={() => setPaying(true)}>
-            {`Record a payment from ${name}`}
+            {t('admin.member_billing.recordPayment', { name })}
           </button>
         </div>
         {paying && (
@@ -208,31 +228,38 @@ export function MemberBilling({ member }: { member: MemberRecord }) {
           />
         )}
         <Rows
-          label={`Payments of ${name}`}
-          head={['Date', 'Method', 'State', 'Amount', 'Invoices']}
+          label={t('admin.member_billing.paymentsOf', { name })}
+          head={[
+            t('admin.member_billing.col.date'),
+            t('admin.member_billing.col.method'),
+            t('admin.member_billing.col.state'),
+            t('admin.member_billing.col.amount'),
+            t('admin.member_billing.col.invoices'),
+          ]}
           empty={money.payments.rows.length === 0}
         >
           {money.payments.rows.map((p) => (
             <tr key={p.id}>
-              <td data-label="Date">{p.date}</td>
-              <td data-label="Method">{p.method}</td>
-              <td data-label="State">{p.state}</td>
-              <td data-label="Amount" class="amount">
+              <td data-label={t('admin.member_billing.col.date')}>{p.date}</td>
+              <td data-label={t('admin.member_billing.col.method')}>{p.method}</td>
+              <td data-label={t('admin.member_billing.col.state')}>{p.state}</td>
+              <td data-label={t('admin.member_billing.col.amount')} class="amount">
                 {p.total}
               </td>
-              <td data-label="Invoices">
-                {p.allocations.map((a) => `#${a.invoice}: ${a.amount}`).join(', ') || 'on no invoice yet'}
+              <td data-label={t('admin.member_billing.col.invoices')}>
+                {p.allocations.map((a) => `#${a.invoice}: ${a.amount}`).join(', ') ||
+                  t('admin.member_billing.onNoInvoice')}
               </td>
             </tr>
           ))}
         </Rows>
       </section>
 
-      <section aria-label={`Credits of ${name}`}>
+      <section aria-label={t('admin.member_billing.creditsOf', { name })}>
         <div class="section-head">
-          <h3>Credits</h3>
+          <h3>{t('admin.member_billing.credits')}</h3>
           <button type="button" class="secondary" onClick={() => setCrediting(true)}>
-            {`Add a credit for ${name}`}
+            {t('admin.member_billing.addCredit', { name })}
           </button>
         </div>
         {crediting && (
@@ -246,23 +273,31 @@ export function MemberBilling({ member }: { member: MemberRecord }) {
           />
         )}
         <Rows
-          label={`Credits of ${name}`}
-          head={['From', 'Until', 'For', 'Amount', 'Left']}
+          label={t('admin.member_billing.creditsOf', { name })}
+          head={[
+            t('admin.member_billing.col.from'),
+            t('admin.member_billing.col.until'),
+            t('admin.member_billing.col.for'),
+            t('admin.member_billing.col.amount'),
+            t('admin.member_billing.col.left'),
+          ]}
           empty={money.credits.length === 0}
         >
           {money.credits.map((c) => (
             <tr key={c.id}>
-              <td data-label="From">{c.fromDate}</td>
-              <td data-label="Until">{c.untilDate ?? 'open-ended'}</td>
-              <td data-label="For">
+              <td data-label={t('admin.member_billing.col.from')}>{c.fromDate}</td>
+              <td data-label={t('admin.member_billing.col.until')}>
+                {c.untilDate ?? t('admin.member_billing.openEnded')}
+              </td>
+              <td data-label={t('admin.member_billing.col.for')}>
                 {c.scope}
-                {c.memberPackage ? ' (from a package)' : ''}
+                {c.memberPackage ? t('admin.member_billing.fromPackage') : ''}
                 {c.notes ? `: ${c.notes}` : ''}
               </td>
-              <td data-label="Amount" class="amount">
+              <td data-label={t('admin.member_billing.col.amount')} class="amount">
                 {c.amount}
               </td>
-              <td data-label="Left" class="amount">
+              <td data-label={t('admin.member_billing.col.left')} class="amount">
                 {c.remaining}
               </td>
             </tr>
@@ -304,25 +339,45 @@ function CreditForm({
     if (added) onDone();
   }
   return (
-    <form class="action-form" aria-label={`New credit for ${memberName(member)}`} onSubmit={save}>
-      <Field label="Credit amount" value={amount} set={setAmount} required inputMode="decimal" />
+    <form
+      class="action-form"
+      aria-label={t('admin.member_billing.newCredit', { name: memberName(member) })}
+      onSubmit={save}
+    >
+      <Field
+        label={t('admin.member_billing.creditAmount')}
+        value={amount}
+        set={setAmount}
+        required
+        inputMode="decimal"
+      />
       <Choice
-        label="Spent on"
+        label={t('admin.member_billing.spentOn')}
         value={scope}
         options={[
-          ['global', 'Anything'],
-          ['usage', 'Machine use'],
-          ['booking', 'Bookings'],
+          ['global', t('admin.member_billing.scope.global')],
+          ['usage', t('admin.member_billing.scope.usage')],
+          ['booking', t('admin.member_billing.scope.booking')],
         ]}
         onChange={setScope}
       />
       <div class="pair">
-        <Field label="From (empty: today)" type="date" value={fromDate} set={setFromDate} />
-        <Field label="Until (empty: no end)" type="date" value={untilDate} set={setUntilDate} />
+        <Field
+          label={t('admin.member_billing.fromEmptyToday')}
+          type="date"
+          value={fromDate}
+          set={setFromDate}
+        />
+        <Field
+          label={t('admin.member_billing.untilEmptyNoEnd')}
+          type="date"
+          value={untilDate}
+          set={setUntilDate}
+        />
       </div>
-      <Field label="Why" value={notes} set={setNotes} maxLength={2000} />
+      <Field label={t('admin.member_billing.why')} value={notes} set={setNotes} maxLength={2000} />
       <Alert text={error} />
-      <FormActions submit="Add credit" onCancel={onCancel} />
+      <FormActions submit={t('admin.member_billing.addCreditButton')} onCancel={onCancel} />
     </form>
   );
 }

@@ -11,6 +11,7 @@ import {
 } from './packages-api';
 import './packages.css';
 import { dayLabel } from './zoned';
+import { t, tOr } from '../i18n/i18n';
 
 const stateOf = (mp: MemberPackage, today: string) =>
   mp.fromDate > today ? 'starts later' : mp.untilDate !== null && mp.untilDate < today ? 'ended' : 'active';
@@ -39,25 +40,25 @@ export function MemberPackages({ member }: { member: MemberRecord }) {
     void packagesApi.spaceToday(member.space).then(setToday);
   }, [member.id]);
 
-  const name = (mp: MemberPackage) => mp._embedded?.package?.name ?? `Package ${mp.package}`;
+  const name = (mp: MemberPackage) => mp._embedded?.package?.name ?? t('common.package', { id: mp.package });
 
   return (
     <section aria-labelledby="member-packages-h" class="member-packages">
-      <h3 id="member-packages-h">Packages</h3>
+      <h3 id="member-packages-h">{t('admin.member_packages.packages')}</h3>
       <Alert text={error} />
       {list?.length === 0 && (
-        <p class="muted">None: {memberName(member)} may use nothing until given a package.</p>
+        <p class="muted">{t('admin.member_packages.none', { name: memberName(member) })}</p>
       )}
       {list && list.length > 0 && today && (
-        <table class="list" aria-label={`Packages of ${memberName(member)}`}>
+        <table class="list" aria-label={t('admin.member_packages.packagesOf', { name: memberName(member) })}>
           <thead>
             <tr>
-              <th scope="col">Package</th>
-              <th scope="col">From</th>
-              <th scope="col">Until</th>
-              <th scope="col">State</th>
+              <th scope="col">{t('admin.member_packages.package')}</th>
+              <th scope="col">{t('admin.member_packages.from')}</th>
+              <th scope="col">{t('admin.member_packages.until')}</th>
+              <th scope="col">{t('admin.member_packages.state')}</th>
               <th scope="col">
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('admin.member_packages.actions')}</span>
               </th>
             </tr>
           </thead>
@@ -65,11 +66,18 @@ export function MemberPackages({ member }: { member: MemberRecord }) {
             {list.map((mp) => {
               const state = stateOf(mp, today);
               return (
-                <tr key={mp.id} aria-label={`${name(mp)} from ${mp.fromDate}`}>
-                  <td data-label="Package">{name(mp)}</td>
-                  <td data-label="From">{dayLabel(mp.fromDate, true)}</td>
-                  <td data-label="Until">{mp.untilDate ? dayLabel(mp.untilDate, true) : 'no end'}</td>
-                  <td data-label="State">{state}</td>
+                <tr
+                  key={mp.id}
+                  aria-label={t('admin.member_packages.rowLabel', { name: name(mp), from: mp.fromDate })}
+                >
+                  <td data-label={t('admin.member_packages.package')}>{name(mp)}</td>
+                  <td data-label={t('admin.member_packages.from')}>{dayLabel(mp.fromDate, true)}</td>
+                  <td data-label={t('admin.member_packages.until')}>
+                    {mp.untilDate ? dayLabel(mp.untilDate, true) : t('admin.member_packages.noEnd')}
+                  </td>
+                  <td data-label={t('admin.member_packages.state')}>
+                    {tOr(`admin.member_packages.stateName.${state}`, state)}
+                  </td>
                   <td>
                     {state !== 'ended' &&
                       (ending === mp.id ? (
@@ -84,7 +92,7 @@ export function MemberPackages({ member }: { member: MemberRecord }) {
                         />
                       ) : (
                         <button type="button" class="secondary" onClick={() => setEnding(mp.id)}>
-                          {`End ${name(mp)}`}
+                          {t('admin.member_packages.end', { name: name(mp) })}
                         </button>
                       ))}
                   </td>
@@ -106,7 +114,7 @@ export function MemberPackages({ member }: { member: MemberRecord }) {
         />
       ) : (
         <button type="button" class="secondary" onClick={() => setGiving(true)}>
-          {`Give ${memberName(member)} a package`}
+          {t('admin.member_packages.give', { name: memberName(member) })}
         </button>
       )}
     </section>
@@ -138,9 +146,9 @@ function EndForm({
     if (await run(() => packagesApi.endMemberPackage(mp, until))) onDone(true);
   }
   return (
-    <form onSubmit={end} aria-label={`End ${name}`} class="end-form">
+    <form onSubmit={end} aria-label={t('admin.member_packages.end', { name })} class="end-form">
       <label>
-        {`Last day of ${name}`}
+        {t('admin.member_packages.lastDay', { name })}
         <input
           type="date"
           value={until}
@@ -152,10 +160,10 @@ function EndForm({
       <Alert text={error} />
       {access.panel}
       <FormActions
-        submit={`End ${name} on ${until}`}
+        submit={t('admin.member_packages.endOn', { name, until })}
         disabled={access.waiting}
         danger
-        cancel="Keep it"
+        cancel={t('admin.member_packages.keepIt')}
         onCancel={() => onDone(false)}
       />
     </form>
@@ -216,13 +224,17 @@ function GiveForm({
   }
 
   return (
-    <form onSubmit={give} aria-label={`Give ${memberName(member)} a package`} class="sub-form">
-      <h4>{`Give ${memberName(member)} a package`}</h4>
-      {packages.length === 0 && <p class="muted">No active packages: create one on the Packages page.</p>}
+    <form
+      onSubmit={give}
+      aria-label={t('admin.member_packages.give', { name: memberName(member) })}
+      class="sub-form"
+    >
+      <h4>{t('admin.member_packages.give', { name: memberName(member) })}</h4>
+      {packages.length === 0 && <p class="muted">{t('admin.member_packages.noActivePackagesCreate')}</p>}
       <label>
-        Package
+        {t('admin.member_packages.package')}
         <select value={pkg} onChange={(e) => setPkg((e.target as HTMLSelectElement).value)} required>
-          <option value="">Choose…</option>
+          <option value="">{t('admin.member_packages.choose')}</option>
           {packages.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
@@ -232,7 +244,7 @@ function GiveForm({
       </label>
       <div class="fee-row">
         <label>
-          From
+          {t('admin.member_packages.from')}
           <input
             type="date"
             value={from}
@@ -241,7 +253,7 @@ function GiveForm({
           />
         </label>
         <label>
-          Until (empty: no end)
+          {t('admin.member_packages.untilEmpty')}
           <input
             type="date"
             value={until}
@@ -251,20 +263,20 @@ function GiveForm({
         </label>
       </div>
       <label>
-        Notes
+        {t('admin.member_trainings.notes')}
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
       <Alert text={previewError} />
       {preview && chosen && (
-        <section class="preview" aria-label="Charges">
+        <section class="preview" aria-label={t('admin.member_packages.charges')}>
           {preview.charges.length === 0 ? (
-            <p>{`${chosen.name} charges nothing at its start.`}</p>
+            <p>{t('admin.member_packages.chargesNothing', { name: chosen.name })}</p>
           ) : (
             <>
               <p>
                 {preview.fromDate > today
-                  ? `Charged on ${dayLabel(preview.fromDate, true)}:`
-                  : 'Charged when you save:'}
+                  ? t('admin.member_packages.chargedOn', { day: dayLabel(preview.fromDate, true) })
+                  : t('admin.member_packages.chargedNow')}
               </p>
               <ul>
                 {preview.charges.map((c) => (
@@ -274,23 +286,34 @@ function GiveForm({
                 ))}
               </ul>
               <p>
-                Total <strong>{preview.total}</strong>
+                {t('admin.member_packages.total')} <strong>{preview.total}</strong>
                 {chosen.recurringFee !== '0.00' &&
-                  `; then ${chosen.recurringFee} each ${chosen.recurringFeePeriod}`}
+                  t('admin.member_packages.thenEach', {
+                    fee: chosen.recurringFee,
+                    period: tOr(`join.period.${chosen.recurringFeePeriod}`, chosen.recurringFeePeriod),
+                  })}
               </p>
             </>
           )}
           {preview.credits.map((c, i) => (
-            <p
-              key={i}
-            >{`Credit of ${c.amount} (${c.scope}) for the period from ${dayLabel(c.fromDate, true)}`}</p>
+            <p key={i}>
+              {t('admin.member_packages.credit', {
+                amount: c.amount,
+                scope: c.scope,
+                day: dayLabel(c.fromDate, true),
+              })}
+            </p>
           ))}
         </section>
       )}
       <Alert text={error} />
       {access.panel}
       <FormActions
-        submit={chosen ? `Give ${chosen.name}` : 'Give package'}
+        submit={
+          chosen
+            ? t('admin.member_packages.giveName', { name: chosen.name })
+            : t('admin.member_packages.givePackage')
+        }
         disabled={!preview || access.waiting}
         onCancel={() => onDone(false)}
       />

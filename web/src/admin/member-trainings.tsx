@@ -12,6 +12,7 @@ import {
 } from './packages-api';
 import './packages.css';
 import { dayLabel } from './zoned';
+import { t } from '../i18n/i18n';
 
 /** "valid until Tue 24 Nov 2026", "expired on …", "no expiry" */
 export function expiryText(t: { fromDate: string | null; untilDate: string | null }, today: string): string {
@@ -39,32 +40,34 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
     courses?.find((c) => c.id === t.trainingCourse)?.title ?? `Course ${t.trainingCourse}`;
 
   const access = useAccessPreview();
-  async function remove(t: MemberTrainingRecord, previewed = false) {
-    const change = { method: 'DELETE' as const, path: `/members/${member.id}/trainings/${t.id}` };
-    if (!previewed && (await access.holds(change, () => void remove(t, true), 'Delete anyway'))) return;
-    if (await run(() => packagesApi.deleteTraining(t))) void load();
+  async function remove(tr: MemberTrainingRecord, previewed = false) {
+    const change = { method: 'DELETE' as const, path: `/members/${member.id}/trainings/${tr.id}` };
+    const anyway = t('admin.access_preview.deleteAnyway');
+    if (!previewed && (await access.holds(change, () => void remove(tr, true), anyway))) return;
+    if (await run(() => packagesApi.deleteTraining(tr))) void load();
   }
 
   return (
     <section aria-labelledby="member-trainings-h" class="member-trainings">
-      <h3 id="member-trainings-h">Trainings</h3>
+      <h3 id="member-trainings-h">{t('admin.member_trainings.trainings')}</h3>
       <Alert text={error} />
       {access.panel}
-      {list?.length === 0 && <p class="muted">None.</p>}
+      {list?.length === 0 && <p class="muted">{t('admin.member_trainings.none')}</p>}
       {today && courses && (
-        <ul class="rows" aria-label={`Trainings of ${memberName(member)}`}>
-          {(list ?? []).map((t) => {
-            const expired = t.untilDate !== null && t.untilDate < today;
+        <ul class="rows" aria-label={t('admin.member_trainings.trainingsOf', { name: memberName(member) })}>
+          {(list ?? []).map((tr) => {
+            const expired = tr.untilDate !== null && tr.untilDate < today;
             return (
-              <li key={t.id}>
+              <li key={tr.id}>
                 <span>
-                  <strong>{title(t)}</strong> on {dayLabel(t.date, true)}
-                  {t.trainer ? ` by ${t.trainer}` : ''},{' '}
-                  <span class={expired ? 'expired' : ''}>{expiryText(t, today)}</span>
-                  {t.notes ? <span class="small"> ({t.notes})</span> : null}
+                  <strong>{title(tr)}</strong>{' '}
+                  {t('admin.member_trainings.on', { day: dayLabel(tr.date, true) })}
+                  {tr.trainer ? t('admin.member_trainings.by', { trainer: tr.trainer }) : ''},{' '}
+                  <span class={expired ? 'expired' : ''}>{expiryText(tr, today)}</span>
+                  {tr.notes ? <span class="small"> ({tr.notes})</span> : null}
                 </span>
-                <button type="button" class="secondary" onClick={() => void remove(t)}>
-                  {`Delete training ${title(t)} of ${t.date}`}
+                <button type="button" class="secondary" onClick={() => void remove(tr)}>
+                  {t('admin.member_trainings.deleteTraining', { title: title(tr), date: tr.date })}
                 </button>
               </li>
             );
@@ -83,7 +86,7 @@ export function MemberTrainings({ member }: { member: MemberRecord }) {
         />
       ) : (
         <button type="button" class="secondary" onClick={() => setRecording(true)}>
-          {`Record a training of ${memberName(member)}`}
+          {t('admin.member_trainings.record', { name: memberName(member) })}
         </button>
       )}
     </section>
@@ -125,13 +128,17 @@ function RecordForm({
   }
 
   return (
-    <form onSubmit={save} aria-label={`Record a training of ${memberName(member)}`} class="sub-form">
-      <h4>{`Record a training of ${memberName(member)}`}</h4>
-      {courses.length === 0 && <p class="muted">No active courses: create one on the Trainings page.</p>}
+    <form
+      onSubmit={save}
+      aria-label={t('admin.member_trainings.record', { name: memberName(member) })}
+      class="sub-form"
+    >
+      <h4>{t('admin.member_trainings.record', { name: memberName(member) })}</h4>
+      {courses.length === 0 && <p class="muted">{t('admin.member_trainings.noActiveCoursesCreate')}</p>}
       <label>
-        Course
+        {t('admin.member_trainings.course')}
         <select value={course} onChange={(e) => setCourse((e.target as HTMLSelectElement).value)} required>
-          <option value="">Choose…</option>
+          <option value="">{t('admin.member_trainings.choose')}</option>
           {courses.map((c) => (
             <option key={c.id} value={c.id}>
               {c.title}
@@ -139,18 +146,24 @@ function RecordForm({
           ))}
         </select>
       </label>
-      {chosen && <p class="small">{`Valid for ${validityText(chosen)} from the day of the training.`}</p>}
+      {chosen && (
+        <p class="small">{t('admin.member_trainings.validFor', { validity: validityText(chosen) })}</p>
+      )}
       <div class="fee-row">
-        <Field label="Date" type="date" value={date} set={setDate} required />
-        <Field label="Trainer" value={trainer} set={setTrainer} maxLength={200} />
+        <Field label={t('admin.member_trainings.date')} type="date" value={date} set={setDate} required />
+        <Field label={t('admin.member_trainings.trainer')} value={trainer} set={setTrainer} maxLength={200} />
       </div>
       <label>
-        Notes
+        {t('admin.member_trainings.notes')}
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
       <Alert text={error} />
       {access.panel}
-      <FormActions submit="Record training" onCancel={() => onDone(false)} disabled={access.waiting} />
+      <FormActions
+        submit={t('admin.member_trainings.recordTraining')}
+        onCancel={() => onDone(false)}
+        disabled={access.waiting}
+      />
     </form>
   );
 }

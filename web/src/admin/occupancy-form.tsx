@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type ApiError, call, type SpaceRecord } from '../api';
+import { t } from '../i18n/i18n';
 
 /** A space's occupancy limit: how many may be checked in at once (empty: no limit). */
 export function OccupancyForm({ space, onSaved }: { space: SpaceRecord; onSaved: (s: SpaceRecord) => void }) {
@@ -29,11 +30,11 @@ export function OccupancyForm({ space, onSaved }: { space: SpaceRecord; onSaved:
   }
 
   return (
-    <form onSubmit={save} aria-label="Space occupancy limit">
-      <h2>Occupancy limit</h2>
+    <form onSubmit={save} aria-label={t('admin.occupancy_form.spaceOccupancyLimit')}>
+      <h2>{t('admin.occupancy_form.occupancyLimit')}</h2>
       <div class="actions">
         <label class="grow">
-          People checked in at once (empty: no limit)
+          {t('admin.occupancy_form.peopleAtOnce')}
           <input
             inputMode="numeric"
             value={limit}
@@ -41,10 +42,10 @@ export function OccupancyForm({ space, onSaved }: { space: SpaceRecord; onSaved:
           />
         </label>
         <button type="submit" class="secondary">
-          Save limit
+          {t('admin.occupancy_form.saveLimit')}
         </button>
       </div>
-      <p class="muted">Counted at entrance doors and the kiosk; admins pass.</p>
+      <p class="muted">{t('admin.occupancy_form.countedAtEntranceDoors')}</p>
       {error && (
         <p role="alert" class="error">
           {error}

@@ -12,6 +12,7 @@ import type {
 } from '@makerspace/shared';
 import { call, callWithTotal } from '../api';
 import { wall } from './zoned';
+import { t, tOr } from '../i18n/i18n';
 
 export type {
   MemberPackagePreview,
@@ -138,16 +139,10 @@ export const periodNames: Record<string, string> = {
   year: 'a year',
 };
 
-const units: Record<string, [string, string]> = {
-  day: ['day', 'days'],
-  week: ['week', 'weeks'],
-  month: ['month', 'months'],
-  year: ['year', 'years'],
-};
-
 /** "1 year", "6 months", "no expiry" */
 export function validityText(c: TrainingCourseRecord): string {
-  if (!c.defaultDuration || !c.defaultDurationUnit) return 'no expiry';
-  const [one, many] = units[c.defaultDurationUnit] ?? [c.defaultDurationUnit, c.defaultDurationUnit];
-  return `${c.defaultDuration} ${c.defaultDuration === 1 ? one : many}`;
+  if (!c.defaultDuration || !c.defaultDurationUnit) return t('trainings.noExpiry');
+  return tOr(`admin.validity.${c.defaultDurationUnit}`, `${c.defaultDuration} ${c.defaultDurationUnit}`, {
+    count: c.defaultDuration,
+  });
 }

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type ProposedChange, useAccessPreview } from './access-preview';
 import { Field } from '../field';
+import { t } from '../i18n/i18n';
 import {
   Alert,
   EditDeleteActions,
@@ -348,7 +349,7 @@ function PackagePart<T extends { id: number }>({
     if (
       change &&
       !previewed &&
-      (await preview.holds(change, () => void removeRow(row, true), 'Delete anyway'))
+      (await preview.holds(change, () => void removeRow(row, true), t('admin.access_preview.deleteAnyway')))
     )
       return;
     if (await run(() => remove(row))) void load();

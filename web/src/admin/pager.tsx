@@ -1,4 +1,5 @@
 /** Previous/next page buttons for a paged list; nothing when everything fits on one page. */
+import { t } from '../i18n/i18n';
 export function Pager({
   label,
   offset,
@@ -22,18 +23,16 @@ export function Pager({
         disabled={offset === 0}
         onClick={() => onOffset(Math.max(0, offset - size))}
       >
-        Previous page
+        {t('admin.pager.previousPage')}
       </button>
-      <span>
-        {offset + 1}–{Math.min(offset + size, total)} of {total}
-      </span>
+      <span>{t('admin.pager.range', { from: offset + 1, to: Math.min(offset + size, total), total })}</span>
       <button
         type="button"
         class="secondary"
         disabled={offset + size >= total}
         onClick={() => onOffset(offset + size)}
       >
-        Next page
+        {t('admin.pager.nextPage')}
       </button>
     </nav>
   );

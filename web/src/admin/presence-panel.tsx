@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { dateTime } from '../format';
 import { type PresenceRecord, presenceApi } from '../pages/presence-api';
+import { rich, slot, t } from '../i18n/i18n';
 
 /** The dashboard's "Who is in": how many are checked in, and by name those who chose to be shown. */
 export function PresencePanel() {
@@ -15,24 +16,27 @@ export function PresencePanel() {
   const hidden = presence.checkedIn - presence.people.length;
   return (
     <section aria-labelledby="presence-h">
-      <h2 id="presence-h">Who is in</h2>
+      <h2 id="presence-h">{t('admin.presence_panel.whoIsIn')}</h2>
       <p>
-        <strong>{presence.checkedIn}</strong> checked in
-        {presence.occupancyLimit != null && ` of ${presence.occupancyLimit} allowed`}
-        {hidden > 0 && presence.people.length > 0 && ` (${hidden} not shown by name)`}.
+        <strong>{presence.checkedIn}</strong> {t('admin.presence_panel.checkedIn')}
+        {presence.occupancyLimit != null &&
+          t('admin.presence_panel.ofAllowed', { limit: presence.occupancyLimit })}
+        {hidden > 0 && presence.people.length > 0 && t('admin.presence_panel.notShown', { count: hidden })}.
       </p>
       {presence.people.length > 0 && (
         <ul>
           {presence.people.map((p) => (
             <li key={p.member}>
-              {p.name} <time dateTime={p.since}>since {dateTime(p.since)}</time>
+              {p.name}{' '}
+              <time dateTime={p.since}>{t('admin.presence_panel.since', { since: dateTime(p.since) })}</time>
             </li>
           ))}
         </ul>
       )}
       <p class="small">
-        Members check in by a tap at an entrance door, or on the <a href="/kiosk">kiosk page</a> from their
-        phone or a tablet by the door.
+        {rich(t('admin.presence_panel.howToCheckIn', { kiosk: slot('kiosk') }), {
+          kiosk: <a href="/kiosk">{t('admin.presence_panel.kioskPage')}</a>,
+        })}
       </p>
     </section>
   );

@@ -3,10 +3,11 @@ import type { ApiError } from '../api';
 import { dateTime } from '../format';
 import { problemApi, type ProblemReportRecord } from '../problem-api';
 import './problem-reports.css';
+import { t } from '../i18n/i18n';
 
 const who = (r: ProblemReportRecord) => {
   const m = r._embedded.member;
-  return m ? `${m.firstName} ${m.lastName ?? ''}`.trim() : 'a former member';
+  return m ? `${m.firstName} ${m.lastName ?? ''}`.trim() : t('problem.formerMember');
 };
 
 /**
@@ -36,7 +37,7 @@ export function OpenProblemReports(props: { resource?: number; onResolved?: () =
 
   const resolved = (r: ProblemReportRecord, after: ProblemReportRecord) => {
     setNotice(
-      `Resolved problem report #${r.id} (${r._embedded.resource.name}).${after.unlockedResource ? ` ${r._embedded.resource.name} is in use again.` : ''}`,
+      `${t('admin.problem_reports.resolved', { id: r.id, name: r._embedded.resource.name })}${after.unlockedResource ? t('admin.problem_reports.inUseAgain', { name: r._embedded.resource.name }) : ''}`,
     );
     void load();
     void props.onResolved?.();
@@ -45,7 +46,9 @@ export function OpenProblemReports(props: { resource?: number; onResolved?: () =
   return (
     <section aria-labelledby={`problems-h-${props.resource ?? 'all'}`} class="problem-reports">
       <h2 id={`problems-h-${props.resource ?? 'all'}`}>
-        {props.resource ? 'Open problem reports' : 'Problem reports'}
+        {props.resource
+          ? t('admin.problem_reports.openProblemReports')
+          : t('admin.problem_reports.problemReports')}
       </h2>
       {notice && (
         <p role="status" class="notice">
@@ -57,9 +60,9 @@ export function OpenProblemReports(props: { resource?: number; onResolved?: () =
           {error}
         </p>
       )}
-      {reports === null && !error && <p role="status">Loading…</p>}
-      <ul class="rows" aria-label="Open problem reports">
-        {reports?.length === 0 && <li class="muted">No open problem reports.</li>}
+      {reports === null && !error && <p role="status">{t('admin.problem_reports.loading')}</p>}
+      <ul class="rows" aria-label={t('admin.problem_reports.openProblemReports')}>
+        {reports?.length === 0 && <li class="muted">{t('admin.problem_reports.noOpenProblemReports')}</li>}
         {reports?.map((r) => (
           <ReportRow
             key={r.id}
@@ -95,17 +98,17 @@ function ReportRow(props: {
     }
   }
   return (
-    <li class={`problem-report ${r.severity}`} aria-label={`Problem report #${r.id}`}>
+    <li class={`problem-report ${r.severity}`} aria-label={t('problem.reportN', { id: r.id })}>
       <div class="problem-head">
         {props.showResource && <strong>{r._embedded.resource.name}</strong>}
         <span class={`badge ${r.severity === 'unsafe' ? 'bad' : 'busy'}`}>
-          {r.severity === 'unsafe' ? 'Unsafe' : 'Info'}
+          {r.severity === 'unsafe' ? t('problem.severityUnsafe') : t('problem.severityInfo')}
         </span>
-        {r.lockedResource && <span class="badge bad">Out of use</span>}
+        {r.lockedResource && <span class="badge bad">{t('admin.problem_reports.outOfUse')}</span>}
       </div>
       <p class="problem-text">{r.description}</p>
       <p class="muted">
-        {`#${r.id}, reported by ${who(r)} on `}
+        {t('admin.problem_reports.reportedBy', { id: r.id, by: who(r) })}
         <time dateTime={r.createdAt}>{dateTime(r.createdAt)}</time>
       </p>
       {r.photo && (
@@ -113,14 +116,14 @@ function ReportRow(props: {
           <img
             class="problem-photo"
             src={`${problemApi.photoUrl(r.id)}?v=${encodeURIComponent(r.updatedAt)}`}
-            alt={`Problem report #${r.id}: ${r.description.slice(0, 80)}`}
+            alt={t('admin.problem_reports.photoAlt', { id: r.id, text: r.description.slice(0, 80) })}
             loading="lazy"
           />
         </a>
       )}
-      <form class="actions" onSubmit={resolve} aria-label={`Resolve problem report #${r.id}`}>
+      <form class="actions" onSubmit={resolve} aria-label={t('problem.resolveN', { id: r.id })}>
         <label class="grow">
-          What was done
+          {t('problem.whatDone')}
           <input
             required
             maxLength={4000}
@@ -129,7 +132,7 @@ function ReportRow(props: {
           />
         </label>
         <button type="submit" class="secondary" disabled={busy || !note.trim()}>
-          Resolve
+          {t('admin.problem_reports.resolve')}
         </button>
       </form>
       {error && (

@@ -14,6 +14,7 @@ import {
   type UsageReport,
 } from './reports-api';
 import './reports.css';
+import { t } from '../i18n/i18n';
 
 interface Reports {
   usage: UsageReport;
@@ -237,9 +238,9 @@ export function ReportsPage() {
 
   return (
     <main class="admin reports">
-      <h1>Reports</h1>
+      <h1>{t('admin.reports.reports')}</h1>
       <section aria-labelledby="range-h" class="report-range">
-        <h2 id="range-h">Range</h2>
+        <h2 id="range-h">{t('admin.reports.range')}</h2>
         <div class="actions">
           <label class="filter">
             From
@@ -259,7 +260,7 @@ export function ReportsPage() {
           </label>
           <div class="filter">
             {/* A label of its own: wrapped around the select, the options' text would join its name. */}
-            <label for="report-interval">Per</label>
+            <label for="report-interval">{t('admin.reports.per')}</label>
             <select
               id="report-interval"
               value={fields.interval}
@@ -406,7 +407,7 @@ function ChartView({
     };
   }, [labels.join(), JSON.stringify(series), unit]);
   return failed ? (
-    <p class="muted">The chart could not be loaded; the figures are below.</p>
+    <p class="muted">{t('admin.reports.theChartCouldNot')}</p>
   ) : (
     <div class="chart" role="img" aria-label={label} ref={box} />
   );

@@ -10,27 +10,25 @@ import {
   type SpaceRecord,
   type TrainingCourseRecord,
 } from './resources-api';
+import { t } from '../i18n/i18n';
 
-const controlTypes = [
-  ['door', 'Door (opens for a few seconds)'],
-  ['machine', 'Machine (on until switched off)'],
-  ['pos', 'Point of sale'],
-  ['other', 'Other'],
-] as const;
+const controlTypes = (): [string, string][] =>
+  (['door', 'machine', 'pos', 'other'] as const).map((c) => [c, t(`admin.resource_form.controlType.${c}`)]);
 
 /** The time units a price counts in (the record keeps seconds). */
-const units: [number, string][] = [
-  [60, 'per minute'],
-  [900, 'per 15 minutes'],
-  [1800, 'per 30 minutes'],
-  [3600, 'per hour'],
-  [86400, 'per day'],
-];
+const units = [60, 900, 1800, 3600, 86400];
+const perUnit = (seconds: number) =>
+  seconds === 60
+    ? t('admin.resource_form.perMinute')
+    : seconds === 3600
+      ? t('admin.resource_form.perHour')
+      : seconds === 86400
+        ? t('admin.resource_form.perDay')
+        : seconds % 60 === 0
+          ? t('admin.resource_form.perMinutes', { count: seconds / 60 })
+          : t('admin.resource_form.perSeconds', { count: seconds });
 const unitOptions = (seconds: number): [string, string][] =>
-  (units.some(([s]) => s === seconds)
-    ? units
-    : [...units, [seconds, `per ${seconds} seconds`] as [number, string]]
-  ).map(([s, text]) => [String(s), text]);
+  (units.includes(seconds) ? units : [...units, seconds]).map((s) => [String(s), perUnit(s)]);
 
 type FormValues = {
   name: string;
@@ -64,11 +62,7 @@ type FormValues = {
 };
 type Flag = 'requiresTraining' | 'canBeBooked' | 'mustBeBooked' | 'exclusiveUsage' | 'visibleForMembers';
 
-const bookingFlags: [Flag, string][] = [
-  ['canBeBooked', 'Can be booked'],
-  ['mustBeBooked', 'Must be booked before use'],
-  ['exclusiveUsage', 'Only the member who booked it may use it then'],
-];
+const bookingFlags = ['canBeBooked', 'mustBeBooked', 'exclusiveUsage'] as const;
 
 /** Seconds as minutes for a field ('' for none). */
 const minutes = (seconds: number | null | undefined) =>
@@ -140,7 +134,7 @@ export function ResourceForm(props: {
     setV((before) => ({ ...before, [k]: value }));
   };
   const space = v.space || String(props.spaces[0]?.id ?? '');
-  const title = r ? `Edit ${r.name}` : 'New resource';
+  const title = r ? t('admin.form_parts.editWhat', { what: r.name }) : t('admin.resource_form.newResource');
 
   const loadCourses = () =>
     resourcesApi
@@ -160,19 +154,15 @@ export function ResourceForm(props: {
     setSaved(null);
     const maxDuration = seconds(v.maxDuration);
     const maxOfflineUsage = seconds(v.maxOfflineUsage);
-    if (maxDuration === undefined)
-      return setError('Maximum session: a number of minutes, or empty for no limit.');
-    if (maxOfflineUsage === undefined)
-      return setError('Offline use: a number of minutes, or empty for none.');
+    if (maxDuration === undefined) return setError(t('admin.resource_form.badMaxDuration'));
+    if (maxOfflineUsage === undefined) return setError(t('admin.resource_form.badOffline'));
     const machine = v.controlType === 'machine';
     const idleTimeoutSeconds = seconds(v.idleTimeout);
     const busyGraceSeconds = seconds(v.busyGrace);
     const warning = v.idleWarningSeconds.trim();
     const idleWarningSeconds = warning === '' ? null : Number(warning);
-    if (machine && idleTimeoutSeconds === undefined)
-      return setError('Idle switch-off: a number of minutes, or empty for none.');
-    if (machine && busyGraceSeconds === undefined)
-      return setError('Busy grace: a number of minutes, or empty for none.');
+    if (machine && idleTimeoutSeconds === undefined) return setError(t('admin.resource_form.badIdleTimeout'));
+    if (machine && busyGraceSeconds === undefined) return setError(t('admin.resource_form.badBusyGrace'));
     const locked = v.state === 'locked';
     const body: Record<string, unknown> = {
       name: v.name.trim(),
@@ -233,8 +223,9 @@ export function ResourceForm(props: {
       });
     }
     if (courses?.some((c) => c.resources.includes(record.id) !== unlocking.has(c.id))) await loadCourses();
-    if (failed.length) setError(`Saved ${record.name}, but not every training course: ${failed.join('; ')}`);
-    else setSaved(`Saved ${record.name}.`);
+    if (failed.length)
+      setError(t('admin.resource_form.savedButCourses', { name: record.name, failed: failed.join('; ') }));
+    else setSaved(t('admin.resource_form.saved', { name: record.name }));
     props.onSaved(record);
   }
 
@@ -272,35 +263,37 @@ export function ResourceForm(props: {
       <textarea rows={2} value={v[k]} onInput={(e) => set(k)((e.target as HTMLTextAreaElement).value)} />
     </label>
   );
-  const name = v.name.trim() || 'this resource';
+  const name = v.name.trim() || t('admin.resource_form.thisResource');
 
   return (
     <form onSubmit={save} aria-label={title} class="resource-form">
       <h2>{title}</h2>
-      <Field label="Name" value={v.name} set={set('name')} required maxLength={200} />
+      <Field
+        label={t('admin.resource_form.name')}
+        value={v.name}
+        set={set('name')}
+        required
+        maxLength={200}
+      />
       {select(
-        'Space',
+        t('admin.sign_ups.space'),
         'space',
         space,
         props.spaces.map((s) => [String(s.id), s.name]),
       )}
-      {select('Type', 'type', v.type, [
-        ['', 'No type'],
-        ...props.types.map((t): [string, string] => [String(t.id), t.name]),
+      {select(t('admin.resource_form.type'), 'type', v.type, [
+        ['', t('admin.resource_form.noType')],
+        ...props.types.map((type): [string, string] => [String(type.id), type.name]),
       ])}
-      {select('Control type', 'controlType', v.controlType, [...controlTypes])}
-      {select('State', 'state', v.state, [
-        ['active', 'Active'],
-        ['locked', 'Locked for maintenance'],
+      {select(t('admin.resource_form.controlTypeLabel'), 'controlType', v.controlType, controlTypes())}
+      {select(t('admin.trainings.state'), 'state', v.state, [
+        ['active', t('admin.resource_form.active')],
+        ['locked', t('admin.resource_form.lockedForMaintenance')],
       ])}
       {v.state === 'locked' &&
-        textarea(
-          'Why it is locked',
-          'lockReason',
-          'Members read this on the machine page while it is locked.',
-        )}
+        textarea(t('admin.resource_form.whyLocked'), 'lockReason', t('admin.resource_form.whyLockedHint'))}
       <Field
-        label="Pulse seconds (how long a door stays open)"
+        label={t('admin.resource_form.pulseSecondsHowLong')}
         type="number"
         value={v.pulseSeconds}
         set={set('pulseSeconds')}
@@ -314,18 +307,14 @@ export function ResourceForm(props: {
           setUnlockMode={set('unlockMode')}
         />
       )}
-      {textarea('Description', 'description')}
-      {textarea(
-        'Safety message',
-        'safetyMessage',
-        'Shown to members as its own notice before they switch on (protective glasses, ventilation…).',
-      )}
+      {textarea(t('admin.resource_form.description'), 'description')}
+      {textarea(t('admin.resource_form.safetyMessage'), 'safetyMessage', t('admin.resource_form.safetyHint'))}
 
       <fieldset class="flags">
-        <legend>Prices</legend>
+        <legend>{t('admin.resource_form.prices')}</legend>
         <div class="price-row">
           <Field
-            label="Price per use"
+            label={t('admin.resource_form.pricePerUse')}
             inputMode="decimal"
             value={v.pricePerUsage}
             set={set('pricePerUsage')}
@@ -333,13 +322,13 @@ export function ResourceForm(props: {
         </div>
         <div class="price-row">
           <Field
-            label="Price per time"
+            label={t('admin.resource_form.pricePerTime')}
             inputMode="decimal"
             value={v.pricePerTimeBusy}
             set={set('pricePerTimeBusy')}
           />
           {select(
-            'Time unit',
+            t('admin.resource_form.timeUnit'),
             'pricePerTimeBusySeconds',
             v.pricePerTimeBusySeconds,
             unitOptions(Number(v.pricePerTimeBusySeconds)),
@@ -348,13 +337,13 @@ export function ResourceForm(props: {
         {v.controlType === 'machine' && (
           <div class="price-row">
             <Field
-              label="Price per time while idle (machines with a busy input)"
+              label={t('admin.resource_form.pricePerTimeIdle')}
               inputMode="decimal"
               value={v.pricePerTimeIdle}
               set={set('pricePerTimeIdle')}
             />
             {select(
-              'Idle time unit',
+              t('admin.resource_form.idleTimeUnit'),
               'pricePerTimeIdleSeconds',
               v.pricePerTimeIdleSeconds,
               unitOptions(Number(v.pricePerTimeIdleSeconds)),
@@ -363,13 +352,13 @@ export function ResourceForm(props: {
         )}
         <div class="price-row">
           <Field
-            label="Price per booking"
+            label={t('admin.resource_form.pricePerBooking')}
             inputMode="decimal"
             value={v.pricePerBooking}
             set={set('pricePerBooking')}
           />
           {select(
-            'Booking unit',
+            t('admin.resource_form.bookingUnit'),
             'pricePerBookingSeconds',
             v.pricePerBookingSeconds,
             unitOptions(Number(v.pricePerBookingSeconds)),
@@ -378,15 +367,15 @@ export function ResourceForm(props: {
       </fieldset>
 
       <fieldset class="flags">
-        <legend>Limits</legend>
+        <legend>{t('admin.resource_form.limits')}</legend>
         <Field
-          label="Maximum session (minutes; empty: no limit)"
+          label={t('admin.resource_form.maximumSessionMinutesEmpty')}
           inputMode="numeric"
           value={v.maxDuration}
           set={set('maxDuration')}
         />
         <Field
-          label="Offline use (minutes a machine may run while the hub is unreachable; empty: none)"
+          label={t('admin.resource_form.offlineUseMinutesA')}
           inputMode="numeric"
           value={v.maxOfflineUsage}
           set={set('maxOfflineUsage')}
@@ -394,46 +383,44 @@ export function ResourceForm(props: {
         {v.controlType === 'machine' && (
           <>
             <Field
-              label="Idle switch-off (minutes idle before the warning; empty: none; needs a busy input on the bridge)"
+              label={t('admin.resource_form.idleTimeout')}
               inputMode="decimal"
               value={v.idleTimeout}
               set={set('idleTimeout')}
             />
             <Field
-              label="Warning before the idle switch-off (seconds; empty: 60)"
+              label={t('admin.resource_form.idleWarningSeconds')}
               inputMode="numeric"
               value={v.idleWarningSeconds}
               set={set('idleWarningSeconds')}
             />
             <Field
-              label="Busy grace (minutes a busy machine runs past the maximum session; empty: none)"
+              label={t('admin.resource_form.busyGrace')}
               inputMode="decimal"
               value={v.busyGrace}
               set={set('busyGrace')}
             />
           </>
         )}
-        {check('visibleForMembers', 'Visible to members')}
+        {check('visibleForMembers', t('admin.resource_form.visibleForMembers'))}
       </fieldset>
 
       <fieldset class="flags">
-        <legend>Bookings</legend>
-        {bookingFlags.map(([k, label]) => check(k, label))}
-        <p class="hint">The booking window and daily limits are the space's (Spaces page).</p>
+        <legend>{t('admin.resource_form.bookings')}</legend>
+        {bookingFlags.map((k) => check(k, t(`admin.resource_form.flag.${k}`)))}
+        <p class="hint">{t('admin.resource_form.theBookingWindowAnd')}</p>
       </fieldset>
 
       <fieldset class="flags">
-        <legend>Training</legend>
-        {check('requiresTraining', 'Requires a training')}
-        {courses === null && <p class="hint">Loading the training courses…</p>}
-        {courses?.length === 0 && (
-          <p class="hint">
-            No training courses yet: create them first, then tick the ones that unlock {name}.
-          </p>
-        )}
-        {courses && courses.length > 0 && <p class="hint">The courses that unlock {name}:</p>}
+        <legend>{t('admin.resource_form.training')}</legend>
+        {check('requiresTraining', t('admin.resource_form.requiresTraining'))}
+        {courses === null && <p class="hint">{t('admin.resource_form.loadingTheTrainingCourses')}</p>}
+        {courses?.length === 0 && <p class="hint">{t('admin.resource_form.noCourses', { name })}</p>}
         {courses && courses.length > 0 && (
-          <ul class="plain" aria-label={`Training courses that unlock ${name}`}>
+          <p class="hint">{t('admin.resource_form.coursesThatUnlock', { name })}</p>
+        )}
+        {courses && courses.length > 0 && (
+          <ul class="plain" aria-label={t('admin.resource_form.trainingCoursesThatUnlock', { name })}>
             {courses.map((c) => (
               <li key={c.id}>
                 <label class="check">
@@ -449,14 +436,14 @@ export function ResourceForm(props: {
                     }}
                   />{' '}
                   {c.title}
-                  {c.state !== 'active' ? ' (inactive)' : ''}
+                  {c.state !== 'active' ? t('admin.resource_form.inactive') : ''}
                 </label>
               </li>
             ))}
           </ul>
         )}
         {v.requiresTraining && courses && unlocking.size === 0 && (
-          <p class="hint warn">No course unlocks {name} yet: only admins may use it.</p>
+          <p class="hint warn">{t('admin.resource_form.noCourseUnlocks', { name })}</p>
         )}
       </fieldset>
       {error && (
@@ -471,7 +458,7 @@ export function ResourceForm(props: {
         </p>
       )}
       <button type="submit" class="primary">
-        {r ? `Save ${r.name}` : 'Create resource'}
+        {r ? t('admin.resource_form.save', { name: r.name }) : t('admin.resource_form.create')}
       </button>
     </form>
   );

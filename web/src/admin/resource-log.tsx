@@ -6,6 +6,7 @@ import type { ResourceRecord } from './admin-api';
 import { LogTable } from './log-table';
 import { Pager } from './pager';
 import { resourcesApi } from './resources-api';
+import { t } from '../i18n/i18n';
 
 const PAGE = 25;
 
@@ -38,37 +39,33 @@ export function ResourceLogPage({ id }: { id: number }) {
     };
   }, [id, offset]);
 
-  const name = resource?.name ?? `Resource ${id}`;
+  const name = resource?.name ?? t('common.resource', { id });
   return (
     <main class="admin">
       <p class="no-print">
-        <a href="/admin/resources">All resources</a> ·{' '}
-        <a href={`/admin/activity?resource=${id}`}>{`Activity of ${name} with filters and CSV`}</a>
+        <a href="/admin/resources">{t('admin.resource_log.allResources')}</a> ·{' '}
+        <a href={`/admin/activity?resource=${id}`}>{t('admin.resource_log.activityOf', { name })}</a>
       </p>
-      <h1>{`Log of ${name}`}</h1>
+      <h1>{t('admin.resource_log.logOf', { name })}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
-      {page === null && !error && <p role="status">Loading…</p>}
-      {page && page.total === 0 && (
-        <p class="muted">Nothing yet: every switch-on, card tap and refusal of {name} appears here.</p>
-      )}
+      {page === null && !error && <p role="status">{t('admin.resource_log.loading')}</p>}
+      {page && page.total === 0 && <p class="muted">{t('admin.resource_log.nothingYet', { name })}</p>}
       {page && page.total > 0 && (
         <>
-          <p class="muted">
-            {page.total} {page.total === 1 ? 'entry' : 'entries'}, newest first; times in {zone}.
-          </p>
+          <p class="muted">{t('admin.resource_log.entries', { count: page.total, zone })}</p>
           <LogTable
-            label={`Log of ${name}`}
+            label={t('admin.resource_log.logOf', { name })}
             logs={page.logs}
             zone={zone}
             names={new Map([[id, name]])}
             showResource={false}
           />
           <Pager
-            label={`Pages of the log of ${name}`}
+            label={t('admin.resource_log.pagesOf', { name })}
             offset={offset}
             size={PAGE}
             total={page.total}

@@ -2,36 +2,38 @@ import { useEffect, useState } from 'preact/hooks';
 import { billingApi, type SepaBatchRecord } from './billing-api';
 import { Alert, errorText } from './form-parts';
 import { Pager } from './pager';
+import { t, tOr } from '../i18n/i18n';
 
 const PAGE = 10;
 
 /** The SEPA return reason codes a bank's notice gives, in words (the API takes the code). */
-const returnReasons: [string, string][] = [
-  ['AM04', 'Insufficient funds'],
-  ['MS02', 'Refused by the debtor'],
-  ['MD06', 'Refund requested by the debtor'],
-  ['AC04', 'Account closed'],
-  ['AC01', 'Account number wrong'],
-  ['AC06', 'Account blocked'],
-  ['MD01', 'No mandate'],
-  ['MD07', 'Debtor deceased'],
-  ['AM05', 'Duplicate collection'],
-  ['MS03', 'No reason given'],
-  ['AC13', 'Account type not for direct debits'],
-  ['AG01', 'Direct debits not allowed on this account'],
-  ['AG02', 'Invalid operation code'],
-  ['BE05', 'Creditor not known'],
-  ['CNOR', 'Creditor bank not reachable'],
-  ['DNOR', 'Debtor bank not reachable'],
-  ['FF01', 'File format invalid'],
-  ['MD02', 'Mandate data missing or wrong'],
-  ['RC01', 'Bank identifier wrong'],
-  ['RR01', 'Regulatory reason (debtor account)'],
-  ['RR02', 'Regulatory reason (debtor name or address)'],
-  ['RR03', 'Regulatory reason (creditor name or address)'],
-  ['RR04', 'Regulatory reason'],
-  ['SL01', 'Service of the debtor bank'],
-];
+const returnReasons = (): [string, string][] =>
+  [
+    'AM04',
+    'MS02',
+    'MD06',
+    'AC04',
+    'AC01',
+    'AC06',
+    'MD01',
+    'MD07',
+    'AM05',
+    'MS03',
+    'AC13',
+    'AG01',
+    'AG02',
+    'BE05',
+    'CNOR',
+    'DNOR',
+    'FF01',
+    'MD02',
+    'RC01',
+    'RR01',
+    'RR02',
+    'RR03',
+    'RR04',
+    'SL01',
+  ].map((code) => [code, tOr(`admin.sepa.reason.${code}`, code)]);
 
 const debitStates: Record<string, string> = {
   inCollection: 'in collection',
@@ -83,12 +85,9 @@ export function SepaBatches({ version, onChanged }: { version: number; onChanged
   return (
     <section aria-labelledby="sepa-h" class="billing-list">
       <div class="section-head">
-        <h2 id="sepa-h">SEPA batches</h2>
+        <h2 id="sepa-h">{t('admin.sepa.sepaBatches')}</h2>
       </div>
-      <p class="hint">
-        Direct debits of the open invoices of members with a signed SEPA mandate, as a file for the space's
-        bank. Set the creditor id, IBAN and account owner in the space's billing settings first.
-      </p>
+      <p class="hint">{t('admin.sepa.directDebitsOfThe')}</p>
       <form
         class="actions"
         onSubmit={(e) => {
@@ -97,7 +96,7 @@ export function SepaBatches({ version, onChanged }: { version: number; onChanged
         }}
       >
         <label class="filter">
-          Collection date
+          {t('admin.sepa.collectionDate')}
           <input
             type="date"
             required
@@ -106,77 +105,85 @@ export function SepaBatches({ version, onChanged }: { version: number; onChanged
           />
         </label>
         <button type="submit" class="primary" disabled={busy || !date}>
-          Make a SEPA batch
+          {t('admin.sepa.makeASepaBatch')}
         </button>
       </form>
       <Alert text={error} />
       {made && (
         <div role="status" class="notice" data-testid="sepa-made">
           <p>
-            {`Batch ${made.id}: ${made.count} ${made.count === 1 ? 'debit' : 'debits'}, ${made.total} EUR, collected on ${made.collectionDate}.`}
-            {made.skipped.length > 0 &&
-              ` ${made.skipped.length} ${made.skipped.length === 1 ? 'invoice' : 'invoices'} skipped:`}
+            {t('admin.sepa.made', {
+              id: made.id,
+              count: made.count,
+              total: made.total,
+              date: made.collectionDate,
+            })}
+            {made.skipped.length > 0 && ` ${t('admin.sepa.skipped', { count: made.skipped.length })}:`}
           </p>
           {made.skipped.length > 0 && (
             <ul class="rows">
               {made.skipped.map((s) => (
-                <li key={s.invoice}>{`Invoice ${s.invoiceNumber}: ${s.message}`}</li>
+                <li key={s.invoice}>
+                  {t('admin.sepa.invoiceMessage', { number: s.invoiceNumber, message: s.message })}
+                </li>
               ))}
             </ul>
           )}
         </div>
       )}
-      <table class="list" aria-label="SEPA batches">
+      <table class="list" aria-label={t('admin.sepa.sepaBatches')}>
         <thead>
           <tr>
-            <th scope="col">Batch</th>
-            <th scope="col">Collection date</th>
-            <th scope="col">State</th>
-            <th scope="col">Debits</th>
+            <th scope="col">{t('admin.sepa.batch')}</th>
+            <th scope="col">{t('admin.sepa.collectionDate')}</th>
+            <th scope="col">{t('admin.sepa.state')}</th>
+            <th scope="col">{t('admin.sepa.debits')}</th>
             <th scope="col" class="amount">
-              Total
+              {t('admin.sepa.total')}
             </th>
-            <th scope="col">Returned</th>
-            <th scope="col">Actions</th>
+            <th scope="col">{t('admin.sepa.returned')}</th>
+            <th scope="col">{t('admin.sepa.actions')}</th>
           </tr>
         </thead>
         <tbody>
           {rows?.list.length === 0 && (
             <tr>
               <td colSpan={7} class="muted">
-                No SEPA batch yet.
+                {t('admin.sepa.noSepaBatchYet')}
               </td>
             </tr>
           )}
           {rows?.list.map((b) => (
             <tr key={b.id}>
-              <td data-label="Batch">{b.id}</td>
-              <td data-label="Collection date">{b.collectionDate}</td>
-              <td data-label="State">
-                {b.state === 'collected' ? `collected ${b.collectedDate}` : 'at the bank'}
+              <td data-label={t('admin.sepa.batch')}>{b.id}</td>
+              <td data-label={t('admin.sepa.collectionDate')}>{b.collectionDate}</td>
+              <td data-label={t('admin.sepa.state')}>
+                {b.state === 'collected'
+                  ? t('admin.sepa.collectedOn', { date: b.collectedDate })
+                  : t('admin.sepa.atTheBank')}
               </td>
-              <td data-label="Debits">{b.count}</td>
-              <td data-label="Total" class="amount">
+              <td data-label={t('admin.sepa.debits')}>{b.count}</td>
+              <td data-label={t('admin.sepa.total')} class="amount">
                 {b.total}
               </td>
-              <td data-label="Returned">{b.returned}</td>
-              <td data-label="Actions" class="row-actions">
+              <td data-label={t('admin.sepa.returned')}>{b.returned}</td>
+              <td data-label={t('admin.sepa.actions')} class="row-actions">
                 <a
                   href={billingApi.sepaFileUrl(b.id, '001.02')}
                   download
-                  aria-label={`Download batch ${b.id} as pain.008.001.02`}
+                  aria-label={t('admin.sepa.download', { id: b.id, format: 'pain.008.001.02' })}
                 >
-                  pain.008.001.02
+                  {t('admin.sepa.pain00800102')}
                 </a>{' '}
                 <a
                   href={billingApi.sepaFileUrl(b.id, '001.08')}
                   download
-                  aria-label={`Download batch ${b.id} as pain.008.001.08`}
+                  aria-label={t('admin.sepa.download', { id: b.id, format: 'pain.008.001.08' })}
                 >
-                  pain.008.001.08
+                  {t('admin.sepa.pain00800108')}
                 </a>{' '}
                 <button type="button" class="link" onClick={() => setOpen(open === b.id ? null : b.id)}>
-                  {open === b.id ? `Hide batch ${b.id}` : `Show batch ${b.id}`}
+                  {open === b.id ? t('admin.sepa.hide', { id: b.id }) : t('admin.sepa.show', { id: b.id })}
                 </button>
                 {b.state === 'created' && (
                   <button
@@ -185,7 +192,7 @@ export function SepaBatches({ version, onChanged }: { version: number; onChanged
                     disabled={busy}
                     onClick={() => void act(() => billingApi.sepaCollected(b.id))}
                   >
-                    {`Record batch ${b.id} as collected`}
+                    {t('admin.sepa.recordCollected', { id: b.id })}
                   </button>
                 )}
                 {b.state === 'created' && b.returned === 0 && (
@@ -194,14 +201,14 @@ export function SepaBatches({ version, onChanged }: { version: number; onChanged
                     class="secondary"
                     disabled={busy}
                     onClick={() => {
-                      if (confirm(`Discard batch ${b.id}? Only if its file did not go to the bank.`))
+                      if (confirm(t('admin.sepa.confirmDiscard', { id: b.id })))
                         void act(async () => {
                           await billingApi.discardSepaBatch(b.id);
                           if (made?.id === b.id) setMade(null);
                         });
                     }}
                   >
-                    {`Discard batch ${b.id}`}
+                    {t('admin.sepa.discard', { id: b.id })}
                   </button>
                 )}
               </td>
@@ -210,7 +217,7 @@ export function SepaBatches({ version, onChanged }: { version: number; onChanged
         </tbody>
       </table>
       <Pager
-        label="Pages of SEPA batches"
+        label={t('admin.sepa.pagesOfSepaBatches')}
         offset={offset}
         size={PAGE}
         total={rows?.total}
@@ -243,43 +250,43 @@ function BatchDebits({
   const [reasons, setReasons] = useState<Record<number, string>>({});
   return (
     <div class="run-preview">
-      <table class="list" aria-label={`Debits of batch ${batch.id}`}>
+      <table class="list" aria-label={t('admin.sepa.debitsOf', { id: batch.id })}>
         <thead>
           <tr>
-            <th scope="col">Invoice</th>
-            <th scope="col">Debtor</th>
-            <th scope="col">Sequence</th>
+            <th scope="col">{t('admin.sepa.invoice')}</th>
+            <th scope="col">{t('admin.sepa.debtor')}</th>
+            <th scope="col">{t('admin.sepa.sequence')}</th>
             <th scope="col" class="amount">
-              Amount
+              {t('admin.sepa.amount')}
             </th>
-            <th scope="col">State</th>
-            <th scope="col">Return</th>
+            <th scope="col">{t('admin.sepa.state')}</th>
+            <th scope="col">{t('admin.sepa.return')}</th>
           </tr>
         </thead>
         <tbody>
           {batch.debits.map((d) => (
             <tr key={d.id}>
-              <td data-label="Invoice">{d.invoiceNumber}</td>
-              <td data-label="Debtor">{d.debtorName}</td>
-              <td data-label="Sequence">{d.sequenceType}</td>
-              <td data-label="Amount" class="amount">
+              <td data-label={t('admin.sepa.invoice')}>{d.invoiceNumber}</td>
+              <td data-label={t('admin.sepa.debtor')}>{d.debtorName}</td>
+              <td data-label={t('admin.sepa.sequence')}>{d.sequenceType}</td>
+              <td data-label={t('admin.sepa.amount')} class="amount">
                 {d.amount}
               </td>
-              <td data-label="State">
-                {debitStates[d.state] ?? d.state}
+              <td data-label={t('admin.sepa.state')}>
+                {tOr(`admin.sepa.debitState.${d.state}`, debitStates[d.state] ?? d.state)}
                 {d.returnReason ? ` (${d.returnReason})` : ''}
               </td>
-              <td data-label="Return">
+              <td data-label={t('admin.sepa.return')}>
                 {d.state !== 'returned' && (
                   <span class="actions">
                     <select
-                      aria-label={`Return reason for invoice ${d.invoiceNumber}`}
+                      aria-label={t('admin.sepa.returnReasonFor', { number: d.invoiceNumber })}
                       value={reasons[d.invoice] ?? 'AM04'}
                       onChange={(e) =>
                         setReasons({ ...reasons, [d.invoice]: (e.target as HTMLSelectElement).value })
                       }
                     >
-                      {returnReasons.map(([code, words]) => (
+                      {returnReasons().map(([code, words]) => (
                         <option key={code} value={code}>{`${code}: ${words}`}</option>
                       ))}
                     </select>
@@ -289,7 +296,7 @@ function BatchDebits({
                       disabled={busy}
                       onClick={() => void onReturn(d.invoice, reasons[d.invoice] ?? 'AM04')}
                     >
-                      {`Record return of invoice ${d.invoiceNumber}`}
+                      {t('admin.sepa.recordReturn', { number: d.invoiceNumber })}
                     </button>
                   </span>
                 )}
@@ -300,10 +307,12 @@ function BatchDebits({
       </table>
       {batch.skipped.length > 0 && (
         <details>
-          <summary>{`${batch.skipped.length} ${batch.skipped.length === 1 ? 'invoice' : 'invoices'} skipped`}</summary>
+          <summary>{t('admin.sepa.skipped', { count: batch.skipped.length })}</summary>
           <ul class="rows">
             {batch.skipped.map((s) => (
-              <li key={s.invoice}>{`Invoice ${s.invoiceNumber}: ${s.message}`}</li>
+              <li key={s.invoice}>
+                {t('admin.sepa.invoiceMessage', { number: s.invoiceNumber, message: s.message })}
+              </li>
             ))}
           </ul>
         </details>

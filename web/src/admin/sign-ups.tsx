@@ -11,6 +11,7 @@ import { call } from '../api';
 import { dateTime } from '../format';
 import { Alert, useApiCall } from './form-parts';
 import './sign-ups.css';
+import { t } from '../i18n/i18n';
 
 const signUpsApi = {
   list: (status: string) => call<SignUpRecord[]>('GET', `/sign-ups${status ? `?status=${status}` : ''}`),
@@ -28,24 +29,22 @@ const signUpsApi = {
     call<HouseRulesRecord>('PUT', `/spaces/${space}/house-rules`, body),
 };
 
-const checklistNames: [keyof SignUpRecord['checklist'], string][] = [
-  ['emailConfirmed', 'E-mail confirmed'],
-  ['houseRulesAccepted', 'House rules accepted'],
-  ['training', 'Training'],
-  ['keyCard', 'Key card'],
-  ['firstPayment', 'First payment'],
-];
+const checklistNames = (): [keyof SignUpRecord['checklist'], string][] =>
+  (['emailConfirmed', 'houseRulesAccepted', 'training', 'keyCard', 'firstPayment'] as const).map((k) => [
+    k,
+    t(`admin.sign_ups.item.${k}`),
+  ]);
 
 /** One person's checklist: each item the space asks for, done or not. */
 function Checklist({ s }: { s: SignUpRecord }) {
   return (
     <ul class="checklist">
-      {checklistNames
+      {checklistNames()
         .filter(([k]) => s.checklist[k] !== null)
         .map(([k, name]) => (
           <li key={k} class={s.checklist[k] ? 'done' : 'open'}>
             <span aria-hidden="true">{s.checklist[k] ? '✓' : '✗'}</span> {name}
-            {k === 'emailConfirmed' && !s.checklist[k] ? ' — e-mail not confirmed' : ''}
+            {k === 'emailConfirmed' && !s.checklist[k] ? t('admin.sign_ups.notConfirmed') : ''}
           </li>
         ))}
     </ul>
@@ -64,78 +63,84 @@ function Queue() {
   const act = (action: () => Promise<unknown>) => run(action).then((ok) => ok && load());
   return (
     <section aria-labelledby="queue-title">
-      <h2 id="queue-title">Queue</h2>
+      <h2 id="queue-title">{t('admin.sign_ups.queue')}</h2>
       <label>
-        Show
+        {t('admin.sign_ups.show')}
         <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-          <option value="pending">Waiting</option>
-          <option value="approved">Approved</option>
-          <option value="rejected">Rejected</option>
-          <option value="">All</option>
+          <option value="pending">{t('admin.sign_ups.waiting')}</option>
+          <option value="approved">{t('admin.sign_ups.approved')}</option>
+          <option value="rejected">{t('admin.sign_ups.rejected')}</option>
+          <option value="">{t('admin.sign_ups.all')}</option>
         </select>
       </label>
       <Alert text={error} />
-      {list?.length === 0 && <p>No sign-ups here.</p>}
+      {list?.length === 0 && <p>{t('admin.sign_ups.noSignUpsHere')}</p>}
       {list && list.length > 0 && (
         <table class="list sign-ups">
           <thead>
             <tr>
-              <th>Person</th>
-              <th>Package</th>
-              <th>Checklist</th>
-              <th>Decision</th>
+              <th>{t('admin.sign_ups.person')}</th>
+              <th>{t('admin.sign_ups.package')}</th>
+              <th>{t('admin.sign_ups.checklist')}</th>
+              <th>{t('admin.sign_ups.decision')}</th>
             </tr>
           </thead>
           <tbody>
             {list.map((s) => (
               <tr key={s.id}>
-                <td data-label="Person">
+                <td data-label={t('admin.sign_ups.person')}>
                   <strong>
                     {s.firstName} {s.lastName}
                   </strong>
                   <br />
                   {s.emailAddress}
                   <br />
-                  <small>signed up {dateTime(s.createdAt)}</small>
+                  <small>{t('admin.sign_ups.signedUp', { when: dateTime(s.createdAt) })}</small>
                 </td>
-                <td data-label="Package">{s.package?.name ?? '—'}</td>
-                <td data-label="Checklist">
+                <td data-label={t('admin.sign_ups.package')}>{s.package?.name ?? '—'}</td>
+                <td data-label={t('admin.sign_ups.checklist')}>
                   <Checklist s={s} />
                 </td>
-                <td data-label="Decision">
+                <td data-label={t('admin.sign_ups.decision')}>
                   {s.status === 'pending' ? (
                     <div class="actions">
                       {!s.checklist.emailConfirmed && (
                         <button type="button" onClick={() => act(() => signUpsApi.confirmEmail(s.id))}>
-                          Confirm e-mail by hand
+                          {t('admin.sign_ups.confirmEMailBy')}
                         </button>
                       )}
                       <button
                         type="button"
                         class="primary"
                         disabled={s.missing.length > 0}
-                        title={s.missing.length > 0 ? `Waiting for: ${s.missing.join(', ')}` : undefined}
+                        title={
+                          s.missing.length > 0
+                            ? t('admin.sign_ups.waitingFor', { what: s.missing.join(', ') })
+                            : undefined
+                        }
                         onClick={() => act(() => signUpsApi.approve(s.id))}
                       >
-                        Approve {s.firstName}
+                        {t('admin.sign_ups.approve', { name: s.firstName })}
                       </button>
                       <button
                         type="button"
                         class="danger"
                         onClick={() => {
                           const reason = window.prompt(
-                            `Reject ${s.firstName} ${s.lastName}? Reason (optional):`,
+                            t('admin.sign_ups.rejectPrompt', { name: `${s.firstName} ${s.lastName}` }),
                           );
                           if (reason !== null) void act(() => signUpsApi.reject(s.id, reason || null));
                         }}
                       >
-                        Reject
+                        {t('admin.sign_ups.reject')}
                       </button>
-                      {s.missing.length > 0 && <small>Waiting for: {s.missing.join(', ')}</small>}
+                      {s.missing.length > 0 && (
+                        <small>{t('admin.sign_ups.waitingFor', { what: s.missing.join(', ') })}</small>
+                      )}
                     </div>
                   ) : (
                     <span>
-                      {s.status === 'approved' ? 'Approved' : 'Rejected'}{' '}
+                      {s.status === 'approved' ? t('admin.sign_ups.approved') : t('admin.sign_ups.rejected')}{' '}
                       {s.decidedAt ? dateTime(s.decidedAt) : ''}
                       {s.rejectReason ? ` — ${s.rejectReason}` : ''}
                     </span>
@@ -205,13 +210,13 @@ function Settings({ space }: { space: SpaceRecord }) {
   );
   return (
     <form onSubmit={save} aria-labelledby="settings-title">
-      <h2 id="settings-title">Sign-up at {space.name}</h2>
-      {check('Strangers may sign up on the join page', settings.enabled, (enabled) => set({ enabled }))}
+      <h2 id="settings-title">{t('admin.sign_ups.signUpAt', { space: space.name })}</h2>
+      {check(t('admin.sign_ups.strangersMay'), settings.enabled, (enabled) => set({ enabled }))}
       <p>
-        Join page: <a href="/join">/join</a>
+        {t('admin.sign_ups.joinPage')} <a href="/join">{t('admin.sign_ups.join')}</a>
       </p>
       <fieldset class="flags">
-        <legend>Packages offered</legend>
+        <legend>{t('admin.sign_ups.packagesOffered')}</legend>
         {packages.map((p) =>
           check(p.name, settings.packages.includes(p.id), (on) =>
             set({
@@ -221,9 +226,9 @@ function Settings({ space }: { space: SpaceRecord }) {
         )}
       </fieldset>
       <fieldset class="flags">
-        <legend>Before approval activates a member</legend>
+        <legend>{t('admin.sign_ups.beforeApprovalActivatesA')}</legend>
         <label>
-          Training course
+          {t('admin.sign_ups.trainingCourse')}
           <select
             value={settings.requireTraining ?? ''}
             onChange={(e) => {
@@ -231,7 +236,7 @@ function Settings({ space }: { space: SpaceRecord }) {
               set({ requireTraining: v ? Number(v) : null });
             }}
           >
-            <option value="">None</option>
+            <option value="">{t('admin.sign_ups.none')}</option>
             {courses.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.title}
@@ -239,15 +244,15 @@ function Settings({ space }: { space: SpaceRecord }) {
             ))}
           </select>
         </label>
-        {check('A key card is assigned', settings.requireKeyCard, (requireKeyCard) =>
+        {check(t('admin.sign_ups.requireKeyCard'), settings.requireKeyCard, (requireKeyCard) =>
           set({ requireKeyCard }),
         )}
-        {check('A first payment is recorded', settings.requireFirstPayment, (requireFirstPayment) =>
+        {check(t('admin.sign_ups.requireFirstPayment'), settings.requireFirstPayment, (requireFirstPayment) =>
           set({ requireFirstPayment }),
         )}
       </fieldset>
       <label>
-        House rules (rich text: HTML paragraphs, lists, links)
+        {t('admin.sign_ups.houseRules')}
         <textarea
           rows={6}
           value={houseRules}
@@ -255,7 +260,7 @@ function Settings({ space }: { space: SpaceRecord }) {
         />
       </label>
       <label>
-        Waiver
+        {t('join.waiver')}
         <textarea
           rows={4}
           value={waiver}
@@ -263,16 +268,17 @@ function Settings({ space }: { space: SpaceRecord }) {
         />
       </label>
       <p>
-        Current version: {settings.houseRules.version || 'none yet'}. A changed text makes a new version that
-        every member is asked to accept.{' '}
+        {t('admin.sign_ups.currentVersion', {
+          version: settings.houseRules.version || t('admin.sign_ups.noneYet'),
+        })}{' '}
         <a href={`/api/v1/spaces/${space.id}/house-rules/acceptances?format=csv`} download>
-          Download who accepted which version (CSV)
+          {t('admin.sign_ups.downloadWhoAcceptedWhich')}
         </a>
       </p>
       <Alert text={error} />
       {saved && <p role="status">{saved}</p>}
       <button type="submit" class="primary">
-        Save sign-up settings
+        {t('admin.sign_ups.saveSignUpSettings')}
       </button>
     </form>
   );
@@ -293,12 +299,12 @@ export function SignUpsPage() {
   const space = spaces.find((s) => s.id === spaceId);
   return (
     <main class="admin sign-ups-page">
-      <h1>Sign-ups</h1>
+      <h1>{t('admin.sign_ups.signUps')}</h1>
       <Alert text={error} />
       <Queue />
       {spaces.length > 1 && (
         <label>
-          Space
+          {t('admin.sign_ups.space')}
           <select
             value={spaceId ?? ''}
             onChange={(e) => setSpaceId(Number((e.target as HTMLSelectElement).value))}

@@ -11,7 +11,12 @@ import {
   spacesApi,
 } from './spaces-api';
 import './spaces.css';
-import { dayLabel, localLabel, minutesOf, wall, weekdays } from './zoned';
+import { dayLabel, localLabel, minutesOf, wall, weekdays as weekdayKeys } from './zoned';
+import { rich, slot, t } from '../i18n/i18n';
+
+/** The days of the week, Monday first, in the current language. */
+const weekdays = () =>
+  weekdayKeys.map((_, i) => t(`admin.spaces.weekday.${i + 1}` as 'admin.spaces.weekday.1'));
 
 const errorText = (e: unknown) => (e as ApiError).message;
 
@@ -37,7 +42,7 @@ export function SpacesPage() {
 
   return (
     <main class="admin">
-      <h1>Spaces</h1>
+      <h1>{t('admin.spaces.spaces')}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -45,7 +50,7 @@ export function SpacesPage() {
       )}
       {spaces && spaces.length > 1 && (
         <label>
-          Space
+          {t('admin.sign_ups.space')}
           <select
             value={spaceId ?? ''}
             onChange={(e) => setSpaceId(Number((e.target as HTMLSelectElement).value))}
@@ -61,10 +66,10 @@ export function SpacesPage() {
       {space && (
         <div class="admin-grid" key={space.id}>
           <section aria-labelledby="hours-h">
-            <h2 id="hours-h">Opening hours of {space.name}</h2>
+            <h2 id="hours-h">{t('admin.spaces.openingHoursOf', { name: space.name })}</h2>
             <OpeningHoursEditor space={space} onSaved={(hours) => replace(withHours(space, hours))} />
           </section>
-          <section aria-label="Time zone and holidays">
+          <section aria-label={t('admin.spaces.timeZoneAndHolidays')}>
             <TimeZoneForm space={space} onSaved={replace} />
             <OccupancyForm space={space} onSaved={replace} />
             <Holidays space={space} />
@@ -123,7 +128,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
       const saved = await spacesApi.setOpeningHours(space.id, hours);
       setRows(saved.map((h) => ({ ...h, key: rowKeys++ })));
       onSaved(saved);
-      setStatus(saved.length ? 'Opening hours saved.' : 'Opening hours removed: the space is always open.');
+      setStatus(saved.length ? t('admin.spaces.hoursSaved') : t('admin.spaces.hoursRemoved'));
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -132,28 +137,31 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
   }
 
   return (
-    <form onSubmit={save} aria-label="Opening hours">
+    <form onSubmit={save} aria-label={t('admin.spaces.openingHours')}>
       <p class="muted">
-        Times in the space's time zone, {space.timezone}. <code>24:00</code> is midnight at the end of the
-        day. A space without opening hours is always open.
+        {rich(t('admin.spaces.hoursNote', { zone: space.timezone, midnight: slot('midnight') }), {
+          midnight: <code>24:00</code>,
+        })}
       </p>
       <table class="list hours">
         <tbody>
-          {weekdays.map((day, i) => {
+          {weekdays().map((day, i) => {
             const mine = rows.filter((r) => r.dayOfWeek === i + 1);
             return (
               <tr key={day}>
                 <th scope="row">{day}</th>
                 <td>
                   {mine.length === 0 && (
-                    <span class="muted">{rows.length === 0 ? 'open at all times' : 'closed'}</span>
+                    <span class="muted">
+                      {rows.length === 0 ? t('admin.spaces.openAlways') : t('admin.spaces.closed')}
+                    </span>
                   )}
                   {mine.map((r, n) => {
                     const suffix = n === 0 ? '' : ` (${n + 1})`;
                     return (
                       <span class="range" key={r.key}>
                         <input
-                          aria-label={`${day} from${suffix}`}
+                          aria-label={t('admin.spaces.dayFrom', { day, suffix })}
                           value={r.fromTime}
                           pattern={TIME}
                           placeholder="09:00"
@@ -163,7 +171,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
                         />
                         –
                         <input
-                          aria-label={`${day} until${suffix}`}
+                          aria-label={t('admin.spaces.dayUntil', { day, suffix })}
                           value={r.untilTime}
                           pattern={TIME}
                           placeholder="18:00"
@@ -174,10 +182,10 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
                         <button
                           type="button"
                           class="link"
-                          aria-label={`Remove ${day} hours${suffix}`}
+                          aria-label={t('admin.spaces.removeHours', { day, suffix })}
                           onClick={() => setRows(rows.filter((x) => x.key !== r.key))}
                         >
-                          Remove
+                          {t('admin.spaces.remove')}
                         </button>
                       </span>
                     );
@@ -187,7 +195,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
                   <button
                     type="button"
                     class="secondary"
-                    aria-label={`Add hours on ${day}`}
+                    aria-label={t('admin.spaces.addHoursOn', { day })}
                     onClick={() => {
                       const last = mine[mine.length - 1];
                       const fromTime = last ? last.untilTime : '09:00';
@@ -195,7 +203,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
                       setRows([...rows, { dayOfWeek: i + 1, fromTime, untilTime, key: rowKeys++ }]);
                     }}
                   >
-                    Add hours
+                    {t('admin.spaces.addHours')}
                   </button>
                 </td>
               </tr>
@@ -219,17 +227,17 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
           <p>{confirming}</p>
           <div class="actions">
             <button type="button" class="danger" onClick={(e) => void save(e, true)}>
-              Save and close {space.name} now
+              {t('admin.spaces.saveAndClose', { name: space.name })}
             </button>
             <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-              Keep editing
+              {t('admin.spaces.keepEditing')}
             </button>
           </div>
         </div>
       )}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy || confirming !== null || preview.waiting}>
-          Save opening hours
+          {t('admin.spaces.saveOpeningHours')}
         </button>
         <button
           type="button"
@@ -240,7 +248,7 @@ function OpeningHoursEditor({ space, onSaved }: { space: SpaceRecord; onSaved: (
             setStatus(null);
           }}
         >
-          Undo changes
+          {t('admin.spaces.undoChanges')}
         </button>
       </div>
     </form>
@@ -267,7 +275,12 @@ function closedNowBy(rows: OpeningHour[], space: SpaceRecord): string | null {
       now.minutes < minutesOf(r.untilTime),
   );
   if (open) return null;
-  return `These hours close ${space.name} now (${weekdays[now.dayOfWeek - 1]} ${now.time} in ${space.timezone}): from the moment they are saved, members are refused at every door and machine until the next opening.`;
+  return t('admin.spaces.closesNow', {
+    name: space.name,
+    day: weekdays()[now.dayOfWeek - 1],
+    time: now.time,
+    zone: space.timezone,
+  });
 }
 
 function zoneNames(): string[] {
@@ -292,21 +305,26 @@ function TimeZoneForm({ space, onSaved }: { space: SpaceRecord; onSaved: (s: Spa
       const saved = await spacesApi.setTimezone(space, zone.trim());
       onSaved(saved);
       setZone(saved.timezone);
-      setStatus(`Time zone saved: ${saved.timezone}.`);
+      setStatus(t('admin.spaces.zoneSaved', { zone: saved.timezone }));
     } catch (err) {
       setError(errorText(err));
     }
   }
 
   return (
-    <form onSubmit={save} aria-label="Space time zone">
-      <h2>Time zone</h2>
+    <form onSubmit={save} aria-label={t('admin.spaces.spaceTimeZone')}>
+      <h2>{t('admin.spaces.timeZone')}</h2>
       <p>
-        Now in {space.name}: {dayLabel(now.date)}, {now.time} ({space.timezone})
+        {t('admin.spaces.nowIn', {
+          name: space.name,
+          day: dayLabel(now.date),
+          time: now.time,
+          zone: space.timezone,
+        })}
       </p>
       <div class="actions">
         <label class="grow">
-          Time zone
+          {t('admin.spaces.timeZone')}
           <input
             value={zone}
             list="time-zones"
@@ -315,7 +333,7 @@ function TimeZoneForm({ space, onSaved }: { space: SpaceRecord; onSaved: (s: Spa
           />
         </label>
         <button type="submit" class="secondary">
-          Save time zone
+          {t('admin.spaces.saveTimeZone')}
         </button>
       </div>
       <datalist id="time-zones">
@@ -323,9 +341,7 @@ function TimeZoneForm({ space, onSaved }: { space: SpaceRecord; onSaved: (s: Spa
           <option key={z} value={z} />
         ))}
       </datalist>
-      <p class="muted">
-        Opening hours and holidays are wall times in this zone: they keep their clock times when it changes.
-      </p>
+      <p class="muted">{t('admin.spaces.openingHoursAndHolidays')}</p>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -355,13 +371,18 @@ function Holidays({ space }: { space: SpaceRecord }) {
       .catch((e) => setError(errorText(e)));
   useEffect(() => void load(), [space.id, past]);
 
-  const name = (h: HolidayRecord) => h.title || `holiday from ${localLabel(h.fromDateTime)}`;
+  const name = (h: HolidayRecord) =>
+    h.title || t('admin.spaces.holidayFrom', { from: localLabel(h.fromDateTime) });
   const preview = useAccessPreview();
 
   async function remove(h: HolidayRecord, previewed = false) {
     const change = { method: 'DELETE' as const, path: `/spaces/${space.id}/holidays/${h.id}` };
-    if (!previewed && (await preview.holds(change, () => void remove(h, true), 'Delete anyway'))) return;
-    await run(`Deleted ${name(h)}.`, () => spacesApi.deleteHoliday(h));
+    if (
+      !previewed &&
+      (await preview.holds(change, () => void remove(h, true), t('admin.access_preview.deleteAnyway')))
+    )
+      return;
+    await run(t('admin.spaces.deleted', { name: name(h) }), () => spacesApi.deleteHoliday(h));
   }
 
   async function run(done: string, work: () => Promise<unknown>) {
@@ -381,39 +402,41 @@ function Holidays({ space }: { space: SpaceRecord }) {
 
   return (
     <>
-      <h2 id="holidays-h">Holidays</h2>
+      <h2 id="holidays-h">{t('admin.spaces.holidays')}</h2>
       <label class="check">
         <input
           type="checkbox"
           checked={past}
           onChange={(e) => setPast((e.target as HTMLInputElement).checked)}
         />
-        Show past holidays
+        {t('admin.spaces.showPast')}
       </label>
       <ul class="rows" aria-labelledby="holidays-h">
-        {list.length === 0 && <li class="muted">{past ? 'No holidays.' : 'No upcoming holidays.'}</li>}
+        {list.length === 0 && (
+          <li class="muted">{past ? t('admin.spaces.noHolidays') : t('admin.spaces.noUpcoming')}</li>
+        )}
         {list.map((h) => (
           <li key={h.id} aria-label={name(h)}>
             <span>
-              <strong>{h.title ?? 'Holiday'}</strong>: {localLabel(h.fromDateTime)} –{' '}
+              <strong>{h.title ?? t('admin.bookings.rule.holiday')}</strong>: {localLabel(h.fromDateTime)} –{' '}
               {localLabel(h.untilDateTime)}
             </span>
             <span class="actions">
               <button
                 type="button"
                 class="secondary"
-                aria-label={`Edit ${name(h)}`}
+                aria-label={t('admin.form_parts.editWhat', { what: name(h) })}
                 onClick={() => setEditing(h)}
               >
-                Edit
+                {t('admin.spaces.edit')}
               </button>
               <button
                 type="button"
                 class="secondary"
-                aria-label={`Delete ${name(h)}`}
+                aria-label={t('admin.form_parts.deleteWhat', { what: name(h) })}
                 onClick={() => void remove(h)}
               >
-                Delete
+                {t('admin.spaces.delete')}
               </button>
             </span>
           </li>
@@ -438,8 +461,12 @@ function Holidays({ space }: { space: SpaceRecord }) {
         onCancel={() => setEditing(null)}
         onSave={(body) =>
           editing
-            ? run(`Saved ${body.title || 'the holiday'}.`, () => spacesApi.updateHoliday(editing, body))
-            : run(`Added ${body.title || 'the holiday'}.`, () => spacesApi.createHoliday(space.id, body))
+            ? run(t('admin.spaces.savedHoliday', { name: body.title || t('admin.spaces.theHoliday') }), () =>
+                spacesApi.updateHoliday(editing, body),
+              )
+            : run(t('admin.spaces.addedHoliday', { name: body.title || t('admin.spaces.theHoliday') }), () =>
+                spacesApi.createHoliday(space.id, body),
+              )
         }
       />
     </>
@@ -462,7 +489,9 @@ function HolidayForm({
   const [title, setTitle] = useState(holiday?.title ?? '');
   const [from, setFrom] = useState(holiday?.fromDateTime ?? '');
   const [until, setUntil] = useState(holiday?.untilDateTime ?? '');
-  const heading = holiday ? `Edit holiday ${holiday.title ?? ''}`.trim() : 'New holiday';
+  const heading = holiday
+    ? t('admin.spaces.editHoliday', { title: holiday.title ?? '' }).trim()
+    : t('admin.spaces.newHoliday');
 
   const preview = useAccessPreview();
 
@@ -488,19 +517,31 @@ function HolidayForm({
   return (
     <form onSubmit={submit} aria-label={heading} class="holiday-form">
       <h3>{heading}</h3>
-      <Field label="Title" value={title} set={setTitle} maxLength={200} />
+      <Field label={t('admin.spaces.title')} value={title} set={setTitle} maxLength={200} />
       <div class="actions">
-        <Field label={`From (${zone})`} type="datetime-local" value={from} set={setFrom} required />
-        <Field label={`Until (${zone})`} type="datetime-local" value={until} set={setUntil} required />
+        <Field
+          label={t('bookings.from', { zone })}
+          type="datetime-local"
+          value={from}
+          set={setFrom}
+          required
+        />
+        <Field
+          label={t('bookings.until', { zone })}
+          type="datetime-local"
+          value={until}
+          set={setUntil}
+          required
+        />
       </div>
       {preview.panel}
       <div class="actions">
         <button type="submit" class="primary" disabled={preview.waiting}>
-          {holiday ? 'Save holiday' : 'Add holiday'}
+          {holiday ? t('admin.spaces.saveHoliday') : t('admin.spaces.addHoliday')}
         </button>
         {holiday && (
           <button type="button" class="secondary" onClick={onCancel}>
-            Cancel editing
+            {t('admin.spaces.cancelEditing')}
           </button>
         )}
       </div>

@@ -16,6 +16,7 @@ import {
 import { useResourcesAndTypes } from './packages';
 import './packages.css';
 import { addDays, dayLabel } from './zoned';
+import { t } from '../i18n/i18n';
 
 /**
  * Training courses: the resources each unlocks and how long a training stays valid; create,
@@ -37,45 +38,41 @@ export function TrainingsPage() {
 
   return (
     <main class="admin trainings-page">
-      <h1>Trainings</h1>
+      <h1>{t('admin.trainings.trainings')}</h1>
       <Alert text={error} />
       <div class="admin-grid">
         <div>
           <section aria-labelledby="courses-h">
-            <h2 id="courses-h">Training courses</h2>
+            <h2 id="courses-h">{t('admin.trainings.trainingCourses')}</h2>
             <div class="actions">
               <button type="button" class="primary" onClick={openNew}>
-                New course
+                {t('admin.trainings.newCourse')}
               </button>
             </div>
-            {courses === null && !error && <p role="status">Loading…</p>}
-            {courses?.length === 0 && (
-              <p class="muted">
-                No courses yet. A machine that requires training opens only for members who took a course that
-                unlocks it: create one with “New course”.
-              </p>
-            )}
+            {courses === null && !error && <p role="status">{t('admin.trainings.loading')}</p>}
+            {courses?.length === 0 && <p class="muted">{t('admin.trainings.noCoursesYetA')}</p>}
             {courses && courses.length > 0 && (
-              <table class="list" aria-label="Training courses">
+              <table class="list" aria-label={t('admin.trainings.trainingCourses')}>
                 <thead>
                   <tr>
-                    <th scope="col">Course</th>
-                    <th scope="col">Unlocks</th>
-                    <th scope="col">Valid for</th>
-                    <th scope="col">State</th>
+                    <th scope="col">{t('admin.trainings.course')}</th>
+                    <th scope="col">{t('admin.trainings.unlocks')}</th>
+                    <th scope="col">{t('admin.trainings.validFor')}</th>
+                    <th scope="col">{t('admin.trainings.state')}</th>
                   </tr>
                 </thead>
                 <tbody>
                   {courses.map((c) => (
                     <tr key={c.id} aria-selected={selectedId === c.id} aria-label={c.title}>
-                      <td data-label="Course">
+                      <td data-label={t('admin.trainings.course')}>
                         <EditLink name={c.title} onClick={() => open(c.id)} />
                       </td>
-                      <td data-label="Unlocks">
-                        {c.resources.map((id) => names.get(id) ?? `Resource ${id}`).join(', ') || 'nothing'}
+                      <td data-label={t('admin.trainings.unlocks')}>
+                        {c.resources.map((id) => names.get(id) ?? t('common.resource', { id })).join(', ') ||
+                          t('admin.trainings.nothing')}
                       </td>
-                      <td data-label="Valid for">{validityText(c)}</td>
-                      <td data-label="State">{c.state}</td>
+                      <td data-label={t('admin.trainings.validFor')}>{validityText(c)}</td>
+                      <td data-label={t('admin.trainings.state')}>{c.state}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -84,11 +81,8 @@ export function TrainingsPage() {
           </section>
           <Expiring courses={courses} />
         </div>
-        <p class="small">
-          A training stays valid this long from its day; leave it empty for no expiry. An expired training no
-          longer unlocks anything.
-        </p>
-        <section aria-label="Course details">
+        <p class="small">{t('admin.trainings.aTrainingStaysValid')}</p>
+        <section aria-label={t('admin.trainings.courseDetails')}>
           {(creating || selected) && (
             <CourseForm
               key={selected?.id ?? 'new'}
@@ -163,7 +157,7 @@ function CourseForm({
       const saved = course
         ? await packagesApi.updateCourse(course, body)
         : await packagesApi.createCourse(body);
-      if (course) setNotice('Saved.');
+      if (course) setNotice(t('common.saved'));
       onSaved(saved);
     });
   }
@@ -176,11 +170,11 @@ function CourseForm({
   return (
     <form onSubmit={save} aria-label={heading}>
       <h2>{heading}</h2>
-      <Field label="Title" value={title} set={setTitle} required maxLength={200} />
+      <Field label={t('admin.trainings.title')} value={title} set={setTitle} required maxLength={200} />
       <div class="fee-row">
         <Field
-          label="Valid for"
-          placeholder="never expires"
+          label={t('admin.trainings.validFor')}
+          placeholder={t('admin.trainings.neverExpires')}
           type="number"
           min={1}
           step={1}
@@ -188,18 +182,18 @@ function CourseForm({
           set={setDuration}
         />
         <label>
-          Unit
+          {t('admin.trainings.unit')}
           <select value={unit} onChange={(e) => setUnit((e.target as HTMLSelectElement).value)}>
-            <option value="day">Days</option>
-            <option value="week">Weeks</option>
-            <option value="month">Months</option>
-            <option value="year">Years</option>
+            <option value="day">{t('admin.trainings.days')}</option>
+            <option value="week">{t('admin.trainings.weeks')}</option>
+            <option value="month">{t('admin.trainings.months')}</option>
+            <option value="year">{t('admin.trainings.years')}</option>
           </select>
         </label>
       </div>
       <fieldset class="flags">
-        <legend>Unlocks</legend>
-        {resources.length === 0 && <p class="muted">No resources yet.</p>}
+        <legend>{t('admin.trainings.unlocks')}</legend>
+        {resources.length === 0 && <p class="muted">{t('admin.trainings.noResourcesYet')}</p>}
         {resources.map((r) => (
           <label class="check" key={r.id}>
             <input
@@ -208,23 +202,23 @@ function CourseForm({
               onChange={(e) => toggle(r.id, (e.target as HTMLInputElement).checked)}
             />
             {r.name}
-            {!r.requiresTraining && <span class="small"> (requires no training)</span>}
+            {!r.requiresTraining && <span class="small"> {t('admin.trainings.requiresNoTraining')}</span>}
           </label>
         ))}
         {usedTypes.length > 0 && (
           <div class="actions">
-            {usedTypes.map((t) => (
+            {usedTypes.map((type) => (
               <button
-                key={t.id}
+                key={type.id}
                 type="button"
                 class="secondary"
                 onClick={() =>
                   setUnlocks(
-                    new Set([...unlocks, ...resources.filter((r) => r.type === t.id).map((r) => r.id)]),
+                    new Set([...unlocks, ...resources.filter((r) => r.type === type.id).map((r) => r.id)]),
                   )
                 }
               >
-                {`Unlock every ${t.name}`}
+                {t('admin.trainings.unlockEvery', { type: type.name })}
               </button>
             ))}
           </div>
@@ -232,15 +226,15 @@ function CourseForm({
       </fieldset>
       {course && (
         <label>
-          State
+          {t('admin.trainings.state')}
           <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value)}>
-            <option value="active">active</option>
-            <option value="inactive">inactive (its trainings unlock nothing)</option>
+            <option value="active">{t('admin.trainings.active')}</option>
+            <option value="inactive">{t('admin.trainings.inactiveItsTrainingsUnlock')}</option>
           </select>
         </label>
       )}
       <label>
-        Notes
+        {t('admin.member_trainings.notes')}
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
       <Alert text={error} />
@@ -248,11 +242,11 @@ function CourseForm({
       {access.panel}
       <div class="actions">
         <button type="submit" class="primary" disabled={access.waiting}>
-          {course ? 'Save course' : 'Create course'}
+          {course ? t('admin.trainings.saveCourse') : t('admin.trainings.createCourse')}
         </button>
         {course && (
           <button type="button" class="secondary" onClick={() => void remove()}>
-            {`Delete ${course.title}`}
+            {t('admin.form_parts.deleteWhat', { what: course.title })}
           </button>
         )}
       </div>
@@ -275,26 +269,32 @@ function Expiring({ courses }: { courses: TrainingCourseRecord[] | null }) {
   const titles = new Map((courses ?? []).map((c) => [c.id, c.title]));
   return (
     <section aria-labelledby="expiring-h" class="package-part">
-      <h2 id="expiring-h">Expiring in the next 30 days</h2>
+      <h2 id="expiring-h">{t('admin.trainings.expiringInTheNext')}</h2>
       <Alert text={error} />
-      {list?.rows.length === 0 && <p class="muted">No training expires in the next 30 days.</p>}
+      {list?.rows.length === 0 && <p class="muted">{t('admin.trainings.noTrainingExpiresIn')}</p>}
       {list && courses && list.rows.length > 0 && (
-        <table class="list" aria-label="Trainings expiring in the next 30 days">
+        <table class="list" aria-label={t('admin.trainings.trainingsExpiringInThe')}>
           <thead>
             <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Course</th>
-              <th scope="col">Valid until</th>
+              <th scope="col">{t('admin.trainings.member')}</th>
+              <th scope="col">{t('admin.trainings.course')}</th>
+              <th scope="col">{t('admin.trainings.validUntil')}</th>
             </tr>
           </thead>
           <tbody>
-            {list.rows.map((t) => {
-              const m = t._embedded?.member;
+            {list.rows.map((tr) => {
+              const m = tr._embedded?.member;
               return (
-                <tr key={t.id}>
-                  <td data-label="Member">{m ? memberName(m) : `Member ${t.member}`}</td>
-                  <td data-label="Course">{titles.get(t.trainingCourse) ?? `Course ${t.trainingCourse}`}</td>
-                  <td data-label="Valid until">{t.untilDate ? dayLabel(t.untilDate, true) : ''}</td>
+                <tr key={tr.id}>
+                  <td data-label={t('admin.trainings.member')}>
+                    {m ? memberName(m) : t('admin.common.member', { id: tr.member })}
+                  </td>
+                  <td data-label={t('admin.trainings.course')}>
+                    {titles.get(tr.trainingCourse) ?? t('common.course', { id: tr.trainingCourse })}
+                  </td>
+                  <td data-label={t('admin.trainings.validUntil')}>
+                    {tr.untilDate ? dayLabel(tr.untilDate, true) : ''}
+                  </td>
                 </tr>
               );
             })}
@@ -302,7 +302,7 @@ function Expiring({ courses }: { courses: TrainingCourseRecord[] | null }) {
         </table>
       )}
       {list && list.total > list.rows.length && (
-        <p class="muted">{`The first ${list.rows.length} of ${list.total}.`}</p>
+        <p class="muted">{t('admin.trainings.firstOf', { shown: list.rows.length, total: list.total })}</p>
       )}
     </section>
   );

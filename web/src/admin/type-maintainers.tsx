@@ -3,6 +3,7 @@ import type { ApiError, MemberRecord } from '../api';
 import { problemApi, type ResourceTypeMaintainerRecord } from '../problem-api';
 import { adminApi } from './admin-api';
 import type { ResourceTypeRecord } from './resources-api';
+import { t } from '../i18n/i18n';
 
 const fullName = (m: { firstName: string; lastName: string | null }) =>
   `${m.firstName} ${m.lastName ?? ''}`.trim();
@@ -14,12 +15,9 @@ const fullName = (m: { firstName: string; lastName: string | null }) =>
 export function MaintainersSection(props: { types: ResourceTypeRecord[] }) {
   return (
     <section aria-labelledby="maintainers-h">
-      <h2 id="maintainers-h">Maintainers</h2>
-      <p class="muted">
-        Maintainers resolve the problem reports of their type’s machines and are told of new ones (the admins
-        are, for a type without any).
-      </p>
-      {props.types.length === 0 && <p class="muted">Add a resource type first.</p>}
+      <h2 id="maintainers-h">{t('admin.type_maintainers.maintainers')}</h2>
+      <p class="muted">{t('admin.type_maintainers.maintainersResolveTheProblem')}</p>
+      {props.types.length === 0 && <p class="muted">{t('admin.type_maintainers.addAResourceType')}</p>}
       {props.types.map((t) => (
         <TypeMaintainers key={t.id} type={t} />
       ))}
@@ -70,10 +68,12 @@ function TypeMaintainers({ type }: { type: ResourceTypeRecord }) {
   return (
     <div class="type-maintainers">
       <h3>{type.name}</h3>
-      <ul class="rows" aria-label={`Maintainers of ${type.name}`}>
-        {list?.length === 0 && <li class="muted">None: the admins resolve and hear of its reports.</li>}
+      <ul class="rows" aria-label={t('admin.type_maintainers.maintainersOf', { type: type.name })}>
+        {list?.length === 0 && <li class="muted">{t('admin.type_maintainers.noneTheAdminsResolve')}</li>}
         {list?.map((m) => {
-          const name = m._embedded ? fullName(m._embedded.member) : `Member ${m.member}`;
+          const name = m._embedded
+            ? fullName(m._embedded.member)
+            : t('admin.common.member', { id: m.member });
           return (
             <li key={m.member}>
               {name}
@@ -82,17 +82,17 @@ function TypeMaintainers({ type }: { type: ResourceTypeRecord }) {
                 class="secondary"
                 onClick={() => void run(() => problemApi.removeMaintainer(type.id, m.member))}
               >
-                {`Remove ${name} as maintainer of ${type.name}`}
+                {t('admin.type_maintainers.remove', { name, type: type.name })}
               </button>
             </li>
           );
         })}
       </ul>
       <label>
-        {`Add a maintainer of ${type.name}`}
+        {t('admin.type_maintainers.add', { type: type.name })}
         <input
           type="search"
-          placeholder="Name or e-mail"
+          placeholder={t('admin.type_maintainers.nameOrEMail')}
           value={q}
           onInput={(e) => setQ((e.target as HTMLInputElement).value)}
         />
@@ -107,7 +107,7 @@ function TypeMaintainers({ type }: { type: ResourceTypeRecord }) {
               class="secondary"
               onClick={() => void run(() => problemApi.addMaintainer(type.id, m.id))}
             >
-              {`Make ${fullName(m)} maintainer of ${type.name}`}
+              {t('admin.type_maintainers.make', { name: fullName(m), type: type.name })}
             </button>
           ))}
       </div>

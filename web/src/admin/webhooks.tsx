@@ -4,26 +4,29 @@ import { dateTime } from '../format';
 import { billingApi, type WebhookEventRecord, type WebhookRecord } from './billing-api';
 import './billing.css';
 import { Pager } from './pager';
+import { locale, t, tOr } from '../i18n/i18n';
 
 const PAGE = 20;
 
 /** Every category, with words for the form (the type makes a missing one a build error). */
 const categoryNames = {
-  member: 'Members',
-  memberKey: 'Key cards',
-  memberPackage: 'Member packages',
-  memberTraining: 'Trainings',
-  memberCredit: 'Credits',
-  resource: 'Resources',
-  resourceLog: 'Resource logs',
-  bridge: 'Bridges',
-  booking: 'Bookings',
-  charge: 'Charges',
-  invoice: 'Invoices',
-  signUp: 'Sign-ups',
-  checkIn: 'Check-ins',
-  problemReport: 'Problem reports',
+  member: 'member',
+  memberKey: 'memberKey',
+  memberPackage: 'memberPackage',
+  memberTraining: 'memberTraining',
+  memberCredit: 'memberCredit',
+  resource: 'resource',
+  resourceLog: 'resourceLog',
+  bridge: 'bridge',
+  booking: 'booking',
+  charge: 'charge',
+  invoice: 'invoice',
+  signUp: 'signUp',
+  checkIn: 'checkIn',
+  problemReport: 'problemReport',
 } satisfies Record<WebhookCategory, string>;
+/** A category in the words of the form (`admin.webhooks.category.*`). */
+const categoryName = (c: string) => tOr(`admin.webhooks.category.${c}`, c);
 
 const hookName = (h: WebhookRecord) => h.label ?? h.url;
 
@@ -31,16 +34,18 @@ const hookName = (h: WebhookRecord) => h.label ?? h.url;
 function response(e: WebhookEventRecord): string {
   const last = e.delivery.attempts.at(-1);
   if (!last) return '';
-  return last.statusCode !== null ? `HTTP ${last.statusCode}` : (last.error ?? 'no answer');
+  return last.statusCode !== null ? `HTTP ${last.statusCode}` : (last.error ?? t('admin.webhooks.noAnswer'));
 }
 
 function deliveryState(e: WebhookEventRecord): { text: string; kind: string } {
   const d = e.delivery;
-  if (d.state === 'delivered') return { text: 'Delivered', kind: 'delivered' };
-  if (d.state === 'failed') return { text: 'Failed', kind: 'failed' };
-  if (d.attempts.length === 0) return { text: 'Queued', kind: 'pending' };
-  const next = d.nextAttemptAt ? `, next try ${new Date(d.nextAttemptAt).toLocaleTimeString('en-GB')}` : '';
-  return { text: `Failing${next}`, kind: 'failing' };
+  if (d.state === 'delivered') return { text: t('admin.webhooks.delivered'), kind: 'delivered' };
+  if (d.state === 'failed') return { text: t('admin.webhooks.failed'), kind: 'failed' };
+  if (d.attempts.length === 0) return { text: t('admin.webhooks.queued'), kind: 'pending' };
+  const next = d.nextAttemptAt
+    ? t('admin.webhooks.nextTry', { time: new Date(d.nextAttemptAt).toLocaleTimeString(locale()) })
+    : '';
+  return { text: `${t('admin.webhooks.failing')}${next}`, kind: 'failing' };
 }
 
 /**
@@ -86,7 +91,7 @@ export function WebhooksPage() {
 
   return (
     <main class="admin webhooks">
-      <h1>Webhooks</h1>
+      <h1>{t('admin.webhooks.webhooks')}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -96,10 +101,10 @@ export function WebhooksPage() {
         <section aria-labelledby="hooks-h">
           <div class="section-head">
             <h2 id="hooks-h">
-              {hooks ? `${hooks.length} ${hooks.length === 1 ? 'webhook' : 'webhooks'}` : 'Webhooks'}
+              {hooks ? t('admin.webhooks.count', { count: hooks.length }) : t('admin.webhooks.webhooks')}
             </h2>
             <button type="button" class="primary" onClick={() => setCreating(!creating)}>
-              New webhook
+              {t('admin.webhooks.newWebhook')}
             </button>
           </div>
           {creating && (
@@ -127,41 +132,49 @@ export function WebhooksPage() {
             ))}
           {secret && (
             <label>
-              Signing secret (shown only now; the receiver verifies signatures with it)
+              {t('admin.webhooks.secret')}
               <textarea class="command secret" readOnly rows={2} value={secret} />
             </label>
           )}
-          <table class="list" aria-label="Webhooks">
+          <table class="list" aria-label={t('admin.webhooks.webhooks')}>
             <thead>
               <tr>
-                <th scope="col">Webhook</th>
-                <th scope="col">State</th>
-                <th scope="col">Categories</th>
-                <th scope="col">Actions</th>
+                <th scope="col">{t('admin.webhooks.webhook')}</th>
+                <th scope="col">{t('admin.webhooks.state')}</th>
+                <th scope="col">{t('admin.webhooks.categories')}</th>
+                <th scope="col">{t('admin.webhooks.actions')}</th>
               </tr>
             </thead>
             <tbody>
               {hooks?.length === 0 && (
                 <tr>
                   <td colSpan={4} class="muted">
-                    No webhooks yet.
+                    {t('admin.webhooks.noWebhooksYet')}
                   </td>
                 </tr>
               )}
               {hooks?.map((h) => (
                 <tr key={h.id} aria-selected={h.id === selected}>
-                  <td data-label="Webhook">
+                  <td data-label={t('admin.webhooks.webhook')}>
                     <button type="button" class="link" onClick={() => setSelected(h.id)}>
                       {hookName(h)}
                     </button>
                     <div class="hint">{h.url}</div>
                   </td>
-                  <td data-label="State">
-                    <span class={`delivery-state ${h.state}`}>{h.state}</span>
-                    {h.failingSince && <div class="hint">Failures since {dateTime(h.failingSince)}</div>}
+                  <td data-label={t('admin.webhooks.state')}>
+                    <span class={`delivery-state ${h.state}`}>
+                      {tOr(`admin.webhooks.hookState.${h.state}`, h.state)}
+                    </span>
+                    {h.failingSince && (
+                      <div class="hint">
+                        {t('admin.webhooks.failuresSince', { since: dateTime(h.failingSince) })}
+                      </div>
+                    )}
                   </td>
-                  <td data-label="Categories">{h.categories.map((c) => categoryNames[c] ?? c).join(', ')}</td>
-                  <td data-label="Actions">
+                  <td data-label={t('admin.webhooks.categories')}>
+                    {h.categories.map(categoryName).join(', ')}
+                  </td>
+                  <td data-label={t('admin.webhooks.actions')}>
                     <div class="actions">
                       {h.state === 'active' || h.state === 'failing' ? (
                         <button
@@ -169,7 +182,7 @@ export function WebhooksPage() {
                           class="secondary"
                           onClick={() => act(() => billingApi.setWebhookState(h, 'paused'))}
                         >
-                          {`Pause ${hookName(h)}`}
+                          {t('admin.webhooks.pause', { name: hookName(h) })}
                         </button>
                       ) : (
                         <button
@@ -177,7 +190,7 @@ export function WebhooksPage() {
                           class="secondary"
                           onClick={() => act(() => billingApi.setWebhookState(h, 'active'))}
                         >
-                          {`Resume ${hookName(h)}`}
+                          {t('admin.webhooks.resume', { name: hookName(h) })}
                         </button>
                       )}
                       <button
@@ -188,7 +201,7 @@ export function WebhooksPage() {
                           setCreating(false);
                         }}
                       >
-                        {`Edit ${hookName(h)}`}
+                        {t('admin.form_parts.editWhat', { what: hookName(h) })}
                       </button>
                       {confirming === h.id ? (
                         <button
@@ -201,11 +214,11 @@ export function WebhooksPage() {
                             })
                           }
                         >
-                          {`Really delete ${hookName(h)}`}
+                          {t('admin.webhooks.reallyDelete', { name: hookName(h) })}
                         </button>
                       ) : (
                         <button type="button" class="secondary" onClick={() => setConfirming(h.id)}>
-                          {`Delete ${hookName(h)}`}
+                          {t('admin.form_parts.deleteWhat', { what: hookName(h) })}
                         </button>
                       )}
                     </div>
@@ -215,7 +228,7 @@ export function WebhooksPage() {
             </tbody>
           </table>
         </section>
-        <section aria-label="Deliveries">
+        <section aria-label={t('admin.webhooks.deliveries')}>
           {hook && <Deliveries key={hook.id} hook={hook} onChange={load} />}
         </section>
       </div>
@@ -249,12 +262,14 @@ function WebhookForm({
       setError((err as ApiError).message);
     }
   }
-  const name = hook ? `Edit ${hookName(hook)}` : 'New webhook';
+  const name = hook
+    ? t('admin.form_parts.editWhat', { what: hookName(hook) })
+    : t('admin.webhooks.newWebhook');
   return (
     <form onSubmit={save} aria-label={name}>
       {hook && <h3>{name}</h3>}
       <label>
-        Receiver URL
+        {t('admin.webhooks.receiverUrl')}
         <input
           type="url"
           required
@@ -263,11 +278,11 @@ function WebhookForm({
         />
       </label>
       <label>
-        Label
+        {t('admin.webhooks.label')}
         <input value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
       </label>
       <fieldset class="categories">
-        <legend>Events to send</legend>
+        <legend>{t('admin.webhooks.eventsToSend')}</legend>
         {(Object.keys(categoryNames) as WebhookCategory[]).map((c) => (
           <label key={c} class="category">
             <input
@@ -279,7 +294,7 @@ function WebhookForm({
                 )
               }
             />
-            {categoryNames[c]}
+            {categoryName(c)}
           </label>
         ))}
       </fieldset>
@@ -289,7 +304,7 @@ function WebhookForm({
         </p>
       )}
       <button type="submit" class="primary">
-        {hook ? 'Save webhook' : 'Create webhook'}
+        {hook ? t('admin.webhooks.save') : t('admin.webhooks.create')}
       </button>
     </form>
   );
@@ -325,8 +340,8 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
       const e = await billingApi.sendTest(hook.id);
       setNotice(
         e.delivery.state === 'delivered'
-          ? `Test event ${e.id} delivered: ${response(e)}.`
-          : `Test event ${e.id} failed: ${response(e)}.`,
+          ? t('admin.webhooks.testDelivered', { id: e.id, response: response(e) })
+          : t('admin.webhooks.testFailed', { id: e.id, response: response(e) }),
       );
     } catch (err) {
       setError((err as ApiError).message);
@@ -340,8 +355,15 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
       const after = await billingApi.retry(hook.id, e.delivery.id);
       setNotice(
         after.delivery.state === 'pending'
-          ? `Event ${e.id} is being sent again now.`
-          : `Event ${e.id} sent again: ${after.delivery.state === 'delivered' ? 'delivered' : 'failed'}, ${response(after)}.`,
+          ? t('admin.webhooks.sendingAgain', { id: e.id })
+          : t('admin.webhooks.sentAgain', {
+              id: e.id,
+              state:
+                after.delivery.state === 'delivered'
+                  ? t('admin.webhooks.deliveredLower')
+                  : t('admin.webhooks.failedLower'),
+              response: response(after),
+            }),
       );
     } catch (err) {
       setError((err as ApiError).message);
@@ -353,9 +375,9 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
   return (
     <>
       <div class="section-head">
-        <h2>{`Deliveries of ${hookName(hook)}`}</h2>
+        <h2>{t('admin.webhooks.deliveriesOf', { name: hookName(hook) })}</h2>
         <label class="head-choice">
-          Delivery state
+          {t('admin.webhooks.deliveryState')}
           <select
             value={state}
             onChange={(e) => {
@@ -363,14 +385,14 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
               setOffset(0);
             }}
           >
-            <option value="">All</option>
-            <option value="pending">Queued or failing</option>
-            <option value="delivered">Delivered</option>
-            <option value="failed">Failed tests</option>
+            <option value="">{t('admin.webhooks.all')}</option>
+            <option value="pending">{t('admin.webhooks.queuedOrFailing')}</option>
+            <option value="delivered">{t('admin.webhooks.delivered')}</option>
+            <option value="failed">{t('admin.webhooks.failedTests')}</option>
           </select>
         </label>
         <button type="button" class="secondary" onClick={() => void sendTest()}>
-          Send test event
+          {t('admin.webhooks.sendTestEvent')}
         </button>
       </div>
       {notice && (
@@ -383,16 +405,16 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
           {error}
         </p>
       )}
-      <table class="list" aria-label={`Deliveries of ${hookName(hook)}`}>
+      <table class="list" aria-label={t('admin.webhooks.deliveriesOf', { name: hookName(hook) })}>
         <thead>
           <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Created</th>
-            <th scope="col">Status</th>
-            <th scope="col">Response</th>
-            <th scope="col">Attempts</th>
+            <th scope="col">{t('admin.webhooks.event')}</th>
+            <th scope="col">{t('admin.webhooks.created')}</th>
+            <th scope="col">{t('admin.webhooks.status')}</th>
+            <th scope="col">{t('admin.webhooks.response')}</th>
+            <th scope="col">{t('admin.webhooks.attempts')}</th>
             <th scope="col">
-              <span class="visually-hidden">Actions</span>
+              <span class="visually-hidden">{t('admin.webhooks.actions')}</span>
             </th>
           </tr>
         </thead>
@@ -400,7 +422,7 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
           {page?.events.length === 0 && (
             <tr>
               <td colSpan={6} class="muted">
-                No deliveries.
+                {t('admin.webhooks.noDeliveries')}
               </td>
             </tr>
           )}
@@ -411,17 +433,17 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
               (e.delivery.state === 'pending' && e.delivery.attempts.length > 0);
             return (
               <tr key={e.delivery.id}>
-                <td data-label="Event">{`${e.type} #${e.id}`}</td>
-                <td data-label="Created">{dateTime(e.createdAt)}</td>
-                <td data-label="Status">
+                <td data-label={t('admin.webhooks.event')}>{`${e.type} #${e.id}`}</td>
+                <td data-label={t('admin.webhooks.created')}>{dateTime(e.createdAt)}</td>
+                <td data-label={t('admin.webhooks.status')}>
                   <span class={`delivery-state ${s.kind}`}>{s.text}</span>
                 </td>
-                <td data-label="Response">{response(e)}</td>
-                <td data-label="Attempts">{e.delivery.attempts.length}</td>
+                <td data-label={t('admin.webhooks.response')}>{response(e)}</td>
+                <td data-label={t('admin.webhooks.attempts')}>{e.delivery.attempts.length}</td>
                 <td>
                   {retriable && (
                     <button type="button" class="secondary" onClick={() => void retry(e)}>
-                      {`Retry event ${e.id}`}
+                      {t('admin.webhooks.retry', { id: e.id })}
                     </button>
                   )}
                 </td>
@@ -431,7 +453,7 @@ function Deliveries({ hook, onChange }: { hook: WebhookRecord; onChange: () => v
         </tbody>
       </table>
       <Pager
-        label="Pages of deliveries"
+        label={t('admin.webhooks.pagesOfDeliveries')}
         offset={offset}
         size={PAGE}
         total={page?.total}

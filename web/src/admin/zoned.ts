@@ -1,3 +1,5 @@
+import { locale } from '../i18n/i18n';
+
 /**
  * Wall times in a space's time zone, with Intl only (as the hub's zoned-time.ts): the admin's
  * browser may sit in another zone than the space, and the pages show the space's.
@@ -75,7 +77,7 @@ export const mondayOf = (date: string) => addDays(date, 1 - dayOfWeek(date));
 
 /** "Tue 24 Nov" (with the year when asked). */
 export function dayLabel(date: string, withYear = false): string {
-  const label = new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', {
+  const label = new Date(`${date}T12:00:00Z`).toLocaleDateString(locale(), {
     timeZone: 'UTC',
     weekday: 'short',
     day: 'numeric',

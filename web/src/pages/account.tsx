@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type BrowserSession, type UserMe } from '../api';
 import { dateTime, deviceName } from '../format';
-import { signOut } from '../session';
+import { setMe, signOut } from '../session';
 import { NotificationSettings } from './notification-settings';
 import { PasswordForm } from './password-form';
 import { describe } from './sign-in';
+import { languageNames, languages, pickLanguage, t } from '../i18n/i18n';
 
 /** My sign-ins: where I am signed in, sign out there or everywhere; my password; the mails I receive. */
 export function AccountPage({ me }: { me: UserMe }) {
@@ -19,39 +20,76 @@ export function AccountPage({ me }: { me: UserMe }) {
     void load();
   }
 
+  async function chooseLanguage(language: string) {
+    setMessage(null);
+    try {
+      await api.setLanguage(me, language || null);
+      setMe(await api.me());
+      setMessage(t('account.languageSaved'));
+    } catch (err) {
+      setMessage(describe(err));
+    }
+  }
+
   return (
     <main>
-      <h1>Account</h1>
+      <h1>{t('account.title')}</h1>
       <p>
         {me.firstName} {me.lastName} · {me.emailAddress}
       </p>
       <section aria-labelledby="sessions">
-        <h2 id="sessions">Where you are signed in</h2>
+        <h2 id="sessions">{t('account.sessions')}</h2>
         <ul class="rows">
           {(sessions ?? []).map((s) => (
             <li key={s.id}>
               <span title={s.userAgent ?? undefined}>
-                {s.current ? `This browser (${deviceName(s.userAgent)})` : deviceName(s.userAgent)} · since{' '}
-                {dateTime(s.createdAt)} · last seen {dateTime(s.lastSeenAt)}
+                {t('account.since', {
+                  device: s.current
+                    ? t('account.thisBrowser', { device: deviceName(s.userAgent) })
+                    : deviceName(s.userAgent),
+                  since: dateTime(s.createdAt),
+                  seen: dateTime(s.lastSeenAt),
+                })}
               </span>
               <button
                 type="button"
                 class="secondary"
                 onClick={() => end(s)}
-                aria-label={`Sign out ${s.current ? 'this browser' : deviceName(s.userAgent)}, signed in ${dateTime(s.createdAt)}`}
+                aria-label={t('account.signOutOne', {
+                  device: s.current ? t('account.thisBrowserShort') : deviceName(s.userAgent),
+                  since: dateTime(s.createdAt),
+                })}
               >
-                Sign out
+                {t('account.signOut')}
               </button>
             </li>
           ))}
         </ul>
         <button type="button" class="danger" onClick={() => api.endAllSessions().finally(() => signOut())}>
-          Sign out everywhere
+          {t('account.signOutEverywhere')}
         </button>
       </section>
       <section aria-labelledby="password">
-        <h2 id="password">Password</h2>
-        <PasswordForm askCurrent onDone={() => setMessage('Password saved.')} />
+        <h2 id="password">{t('account.password')}</h2>
+        <PasswordForm askCurrent onDone={() => setMessage(t('account.passwordSaved'))} />
+      </section>
+      <section aria-labelledby="language">
+        <h2 id="language">{t('account.language')}</h2>
+        <label>
+          {t('account.languageLabel')}
+          <select
+            name="language"
+            value={me.language ? pickLanguage(me.language) : ''}
+            onChange={(e) => void chooseLanguage((e.target as HTMLSelectElement).value)}
+          >
+            <option value="">{t('account.browserLanguage')}</option>
+            {languages.map((l) => (
+              <option key={l} value={l} lang={l}>
+                {languageNames[l]}
+              </option>
+            ))}
+          </select>
+        </label>
       </section>
       <NotificationSettings me={me} />
       {message && <p role="status">{message}</p>}

@@ -23,6 +23,7 @@ import { addDays, dayLabel, instant, wall } from '../admin/zoned';
 import { useLive } from '../live';
 import { HouseRulesBanner } from './house-rules-banner';
 import { describe } from './sign-in';
+import { dayText, money, t, tOr } from '../i18n/i18n';
 
 /** Loads once (and again on `reload`); errors become text. */
 function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
@@ -46,7 +47,7 @@ export function HomePage({ me }: { me: UserMe }) {
   const names = new Map((resources.value ?? []).map((r) => [r.id, r.name]));
   return (
     <main>
-      <h1>Hello, {me.firstName || me.emailAddress}</h1>
+      <h1>{t('home.hello', { name: me.firstName || me.emailAddress })}</h1>
       <HouseRulesBanner />
       <Resources resources={resources.value} error={resources.error} />
       <Bookings me={me} resources={resources.value ?? []} />
@@ -139,23 +140,24 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
     <>
       {running.length > 0 && (
         <section aria-labelledby="running">
-          <h2 id="running">Running now</h2>
+          <h2 id="running">{t('home.runningNow')}</h2>
           <ul class="cards">
             {running.map((s) => (
               <li key={s.resource} class="card mine">
                 <a href={`/r/${s.resource}`}>
-                  {resources?.find((r) => r.id === s.resource)?.name ?? `Resource ${s.resource}`}
+                  {resources?.find((r) => r.id === s.resource)?.name ??
+                    t('common.resource', { id: s.resource })}
                 </a>
-                <span>running for {elapsed(s.session!.since, now)}</span>
+                <span>{t('home.runningFor', { elapsed: elapsed(s.session!.since, now) })}</span>
               </li>
             ))}
           </ul>
         </section>
       )}
       <section aria-labelledby="resources">
-        <h2 id="resources">Doors and machines</h2>
+        <h2 id="resources">{t('home.resources')}</h2>
         {error && <p class="error">{error}</p>}
-        {resources && resources.length === 0 && <p>No doors or machines yet.</p>}
+        {resources && resources.length === 0 && <p>{t('home.noResources')}</p>}
         <ul class="cards">
           {(resources ?? []).map((r) => {
             const status = live.statuses.get(r.id);
@@ -167,18 +169,25 @@ function Resources({ resources, error }: { resources: ResourceRecord[] | null; e
             const check = entry?.check;
             const noun = r.controlType === 'door' ? 'door' : 'machine';
             const state = !status?.bridge
-              ? 'not connected'
+              ? 'notConnected'
               : !status.online
                 ? 'offline'
                 : status.session?.mine
-                  ? 'in use by you'
+                  ? 'inUseByYou'
                   : status.session
-                    ? 'in use'
+                    ? 'inUse'
                     : 'free';
+            const badge = {
+              notConnected: 'not-connected',
+              offline: 'offline',
+              inUseByYou: 'in-use-by-you',
+              inUse: 'in-use',
+              free: 'free',
+            }[state];
             return (
               <li key={r.id} class={`card ${check?.allowed ? 'ok' : 'no'}`}>
                 <a href={`/r/${r.id}`}>{r.name}</a>
-                <span class={`badge ${state.replace(/ /g, '-')}`}>{state}</span>
+                <span class={`badge ${badge}`}>{t(`home.state.${state}`)}</span>
                 {check && current && <span class="small">{verdictText(check, noun, null)}</span>}
               </li>
             );
@@ -247,7 +256,7 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
 
   const local = (iso: string) => (zone ? wall(iso, zone) : null);
   const when = (b: BookingRecord) => {
-    if (!zone) return `${dateTime(b.fromDateTime)}`;
+    if (!zone) return dateTime(b.fromDateTime);
     const a = wall(b.fromDateTime, zone);
     return `${dayLabel(a.date)} ${a.time}–${wall(b.untilDateTime, zone).time}`;
   };
@@ -262,7 +271,14 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
         instant(day, start, zone).toISOString(),
         instant(day, end, zone).toISOString(),
       );
-      setMessage(`Booked ${names.get(chosen) ?? 'it'}, ${dayLabel(day)} ${start}–${end}.`);
+      setMessage(
+        t('bookings.booked', {
+          name: names.get(chosen) ?? t('bookings.it'),
+          day: dayLabel(day),
+          from: start,
+          until: end,
+        }),
+      );
       list.reload();
       setTick((n) => n + 1);
     } catch (err) {
@@ -282,30 +298,33 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
 
   return (
     <section aria-labelledby="bookings">
-      <h2 id="bookings">My bookings</h2>
+      <h2 id="bookings">{t('bookings.title')}</h2>
       {list.error && <p class="error">{list.error}</p>}
-      {list.value?.length === 0 && <p>No bookings ahead.</p>}
+      {list.value?.length === 0 && <p>{t('bookings.none')}</p>}
       <ul class="rows">
         {(list.value ?? []).map((b) => (
           <li key={b.id}>
             <span>
-              {names.get(b.resource) ?? `Resource ${b.resource}`}: {when(b)}
+              {names.get(b.resource) ?? t('common.resource', { id: b.resource })}: {when(b)}
             </span>
             <button
               type="button"
               class="secondary"
               onClick={() => cancel(b)}
-              aria-label={`Cancel booking of ${names.get(b.resource) ?? 'resource'} on ${when(b)}`}
+              aria-label={t('bookings.cancelLabel', {
+                name: names.get(b.resource) ?? t('common.resource', { id: b.resource }),
+                when: when(b),
+              })}
             >
-              Cancel
+              {t('common.cancel')}
             </button>
           </li>
         ))}
       </ul>
       {bookable.length > 0 && (
-        <form class="inline-form" onSubmit={create} aria-label="New booking">
+        <form class="inline-form" onSubmit={create} aria-label={t('bookings.newBooking')}>
           <label>
-            Machine
+            {t('bookings.machine')}
             <select
               value={chosen}
               onChange={(e) => setResource(Number((e.target as HTMLSelectElement).value) || '')}
@@ -318,18 +337,25 @@ function Bookings({ me, resources }: { me: UserMe; resources: ResourceRecord[] }
               ))}
             </select>
           </label>
-          <Field label="Day" type="date" value={day} set={setDay} required />
+          <Field label={t('bookings.day')} type="date" value={day} set={setDay} required />
           <Field
-            label={`From (${zone ?? '…'})`}
+            label={t('bookings.from', { zone: zone ?? '…' })}
             type="time"
             step={900}
             value={start}
             set={setStart}
             required
           />
-          <Field label={`Until (${zone ?? '…'})`} type="time" step={900} value={end} set={setEnd} required />
+          <Field
+            label={t('bookings.until', { zone: zone ?? '…' })}
+            type="time"
+            step={900}
+            value={end}
+            set={setEnd}
+            required
+          />
           <button type="submit" class="primary" disabled={!zone || !day}>
-            Book
+            {t('bookings.book')}
           </button>
         </form>
       )}
@@ -397,25 +423,27 @@ function FreeBusy(props: {
   return (
     <div class="free-busy">
       <p class="small">
-        {props.name}, {dayLabel(day)}: times in the space’s time zone, {props.zone}.{' '}
-        {always
-          ? 'The space is open at all times.'
-          : hours.length === 0
-            ? 'The space is closed this day.'
-            : ''}
+        {t('bookings.zoneNote', { name: props.name, day: dayLabel(day), zone: props.zone })}{' '}
+        {always ? t('bookings.openAlways') : hours.length === 0 ? t('bookings.closedDay') : ''}
         {left >= 24 * 60
-          ? ' This day is over.'
+          ? ` ${t('bookings.dayOver')}`
           : hours.length > 0 && open.length === 0
-            ? ' Closed for the rest of the day.'
+            ? ` ${t('bookings.closedRest')}`
             : ''}
       </p>
-      <ul class="rows" aria-label={`Free and busy times of ${props.name}`}>
+      <ul class="rows" aria-label={t('bookings.freeBusyOf', { name: props.name })}>
         {rows.map((r) => (
           <li key={`${r.s}-${r.kind}`} class={r.kind === 'free' ? 'ok' : 'bad'}>
             <span>
               {clock(r.s)}–{clock(r.e)}
             </span>
-            <span>{r.kind === 'free' ? 'free' : r.kind === 'mine' ? 'booked by you' : 'booked'}</span>
+            <span>
+              {r.kind === 'free'
+                ? t('bookings.free')
+                : r.kind === 'mine'
+                  ? t('bookings.bookedByYou')
+                  : t('bookings.bookedOther')}
+            </span>
             {/* The time inputs stop at 23:45: a free range from then on is left to type. */}
             {r.kind === 'free' && quarter(r.s) < Math.min(r.e, lastStart + 15) && (
               <button
@@ -423,7 +451,7 @@ function FreeBusy(props: {
                 class="link"
                 onClick={() => props.choose(quarter(r.s), Math.min(r.e, quarter(r.s) + 60, lastStart + 15))}
               >
-                {`Choose ${clock(quarter(r.s))}`}
+                {t('bookings.choose', { time: clock(quarter(r.s)) })}
               </button>
             )}
           </li>
@@ -445,14 +473,14 @@ function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
   const logs = useLoad<ResourceLogRecord[]>(() => api.myLogs(me.id), [me.id]);
   return (
     <section aria-labelledby="activity">
-      <h2 id="activity">Recent activity</h2>
+      <h2 id="activity">{t('activity.title')}</h2>
       {logs.error && <p class="error">{logs.error}</p>}
-      {logs.value?.length === 0 && <p>Nothing yet.</p>}
+      {logs.value?.length === 0 && <p>{t('activity.nothing')}</p>}
       <ul class="rows">
         {(logs.value ?? []).map((l) => (
           <li key={l.id}>
             <span>
-              {dateTime(l.createdAt)} · {names.get(l.resource) ?? `Resource ${l.resource}`}
+              {dateTime(l.createdAt)} · {names.get(l.resource) ?? t('common.resource', { id: l.resource })}
             </span>
             <span class={l.type === 'denied' ? 'bad' : ''}>{logWords(l)}</span>
           </li>
@@ -466,8 +494,9 @@ function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
 function logWords(log: ResourceLogRecord): string {
   const words = (camel: string) => camel.replace(/([A-Z])/g, ' $1').toLowerCase();
   const type = words(log.type);
-  const text = type.charAt(0).toUpperCase() + type.slice(1);
-  return log.reason ? `${text}: ${words(log.reason)}` : text;
+  const text = tOr(`log.type.${log.type}`, type.charAt(0).toUpperCase() + type.slice(1));
+  if (!log.reason) return text;
+  return t('log.withReason', { type: text, reason: tOr(`log.reason.${log.reason}`, words(log.reason)) });
 }
 
 function KeyCard({ me }: { me: UserMe }) {
@@ -477,7 +506,7 @@ function KeyCard({ me }: { me: UserMe }) {
   async function lost() {
     try {
       await api.reportKeyLost(me.id);
-      setMessage('Your card is disabled. It no longer opens anything. Ask an admin for a new one.');
+      setMessage(t('keyCard.lostDone'));
       setConfirming(false);
       key.reload();
     } catch (err) {
@@ -486,29 +515,29 @@ function KeyCard({ me }: { me: UserMe }) {
   }
   return (
     <section aria-labelledby="key">
-      <h2 id="key">My key card</h2>
+      <h2 id="key">{t('keyCard.title')}</h2>
       {key.error && <p class="error">{key.error}</p>}
-      {!key.value && !key.error && <p>No key card.</p>}
+      {!key.value && !key.error && <p>{t('keyCard.none')}</p>}
       {key.value && (
         <p>
-          Card …{key.value.token.slice(-4)} ({key.value.type}):{' '}
-          <strong>{key.value.state === 'active' ? 'active' : 'disabled'}</strong>
+          {t('keyCard.card', { last: key.value.token.slice(-4), type: key.value.type })}{' '}
+          <strong>{key.value.state === 'active' ? t('keyCard.active') : t('keyCard.disabled')}</strong>
         </p>
       )}
       {key.value?.state === 'active' &&
         (confirming ? (
           <p>
-            Disable this card for good?{' '}
+            {t('keyCard.disableForGood')}{' '}
             <button type="button" class="danger" onClick={lost}>
-              Yes, it is lost
+              {t('keyCard.yesLost')}
             </button>{' '}
             <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-              No
+              {t('common.no')}
             </button>
           </p>
         ) : (
           <button type="button" class="secondary" onClick={() => setConfirming(true)}>
-            Report card lost
+            {t('keyCard.reportLost')}
           </button>
         ))}
       {message && <p role="status">{message}</p>}
@@ -521,23 +550,27 @@ function Packages({ me }: { me: UserMe }) {
   const credits = useLoad<MemberCredit[]>(() => api.credits(me.id), [me.id]);
   return (
     <section aria-labelledby="packages">
-      <h2 id="packages">Packages and credits</h2>
-      {packages.value?.length === 0 && <p>No packages.</p>}
+      <h2 id="packages">{t('packages.title')}</h2>
+      {packages.value?.length === 0 && <p>{t('packages.none')}</p>}
       <ul class="rows">
         {(packages.value ?? []).map((p) => (
           <li key={p.id}>
-            <span>{p._embedded?.package?.name ?? `Package ${p.package}`}</span>
+            <span>{p._embedded?.package?.name ?? t('common.package', { id: p.package })}</span>
             <span>
-              from {p.fromDate}
-              {p.untilDate ? ` until ${p.untilDate}` : ''}
+              {p.untilDate
+                ? t('packages.fromUntil', { from: dayText(p.fromDate), until: dayText(p.untilDate) })
+                : t('packages.from', { from: dayText(p.fromDate) })}
             </span>
           </li>
         ))}
         {(credits.value ?? []).map((c) => (
           <li key={`c${c.id}`}>
-            <span>Credit ({c.scope})</span>
+            <span>{t('packages.credit', { scope: c.scope })}</span>
             <span>
-              {c.remaining} of {c.amount} left
+              {t('packages.creditLeft', {
+                remaining: money(c.remaining, null),
+                amount: money(c.amount, null),
+              })}
             </span>
           </li>
         ))}
@@ -556,27 +589,21 @@ function Trainings({ me }: { me: UserMe }) {
   const titles = new Map(courses.map((c) => [c.id, c.title]));
   // A training ends with its day in the space, as the access policy counts it, not the phone's.
   const today = wall(new Date(), space?.timezone ?? 'UTC').date;
-  const day = (date: string) =>
-    new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', {
-      timeZone: 'UTC',
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-    });
+  const day = dayText;
   return (
     <section aria-labelledby="trainings">
-      <h2 id="trainings">My trainings</h2>
-      {trainings.value && list.length === 0 && <p>No trainings yet.</p>}
+      <h2 id="trainings">{t('trainings.title')}</h2>
+      {trainings.value && list.length === 0 && <p>{t('trainings.none')}</p>}
       <ul class="rows">
-        {list.map((t) => (
-          <li key={t.id}>
-            <span>{titles.get(t.trainingCourse) ?? `Course ${t.trainingCourse}`}</span>
-            <span class={t.untilDate !== null && t.untilDate < today ? 'bad' : ''}>
-              {t.untilDate === null
-                ? 'no expiry'
-                : t.untilDate < today
-                  ? `expired on ${day(t.untilDate)}`
-                  : `valid until ${day(t.untilDate)}`}
+        {list.map((tr) => (
+          <li key={tr.id}>
+            <span>{titles.get(tr.trainingCourse) ?? t('common.course', { id: tr.trainingCourse })}</span>
+            <span class={tr.untilDate !== null && tr.untilDate < today ? 'bad' : ''}>
+              {tr.untilDate === null
+                ? t('trainings.noExpiry')
+                : tr.untilDate < today
+                  ? t('trainings.expiredOn', { day: day(tr.untilDate) })
+                  : t('trainings.validUntil', { day: day(tr.untilDate) })}
             </span>
           </li>
         ))}
@@ -591,12 +618,12 @@ function PaymentState({ invoice }: { invoice: number }) {
   const last = payments.value?.filter((p) => p.kind !== 'setup' && p.state !== 'expired').at(-1);
   // On a line of its own below the invoice.
   const line = { flexBasis: '100%' };
-  if (last?.state === 'processing') return <small style={line}>Payment under way.</small>;
+  if (last?.state === 'processing') return <small style={line}>{t('invoices.processing')}</small>;
   if (last?.state !== 'failed') return null;
   return (
     <small class="bad" style={line} data-testid="payment-failure">
-      The last payment failed: {last.failureMessage ?? 'no reason given'}
-      {last.retryAfter ? ` It is tried again on ${last.retryAfter.slice(0, 10)}.` : ''}
+      {t('invoices.failed', { reason: last.failureMessage ?? t('invoices.noReason') })}
+      {last.retryAfter ? t('invoices.retry', { day: dayText(last.retryAfter) }) : ''}
     </small>
   );
 }
@@ -604,16 +631,13 @@ function PaymentState({ invoice }: { invoice: number }) {
 /** A card brand as Stripe names it ("visa", "amex") as people write it. */
 const brandName = (brand: string | null) =>
   brand === null
-    ? 'Card'
+    ? t('invoices.card')
     : ({ amex: 'American Express', mastercard: 'Mastercard', unionpay: 'UnionPay', jcb: 'JCB' }[brand] ??
       brand.charAt(0).toUpperCase() + brand.slice(1));
 
 /** What Stripe's Checkout sent the member back to say (`?stripe=`), in words. */
-const checkoutReturn: Record<string, string> = {
-  paid: 'Thank you: your payment is recorded as soon as Stripe confirms it.',
-  saved: 'Your payment method is saved as soon as Stripe confirms it.',
-  cancelled: 'Payment cancelled: nothing was charged.',
-};
+const checkoutReturn = (said: string): string | null =>
+  ['paid', 'saved', 'cancelled'].includes(said) ? tOr(`invoices.return.${said}`, said) : null;
 
 /**
  * My invoices (open ones to pay, past ones with their PDF), and where the space takes payments
@@ -630,8 +654,8 @@ function Invoices({ me }: { me: UserMe }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [amount, setAmount] = useState('20.00');
   const [confirmRemove, setConfirmRemove] = useState(false);
-  const [message, setMessage] = useState<string | null>(
-    () => checkoutReturn[new URLSearchParams(window.location.search).get('stripe') ?? ''] ?? null,
+  const [message, setMessage] = useState<string | null>(() =>
+    checkoutReturn(new URLSearchParams(window.location.search).get('stripe') ?? ''),
   );
   /** Opens Stripe's Checkout page (leaves the app). */
   async function checkout(what: string, start: () => Promise<CheckoutLink>) {
@@ -648,7 +672,7 @@ function Invoices({ me }: { me: UserMe }) {
     setBusy('remove');
     try {
       await api.removePaymentMethod(me.id);
-      setMessage('Your payment method is removed.');
+      setMessage(t('invoices.removed'));
       setConfirmRemove(false);
       online.reload();
     } catch (err) {
@@ -662,23 +686,23 @@ function Invoices({ me }: { me: UserMe }) {
   const method = online.value?.paymentMethod ?? null;
   return (
     <section aria-labelledby="invoices">
-      <h2 id="invoices">Invoices</h2>
+      <h2 id="invoices">{t('invoices.title')}</h2>
       {invoices.error && <p class="error">{invoices.error}</p>}
-      {invoices.value?.length === 0 && <p>No invoices.</p>}
+      {invoices.value?.length === 0 && <p>{t('invoices.none')}</p>}
       {open.length > 0 && (
         <>
-          <h3>Open</h3>
+          <h3>{t('invoices.open')}</h3>
           <ul class="rows" data-testid="open-invoices">
             {open.map((i) => (
               <li key={i.id}>
                 <span>
-                  {i.number ?? `#${i.id}`} · {i.date}
-                  {i.dueDate ? ` · due ${i.dueDate}` : ''}
+                  {i.number ?? `#${i.id}`} · {dayText(i.date)}
+                  {i.dueDate ? ` · ${t('invoices.due', { day: dayText(i.dueDate) })}` : ''}
                 </span>
                 <span>
-                  {i.totalPayable} {i.currency} to pay{' '}
+                  {t('invoices.toPay', { amount: money(i.totalPayable, i.currency) })}{' '}
                   <a href={api.invoicePdfUrl(i.id)} target="_blank" rel="noopener">
-                    PDF
+                    {t('invoices.pdf')}
                   </a>
                   {enabled && (
                     <>
@@ -688,7 +712,7 @@ function Invoices({ me }: { me: UserMe }) {
                         disabled={busy !== null}
                         onClick={() => checkout(`invoice${i.id}`, () => api.payInvoice(i.id))}
                       >
-                        {busy === `invoice${i.id}` ? 'Opening…' : 'Pay now'}
+                        {busy === `invoice${i.id}` ? t('invoices.opening') : t('invoices.payNow')}
                       </button>
                     </>
                   )}
@@ -701,17 +725,17 @@ function Invoices({ me }: { me: UserMe }) {
       )}
       {past.length > 0 && (
         <>
-          <h3>Past</h3>
+          <h3>{t('invoices.past')}</h3>
           <ul class="rows" data-testid="past-invoices">
             {past.map((i) => (
               <li key={i.id}>
                 <span>
-                  {i.number ?? `#${i.id}`} · {i.date}
+                  {i.number ?? `#${i.id}`} · {dayText(i.date)}
                 </span>
                 <span>
-                  {i.total} {i.currency} · {i.state}{' '}
+                  {money(i.total, i.currency)} · {tOr(`invoices.state.${i.state}`, i.state)}{' '}
                   <a href={api.invoicePdfUrl(i.id)} target="_blank" rel="noopener">
-                    PDF
+                    {t('invoices.pdf')}
                   </a>
                 </span>
               </li>
@@ -721,9 +745,9 @@ function Invoices({ me }: { me: UserMe }) {
       )}
       {enabled && (
         <>
-          <h3>Prepaid balance</h3>
+          <h3>{t('invoices.balance')}</h3>
           <p data-testid="balance">
-            {balance.value ? `${balance.value.balance} ${online.value?.currency}` : '…'}
+            {balance.value ? money(balance.value.balance, online.value?.currency) : '…'}
           </p>
           <form
             onSubmit={(e) => {
@@ -732,47 +756,47 @@ function Invoices({ me }: { me: UserMe }) {
             }}
           >
             <Field
-              label={`Amount (${online.value?.currency})`}
+              label={t('invoices.amount', { currency: online.value?.currency ?? '' })}
               inputMode="decimal"
               value={amount}
               set={setAmount}
               required
             />
             <button type="submit" disabled={busy !== null}>
-              {busy === 'topUp' ? 'Opening…' : 'Top up'}
+              {busy === 'topUp' ? t('invoices.opening') : t('invoices.topUp')}
             </button>
           </form>
-          <h3>Payment method</h3>
+          <h3>{t('invoices.method')}</h3>
           <p data-testid="payment-method">
             {method
               ? method.type === 'sepa'
-                ? `SEPA direct debit, account ending ${method.last4 ?? '?'}`
-                : `${brandName(method.brand)} ending ${method.last4 ?? '?'}`
-              : 'None saved: invoices are paid by hand.'}
+                ? t('invoices.sepa', { last4: method.last4 ?? '?' })
+                : t('invoices.cardEnding', { brand: brandName(method.brand), last4: method.last4 ?? '?' })
+              : t('invoices.noMethod')}
           </p>
-          {method && <p>Open invoices are charged to it automatically.</p>}
+          {method && <p>{t('invoices.chargedAutomatically')}</p>}
           <button
             type="button"
             class="secondary"
             disabled={busy !== null}
             onClick={() => checkout('setup', () => api.savePaymentMethod(me.id))}
           >
-            {method ? 'Change' : 'Add card or SEPA mandate'}
+            {method ? t('invoices.change') : t('invoices.addMethod')}
           </button>{' '}
           {method &&
             (confirmRemove ? (
               <>
-                Remove it?{' '}
+                {t('invoices.removeIt')}{' '}
                 <button type="button" class="danger" disabled={busy !== null} onClick={remove}>
-                  Yes, remove
+                  {t('invoices.yesRemove')}
                 </button>{' '}
                 <button type="button" class="secondary" onClick={() => setConfirmRemove(false)}>
-                  No
+                  {t('common.no')}
                 </button>
               </>
             ) : (
               <button type="button" class="secondary" onClick={() => setConfirmRemove(true)}>
-                Remove
+                {t('invoices.remove')}
               </button>
             ))}
         </>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
 import './join.css';
+import { t } from '../i18n/i18n';
 
 interface UserHouseRules {
   version: number;
@@ -28,7 +29,7 @@ export function HouseRulesBanner() {
     call<UserHouseRules>('POST', '/user/house-rules/accept', { version: rules.version }).then(
       setRules,
       (err) => {
-        setError(err instanceof ApiError ? err.message : 'Could not save. Try again.');
+        setError(err instanceof ApiError ? err.message : t('common.couldNotSave'));
         // A newer version came meanwhile: show that one.
         if (err instanceof ApiError && err.status === 409) {
           setChecked(false);
@@ -39,11 +40,11 @@ export function HouseRulesBanner() {
   };
   return (
     <section class="house-rules" aria-labelledby="house-rules-title">
-      <h2 id="house-rules-title">The house rules changed</h2>
-      <p>Please read version {rules.version} of the house rules and waiver and accept them.</p>
+      <h2 id="house-rules-title">{t('houseRules.changed')}</h2>
+      <p>{t('houseRules.readVersion', { version: rules.version })}</p>
       {/* Sanitized by the hub (rich-text subset). */}
       <div class="rich-text" dangerouslySetInnerHTML={{ __html: rules.houseRules }} />
-      <h3>Waiver</h3>
+      <h3>{t('houseRules.waiver')}</h3>
       <div class="rich-text" dangerouslySetInnerHTML={{ __html: rules.waiver }} />
       <form onSubmit={accept}>
         <label class="choice">
@@ -53,7 +54,7 @@ export function HouseRulesBanner() {
             checked={checked}
             onChange={(e) => setChecked((e.target as HTMLInputElement).checked)}
           />
-          <span>I accept the house rules and the waiver (version {rules.version})</span>
+          <span>{t('houseRules.accept', { version: rules.version })}</span>
         </label>
         {error && (
           <p class="error" role="alert">
@@ -61,7 +62,7 @@ export function HouseRulesBanner() {
           </p>
         )}
         <button type="submit" class="primary" disabled={!checked}>
-          Accept
+          {t('houseRules.acceptButton')}
         </button>
       </form>
     </section>

@@ -3,10 +3,11 @@ import type { SignUpOffer } from '@makerspace/shared';
 import { ApiError, call } from '../api';
 import { Field } from '../field';
 import './join.css';
+import { money, rich, slot, t, tOr } from '../i18n/i18n';
 
 /** The words of a failed call for the join page. */
 function words(err: unknown): string {
-  return err instanceof ApiError ? err.message : 'Something went wrong. Try again.';
+  return err instanceof ApiError ? err.message : t('common.somethingWrong');
 }
 
 const signUpApi = {
@@ -21,9 +22,15 @@ const signUpApi = {
 
 function feeWords(p: SignUpOffer['packages'][number]): string {
   const parts: string[] = [];
-  if (Number(p.recurringFee) > 0) parts.push(`${p.recurringFee} per ${p.recurringFeePeriod}`);
-  if (Number(p.setupFee) > 0) parts.push(`${p.setupFee} to start`);
-  return parts.length ? parts.join(', ') : 'no fee';
+  if (Number(p.recurringFee) > 0)
+    parts.push(
+      t('join.perPeriod', {
+        amount: money(p.recurringFee, null),
+        period: tOr(`join.period.${p.recurringFeePeriod}`, p.recurringFeePeriod),
+      }),
+    );
+  if (Number(p.setupFee) > 0) parts.push(t('join.toStart', { amount: money(p.setupFee, null) }));
+  return parts.length ? parts.join(', ') : t('join.noFee');
 }
 
 /** Asks for a new confirmation link (an expired one, or a mail that never came). */
@@ -32,11 +39,7 @@ function NewLinkForm({ initial = '' }: { initial?: string }) {
   const [state, setState] = useState<'idle' | 'busy' | 'sent'>('idle');
   const [error, setError] = useState<string | null>(null);
   if (state === 'sent') {
-    return (
-      <p role="status">
-        If that address waits for its confirmation, a new link is on its way. Check your e-mail.
-      </p>
-    );
+    return <p role="status">{t('join.newLinkSent')}</p>;
   }
   return (
     <form
@@ -55,7 +58,7 @@ function NewLinkForm({ initial = '' }: { initial?: string }) {
       }}
     >
       <Field
-        label="Your e-mail address"
+        label={t('join.yourEmail')}
         type="email"
         required
         autocomplete="email"
@@ -68,7 +71,7 @@ function NewLinkForm({ initial = '' }: { initial?: string }) {
         </p>
       )}
       <button type="submit" class="primary" disabled={state === 'busy'}>
-        Send me a new link
+        {t('join.sendNewLink')}
       </button>
     </form>
   );
@@ -100,45 +103,44 @@ export function JoinPage({ space }: { space: number | null }) {
   };
   useEffect(() => {
     load().catch((err) =>
-      setClosed(
-        err instanceof ApiError && err.status === 404 ? 'Sign-up is not open right now.' : words(err),
-      ),
+      setClosed(err instanceof ApiError && err.status === 404 ? t('join.notOpen') : words(err)),
     );
   }, [space]);
 
   if (closed) {
     return (
       <main class="narrow join">
-        <h1>Join</h1>
-        <p role="alert">{closed} Ask the space how to become a member.</p>
+        <h1>{t('join.title')}</h1>
+        <p role="alert">{t('join.askSpace', { reason: closed })}</p>
       </main>
     );
   }
   if (!offer) {
     return (
       <main class="narrow join">
-        <p role="status">Loading…</p>
+        <p role="status">{t('common.loading')}</p>
       </main>
     );
   }
   if (done) {
     return (
       <main class="narrow join">
-        <h1>Almost there</h1>
+        <h1>{t('join.almostThere')}</h1>
         {done.mailed ? (
           <p role="status">
-            We sent a link to <strong>{email}</strong>. Open it to confirm your e-mail address.
+            {rich(t('join.sentLink', { email: slot('email') }), { email: <strong>{email}</strong> })}
           </p>
         ) : (
-          <p role="status">The space will confirm your e-mail address with you.</p>
+          <p role="status">{t('join.spaceConfirms')}</p>
         )}
         <p>
-          Then {offer.space.name} reviews your sign-up. Once it is approved you can sign in at{' '}
-          <a href="/sign-in">the sign-in page</a> with this address.
+          {rich(t('join.thenReview', { space: offer.space.name, link: slot('link') }), {
+            link: <a href="/sign-in">{t('join.signInPage')}</a>,
+          })}
         </p>
         {done.mailed && (
           <details>
-            <summary>No e-mail?</summary>
+            <summary>{t('join.noMail')}</summary>
             <NewLinkForm initial={email} />
           </details>
         )}
@@ -149,7 +151,7 @@ export function JoinPage({ space }: { space: number | null }) {
   const submit = (event: Event) => {
     event.preventDefault();
     if (pkg === null) {
-      setError('Choose a package.');
+      setError(t('join.choosePackage'));
       return;
     }
     setBusy(true);
@@ -180,12 +182,24 @@ export function JoinPage({ space }: { space: number | null }) {
 
   return (
     <main class="narrow join">
-      <h1>Join {offer.space.name}</h1>
+      <h1>{t('join.joinSpace', { space: offer.space.name })}</h1>
       <form class="stack" onSubmit={submit}>
-        <Field label="First name" required autocomplete="given-name" value={firstName} set={setFirstName} />
-        <Field label="Last name" required autocomplete="family-name" value={lastName} set={setLastName} />
         <Field
-          label="E-mail address"
+          label={t('join.firstName')}
+          required
+          autocomplete="given-name"
+          value={firstName}
+          set={setFirstName}
+        />
+        <Field
+          label={t('join.lastName')}
+          required
+          autocomplete="family-name"
+          value={lastName}
+          set={setLastName}
+        />
+        <Field
+          label={t('join.email')}
           type="email"
           required
           autocomplete="email"
@@ -204,7 +218,7 @@ export function JoinPage({ space }: { space: number | null }) {
           />
         </label>
         <fieldset>
-          <legend>Package</legend>
+          <legend>{t('join.package')}</legend>
           {offer.packages.map((p) => (
             <label class="choice" key={p.id}>
               <input
@@ -222,10 +236,10 @@ export function JoinPage({ space }: { space: number | null }) {
           ))}
         </fieldset>
         <section aria-labelledby="rules-title">
-          <h2 id="rules-title">House rules</h2>
+          <h2 id="rules-title">{t('join.houseRules')}</h2>
           {/* Sanitized by the hub (rich-text subset). */}
           <div class="rich-text" dangerouslySetInnerHTML={{ __html: offer.houseRules.houseRules }} />
-          <h2>Waiver</h2>
+          <h2>{t('join.waiver')}</h2>
           <div class="rich-text" dangerouslySetInnerHTML={{ __html: offer.houseRules.waiver }} />
         </section>
         <label class="choice">
@@ -235,7 +249,7 @@ export function JoinPage({ space }: { space: number | null }) {
             checked={accepted}
             onChange={(e) => setAccepted((e.target as HTMLInputElement).checked)}
           />
-          <span>I accept the house rules and the waiver (version {offer.houseRules.version})</span>
+          <span>{t('join.accept', { version: offer.houseRules.version })}</span>
         </label>
         {error && (
           <p class="error" role="alert">
@@ -243,11 +257,13 @@ export function JoinPage({ space }: { space: number | null }) {
           </p>
         )}
         <button type="submit" class="primary" disabled={busy || !accepted}>
-          Sign up
+          {t('join.signUp')}
         </button>
       </form>
       <p class="muted">
-        Already a member? <a href="/sign-in">Sign in</a>
+        {rich(t('join.alreadyMember', { link: slot('link') }), {
+          link: <a href="/sign-in">{t('join.signIn')}</a>,
+        })}
       </p>
     </main>
   );
@@ -260,7 +276,7 @@ export function JoinConfirmPage({ token }: { token: string | null }) {
   useEffect(() => {
     if (!token) {
       setState('invalid');
-      setMessage('This link is not complete. Open it again from your e-mail.');
+      setMessage(t('join.linkIncomplete'));
       return;
     }
     // The token leaves the address bar at once.
@@ -275,14 +291,15 @@ export function JoinConfirmPage({ token }: { token: string | null }) {
   }, [token]);
   return (
     <main class="narrow join">
-      <h1>Confirm your e-mail address</h1>
-      {state === 'busy' && <p role="status">Confirming…</p>}
+      <h1>{t('join.confirmTitle')}</h1>
+      {state === 'busy' && <p role="status">{t('join.confirming')}</p>}
       {state === 'done' && (
         <>
-          <p role="status">Your e-mail address is confirmed.</p>
+          <p role="status">{t('join.confirmed')}</p>
           <p>
-            The space now reviews your sign-up. Once it is approved you can <a href="/sign-in">sign in</a>{' '}
-            with this address.
+            {rich(t('join.nowReview', { link: slot('link') }), {
+              link: <a href="/sign-in">{t('join.signInLower')}</a>,
+            })}
           </p>
         </>
       )}

@@ -3,6 +3,7 @@ import type { UserMe } from '../api';
 import { dateTime } from '../format';
 import { type PresenceRecord, presenceApi } from './presence-api';
 import { describe } from './sign-in';
+import { t } from '../i18n/i18n';
 
 /**
  * The kiosk (`/kiosk`): for spaces without an entrance reader, a member checks in and out with
@@ -32,18 +33,18 @@ export function KioskPage({ me }: { me: UserMe }) {
     try {
       if (presence.mine) {
         await presenceApi.checkOut(presence.mine.id);
-        setMessage('You are checked out. See you soon!');
+        setMessage(t('kiosk.checkedOut'));
       } else {
         await presenceApi.checkIn();
-        setMessage('You are checked in.');
+        setMessage(t('kiosk.checkedIn'));
       }
     } catch (err) {
       const reason = (err as { data?: { reason?: string } }).data?.reason;
       setMessage(
         reason === 'occupancyFull'
-          ? 'The space is full: wait until someone checks out.'
+          ? t('verdict.occupancyFull')
           : reason === 'memberInactive'
-            ? 'Your membership is not active.'
+            ? t('verdict.memberInactive')
             : describe(err),
       );
     } finally {
@@ -66,18 +67,18 @@ export function KioskPage({ me }: { me: UserMe }) {
     presence?.occupancyLimit != null && presence.checkedIn >= presence.occupancyLimit && !presence.mine;
   return (
     <main class="kiosk">
-      <h1>Check in</h1>
+      <h1>{t('kiosk.title')}</h1>
       {presence && (
         <p>
-          {presence.checkedIn === 1 ? '1 member is in' : `${presence.checkedIn} members are in`}
-          {presence.occupancyLimit != null && ` (room for ${presence.occupancyLimit})`}.
+          {t('kiosk.membersIn', { count: presence.checkedIn })}
+          {presence.occupancyLimit != null && t('kiosk.roomFor', { limit: presence.occupancyLimit })}.
         </p>
       )}
-      {presence?.mine && <p>You are checked in since {dateTime(presence.mine.since)}.</p>}
+      {presence?.mine && <p>{t('kiosk.checkedInSince', { since: dateTime(presence.mine.since) })}</p>}
       <button type="button" class="primary big" disabled={!presence || busy} onClick={press}>
-        {presence?.mine ? 'Check out' : 'Check in'}
+        {presence?.mine ? t('kiosk.checkOut') : t('kiosk.checkIn')}
       </button>
-      {full && <p>The space is full now.</p>}
+      {full && <p>{t('kiosk.fullNow')}</p>}
       {message && <p role="status">{message}</p>}
       {show !== null && (
         <label class="check">
@@ -86,12 +87,12 @@ export function KioskPage({ me }: { me: UserMe }) {
             checked={show}
             onChange={(e) => toggleShow((e.target as HTMLInputElement).checked)}
           />{' '}
-          Show my name to the other members while I am in
+          {t('kiosk.showName')}
         </label>
       )}
       {presence && presence.people.length > 0 && (
         <section aria-labelledby="in-h">
-          <h2 id="in-h">In the space</h2>
+          <h2 id="in-h">{t('kiosk.inSpace')}</h2>
           <ul>
             {presence.people.map((p) => (
               <li key={p.member}>{p.name}</li>

@@ -7,6 +7,7 @@
  */
 import type { MemberPackageRecord, ResourceRecord } from '@makerspace/shared';
 import { api, call } from '../api';
+import { locale, t } from '../i18n/i18n';
 
 export type ResourcePrices = Pick<
   ResourceRecord,
@@ -43,23 +44,27 @@ export interface HeldPackage {
 export function amount(text: string): string {
   const n = Number(text);
   return Number.isFinite(n)
-    ? n.toLocaleString('en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    ? n.toLocaleString(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 })
     : text;
 }
 
+const units = [
+  [86_400, 'day'],
+  [3600, 'hour'],
+  [60, 'minute'],
+  [1, 'second'],
+] as const;
+
 /** The unit a time price counts in: 3600 -> "hour", 900 -> "15 minutes", 1 -> "second". */
 export function unit(seconds: number): string {
-  const named: [number, string][] = [
-    [86_400, 'day'],
-    [3600, 'hour'],
-    [60, 'minute'],
-    [1, 'second'],
-  ];
-  for (const [size, name] of named) {
-    if (seconds === size) return name;
-    if (seconds % size === 0) return `${seconds / size} ${name}s`;
-  }
-  return `${seconds} seconds`;
+  const [size, name] = units.find(([size]) => seconds % size === 0) ?? units[3];
+  return t(`prices.unit.${name}`, { count: seconds / size });
+}
+
+/** The same as an amount of time: 3600 -> "1 hour", 900 -> "15 minutes". */
+function span(seconds: number): string {
+  const [size, name] = units.find(([size]) => seconds % size === 0) ?? units[3];
+  return t(`prices.atLeastUnit.${name}`, { count: seconds / size });
 }
 
 const positive = (text: string) => Number(text) > 0;
@@ -95,16 +100,25 @@ export interface PriceFacts {
 /** The price facts of a resource for a member holding these packages and credits. */
 export function priceFacts(resource: ResourcePrices, held: HeldPackage[], credits: Credit[]): PriceFacts {
   const prices: string[] = [];
-  if (positive(resource.pricePerUsage)) prices.push(`${amount(resource.pricePerUsage)} per use`);
+  if (positive(resource.pricePerUsage))
+    prices.push(t('prices.perUse', { amount: amount(resource.pricePerUsage) }));
   if (positive(resource.pricePerTimeBusy))
-    prices.push(`${amount(resource.pricePerTimeBusy)} per ${unit(resource.pricePerTimeBusySeconds)}`);
+    prices.push(
+      t('prices.perUnit', {
+        amount: amount(resource.pricePerTimeBusy),
+        unit: unit(resource.pricePerTimeBusySeconds),
+      }),
+    );
   if (positive(resource.pricePerTimeIdle))
     prices.push(
-      `${amount(resource.pricePerTimeIdle)} per ${unit(resource.pricePerTimeIdleSeconds)} while idle`,
+      t('prices.perUnitIdle', {
+        amount: amount(resource.pricePerTimeIdle),
+        unit: unit(resource.pricePerTimeIdleSeconds),
+      }),
     );
   const timed = positive(resource.pricePerTimeBusy) || positive(resource.pricePerTimeIdle);
   if (timed && resource.pricingMinDurationSeconds > 0)
-    prices.push(`at least ${unit(resource.pricingMinDurationSeconds).replace(/^(\D)/, '1 $1')} is charged`);
+    prices.push(t('prices.atLeast', { unit: span(resource.pricingMinDurationSeconds) }));
   if (prices.length === 0) return { prices, discount: null, credit: null };
 
   let discount: PriceFacts['discount'] = null;
@@ -131,7 +145,7 @@ export function priceFacts(resource: ResourcePrices, held: HeldPackage[], credit
 
 /** "20" -> "20 %", "12.50" -> "12.5 %". */
 export const percent = (text: string) =>
-  `${Number(text).toLocaleString('en-GB', { maximumFractionDigits: 2 })} %`;
+  `${Number(text).toLocaleString(locale(), { maximumFractionDigits: 2 })} %`;
 
 /** The member's packages of today (in the space's zone) with their permissions. */
 async function heldPackages(member: number, today: string): Promise<HeldPackage[]> {
@@ -142,7 +156,7 @@ async function heldPackages(member: number, today: string): Promise<HeldPackage[
   const ids = [...new Set(current.map((p) => p.package))];
   return Promise.all(
     ids.map(async (id) => ({
-      name: current.find((p) => p.package === id)?._embedded?.package?.name ?? `Package ${id}`,
+      name: current.find((p) => p.package === id)?._embedded?.package?.name ?? t('common.package', { id }),
       permissions: await call<Permission[]>('GET', `/packages/${id}/permissions?limit=1000`),
     })),
   );

@@ -6,21 +6,28 @@ import { TrainSomeone } from './train-someone';
 import { useAuth } from '../session';
 import { loadPriceFacts, percent, type PriceFacts } from './machine-prices';
 import { ReportProblem } from './problem-report';
+import { dayText, locale, t } from '../i18n/i18n';
 
 type Outcome = { kind: 'success' | 'error'; text: string } | null;
 
 /** How the resource is now, in a few words. */
 function stateText(status: ResourceStatus, noun: string): { text: string; tone: string } {
-  if (!status.bridge) return { text: 'Not connected', tone: 'muted' };
-  if (!status.online) return { text: 'Offline', tone: 'bad' };
+  if (!status.bridge) return { text: t('machine.state.notConnected'), tone: 'muted' };
+  if (!status.online) return { text: t('machine.state.offline'), tone: 'bad' };
   if (status.session?.mine)
     return {
-      text: `In use by you since ${new Date(status.session.since).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}`,
+      text: t('machine.state.inUseByYouSince', {
+        time: new Date(status.session.since).toLocaleTimeString(locale(), {
+          hour: '2-digit',
+          minute: '2-digit',
+        }),
+      }),
       tone: 'mine',
     };
-  if (status.session) return { text: 'In use by someone', tone: 'busy' };
-  if (status.relay === 'on') return { text: noun === 'door' ? 'Open' : 'On', tone: 'busy' };
-  return { text: 'Free', tone: 'good' };
+  if (status.session) return { text: t('machine.state.inUse'), tone: 'busy' };
+  if (status.relay === 'on')
+    return { text: noun === 'door' ? t('machine.state.open') : t('machine.state.on'), tone: 'busy' };
+  return { text: t('machine.state.free'), tone: 'good' };
 }
 
 /**
@@ -61,7 +68,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         setLoadError(null);
         if (c.reason === 'tooManyAttempts' && c.retryAfter) setLockedUntil(Date.now() + c.retryAfter * 1000);
       })
-      .catch((err) => setLoadError(err instanceof ApiError ? err.message : 'The hub cannot be reached.'));
+      .catch((err) => setLoadError(err instanceof ApiError ? err.message : t('common.unreachable')));
 
   // The verdict follows the live state (bridge, sessions) and the clock (opening hours, bookings).
   const liveStatus = live.statuses.get(id);
@@ -131,7 +138,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
   if (loadError && !check) {
     return (
       <main>
-        <h1>Resource {id}</h1>
+        <h1>{t('machine.title', { id })}</h1>
         <p class="error" role="alert">
           {loadError}
         </p>
@@ -141,14 +148,14 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
   if (!check) {
     return (
       <main>
-        <p role="status">Loading…</p>
+        <p role="status">{t('common.loading')}</p>
       </main>
     );
   }
 
   const status = liveStatus ?? check.status;
   const door = check.resource.controlType === 'door';
-  const noun = door ? 'door' : 'machine';
+  const noun = door ? ('door' as const) : ('machine' as const);
   const state = stateText(status, noun);
   const retryLeft = lockedUntil ? Math.max(0, Math.ceil((lockedUntil - now) / 1000)) : null;
   const locked = retryLeft !== null && retryLeft > 0;
@@ -176,8 +183,8 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
       setOutcome({
         kind: 'success',
         text: door
-          ? 'Unlocked. Push the door now.'
-          : `Switched on.${result.maxDuration ? ` Your session may run ${duration(result.maxDuration)}.` : ''}`,
+          ? t('machine.unlocked')
+          : `${t('machine.switchedOn')}${result.maxDuration ? t('machine.sessionMay', { duration: duration(result.maxDuration) }) : ''}`,
       });
     } catch (err) {
       if (err instanceof ApiError) {
@@ -185,9 +192,9 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         const reason = err.data.reason as string | undefined;
         const text =
           reason === 'wrongCode'
-            ? 'Wrong code. Check the code and try again.'
+            ? t('machine.wrongCode')
             : reason === 'staleCode'
-              ? 'This sticker is out of date. Ask an admin for a new one.'
+              ? t('verdict.staleCode')
               : reason && reason !== 'tooManyAttempts'
                 ? verdictText(
                     {
@@ -202,7 +209,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
                 : err.message;
         // Locked out: the verdict counts down the wait; saying it twice would not help.
         setOutcome(reason === 'tooManyAttempts' ? null : { kind: 'error', text });
-      } else setOutcome({ kind: 'error', text: 'The hub cannot be reached.' });
+      } else setOutcome({ kind: 'error', text: t('common.unreachable') });
       setUnlocking(false);
       void load();
     } finally {
@@ -216,11 +223,11 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
     try {
       await api.switchOff(id);
       setJustOn(false);
-      setOutcome({ kind: 'success', text: 'Switched off. Your session has ended.' });
+      setOutcome({ kind: 'success', text: t('machine.switchedOff') });
     } catch (err) {
       setOutcome({
         kind: 'error',
-        text: err instanceof ApiError ? err.message : 'The hub cannot be reached.',
+        text: err instanceof ApiError ? err.message : t('common.unreachable'),
       });
     } finally {
       setBusy(false);
@@ -230,7 +237,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
   return (
     <main class="machine">
       <header class="machine-head">
-        <p class="kind">{check.resource.type?.name ?? (door ? 'Door' : 'Machine')}</p>
+        <p class="kind">{check.resource.type?.name ?? (door ? t('machine.door') : t('machine.machine'))}</p>
         <h1>{check.resource.displayTitle || check.resource.name}</h1>
         <p class={`badge ${state.tone}`} aria-live="polite">
           {state.text}
@@ -238,7 +245,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
       </header>
 
       <section
-        aria-label="Verdict"
+        aria-label={t('machine.verdict')}
         hidden={running}
         class={`verdict ${allowed && verdict.reason === null ? 'ok' : 'no'}`}
       >
@@ -255,17 +262,17 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
       </section>
 
       {check.resource.safetyMessage && !running && (
-        <section aria-label="Safety" class="safety">
-          <h2>Before you switch on</h2>
+        <section aria-label={t('machine.safety')} class="safety">
+          <h2>{t('machine.beforeSwitchOn')}</h2>
           <p>{check.resource.safetyMessage}</p>
         </section>
       )}
 
       {prices && !running && (!door || prices.prices.length > 0) && (
-        <section aria-label="Price" class="prices">
-          <h2>Price</h2>
+        <section aria-label={t('machine.price')} class="prices">
+          <h2>{t('machine.price')}</h2>
           {prices.prices.length === 0 ? (
-            <p>Free to use.</p>
+            <p>{t('machine.free')}</p>
           ) : (
             <ul>
               {prices.prices.map((line) => (
@@ -275,50 +282,63 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
           )}
           {prices.discount && (
             <p>
-              Your package {prices.discount.packageName} takes {percent(prices.discount.percent)} off.
+              {t('machine.discount', {
+                name: prices.discount.packageName,
+                percent: percent(prices.discount.percent),
+              })}
             </p>
           )}
           {prices.credit && (
             <p>
-              Your credits pay first: {prices.credit.remaining} left
-              {prices.credit.untilDate ? ` (until ${prices.credit.untilDate})` : ''}.
+              {prices.credit.untilDate
+                ? t('machine.creditsPayUntil', {
+                    remaining: prices.credit.remaining,
+                    until: dayText(prices.credit.untilDate),
+                  })
+                : t('machine.creditsPay', { remaining: prices.credit.remaining })}
             </p>
           )}
         </section>
       )}
 
       {running ? (
-        <section aria-label="Your session" class="session">
+        <section aria-label={t('machine.yourSession')} class="session">
           <p>
             {mySession ? (
               <>
-                Running for{' '}
+                {t('machine.runningFor')}{' '}
                 <time dateTime={mySession.since} data-testid="elapsed">
                   {elapsed(mySession.since, now)}
                 </time>
                 {check.maxDuration
-                  ? ` (until about ${timeIn(new Date(Date.parse(mySession.since) + check.maxDuration * 1000).toISOString(), check.timezone)})`
+                  ? t('machine.untilAbout', {
+                      time: timeIn(
+                        new Date(Date.parse(mySession.since) + check.maxDuration * 1000).toISOString(),
+                        check.timezone,
+                      ),
+                    })
                   : ''}
               </>
             ) : (
-              'Running.'
+              t('machine.running')
             )}
           </p>
           {status.idleWarning && (
             <p class="idle-warning" role="alert" data-testid="idle-warning">
-              Switching off in {Math.max(0, Math.ceil((Date.parse(status.idleWarning.cutAt) - now) / 1000))} s
-              unless the machine is working.
+              {t('machine.idleWarning', {
+                seconds: Math.max(0, Math.ceil((Date.parse(status.idleWarning.cutAt) - now) / 1000)),
+              })}
             </p>
           )}
           <button type="button" class="big danger" onClick={switchOff} disabled={busy}>
-            Switch off
+            {t('machine.switchOff')}
           </button>
         </section>
       ) : (
-        <section aria-label="Switch on" class="act">
+        <section aria-label={t('machine.switchOn')} class="act">
           {!stickerCode && (
             <label>
-              Code on the machine
+              {t('machine.codeOnMachine')}
               <input
                 name="code"
                 autoComplete="off"
@@ -330,7 +350,13 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
             </label>
           )}
           <button type="button" class="big primary" onClick={press} disabled={!canPress} aria-busy={busy}>
-            {busy ? (door ? 'Unlocking…' : 'Switching on…') : door ? 'Unlock' : 'Switch on'}
+            {busy
+              ? door
+                ? t('machine.unlocking')
+                : t('machine.switchingOn')
+              : door
+                ? t('machine.unlock')
+                : t('machine.switchOn')}
           </button>
         </section>
       )}
@@ -350,7 +376,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
         />
       )}
       <p class="back">
-        <a href="/">All my machines</a>
+        <a href="/">{t('machine.allMine')}</a>
       </p>
     </main>
   );

@@ -2,28 +2,27 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type NotificationSettingsRecord, type UserMe } from '../api';
 import './notification-settings.css';
 import { describe } from './sign-in';
+import { t, tOr } from '../i18n/i18n';
 
-/** The mails a member may receive, in the words of the account page (docs/NOTIFICATIONS.md). */
-export const memberKinds: [string, string][] = [
-  ['invoiceIssued', 'A new invoice'],
-  ['paymentReceived', 'A payment received'],
-  ['paymentFailed', 'A payment that failed'],
-  ['balanceLow', 'My prepaid balance runs out'],
-  ['bookingMade', 'A booking made (with a calendar file)'],
-  ['bookingChanged', 'A booking changed'],
-  ['bookingCancelled', 'A booking cancelled'],
-  ['bookingReminder', 'A reminder the day before a booking'],
-  ['packageEnding', 'My package ends in 14 days'],
-  ['trainingExpiring', 'A training expires in 30 days'],
-  ['cardLost', 'My key card reported lost'],
-  ['problemReported', 'A problem reported on a machine I maintain'],
+/** The mails a member may receive (docs/NOTIFICATIONS.md); their words are `notifications.kinds.*`. */
+export const memberKinds = [
+  'invoiceIssued',
+  'paymentReceived',
+  'paymentFailed',
+  'balanceLow',
+  'bookingMade',
+  'bookingChanged',
+  'bookingCancelled',
+  'bookingReminder',
+  'packageEnding',
+  'trainingExpiring',
+  'cardLost',
+  'problemReported',
 ];
-export const adminKinds: [string, string][] = [
-  ['bridgeOffline', 'A bridge is offline'],
-  ['webhookFailing', 'A webhook is failing'],
-  ['memberPaymentFailed', 'A member’s payment failed'],
-  ['signUpWaiting', 'A sign-up waiting for approval'],
-];
+export const adminKinds = ['bridgeOffline', 'webhookFailing', 'memberPaymentFailed', 'signUpWaiting'];
+
+/** A kind of mail in the words of the account page. */
+export const kindLabel = (kind: string): string => tOr(`notifications.kinds.${kind}`, kind);
 
 /** Checkboxes for the mails the signed-in member receives; each change is saved at once. */
 export function NotificationSettings({ me }: { me: UserMe }) {
@@ -40,7 +39,7 @@ export function NotificationSettings({ me }: { me: UserMe }) {
     setMessage(null);
     try {
       setSettings(await api.setNotificationSettings(me.id, { [kind]: on }));
-      setMessage('Saved.');
+      setMessage(t('common.saved'));
     } catch (err) {
       setSettings(before);
       setMessage(describe(err));
@@ -48,7 +47,7 @@ export function NotificationSettings({ me }: { me: UserMe }) {
   }
 
   const values = settings as Record<string, unknown> | null;
-  const box = ([kind, label]: [string, string]) =>
+  const box = (kind: string) =>
     values && typeof values[kind] === 'boolean' ? (
       <li key={kind}>
         <label>
@@ -57,22 +56,22 @@ export function NotificationSettings({ me }: { me: UserMe }) {
             checked={values[kind] as boolean}
             onChange={(e) => toggle(kind, (e.target as HTMLInputElement).checked)}
           />{' '}
-          {label}
+          {kindLabel(kind)}
         </label>
       </li>
     ) : null;
 
   return (
     <section aria-labelledby="notifications">
-      <h2 id="notifications">Mail notifications</h2>
-      <p>Send me an e-mail about:</p>
-      <ul class="rows notification-kinds" aria-label="Mail notifications">
+      <h2 id="notifications">{t('notifications.title')}</h2>
+      <p>{t('notifications.sendMe')}</p>
+      <ul class="rows notification-kinds" aria-label={t('notifications.title')}>
         {memberKinds.map(box)}
       </ul>
       {values && typeof values.bridgeOffline === 'boolean' && (
         <>
-          <p>As an admin, about:</p>
-          <ul class="rows notification-kinds" aria-label="Admin notifications">
+          <p>{t('notifications.asAdmin')}</p>
+          <ul class="rows notification-kinds" aria-label={t('notifications.adminList')}>
             {adminKinds.map(box)}
           </ul>
         </>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { Field } from '../field';
 import { api } from '../api';
 import { describe } from './sign-in';
+import { t } from '../i18n/i18n';
 
 /** Sets the signed-in member's password (the current one is asked for unless just signed in by link). */
 export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => void; askCurrent?: boolean }) {
@@ -28,7 +29,7 @@ export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => voi
     <form onSubmit={submit}>
       {askCurrent && (
         <Field
-          label="Current password"
+          label={t('password.current')}
           type="password"
           autoComplete="current-password"
           value={current}
@@ -36,7 +37,7 @@ export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => voi
         />
       )}
       <Field
-        label="New password"
+        label={t('password.new')}
         type="password"
         autoComplete="new-password"
         minLength={10}
@@ -46,7 +47,7 @@ export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => voi
         set={setPassword}
       />
       <p id="password-hint" class="hint">
-        At least 10 characters. Common passwords are refused.
+        {t('password.hint')}
       </p>
       {error && (
         <p class="error" role="alert">
@@ -54,7 +55,7 @@ export function PasswordForm({ onDone, askCurrent = false }: { onDone: () => voi
         </p>
       )}
       <button type="submit" class="primary" disabled={busy}>
-        Save password
+        {t('password.save')}
       </button>
     </form>
   );

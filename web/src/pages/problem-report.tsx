@@ -4,6 +4,7 @@ import { dateTime } from '../format';
 import { problemApi, type ProblemReportRecord, type ProblemSeverity } from '../problem-api';
 import { isAdmin, useAuth } from '../session';
 import './problem-report.css';
+import { t } from '../i18n/i18n';
 
 /** The largest photo the hub takes (PROBLEM_PHOTO_MAX_BYTES of shared/, whose values stay out of the app). */
 const MAX_BYTES = 5 * 1024 * 1024;
@@ -28,7 +29,7 @@ async function fitPhoto(file: File): Promise<Blob> {
   );
 }
 
-const errorWords = (err: unknown) => (err instanceof ApiError ? err.message : 'The hub cannot be reached.');
+const errorWords = (err: unknown) => (err instanceof ApiError ? err.message : t('common.unreachable'));
 
 /**
  * "Report a problem" on the machine page (docs/WEB.md): what is wrong, how bad (an unsafe report
@@ -38,7 +39,7 @@ const errorWords = (err: unknown) => (err instanceof ApiError ? err.message : 'T
 export function ReportProblem(props: {
   resourceId: number;
   typeId: number | null;
-  noun: string;
+  noun: 'door' | 'machine';
   onReported: () => unknown;
 }) {
   const { noun } = props;
@@ -63,15 +64,17 @@ export function ReportProblem(props: {
         try {
           await problemApi.putPhoto(report.id, await fitPhoto(photo));
         } catch (err) {
-          photoNote = ` The photo could not be added: ${err instanceof ApiError ? err.message : 'this image cannot be read.'}`;
+          photoNote = t('problem.photoFailed', {
+            reason: err instanceof ApiError ? err.message : t('problem.unreadable'),
+          });
         }
       }
       const words =
         severity === 'info'
-          ? `Thank you. Your report is with the people who look after this ${noun}.`
+          ? t('problem.thanksInfo', { context: noun })
           : report.lockedResource
-            ? `Thank you. The ${noun} is now out of use until someone has checked it.`
-            : `Thank you. The ${noun} was out of use already; your report is with the people who look after it.`;
+            ? t('problem.thanksLocked', { context: noun })
+            : t('problem.thanksAlready', { context: noun });
       setDone(words + photoNote);
       setOpen(false);
       setDescription('');
@@ -87,7 +90,7 @@ export function ReportProblem(props: {
   }
 
   return (
-    <section aria-label="Problems" class="problem">
+    <section aria-label={t('problem.problems')} class="problem">
       <OpenReportsHere
         resourceId={props.resourceId}
         typeId={props.typeId}
@@ -111,13 +114,13 @@ export function ReportProblem(props: {
             setDone(null);
           }}
         >
-          Report a problem
+          {t('problem.report')}
         </button>
       ) : (
-        <form onSubmit={send} aria-label="Report a problem">
-          <h2>Report a problem</h2>
+        <form onSubmit={send} aria-label={t('problem.report')}>
+          <h2>{t('problem.report')}</h2>
           <label>
-            What is wrong?
+            {t('problem.whatWrong')}
             <textarea
               name="description"
               required
@@ -128,7 +131,7 @@ export function ReportProblem(props: {
             />
           </label>
           <fieldset>
-            <legend>How bad is it?</legend>
+            <legend>{t('problem.howBad')}</legend>
             <label class="choice">
               <input
                 type="radio"
@@ -138,7 +141,7 @@ export function ReportProblem(props: {
                 checked={severity === 'unsafe'}
                 onChange={() => setSeverity('unsafe')}
               />
-              {`Unsafe: nobody should use this ${noun} (it goes out of use at once)`}
+              {t('problem.unsafe', { context: noun })}
             </label>
             <label class="choice">
               <input
@@ -148,11 +151,11 @@ export function ReportProblem(props: {
                 checked={severity === 'info'}
                 onChange={() => setSeverity('info')}
               />
-              Not dangerous: just letting you know
+              {t('problem.notDangerous')}
             </label>
           </fieldset>
           <label>
-            Photo (optional)
+            {t('problem.photo')}
             <input
               type="file"
               name="photo"
@@ -173,10 +176,10 @@ export function ReportProblem(props: {
               disabled={busy || !severity || !description.trim()}
               aria-busy={busy}
             >
-              {busy ? 'Sending…' : 'Send report'}
+              {busy ? t('problem.sending') : t('problem.send')}
             </button>
             <button type="button" class="secondary" onClick={() => setOpen(false)} disabled={busy}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </form>
@@ -224,8 +227,8 @@ function OpenReportsHere(props: {
   if (reports.length === 0) return null;
   return (
     <div class="open-reports">
-      <h2>Open problem reports</h2>
-      <ul aria-label="Open problem reports of this machine">
+      <h2>{t('problem.openReports')}</h2>
+      <ul aria-label={t('problem.openReportsOf')}>
         {reports.map((r) => (
           <OpenReport
             key={r.id}
@@ -266,17 +269,18 @@ function OpenReport(props: {
       setBusy(false);
     }
   }
-  const by = props.mine ? 'you' : (r._embedded.member?.firstName ?? 'a former member');
+  const by = props.mine ? t('problem.you') : (r._embedded.member?.firstName ?? t('problem.formerMember'));
   return (
-    <li aria-label={`Problem report #${r.id}`}>
+    <li aria-label={t('problem.reportN', { id: r.id })}>
       <p>
-        <strong>{r.severity === 'unsafe' ? 'Unsafe' : 'Info'}</strong>: {r.description}
+        <strong>{r.severity === 'unsafe' ? t('problem.severityUnsafe') : t('problem.severityInfo')}</strong>:{' '}
+        {r.description}
       </p>
-      <p class="muted">{`#${r.id}, reported by ${by} on ${dateTime(r.createdAt)}`}</p>
+      <p class="muted">{t('problem.reportedBy', { id: r.id, by, when: dateTime(r.createdAt) })}</p>
       {props.resolver && (
-        <form onSubmit={resolve} aria-label={`Resolve problem report #${r.id}`}>
+        <form onSubmit={resolve} aria-label={t('problem.resolveN', { id: r.id })}>
           <label>
-            What was done
+            {t('problem.whatDone')}
             <input
               required
               maxLength={4000}
@@ -285,7 +289,7 @@ function OpenReport(props: {
             />
           </label>
           <button type="submit" class="secondary" disabled={busy || !note.trim()}>
-            Resolve
+            {t('problem.resolve')}
           </button>
           {error && (
             <p class="outcome error" role="alert">

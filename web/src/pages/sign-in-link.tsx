@@ -4,6 +4,7 @@ import { navigate, safeNext } from '../router';
 import { signedIn } from '../session';
 import { describe } from './sign-in';
 import { PasswordForm } from './password-form';
+import { t } from '../i18n/i18n';
 
 /**
  * Where e-mailed links land: `/sign-in/link#token=...&next=...` (the token stays in the fragment,
@@ -15,7 +16,7 @@ export function SignInLinkPage({ token, next }: { token: string | null; next: st
 
   useEffect(() => {
     if (!token) {
-      setError('This sign-in link is not complete. Open it again from your e-mail.');
+      setError(t('signInLink.incomplete'));
       return;
     }
     // The fragment goes at once: a reload or a shared screenshot must not carry the token.
@@ -33,12 +34,12 @@ export function SignInLinkPage({ token, next }: { token: string | null; next: st
   if (error) {
     return (
       <main class="narrow">
-        <h1>Sign-in link</h1>
+        <h1>{t('signInLink.title')}</h1>
         <p class="error" role="alert">
           {error}
         </p>
         <a class="button primary" href="/sign-in">
-          Get a new link
+          {t('signInLink.newLink')}
         </a>
       </main>
     );
@@ -46,7 +47,7 @@ export function SignInLinkPage({ token, next }: { token: string | null; next: st
   if (!result) {
     return (
       <main class="narrow">
-        <p role="status">Signing you in…</p>
+        <p role="status">{t('signInLink.signingIn')}</p>
       </main>
     );
   }
@@ -54,17 +55,15 @@ export function SignInLinkPage({ token, next }: { token: string | null; next: st
   return (
     <main class="narrow">
       <h1>
-        {result.purpose === 'invitation' ? `Welcome, ${result.member.firstName}` : 'Choose a new password'}
-      </h1>
-      <p>
         {result.purpose === 'invitation'
-          ? 'You are signed in. Choose a password, or skip it and sign in with an e-mailed link each time.'
-          : 'You are signed in. Choose your new password.'}
-      </p>
+          ? t('signInLink.welcome', { name: result.member.firstName })
+          : t('signInLink.choosePassword')}
+      </h1>
+      <p>{result.purpose === 'invitation' ? t('signInLink.invitationText') : t('signInLink.resetText')}</p>
       <PasswordForm onDone={done} />
       {result.purpose === 'invitation' && (
         <button type="button" class="link" onClick={done}>
-          Skip, I will use e-mailed links
+          {t('signInLink.skip')}
         </button>
       )}
     </main>

@@ -3,6 +3,7 @@ import { Field } from '../field';
 import { ApiError, api } from '../api';
 import { navigate, safeNext } from '../router';
 import { signedIn } from '../session';
+import { rich, slot, t } from '../i18n/i18n';
 
 /**
  * Sign in: an e-mailed link by default, a password for those who set one. A hub without mail
@@ -55,7 +56,7 @@ export function SignInPage({ next }: { next: string }) {
 
   const forgot = () => {
     if (!email) {
-      setError('Enter your e-mail address first.');
+      setError(t('signIn.enterEmailFirst'));
       return;
     }
     return run(async () => {
@@ -67,14 +68,14 @@ export function SignInPage({ next }: { next: string }) {
   if (sent) {
     return (
       <main class="narrow">
-        <h1>Check your e-mail</h1>
+        <h1>{t('signIn.checkMail')}</h1>
         <p role="status">
-          If <strong>{email}</strong> belongs to a member, a{' '}
-          {sent === 'signIn' ? 'sign-in link' : 'link to choose a new password'} is on its way. It works once,
-          for 15 minutes.
+          {rich(t(sent === 'signIn' ? 'signIn.sentSignIn' : 'signIn.sentReset', { email: slot('email') }), {
+            email: <strong>{email}</strong>,
+          })}
         </p>
         <button type="button" class="secondary" onClick={() => setSent(null)}>
-          Use another address
+          {t('signIn.anotherAddress')}
         </button>
       </main>
     );
@@ -83,29 +84,24 @@ export function SignInPage({ next }: { next: string }) {
   if (mail === null) {
     return (
       <main class="narrow">
-        <h1>Sign in</h1>
-        <p role="status">Loading…</p>
+        <h1>{t('signIn.title')}</h1>
+        <p role="status">{t('common.loading')}</p>
       </main>
     );
   }
 
   return (
     <main class="narrow">
-      <h1>Sign in</h1>
-      <p>
-        {next.startsWith('/r/')
-          ? 'Sign in to use this machine. You come back to it right after.'
-          : 'Sign in to open the doors and switch on the machines of your makerspace.'}
-      </p>
+      <h1>{t('signIn.title')}</h1>
+      <p>{next.startsWith('/r/') ? t('signIn.forMachine') : t('signIn.forSpace')}</p>
       {!mail && (
         <p class="notice" id="no-mail">
-          This hub sends no e-mail. Sign in with your password, or ask an admin of your space for a sign-in
-          link: they make one on your member page and hand it to you.
+          {t('signIn.noMail')}
         </p>
       )}
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
         <Field
-          label="E-mail address"
+          label={t('signIn.email')}
           type="email"
           name="email"
           autoComplete="email"
@@ -115,7 +111,7 @@ export function SignInPage({ next }: { next: string }) {
         />
         {usePassword && (
           <Field
-            label="Password"
+            label={t('signIn.password')}
             type="password"
             name="password"
             autoComplete="current-password"
@@ -130,22 +126,22 @@ export function SignInPage({ next }: { next: string }) {
           </p>
         )}
         <button type="submit" class="primary" disabled={busy}>
-          {usePassword ? 'Sign in' : 'E-mail me a sign-in link'}
+          {usePassword ? t('signIn.signIn') : t('signIn.mailLink')}
         </button>
       </form>
       {mail ? (
         <p class="links">
           <button type="button" class="link" onClick={() => setUsePassword(!usePassword)}>
-            {usePassword ? 'Use an e-mailed link instead' : 'Use a password instead'}
+            {usePassword ? t('signIn.useLink') : t('signIn.usePassword')}
           </button>
           {usePassword && (
             <button type="button" class="link" onClick={forgot}>
-              Forgot your password?
+              {t('signIn.forgot')}
             </button>
           )}
         </p>
       ) : (
-        <p class="muted">No password yet, or forgot it? An admin's sign-in link lets you choose a new one.</p>
+        <p class="muted">{t('signIn.noPasswordYet')}</p>
       )}
     </main>
   );
@@ -154,5 +150,5 @@ export function SignInPage({ next }: { next: string }) {
 /** An error in words (api.ts already put a throttled call's wait into the message, once). */
 export function describe(err: unknown): string {
   if (err instanceof ApiError) return err.message;
-  return 'Something went wrong. Try again.';
+  return t('common.somethingWrong');
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ResourceRecord } from '../api';
 import { LocalhostWarning } from '../localhost-warning';
 import { describe } from './sign-in';
+import { currentLanguage, t } from '../i18n/i18n';
 
 /**
  * QR stickers laid out on A4 (admins): `/stickers?ids=1,2,3`, or every resource. Each sticker is
@@ -19,23 +20,20 @@ export function StickersPage({ ids }: { ids: number[] }) {
   return (
     <main class="stickers-page">
       <div class="no-print">
-        <h1>QR stickers</h1>
-        <p>
-          One sticker per door or machine. Members scan it to open the machine’s page. Changing a resource’s
-          code makes its printed sticker out of date.
-        </p>
-        <LocalhostWarning what="these stickers" />
+        <h1>{t('stickers.title')}</h1>
+        <p>{t('stickers.intro')}</p>
+        <LocalhostWarning what={t('stickers.these')} />
         {error && <p class="error">{error}</p>}
         <button type="button" class="primary" onClick={() => window.print()}>
-          Print
+          {t('stickers.print')}
         </button>
       </div>
       <div class="sheet">
         {(resources ?? []).map((r) => (
           <img
             key={r.id}
-            src={`/api/v1/resources/${r.id}/sticker`}
-            alt={`QR sticker of ${r.name}`}
+            src={`/api/v1/resources/${r.id}/sticker?lang=${currentLanguage()}`}
+            alt={t('stickers.alt', { name: r.name })}
             width={227}
             height={302}
           />

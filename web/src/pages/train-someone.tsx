@@ -1,6 +1,7 @@
 import type { TrainingCourseRecord, TrainingTapRecord } from '@makerspace/shared';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, call } from '../api';
+import { t } from '../i18n/i18n';
 
 type Trainee = { id: number; firstName: string; lastName: string | null };
 
@@ -20,7 +21,7 @@ const trainApi = {
 
 const nameOf = (m: { firstName: string; lastName: string | null }) =>
   [m.firstName, m.lastName].filter(Boolean).join(' ');
-const message = (e: unknown) => (e instanceof ApiError ? e.message : 'The hub cannot be reached.');
+const message = (e: unknown) => (e instanceof ApiError ? e.message : t('common.unreachable'));
 
 /**
  * "Train someone" on a machine's page, for the trainers of a course that unlocks it: the trainee
@@ -51,19 +52,18 @@ export function TrainSomeone({ resource }: { resource: number }) {
   // While waiting for the tap: ask every second how it went.
   useEffect(() => {
     if (wait?.state !== 'waiting') return;
-    const t = setInterval(() => {
+    const timer = setInterval(() => {
       trainApi
         .tap(wait.id)
         .then((w) => {
           setWait(w);
           if (w.state === 'recorded' && w._embedded.trainee)
-            setDone(`Training recorded for ${nameOf(w._embedded.trainee)}.`);
-          if (w.state === 'expired')
-            setError('No card was tapped in 2 minutes. Start again when the trainee is ready.');
+            setDone(t('train.recordedFor', { name: nameOf(w._embedded.trainee) }));
+          if (w.state === 'expired') setError(t('train.noTap'));
         })
         .catch((e) => setError(message(e)));
     }, 1000);
-    return () => clearInterval(t);
+    return () => clearInterval(timer);
   }, [wait?.id, wait?.state]);
 
   useEffect(() => {
@@ -99,12 +99,12 @@ export function TrainSomeone({ resource }: { resource: number }) {
     if (wait) await trainApi.stop(wait.id).catch(() => undefined);
     setWait(null);
   }
-  async function pick(t: Trainee) {
+  async function pick(trainee: Trainee) {
     if (course === null) return;
     setError(null);
     try {
-      await trainApi.record(t.id, course);
-      setDone(`Training recorded for ${nameOf(t)}.`);
+      await trainApi.record(trainee.id, course);
+      setDone(t('train.recordedFor', { name: nameOf(trainee) }));
       setQ('');
     } catch (e) {
       setError(message(e));
@@ -112,17 +112,17 @@ export function TrainSomeone({ resource }: { resource: number }) {
   }
 
   return (
-    <section aria-label="Train someone" class="train">
+    <section aria-label={t('train.title')} class="train">
       {!open ? (
         <button type="button" class="secondary" onClick={() => setOpen(true)}>
-          Train someone
+          {t('train.title')}
         </button>
       ) : (
         <>
-          <h2>Train someone</h2>
+          <h2>{t('train.title')}</h2>
           {courses.length > 1 && (
             <label>
-              Course
+              {t('train.course')}
               <select
                 value={String(course)}
                 onChange={(e) => setCourse(Number((e.target as HTMLSelectElement).value))}
@@ -135,31 +135,31 @@ export function TrainSomeone({ resource }: { resource: number }) {
               </select>
             </label>
           )}
-          {courses.length === 1 && <p>{`Course: ${title}`}</p>}
+          {courses.length === 1 && <p>{t('train.courseIs', { title })}</p>}
           {wait?.state === 'waiting' ? (
             <>
               <p role="status" data-testid="train-waiting">
-                Ask the trainee to tap their card at this machine’s reader now.
+                {t('train.askTap')}
               </p>
               <button type="button" class="secondary" onClick={() => void stopTap()}>
-                Stop waiting
+                {t('train.stopWaiting')}
               </button>
             </>
           ) : (
             <button type="button" class="primary" onClick={() => void startTap()}>
-              Trainee taps their card
+              {t('train.traineeTaps')}
             </button>
           )}
           <label>
-            Or find the trainee by name
+            {t('train.findByName')}
             <input type="search" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
           </label>
           {found.length > 0 && (
-            <ul class="plain" aria-label="Trainees found">
-              {found.map((t) => (
-                <li key={t.id}>
-                  <button type="button" class="secondary" onClick={() => void pick(t)}>
-                    {`Record ${title} for ${nameOf(t)}`}
+            <ul class="plain" aria-label={t('train.found')}>
+              {found.map((trainee) => (
+                <li key={trainee.id}>
+                  <button type="button" class="secondary" onClick={() => void pick(trainee)}>
+                    {t('train.record', { title, name: nameOf(trainee) })}
                   </button>
                 </li>
               ))}
