@@ -20,16 +20,12 @@ const catalogDir = join(webSource, 'i18n');
 
 /** Screens still in English only (paths under web/src). Translate one, then take it off. */
 export const untranslated = [
-  'admin/access-preview.tsx',
-  'admin/agent-updates.tsx',
   'admin/billing.tsx',
   'admin/bridge-actions.tsx',
-  'admin/member-import.tsx',
   'admin/members.tsx',
   'admin/packages.tsx',
   'admin/reports.tsx',
   'admin/resources.tsx',
-  'admin/shadow.tsx',
 ];
 
 /** Attributes whose text people read or hear. */

@@ -1,7 +1,8 @@
 import type { AccessChange, AccessSimulationResult } from '@makerspace/shared';
 import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
-import { wall, weekdays } from './zoned';
+import { t } from '../i18n/i18n';
+import { wall } from './zoned';
 
 /** The request a form is about to make, as the simulation takes it. */
 export interface ProposedChange {
@@ -22,8 +23,12 @@ function daysOf(stretches: { from: string; until: string }[], zone: string): str
     for (let t = Date.parse(s.from); t < Date.parse(s.until); t += 3_600_000)
       days.add(wall(new Date(t), zone).dayOfWeek);
   }
-  const names = [...days].sort().map((d) => `${weekdays[d - 1]}s`);
-  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const names = [...days]
+    .sort()
+    .map((d) => t(`admin.access_preview.onDay.${d}` as 'admin.access_preview.onDay.1'));
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')}${t('admin.access_preview.and')}${names.at(-1)}`;
 }
 
 /** One sentence per resource and direction: "12 members lose Laser on Sundays". */
@@ -36,16 +41,16 @@ export function summaryLines(result: AccessSimulationResult): string[] {
     for (const way of ['loses', 'gains'] as const) {
       const these = changes.filter((c) => c[way].length > 0);
       if (these.length === 0) continue;
-      const verb = way === 'loses' ? 'lose' : 'gain';
-      const who =
-        these.length === 1
-          ? `${these[0].memberName} ${way === 'loses' ? 'loses' : 'gains'}`
-          : `${these.length} members ${verb}`;
       const days = daysOf(
         these.flatMap((c) => c[way]),
         result.timeZone,
       );
-      lines.push({ count: these.length, text: `${who} ${resource}${days ? ` on ${days}` : ''}` });
+      const when = days ? t('admin.access_preview.onDays', { days }) : '';
+      const text =
+        these.length === 1
+          ? t(`admin.access_preview.${way}One`, { name: these[0].memberName, resource, when })
+          : t(`admin.access_preview.${way}Many`, { n: these.length, resource, when });
+      lines.push({ count: these.length, text });
     }
   }
   return lines.sort((a, b) => b.count - a.count).map((l) => l.text);
@@ -54,7 +59,8 @@ export function summaryLines(result: AccessSimulationResult): string[] {
 function stretchText(s: { from: string; until: string }, zone: string): string {
   const a = wall(s.from, zone);
   const b = wall(s.until, zone);
-  const day = (w: typeof a) => `${weekdays[w.dayOfWeek - 1].slice(0, 3)} ${w.date.slice(5)}`;
+  const day = (w: typeof a) =>
+    `${t(`admin.access_preview.dayShort.${w.dayOfWeek}` as 'admin.access_preview.dayShort.1')} ${w.date.slice(5)}`;
   return a.date === b.date || (b.time === '00:00' && Date.parse(s.until) - Date.parse(s.from) <= 86_400_000)
     ? `${day(a)} ${a.time}–${b.time === '00:00' ? '24:00' : b.time}`
     : `${day(a)} ${a.time} – ${day(b)} ${b.time}`;
@@ -75,7 +81,11 @@ export function useAccessPreview() {
    * True when the form must wait: the preview is shown and its button (`label`, "Save anyway"
    * by default) goes ahead.
    */
-  async function holds(change: ProposedChange, save: () => void, label = 'Save anyway'): Promise<boolean> {
+  async function holds(
+    change: ProposedChange,
+    save: () => void,
+    label = t('admin.access_preview.saveAnyway'),
+  ): Promise<boolean> {
     try {
       const result = await simulateChange(change);
       if (result.changes.length === 0) return false;
@@ -92,25 +102,29 @@ export function useAccessPreview() {
   }
 
   const panel = shown ? (
-    <div role="alert" class="warning access-preview" aria-label="Who gains and loses access">
+    <div role="alert" class="warning access-preview" aria-label={t('admin.access_preview.who')}>
       {'result' in shown ? (
         <>
-          <p>{shown.label === 'Save anyway' ? 'Before you save' : 'Before this goes'}, for the next week:</p>
+          <p>
+            {shown.label === t('admin.access_preview.saveAnyway')
+              ? t('admin.access_preview.beforeSave')
+              : t('admin.access_preview.beforeDelete')}
+          </p>
           <ul>
             {summaryLines(shown.result).map((line) => (
               <li key={line}>{line}</li>
             ))}
           </ul>
           <details>
-            <summary>Show the {shown.result.changes.length} member and resource changes</summary>
+            <summary>{t('admin.access_preview.showChanges', { count: shown.result.changes.length })}</summary>
             <table class="list">
               <thead>
                 <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Loses</th>
-                  <th scope="col">Gains</th>
-                  <th scope="col">Why</th>
+                  <th scope="col">{t('admin.access_preview.member')}</th>
+                  <th scope="col">{t('admin.access_preview.resource')}</th>
+                  <th scope="col">{t('admin.access_preview.loses')}</th>
+                  <th scope="col">{t('admin.access_preview.gains')}</th>
+                  <th scope="col">{t('admin.access_preview.why')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -125,11 +139,11 @@ export function useAccessPreview() {
                 ))}
               </tbody>
             </table>
-            <p class="muted">Times in {shown.result.timeZone}.</p>
+            <p class="muted">{t('admin.access_preview.timesIn', { zone: shown.result.timeZone })}</p>
           </details>
         </>
       ) : (
-        <p>The effect of this change could not be shown: {shown.notice}</p>
+        <p>{t('admin.access_preview.notShown', { notice: shown.notice })}</p>
       )}
       <div class="actions">
         <button
@@ -144,7 +158,7 @@ export function useAccessPreview() {
           {shown.label}
         </button>
         <button type="button" class="secondary" onClick={() => setShown(null)}>
-          Keep editing
+          {t('admin.access_preview.keepEditing')}
         </button>
       </div>
     </div>

@@ -1,32 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { dateTime } from '../format';
+import { rich, slot, t } from '../i18n/i18n';
 import { type AgentReleaseInfo, type AgentUpdateRecord, agentUpdatesApi } from './agent-updates-api';
+
+/** The command that makes an agent release on the hub (the same in every language). */
+const buildCommand = 'npm run build';
 
 type Update = NonNullable<AgentUpdateRecord['update']>;
 
 /** An update's step in words; the end states name the version and, on failure, the reason. */
 export function stepText(u: Update): string {
-  switch (u.step) {
-    case 'requested':
-      return `${u.version}: sent to the agent`;
-    case 'downloading':
-      return `${u.version}: downloading`;
-    case 'verifying':
-      return `${u.version}: checking the signature and version`;
-    case 'installed':
-      return `${u.version}: installed beside the running version`;
-    case 'waitingForIdle':
-      return `${u.version}: installed, waiting until the machine is switched off`;
-    case 'restarting':
-      return `${u.version}: restarting`;
-    case 'connected':
-      return `${u.version}: running, connected to the hub`;
-    case 'rolledBack':
-      return `${u.version} rolled back: ${u.error ?? 'no reason given'}`;
-    case 'failed':
-      return `${u.version} not installed: ${u.error ?? 'no reason given'}`;
-  }
+  const error = u.error ?? t('admin.agent_updates.noReason');
+  return t(`admin.agent_updates.step.${u.step}`, { version: u.version, error });
 }
 
 const finished = (u: Update | null) =>
@@ -58,8 +44,8 @@ export function AgentUpdates() {
   }, []);
   // While an update runs its steps come every few seconds; otherwise a look a minute is enough.
   useEffect(() => {
-    const t = setInterval(() => void load(), running ? 2000 : 60_000);
-    return () => clearInterval(t);
+    const timer = setInterval(() => void load(), running ? 2000 : 60_000);
+    return () => clearInterval(timer);
   }, [running]);
 
   /** Runs an action; its answer (or why it failed) is the notice. */
@@ -68,7 +54,7 @@ export function AgentUpdates() {
     try {
       setNotice(await work());
     } catch (e) {
-      setNotice(`${what} failed: ${(e as ApiError).message}`);
+      setNotice(t('admin.agent_updates.failed', { what, error: (e as ApiError).message }));
     }
     void load();
   };
@@ -76,7 +62,7 @@ export function AgentUpdates() {
   const updatable = (bridges ?? []).filter((b) => b.updateAvailable && b.online && finished(b.update));
   return (
     <section aria-labelledby="updates-h">
-      <h2 id="updates-h">Agent updates</h2>
+      <h2 id="updates-h">{t('admin.agent_updates.title')}</h2>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -84,25 +70,27 @@ export function AgentUpdates() {
       )}
       {release && !release.available && (
         <p class="muted">
-          The hub has no agent release to offer: <code>npm run build</code> on the hub makes one.
+          {rich(t('admin.agent_updates.noRelease', { command: slot('command') }), {
+            command: <code>{buildCommand}</code>,
+          })}
         </p>
       )}
       {release?.available && (
         <p>
-          The hub offers agent {release.version}.{' '}
+          {t('admin.agent_updates.offers', { version: release.version })}{' '}
           <button
             type="button"
             class="secondary"
             disabled={updatable.length === 0}
             onClick={() =>
-              void act('Updates started', async () => {
+              void act(t('admin.agent_updates.updatesStarted'), async () => {
                 const started = await agentUpdatesApi.updateAll();
-                const n = started.bridges.filter((b) => b.outcome === 'started').length;
-                return `Updating ${n} bridge${n === 1 ? '' : 's'} to ${started.version}`;
+                const count = started.bridges.filter((b) => b.outcome === 'started').length;
+                return t('admin.agent_updates.updating', { count, version: started.version });
               })
             }
           >
-            Update all bridges
+            {t('admin.agent_updates.updateAll')}
           </button>
         </p>
       )}
@@ -111,23 +99,28 @@ export function AgentUpdates() {
           {notice}
         </p>
       )}
-      {bridges === null && !error && <p role="status">Loading…</p>}
-      {bridges && bridges.length === 0 && <p class="muted">No bridges yet.</p>}
+      {bridges === null && !error && <p role="status">{t('admin.agent_updates.loading')}</p>}
+      {bridges && bridges.length === 0 && <p class="muted">{t('admin.agent_updates.noBridges')}</p>}
       {bridges && bridges.length > 0 && (
-        <ul aria-label="Agent versions" class="rows">
+        <ul aria-label={t('admin.agent_updates.versions')} class="rows">
           {bridges.map((b) => (
             <li
               key={b.resource}
               class={b.update?.step === 'failed' || b.update?.step === 'rolledBack' ? 'bad' : ''}
             >
               <span>
-                <strong>{b.name}</strong>: agent {b.agentVersion ?? 'unknown'}
-                {!b.online && ' (offline)'}
+                <strong>{b.name}</strong>
+                {t('admin.agent_updates.agent', {
+                  version: b.agentVersion ?? t('admin.agent_updates.unknown'),
+                })}
+                {!b.online && t('admin.agent_updates.offline')}
                 {b.update && (
                   <>
                     <br />
                     <span data-testid="update-step">{stepText(b.update)}</span>{' '}
-                    <span class="muted">(started {dateTime(b.update.startedAt)})</span>
+                    <span class="muted">
+                      {t('admin.agent_updates.started', { at: dateTime(b.update.startedAt) })}
+                    </span>
                   </>
                 )}
               </span>
@@ -137,13 +130,16 @@ export function AgentUpdates() {
                   class="secondary"
                   disabled={!b.online || !finished(b.update)}
                   onClick={() =>
-                    void act(`Updating ${b.name}`, async () => {
+                    void act(t('admin.agent_updates.updatingName', { name: b.name }), async () => {
                       await agentUpdatesApi.update(b.resource);
-                      return `Updating ${b.name} to ${release.version}`;
+                      return t('admin.agent_updates.updatingNameTo', {
+                        name: b.name,
+                        version: release.version,
+                      });
                     })
                   }
                 >
-                  {`Update ${b.name}`}
+                  {t('admin.agent_updates.update', { name: b.name })}
                 </button>
               )}
             </li>

@@ -1,6 +1,7 @@
 import type { MemberImportResult } from '@makerspace/shared';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
+import { t } from '../i18n/i18n';
 import { memberFieldGroups } from './member-fields';
 import { membersApi } from './members-api';
 
@@ -50,8 +51,12 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
       setFile(null);
       setDone(
         result.imported
-          ? `Imported ${result.created} ${result.created === 1 ? 'member' : 'members'}${result.errors.length > 0 ? `; ${result.errors.length} wrong ${result.errors.length === 1 ? 'row' : 'rows'} skipped` : ''}.`
-          : 'Nothing was imported.',
+          ? `${t('admin.member_import.imported', { count: result.created })}${
+              result.errors.length > 0
+                ? t('admin.member_import.skipped', { count: result.errors.length })
+                : ''
+            }.`
+          : t('admin.member_import.nothing'),
       );
       onImported();
     } catch (e) {
@@ -67,21 +72,17 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
 
   return (
     <section aria-labelledby="import-h" class="member-import">
-      <h2 id="import-h">Import members from a spreadsheet</h2>
-      <p class="hint">
-        A CSV file with a heading line (First name, Last name, E-mail, Member number, Date of birth, Address,
-        …; German headings such as Vorname or Geburtsdatum work too), saved as UTF-8 or Windows-1252,
-        separated by commas or semicolons. Members whose e-mail address is already here are left as they are.
-      </p>
+      <h2 id="import-h">{t('admin.member_import.title')}</h2>
+      <p class="hint">{t('admin.member_import.hint')}</p>
       <label>
-        CSV file
+        {t('admin.member_import.csvFile')}
         <input
           type="file"
           accept=".csv,text/csv"
           onChange={(e) => void choose((e.target as HTMLInputElement).files?.[0] ?? null)}
         />
       </label>
-      {busy && <p aria-live="polite">Reading the file…</p>}
+      {busy && <p aria-live="polite">{t('admin.member_import.reading')}</p>}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -95,30 +96,39 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
       {check && (
         <>
           <p aria-live="polite">
-            {`${check.rows} ${check.rows === 1 ? 'row' : 'rows'}, read as ${check.encoding === 'utf-8' ? 'UTF-8' : 'Windows-1252'}, separated by "${check.separator}", dates written as ${check.dateExample}.`}
+            {t('admin.member_import.readAs', {
+              count: check.rows,
+              encoding: check.encoding === 'utf-8' ? 'UTF-8' : 'Windows-1252',
+              separator: check.separator,
+              date: check.dateExample,
+            })}
           </p>
-          <table class="list" aria-label="Columns">
+          <table class="list" aria-label={t('admin.member_import.columns')}>
             <thead>
               <tr>
-                <th scope="col">Column in the file</th>
-                <th scope="col">Member field</th>
+                <th scope="col">{t('admin.member_import.columnInFile')}</th>
+                <th scope="col">{t('admin.member_import.memberField')}</th>
               </tr>
             </thead>
             <tbody>
               {check.columns.map((c, i) => (
                 <tr key={i}>
-                  <td data-label="Column in the file">{c.heading || '(no heading)'}</td>
-                  <td data-label="Member field">{c.field ? labelOf(c.field) : 'not imported'}</td>
+                  <td data-label={t('admin.member_import.columnInFile')}>
+                    {c.heading || t('admin.member_import.noHeading')}
+                  </td>
+                  <td data-label={t('admin.member_import.memberField')}>
+                    {c.field ? labelOf(c.field) : t('admin.member_import.notImported')}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
           {check.preview.length > 0 && (
             <div class="table-scroll">
-              <table class="list" aria-label="First rows">
+              <table class="list" aria-label={t('admin.member_import.firstRows')}>
                 <thead>
                   <tr>
-                    <th scope="col">Line</th>
+                    <th scope="col">{t('admin.member_import.line')}</th>
                     {fields.map((f) => (
                       <th scope="col" key={f}>
                         {labelOf(f)}
@@ -129,7 +139,7 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
                 <tbody>
                   {check.preview.map((p) => (
                     <tr key={p.line}>
-                      <td data-label="Line">{p.line}</td>
+                      <td data-label={t('admin.member_import.line')}>{p.line}</td>
                       {fields.map((f) => (
                         <td key={f} data-label={labelOf(f)}>
                           {String(p.member[f] ?? '')}
@@ -143,16 +153,18 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
           )}
           {wrong > 0 && (
             <div role="alert" class="error">
-              <p>{`${wrong} ${wrong === 1 ? 'row is' : 'rows are'} wrong: correct the file and choose it again, or skip ${wrong === 1 ? 'it' : 'them'}.`}</p>
-              <ul aria-label="Wrong rows">
+              <p>{t('admin.member_import.wrong', { count: wrong })}</p>
+              <ul aria-label={t('admin.member_import.wrongRows')}>
                 {check.errors.map((e) => (
-                  <li key={e.line}>{`Line ${e.line}: ${e.messages.join('; ')}`}</li>
+                  <li key={e.line}>
+                    {t('admin.member_import.lineError', { line: e.line, messages: e.messages.join('; ') })}
+                  </li>
                 ))}
               </ul>
             </div>
           )}
           {check.existing.length > 0 && (
-            <p>{`${check.existing.length} ${check.existing.length === 1 ? 'row names a member' : 'rows name members'} already here (by e-mail address): left as they are.`}</p>
+            <p>{t('admin.member_import.existing', { count: check.existing.length })}</p>
           )}
           {wrong > 0 && check.wouldCreate > 0 && (
             <label class="check">
@@ -161,7 +173,7 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
                 checked={skipBadRows}
                 onChange={(e) => setSkipBadRows((e.target as HTMLInputElement).checked)}
               />
-              Skip the wrong rows and import the others
+              {t('admin.member_import.skip')}
             </label>
           )}
         </>
@@ -169,11 +181,11 @@ export function MemberImport({ onImported, onClose }: { onImported: () => void; 
       <div class="actions">
         <button type="button" class="primary" disabled={!canImport} onClick={() => void runImport()}>
           {check
-            ? `Import ${check.wouldCreate} ${check.wouldCreate === 1 ? 'member' : 'members'}`
-            : 'Import members'}
+            ? t('admin.member_import.importN', { count: check.wouldCreate })
+            : t('admin.member_import.importMembers')}
         </button>
         <button type="button" class="secondary" onClick={onClose}>
-          Close
+          {t('admin.member_import.close')}
         </button>
       </div>
     </section>

@@ -1,10 +1,17 @@
 import type { ShadowReceiver, ShadowReport } from '@makerspace/shared';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
+import { locale, rich, slot, t, tOr } from '../i18n/i18n';
 import { Alert, errorText, useList } from './form-parts';
 
+// Commands, options and names of the other server's settings: the same in every language.
+const command = 'makerspace-hub shadow --url … --token … --every 15';
+const category = 'resourceLog';
+const urlOption = '--url';
+const exampleUrl = 'https://fabman.example';
+
 const reasonText = (decision: string, reason: string | null, message?: string | null) =>
-  `${decision}${reason ? ` (${reason})` : ''}${message && decision === 'denied' ? `: ${message}` : ''}`;
+  `${tOr(`admin.shadow.decision.${decision}`, decision)}${reason ? ` (${reason})` : ''}${message && decision === 'denied' ? `: ${message}` : ''}`;
 
 /**
  * Shadow mode: how the hub's rules decide beside the server it replaces. `makerspace-hub
@@ -23,58 +30,61 @@ export function ShadowPage() {
       .then((space) => space.timezone && setZone(space.timezone))
       .catch(() => {});
   }, []);
+  const percent = new Intl.NumberFormat(locale(), {
+    style: 'percent',
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+  });
   const when = (iso: string) =>
-    new Date(iso).toLocaleString('en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
+    new Date(iso).toLocaleString(locale(), { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
   return (
     <main class="admin">
-      <h1>Shadow mode</h1>
+      <h1>{t('admin.shadow.title')}</h1>
       <p class="muted">
-        Each allowed and denied decision of the server this hub replaces, beside what this hub’s rules decide
-        for the same member, resource and moment. Run{' '}
-        <code>makerspace-hub shadow --url … --token … --every 15</code> on the hub’s server to fill it, or let
-        their webhooks bring each decision as it happens (below); fix what disagrees, then move the doors one
-        at a time.
+        {rich(t('admin.shadow.intro', { command: slot('command') }), {
+          command: <code>{command}</code>,
+        })}
       </p>
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
-      {report && report.resources.length === 0 && <p>Nothing compared yet.</p>}
+      {report && report.resources.length === 0 && <p>{t('admin.shadow.nothing')}</p>}
       {report && report.resources.length > 0 && (
         <>
-          <table class="list" aria-label="Agreement per resource">
+          <table class="list" aria-label={t('admin.shadow.perResource')}>
             <thead>
               <tr>
-                <th scope="col">Resource</th>
-                <th scope="col">Decisions</th>
-                <th scope="col">Agree</th>
-                <th scope="col">Latest</th>
+                <th scope="col">{t('admin.shadow.resource')}</th>
+                <th scope="col">{t('admin.shadow.decisions')}</th>
+                <th scope="col">{t('admin.shadow.agree')}</th>
+                <th scope="col">{t('admin.shadow.latest')}</th>
               </tr>
             </thead>
             <tbody>
               {report.resources.map((r) => (
                 <tr key={`${r.source} ${r.remoteResource}`}>
-                  <td>{r.resourceName ?? `None here for their resource ${r.remoteResource}`}</td>
+                  <td>{r.resourceName ?? t('admin.shadow.noneHere', { id: r.remoteResource })}</td>
                   <td>{r.compared}</td>
-                  <td>{`${r.agreed} (${r.compared ? ((100 * r.agreed) / r.compared).toFixed(1) : '-'}%)`}</td>
+                  <td>{`${r.agreed} (${r.compared ? percent.format(r.agreed / r.compared) : '-'})`}</td>
                   <td>{r.latest ? when(r.latest) : ''}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <h2>Disagreements</h2>
+          <h2>{t('admin.shadow.disagreements')}</h2>
           {report.disagreements.length === 0 ? (
-            <p>None: every compared decision agrees.</p>
+            <p>{t('admin.shadow.allAgree')}</p>
           ) : (
-            <table class="list" aria-label="Disagreements">
+            <table class="list" aria-label={t('admin.shadow.disagreements')}>
               <thead>
                 <tr>
-                  <th scope="col">{`When (${zone})`}</th>
-                  <th scope="col">Member</th>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Theirs</th>
-                  <th scope="col">Ours</th>
+                  <th scope="col">{t('admin.shadow.when', { zone })}</th>
+                  <th scope="col">{t('admin.shadow.member')}</th>
+                  <th scope="col">{t('admin.shadow.resource')}</th>
+                  <th scope="col">{t('admin.shadow.theirs')}</th>
+                  <th scope="col">{t('admin.shadow.ours')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -82,9 +92,12 @@ export function ShadowPage() {
                   <tr key={`${d.source} ${d.remoteLog}`}>
                     <td>{when(d.at)}</td>
                     <td>
-                      {d.memberName ?? (d.remoteMember ? `their member ${d.remoteMember}` : 'no member')}
+                      {d.memberName ??
+                        (d.remoteMember
+                          ? t('admin.shadow.theirMember', { id: d.remoteMember })
+                          : t('admin.shadow.noMember'))}
                     </td>
-                    <td>{d.resourceName ?? `their resource ${d.remoteResource}`}</td>
+                    <td>{d.resourceName ?? t('admin.shadow.theirResource', { id: d.remoteResource })}</td>
                     <td>{reasonText(d.theirs, d.theirReason)}</td>
                     <td>{reasonText(d.ours, d.ourReason, d.ourMessage)}</td>
                   </tr>
@@ -114,11 +127,11 @@ function Receivers({ when }: { when: (iso: string) => string }) {
   };
   return (
     <section aria-labelledby="shadow-receivers">
-      <h2 id="shadow-receivers">Follow their webhooks</h2>
+      <h2 id="shadow-receivers">{t('admin.shadow.follow')}</h2>
       <p class="muted">
-        With a receiver URL in the other server’s webhook settings (events of the category{' '}
-        <code>resourceLog</code>), each decision there is compared as it happens; the command’s runs skip what
-        arrived this way.
+        {rich(t('admin.shadow.followHint', { category: slot('category') }), {
+          category: <code>{category}</code>,
+        })}
       </p>
       <form
         onSubmit={(e) => {
@@ -127,34 +140,34 @@ function Receivers({ when }: { when: (iso: string) => string }) {
         }}
       >
         <label>
-          Their server’s address (as given to <code>--url</code>)
+          {rich(t('admin.shadow.address', { option: slot('option') }), { option: <code>{urlOption}</code> })}
           <input
             type="url"
             required
-            placeholder="https://fabman.example"
+            placeholder={exampleUrl}
             value={source}
             onInput={(e) => setSource(e.currentTarget.value)}
           />
         </label>
         <button type="submit" class="primary">
-          Make receiver URL
+          {t('admin.shadow.makeUrl')}
         </button>
       </form>
       <Alert text={error} />
       {shown?.url && (
         <label>
-          {`Receiver URL for ${shown.source} (shown only now: paste it into their webhook settings)`}
+          {t('admin.shadow.receiverFor', { source: shown.source })}
           <textarea class="command secret" readOnly rows={2} value={shown.url} />
         </label>
       )}
       {list && list.length > 0 && (
-        <table class="list" aria-label="Webhook receivers">
+        <table class="list" aria-label={t('admin.shadow.receivers')}>
           <thead>
             <tr>
-              <th scope="col">Their server</th>
-              <th scope="col">URL made</th>
-              <th scope="col">Latest event</th>
-              <th scope="col">Actions</th>
+              <th scope="col">{t('admin.shadow.theirServer')}</th>
+              <th scope="col">{t('admin.shadow.urlMade')}</th>
+              <th scope="col">{t('admin.shadow.latestEvent')}</th>
+              <th scope="col">{t('admin.shadow.actions')}</th>
             </tr>
           </thead>
           <tbody>
@@ -162,24 +175,24 @@ function Receivers({ when }: { when: (iso: string) => string }) {
               <tr key={r.id}>
                 <td>{r.source}</td>
                 <td>{when(r.rotatedAt)}</td>
-                <td>{r.lastEventAt ? when(r.lastEventAt) : 'none yet'}</td>
+                <td>{r.lastEventAt ? when(r.lastEventAt) : t('admin.shadow.noneYet')}</td>
                 <td>
                   <button
                     type="button"
                     onClick={() =>
-                      confirm(`Make a new URL for ${r.source}? The current one stops working.`) &&
+                      confirm(t('admin.shadow.confirmNew', { source: r.source })) &&
                       void run(async () =>
                         made(await call<ShadowReceiver>('POST', `/shadow-receivers/${r.id}/rotate`)),
                       )
                     }
                   >
-                    New URL
+                    {t('admin.shadow.newUrl')}
                   </button>{' '}
                   <button
                     type="button"
                     class="danger"
                     onClick={() =>
-                      confirm(`Remove the receiver for ${r.source}? Its URL stops working.`) &&
+                      confirm(t('admin.shadow.confirmRemove', { source: r.source })) &&
                       void run(async () => {
                         await call('DELETE', `/shadow-receivers/${r.id}`);
                         if (shown?.id === r.id) setShown(null);
@@ -187,7 +200,7 @@ function Receivers({ when }: { when: (iso: string) => string }) {
                       })
                     }
                   >
-                    Remove
+                    {t('admin.shadow.remove')}
                   </button>
                 </td>
               </tr>
