@@ -21,8 +21,6 @@ const catalogDir = join(webSource, 'i18n');
 /** Screens still in English only (paths under web/src). Translate one, then take it off. */
 export const untranslated = [
   'admin/billing.tsx',
-  'admin/bridge-actions.tsx',
-  'admin/members.tsx',
   'admin/packages.tsx',
   'admin/reports.tsx',
   'admin/resources.tsx',

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
+import { locale, t } from '../i18n/i18n';
 import { LocalhostWarning } from '../localhost-warning';
 import { adminApi, type PairingCode, type ResourceRecord } from './admin-api';
 
 export const clock = (iso: string) =>
-  new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  new Date(iso).toLocaleTimeString(locale(), { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 export type Act = (what: string, work: () => Promise<unknown>) => Promise<void>;
 
@@ -21,7 +22,7 @@ export function useBridgeControl() {
       await work();
       setNotice(what);
     } catch (e) {
-      setNotice(`${what} failed: ${(e as ApiError).message}`);
+      setNotice(t('admin.bridge_actions.failed', { what, error: (e as ApiError).message }));
     }
   };
   const pair = async (r: ResourceRecord) => {
@@ -29,7 +30,7 @@ export function useBridgeControl() {
     try {
       setPairing(await adminApi.pairingCode(r.id));
     } catch (e) {
-      setNotice(`Pairing failed: ${(e as ApiError).message}`);
+      setNotice(t('admin.bridge_actions.pairingFailed', { error: (e as ApiError).message }));
     }
   };
   return { notice, setNotice, pairing, closePairing: () => setPairing(null), act, pair };
@@ -56,38 +57,43 @@ export function BridgeButtons(props: {
           class="primary"
           disabled={!s.online}
           onClick={() =>
-            void act(`${door ? 'Unlocked' : 'Switched on'} ${r.name}`, () => adminApi.remoteSwitchOn(r))
+            void act(
+              t(door ? 'admin.bridge_actions.unlocked' : 'admin.bridge_actions.switchedOn', { name: r.name }),
+              () => adminApi.remoteSwitchOn(r),
+            )
           }
         >
-          {door ? `Unlock ${r.name}` : `Switch on ${r.name}`}
+          {t(door ? 'admin.bridge_actions.unlock' : 'admin.bridge_actions.switchOn', { name: r.name })}
         </button>
       )}
       {s?.bridge && !door && s.relay === 'on' && (
         <button
           type="button"
           class="secondary"
-          onClick={() => void act(`Switched off ${r.name}`, () => adminApi.switchOff(r.id))}
+          onClick={() =>
+            void act(t('admin.bridge_actions.switchedOff', { name: r.name }), () => adminApi.switchOff(r.id))
+          }
         >
-          {`Switch off ${r.name}`}
+          {t('admin.bridge_actions.switchOff', { name: r.name })}
         </button>
       )}
       <button type="button" class="secondary" onClick={() => props.pair(r)}>
-        {`Pair a bridge for ${r.name}`}
+        {t('admin.bridge_actions.pair', { name: r.name })}
       </button>
       {s?.bridge && (
         <button
           type="button"
           class="secondary"
           onClick={() => {
-            if (confirm(`Rotate the key of ${r.name}? Its agent is cut off until paired again.`)) {
-              void act(`New key for ${r.name}: pair its Pi again`, () => adminApi.rotateKey(r.id));
+            if (confirm(t('admin.bridge_actions.confirmRotate', { name: r.name }))) {
+              void act(t('admin.bridge_actions.rotated', { name: r.name }), () => adminApi.rotateKey(r.id));
             }
           }}
         >
-          {`Rotate key of ${r.name}`}
+          {t('admin.bridge_actions.rotate', { name: r.name })}
         </button>
       )}
-      <a href={`/stickers?ids=${r.id}`}>Sticker</a>
+      <a href={`/stickers?ids=${r.id}`}>{t('admin.bridge_actions.sticker')}</a>
     </div>
   );
 }
@@ -100,22 +106,19 @@ export function PairingPanel(props: { pairing: PairingCode; name: string; onClos
   useEffect(() => section.current?.scrollIntoView?.({ block: 'nearest' }), [pairing.code]);
   return (
     <section aria-labelledby="pair-h" class="pairing" ref={section}>
-      <h2 id="pair-h">Pair a bridge for {props.name}</h2>
-      <LocalhostWarning what="this command and its QR code" />
-      <p>
-        On the Pi, run this one line (valid until {clock(pairing.expiresAt)}, once). It fetches the bridge key
-        and writes the agent's config:
-      </p>
+      <h2 id="pair-h">{t('admin.bridge_actions.pairHeading', { name: props.name })}</h2>
+      <LocalhostWarning what={t('admin.bridge_actions.thisCommand')} />
+      <p>{t('admin.bridge_actions.runLine', { time: clock(pairing.expiresAt) })}</p>
       <div class="pairing-body">
         <label class="grow">
-          Pairing command
+          {t('admin.bridge_actions.pairingCommand')}
           <textarea class="command" readOnly rows={2} value={pairing.command} />
         </label>
-        <QrCode text={pairing.command} label="QR code of the line, for a phone" />
+        <QrCode text={pairing.command} label={t('admin.bridge_actions.qrLabel')} />
       </div>
-      <p class="muted">Scan the QR code with a phone to carry the line to the Pi's terminal.</p>
+      <p class="muted">{t('admin.bridge_actions.scan')}</p>
       <button type="button" class="secondary" onClick={props.onClose}>
-        Close
+        {t('admin.bridge_actions.close')}
       </button>
     </section>
   );
@@ -144,8 +147,8 @@ export function QrCode({ text, label }: { text: string; label: string }) {
       live = false;
     };
   }, [text]);
-  if (failed) return <p class="muted">The QR code could not be drawn; copy the line instead.</p>;
-  if (!modules) return <p role="status">Drawing the QR code…</p>;
+  if (failed) return <p class="muted">{t('admin.bridge_actions.qrFailed')}</p>;
+  if (!modules) return <p role="status">{t('admin.bridge_actions.drawing')}</p>;
   // A quiet zone of 4 modules on white, as scanners expect (ISO/IEC 18004, 9.1), in dark mode too.
   const quiet = 4;
   const n = modules.size + 2 * quiet;

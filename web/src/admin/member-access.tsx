@@ -6,7 +6,7 @@ import { reasonWords } from './feed';
 import { useSpaceZone, zonedText } from './billing-actions';
 import { Alert, errorText } from './form-parts';
 import { Choice } from './choice';
-import { memberFieldGroups } from './member-fields';
+import { fieldLabel, memberFieldGroups } from './member-fields';
 import { type MemberChange, membersApi, type Privileges } from './members-api';
 import { rich, slot, t, tOr } from '../i18n/i18n';
 
@@ -132,7 +132,7 @@ export function MemberKeyCard({ member }: { member: MemberRecord }) {
 
 /** Fields a scheduled change can set, with their labels (the member form's, but the space). */
 const changeable = memberFieldGroups.flatMap(([, fields]) => fields).filter(([k]) => k !== 'metadata');
-const labelOf = (key: string) => changeable.find(([k]) => k === key)?.[1] ?? key;
+const labelOf = (key: string) => fieldLabel(key, changeable.find(([k]) => k === key)?.[1] ?? key);
 const shown = (v: unknown) => (v === null || v === undefined || v === '' ? 'empty' : String(v));
 
 /** Scheduled changes: member fields written on a date (e.g. locked at the end of the month). */

@@ -1,3 +1,5 @@
+import { tOr } from '../i18n/i18n';
+
 /** A field of the member form: its key, label and kind of input. */
 export type Kind = 'text' | 'email' | 'date' | 'check' | 'area' | 'gender' | 'state' | 'json';
 export type FieldSpec = [key: string, label: string, kind?: Kind];
@@ -58,3 +60,17 @@ export const memberFieldGroups: [legend: string, fields: FieldSpec[]][] = [
     ],
   ],
 ];
+
+const groupKeys: Record<string, string> = {
+  Person: 'person',
+  Address: 'address',
+  Billing: 'billing',
+  'Access and notes': 'access',
+};
+
+/** A field's label in the console's language (`admin.member_fields.<key>`). */
+export const fieldLabel = (key: string, english: string) => tOr(`admin.member_fields.${key}`, english);
+
+/** A group's legend in the console's language. */
+export const groupLabel = (english: string) =>
+  tOr(`admin.member_fields.group.${groupKeys[english] ?? english}`, english);

@@ -2,13 +2,13 @@ import type { MemberImportResult } from '@makerspace/shared';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { t } from '../i18n/i18n';
-import { memberFieldGroups } from './member-fields';
+import { fieldLabel, memberFieldGroups } from './member-fields';
 import { membersApi } from './members-api';
 
 const fieldLabels = new Map(
   memberFieldGroups.flatMap(([, fields]) => fields.map(([key, label]) => [key, label])),
 );
-const labelOf = (field: string) => fieldLabels.get(field) ?? field;
+const labelOf = (field: string) => fieldLabel(field, fieldLabels.get(field) ?? field);
 
 /**
  * Members from a spreadsheet: the file is checked first (POST /members/import?dryRun=true) and

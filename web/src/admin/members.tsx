@@ -4,7 +4,8 @@ import { dateTime } from '../format';
 import { adminApi, type MemberRecord, memberName } from './admin-api';
 import { billingApi } from './billing-api';
 import { Choice } from './choice';
-import { type FieldSpec, type Kind, memberFieldGroups } from './member-fields';
+import { t, tOr } from '../i18n/i18n';
+import { type FieldSpec, fieldLabel, groupLabel, type Kind, memberFieldGroups } from './member-fields';
 import { MemberActivity, MemberChanges, MemberKeyCard, MemberPrivileges } from './member-access';
 import { MemberBilling } from './member-billing';
 import { MemberImport } from './member-import';
@@ -60,7 +61,7 @@ export function MembersPage() {
 
   return (
     <main class="admin">
-      <h1>Members</h1>
+      <h1>{t('admin.members.title')}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -68,10 +69,12 @@ export function MembersPage() {
       )}
       <div class={`admin-grid${selected || creating || importing ? ' member-open' : ''}`}>
         <section aria-labelledby="list-h">
-          <h2 id="list-h">{page ? `${page.total} ${page.total === 1 ? 'member' : 'members'}` : 'Members'}</h2>
+          <h2 id="list-h">
+            {page ? t('admin.members.count', { count: page.total }) : t('admin.members.title')}
+          </h2>
           <div class="actions">
             <label class="grow">
-              Search by name, e-mail, member number or card id
+              {t('admin.members.search')}
               <input
                 type="search"
                 value={q}
@@ -90,7 +93,7 @@ export function MembersPage() {
                 setSelected(null);
               }}
             >
-              New member
+              {t('admin.members.newMember')}
             </button>
             <button
               type="button"
@@ -101,22 +104,22 @@ export function MembersPage() {
                 setSelected(null);
               }}
             >
-              Import from a spreadsheet
+              {t('admin.members.import')}
             </button>
           </div>
-          <table class="list" aria-label="Members">
+          <table class="list" aria-label={t('admin.members.title')}>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">Number</th>
-                <th scope="col">State</th>
+                <th scope="col">{t('admin.members.name')}</th>
+                <th scope="col">{t('admin.members.email')}</th>
+                <th scope="col">{t('admin.members.number')}</th>
+                <th scope="col">{t('admin.members.stateCol')}</th>
               </tr>
             </thead>
             <tbody>
               {page?.members.map((m) => (
                 <tr key={m.id} aria-selected={selected?.id === m.id}>
-                  <td data-label="Name">
+                  <td data-label={t('admin.members.name')}>
                     <button
                       type="button"
                       class="link"
@@ -129,16 +132,22 @@ export function MembersPage() {
                       {memberName(m)}
                     </button>
                   </td>
-                  <td data-label="E-mail">{m.emailAddress ?? ''}</td>
-                  <td data-label="Number">{m.memberNumber ?? ''}</td>
-                  <td data-label="State">{m.state}</td>
+                  <td data-label={t('admin.members.email')}>{m.emailAddress ?? ''}</td>
+                  <td data-label={t('admin.members.number')}>{m.memberNumber ?? ''}</td>
+                  <td data-label={t('admin.members.stateCol')}>{stateWord(m.state)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <Pager label="Pages" offset={offset} size={PAGE} total={page?.total} onOffset={setOffset} />
+          <Pager
+            label={t('admin.members.pages')}
+            offset={offset}
+            size={PAGE}
+            total={page?.total}
+            onOffset={setOffset}
+          />
         </section>
-        <section aria-label="Member details">
+        <section aria-label={t('admin.members.details')}>
           {importing && <MemberImport onImported={() => void load()} onClose={() => setImporting(false)} />}
           {creating && <MemberForm member={null} onSaved={saved} />}
           {selected && !creating && <MemberDetails key={selected.id} member={selected} onSaved={saved} />}
@@ -149,6 +158,9 @@ export function MembersPage() {
 }
 
 const allFields = memberFieldGroups.flatMap(([, f]) => f);
+
+/** A member's state ("active", "locked", "pending") in the console's language. */
+const stateWord = (state: string) => tOr(`admin.members.state.${state}`, state);
 
 /** A record's value as the form's text (or flag). */
 function formValue(member: MemberRecord | null, key: string, kind: Kind | undefined): string | boolean {
@@ -174,7 +186,7 @@ function bodyOf(values: Record<string, string | boolean>, creating: boolean): Re
       try {
         body[key] = text === '' ? null : JSON.parse(text);
       } catch {
-        throw new Error(`${label}: not valid JSON`);
+        throw new Error(t('admin.members.notJson', { label: fieldLabel(key, label) }));
       }
     } else if (key === 'firstName' || key === 'lastName') body[key] = text;
     else body[key] = text === '' ? null : text;
@@ -215,8 +227,9 @@ export function MemberForm({
       setError((err as Error).message);
     }
   }
-  const input = ([k, label, kind]: FieldSpec) => {
+  const input = ([k, english, kind]: FieldSpec) => {
     const v = values[k];
+    const label = fieldLabel(k, english);
     if (kind === 'check')
       return (
         <label key={k} class="check">
@@ -237,7 +250,10 @@ export function MemberForm({
           key={k}
           label={label}
           value={String(v)}
-          options={options.map((o) => [o, o || 'not given'])}
+          options={options.map((o) => [
+            o,
+            kind === 'gender' ? t(`admin.members.gender.${(o || 'none') as 'none'}`) : stateWord(o),
+          ])}
           onChange={(value) => set(k, value)}
         />
       );
@@ -266,13 +282,13 @@ export function MemberForm({
       </label>
     );
   };
-  const title = member ? `Edit ${memberName(member)}` : 'New member';
+  const title = member ? t('admin.members.edit', { name: memberName(member) }) : t('admin.members.newMember');
   return (
     <form onSubmit={save} aria-label={title} class="member-form">
       <h2>{title}</h2>
       {memberFieldGroups.map(([legend, group]) => (
         <fieldset key={legend} class="field-group">
-          <legend>{legend}</legend>
+          <legend>{groupLabel(legend)}</legend>
           {group
             .filter(([k]) => member !== null || k !== 'state')
             .filter(
@@ -289,11 +305,11 @@ export function MemberForm({
       )}
       {saved && member && (
         <p class="notice" aria-live="polite">
-          {`Saved ${memberName(member)}.`}
+          {t('admin.members.saved', { name: memberName(member) })}
         </p>
       )}
       <button type="submit" class="primary">
-        {member ? 'Save member' : 'Create member'}
+        {member ? t('admin.members.save') : t('admin.members.create')}
       </button>
     </form>
   );
@@ -308,16 +324,14 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
     setLink(null);
     try {
       const result = await adminApi.invite(member.id);
-      if (result.emailSent) setInvite(`Invitation mailed to ${member.emailAddress}.`);
+      if (result.emailSent) setInvite(t('admin.members.invited', { email: member.emailAddress }));
       else {
         const days = Math.max(1, Math.round((Date.parse(result.expiresAt) - Date.now()) / 86_400_000));
-        setInvite(
-          `No mail server is set up: hand this link to the member (valid ${days} day${days === 1 ? '' : 's'}, until ${dateTime(result.expiresAt)}; it works once).`,
-        );
+        setInvite(t('admin.members.noMail', { count: days, until: dateTime(result.expiresAt) }));
         setLink(result.link ?? null);
       }
     } catch (e) {
-      setInvite(`Invitation failed: ${(e as ApiError).message}`);
+      setInvite(t('admin.members.inviteFailed', { error: (e as ApiError).message }));
     }
   }
 
@@ -332,7 +346,7 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
           onClick={() => void sendInvite()}
           disabled={!member.emailAddress}
         >
-          {`Invite ${memberName(member)}`}
+          {t('admin.members.invite', { name: memberName(member) })}
         </button>
       </div>
       {invite && (
@@ -342,7 +356,7 @@ function MemberDetails({ member, onSaved }: { member: MemberRecord; onSaved: (m:
       )}
       {link && (
         <label>
-          Invitation link
+          {t('admin.members.inviteLink')}
           <textarea class="command" readOnly rows={3} value={link} />
         </label>
       )}
