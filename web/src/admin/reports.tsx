@@ -14,7 +14,7 @@ import {
   type UsageReport,
 } from './reports-api';
 import './reports.css';
-import { t } from '../i18n/i18n';
+import { locale, t } from '../i18n/i18n';
 
 interface Reports {
   usage: UsageReport;
@@ -38,38 +38,41 @@ interface ReportView {
   csv: { head: string[]; rows: Cell[][] };
 }
 
-const intervals: [ReportInterval, string][] = [
-  ['day', 'Day'],
-  ['week', 'Week'],
-  ['month', 'Month'],
-];
-const intervalNoun = { day: 'day', week: 'week', month: 'month' } as const;
+const intervals: ReportInterval[] = ['day', 'week', 'month'];
+/** "Day" (a choice, a column), "day" (in a sentence). */
+const intervalName = (i: ReportInterval) => t(`admin.reports.interval.${i}`);
+const intervalNoun = (i: ReportInterval) => t(`admin.reports.noun.${i}`);
 
 /** "2 Nov", "Nov 2026": a period by its first day. */
 function periodLabel(p: ReportPeriod, interval: ReportInterval): string {
   const day = new Date(`${p.from}T12:00:00Z`);
   return interval === 'month'
-    ? day.toLocaleDateString('en-GB', { timeZone: 'UTC', month: 'short', year: 'numeric' })
-    : day.toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' });
+    ? day.toLocaleDateString(locale(), { timeZone: 'UTC', month: 'short', year: 'numeric' })
+    : day.toLocaleDateString(locale(), { timeZone: 'UTC', day: 'numeric', month: 'short' });
 }
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-const hours = (h: number) => `${h.toLocaleString('en-GB', { maximumFractionDigits: 2 })} h`;
+const hours = (h: number) =>
+  t('admin.reports.hours', { hours: h.toLocaleString(locale(), { maximumFractionDigits: 2 }) });
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 function usageView(r: UsageReport): ReportView {
   return {
     id: 'usage',
-    title: 'Use per resource',
-    unit: 'hours',
+    title: t('admin.reports.usage.title'),
+    unit: t('admin.reports.usage.unit'),
     chart: r.resources.map((x) => ({ name: x.name, values: x.hours })),
-    empty: 'No resources yet.',
+    empty: t('admin.reports.usage.empty'),
     totals: {
-      head: ['Resource', 'Sessions', 'Hours'],
+      head: [
+        t('admin.reports.usage.resource'),
+        t('admin.reports.usage.sessions'),
+        t('admin.reports.usage.hours'),
+      ],
       rows: [
         ...r.resources.map((x) => [x.name, String(x.totalSessions), hours(x.totalHours)]),
         [
-          'All resources',
+          t('admin.reports.usage.all'),
           String(sum(r.resources.map((x) => x.totalSessions))),
           hours(Math.round(sum(r.resources.map((x) => x.totalHours)) * 100) / 100),
         ],
@@ -89,16 +92,20 @@ function usageView(r: UsageReport): ReportView {
 }
 
 function refusalsView(r: RefusalsReport): ReportView {
-  const name = (reason: string | null) => (reason ? capital(reasonWords(reason)) : 'No reason given');
+  const name = (reason: string | null) =>
+    reason ? capital(reasonWords(reason)) : t('admin.reports.refusals.noReason');
   return {
     id: 'refusals',
-    title: 'Refusals by reason',
-    unit: 'refusals',
+    title: t('admin.reports.refusals.title'),
+    unit: t('admin.reports.refusals.unit'),
     chart: r.reasons.map((x) => ({ name: name(x.reason), values: x.counts })),
-    empty: 'No refusals in this range.',
+    empty: t('admin.reports.refusals.empty'),
     totals: {
-      head: ['Reason', 'Refusals'],
-      rows: [...r.reasons.map((x) => [name(x.reason), String(x.total)]), ['All reasons', String(r.total)]],
+      head: [t('admin.reports.refusals.reason'), t('admin.reports.refusals.refusals')],
+      rows: [
+        ...r.reasons.map((x) => [name(x.reason), String(x.total)]),
+        [t('admin.reports.refusals.all'), String(r.total)],
+      ],
     },
     perPeriod: {
       head: r.reasons.map((x) => name(x.reason)),
@@ -113,22 +120,22 @@ function refusalsView(r: RefusalsReport): ReportView {
 
 function membersView(r: MembersReport): ReportView {
   const series: ChartSeries[] = [
-    { name: 'Active', values: r.active },
-    { name: 'New', values: r.new },
-    { name: 'Ended', values: r.ended },
+    { name: t('admin.reports.members.active'), values: r.active },
+    { name: t('admin.reports.members.new'), values: r.new },
+    { name: t('admin.reports.members.ended'), values: r.ended },
   ];
   return {
     id: 'members',
-    title: 'Members',
-    unit: 'members',
+    title: t('admin.reports.members.title'),
+    unit: t('admin.reports.members.unit'),
     chart: series,
     empty: '',
     totals: {
-      head: ['Members', 'In the range'],
+      head: [t('admin.reports.members.title'), t('admin.reports.members.inRange')],
       rows: [
-        ['Active (held a package)', String(r.totals.active)],
-        ['New (first package started)', String(r.totals.new)],
-        ['Ended (last package ended)', String(r.totals.ended)],
+        [t('admin.reports.members.activeLong'), String(r.totals.active)],
+        [t('admin.reports.members.newLong'), String(r.totals.new)],
+        [t('admin.reports.members.endedLong'), String(r.totals.ended)],
       ],
     },
     perPeriod: { head: series.map((s) => s.name), cells: (i) => series.map((s) => String(s.values[i])) },
@@ -145,23 +152,23 @@ function revenueView(r: RevenueReport): ReportView {
       kind: 'package',
       id: x.package,
       name: x.name,
-      label: `Package ${x.name}`,
+      label: t('admin.reports.revenue.package', { name: x.name }),
       s: x,
     })),
     ...r.resources.map((x) => ({ kind: 'resource', id: x.resource, name: x.name, label: x.name, s: x })),
     ...(r.other.total === '0.00'
       ? []
-      : [{ kind: 'other', id: null, name: '', label: 'Other charges', s: r.other }]),
+      : [{ kind: 'other', id: null, name: '', label: t('admin.reports.revenue.other'), s: r.other }]),
   ];
   return {
     id: 'revenue',
-    title: 'Revenue',
-    unit: 'revenue',
+    title: t('admin.reports.revenue.title'),
+    unit: t('admin.reports.revenue.unit'),
     chart: lines.map((l) => ({ name: l.label, values: l.s.amounts.map(Number) })),
-    empty: 'No charges in this range.',
+    empty: t('admin.reports.revenue.empty'),
     totals: {
-      head: ['Billed for', 'Revenue'],
-      rows: [...lines.map((l) => [l.label, l.s.total]), ['All charges', r.total]],
+      head: [t('admin.reports.revenue.billedFor'), t('admin.reports.revenue.revenue')],
+      rows: [...lines.map((l) => [l.label, l.s.total]), [t('admin.reports.revenue.all'), r.total]],
     },
     perPeriod: { head: lines.map((l) => l.label), cells: (i) => lines.map((l) => l.s.amounts[i]) },
     csv: {
@@ -177,11 +184,11 @@ const DAY_MS = 86_400_000;
 
 /** What is wrong with a range, in words, before the hub is asked; '' when nothing. */
 function rangeProblem(r: ReportRange): string {
-  if (!r.from) return 'From: choose a day.';
-  if (!r.until) return 'Until: choose a day.';
-  if (r.until < r.from) return 'Until: must not lie before From.';
+  if (!r.from) return t('admin.reports.fromDay');
+  if (!r.until) return t('admin.reports.untilDay');
+  if (r.until < r.from) return t('admin.reports.untilBefore');
   const days = (Date.parse(r.until) - Date.parse(r.from)) / DAY_MS + 1;
-  if (r.interval === 'day' && days > 400) return 'Until: at most 400 days per day; choose Week or Month.';
+  if (r.interval === 'day' && days > 400) return t('admin.reports.tooManyDays');
   return '';
 }
 
@@ -243,7 +250,7 @@ export function ReportsPage() {
         <h2 id="range-h">{t('admin.reports.range')}</h2>
         <div class="actions">
           <label class="filter">
-            From
+            {t('admin.reports.from')}
             <input
               type="date"
               value={fields.from}
@@ -251,7 +258,7 @@ export function ReportsPage() {
             />
           </label>
           <label class="filter">
-            Until
+            {t('admin.reports.until')}
             <input
               type="date"
               value={fields.until}
@@ -266,9 +273,9 @@ export function ReportsPage() {
               value={fields.interval}
               onChange={(e) => set({ interval: (e.target as HTMLSelectElement).value as ReportInterval })}
             >
-              {intervals.map(([value, name]) => (
+              {intervals.map((value) => (
                 <option key={value} value={value}>
-                  {name}
+                  {intervalName(value)}
                 </option>
               ))}
             </select>
@@ -276,9 +283,14 @@ export function ReportsPage() {
         </div>
         <p class="hint" aria-live="polite">
           {loading
-            ? 'Counting…'
+            ? t('admin.reports.counting')
             : shown
-              ? `${shown.from} to ${shown.until}, per ${intervalNoun[shown.interval]}, days of ${shown.timeZone}.`
+              ? t('admin.reports.shown', {
+                  from: shown.from,
+                  until: shown.until,
+                  per: intervalNoun(shown.interval),
+                  zone: shown.timeZone,
+                })
               : ''}
         </p>
         {(problem || error) && (
@@ -309,7 +321,7 @@ function ReportSection({
   report: UsageReport;
 }) {
   const headId = `report-${view.id}-h`;
-  const per = intervalNoun[report.interval];
+  const per = intervalNoun(report.interval);
   const exportCsv = () =>
     download(`${view.id}-${report.from}_${report.until}.csv`, toCsv(view.csv.head, view.csv.rows));
   return (
@@ -317,7 +329,7 @@ function ReportSection({
       <div class="section-head">
         <h2 id={headId}>{view.title}</h2>
         <button type="button" class="secondary" onClick={exportCsv}>
-          Download {view.title.toLowerCase()} as CSV
+          {t('admin.reports.download', { what: view.title })}
         </button>
       </div>
       {view.chart.length === 0 ? (
@@ -327,18 +339,28 @@ function ReportSection({
           labels={labels}
           series={view.chart}
           unit={view.unit}
-          label={`Chart of ${view.title.toLowerCase()}, ${view.unit} per ${per} from ${report.from} to ${report.until}; the figures are in the tables below it.`}
+          label={t('admin.reports.chartLabel', {
+            what: view.title,
+            unit: view.unit,
+            per,
+            from: report.from,
+            until: report.until,
+          })}
         />
       )}
-      <FiguresTable caption={`${view.title}: totals`} head={view.totals.head} rows={view.totals.rows} />
+      <FiguresTable
+        caption={t('admin.reports.totalsCaption', { what: view.title })}
+        head={view.totals.head}
+        rows={view.totals.rows}
+      />
       {view.perPeriod.head.length > 0 && (
         <details>
-          <summary>Figures per {per}</summary>
+          <summary>{t('admin.reports.figuresPer', { per })}</summary>
           <FiguresTable
-            caption={`${view.title} per ${per}`}
-            head={[capital(per), ...view.perPeriod.head]}
+            caption={t('admin.reports.perCaption', { what: view.title, per })}
+            head={[intervalName(report.interval), ...view.perPeriod.head]}
             rows={report.periods.map((p, i) => [
-              p.from === p.until ? p.from : `${p.from} to ${p.until}`,
+              p.from === p.until ? p.from : t('admin.reports.periodRange', { from: p.from, until: p.until }),
               ...view.perPeriod.cells(i),
             ])}
           />

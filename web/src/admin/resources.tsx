@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ApiError, ResourceStatus } from '../api';
 import { Field } from '../field';
 import { dateTime } from '../format';
+import { rich, slot, t, tOr } from '../i18n/i18n';
 import { useLive } from '../live';
 import { adminApi, type ResourceRecord } from './admin-api';
 import { BridgeButtons, PairingPanel, useBridgeControl } from './bridge-actions';
@@ -10,8 +11,10 @@ import { MaintainersSection } from './type-maintainers';
 import { ResourceForm } from './resource-form';
 import { type ResourceTypeRecord, resourcesApi, type SpaceRecord } from './resources-api';
 
-const bridgeState = (s: ResourceStatus | undefined) =>
-  !s?.bridge ? 'No bridge' : s.online ? 'Online' : 'Offline';
+/** The bridge's state: `noBridge`, `online` or `offline` (a badge class and `admin.dashboard.*`). */
+const bridgeKey = (s: ResourceStatus | undefined) =>
+  !s?.bridge ? ('noBridge' as const) : s.online ? ('online' as const) : ('offline' as const);
+const bridgeState = (s: ResourceStatus | undefined) => t(`admin.dashboard.${bridgeKey(s)}`);
 
 /**
  * Resources and bridges: the account's doors and machines with type, control type and bridge
@@ -31,9 +34,9 @@ export function ResourcesPage() {
 
   const load = () =>
     Promise.all([adminApi.resources(), resourcesApi.types()])
-      .then(([r, t]) => {
+      .then(([r, list]) => {
         setResources(r);
-        setTypes(t);
+        setTypes(list);
       })
       .catch((e: ApiError) => setError(e.message));
   useEffect(() => {
@@ -44,7 +47,7 @@ export function ResourcesPage() {
       .catch(() => {});
   }, []);
 
-  const typeNames = useMemo(() => new Map(types.map((t) => [t.id, t.name])), [types]);
+  const typeNames = useMemo(() => new Map(types.map((type) => [type.id, type.name])), [types]);
   const selected = resources?.find((r) => r.id === selectedId) ?? null;
   const names = new Map((resources ?? []).map((r) => [r.id, r.name]));
   const stickerIds = [...forStickers].filter((id) => names.has(id));
@@ -58,7 +61,7 @@ export function ResourcesPage() {
 
   return (
     <main class="admin">
-      <h1>Resources and bridges</h1>
+      <h1>{t('admin.resources.title')}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -79,7 +82,7 @@ export function ResourcesPage() {
       <div class="admin-grid">
         <div>
           <section aria-labelledby="resources-h">
-            <h2 id="resources-h">Doors and machines</h2>
+            <h2 id="resources-h">{t('admin.dashboard.doorsAndMachines')}</h2>
             <div class="actions">
               <button
                 type="button"
@@ -89,35 +92,35 @@ export function ResourcesPage() {
                   setSelectedId(null);
                 }}
               >
-                New resource
+                {t('admin.resource_form.newResource')}
               </button>
               <a href={stickerIds.length ? `/stickers?ids=${stickerIds.join(',')}` : '/stickers'}>
                 {stickerIds.length
-                  ? `Print stickers of ${stickerIds.length} chosen`
-                  : 'Print stickers of every resource'}
+                  ? t('admin.resources.printChosen', { count: stickerIds.length })
+                  : t('admin.resources.printAll')}
               </a>
             </div>
-            {resources === null && !error && <p role="status">Loading…</p>}
-            <table class="list" aria-label="Doors and machines">
+            {resources === null && !error && <p role="status">{t('admin.dashboard.loading')}</p>}
+            <table class="list" aria-label={t('admin.dashboard.doorsAndMachines')}>
               <thead>
                 <tr>
-                  <th scope="col">Sticker</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Control</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Bridge</th>
+                  <th scope="col">{t('admin.resources.sticker')}</th>
+                  <th scope="col">{t('admin.resources.name')}</th>
+                  <th scope="col">{t('admin.resources.type')}</th>
+                  <th scope="col">{t('admin.resources.control')}</th>
+                  <th scope="col">{t('admin.resources.state')}</th>
+                  <th scope="col">{t('admin.resources.bridge')}</th>
                 </tr>
               </thead>
               <tbody>
                 {(resources ?? []).map((r) => {
-                  const state = bridgeState(live.statuses.get(r.id));
+                  const status = live.statuses.get(r.id);
                   return (
                     <tr key={r.id} aria-selected={selectedId === r.id} aria-label={r.name}>
-                      <td data-label="Sticker">
+                      <td data-label={t('admin.resources.sticker')}>
                         <input
                           type="checkbox"
-                          aria-label={`Sticker of ${r.name}`}
+                          aria-label={t('admin.resources.stickerOf', { name: r.name })}
                           checked={forStickers.has(r.id)}
                           onChange={(e) => {
                             const next = new Set(forStickers);
@@ -127,7 +130,7 @@ export function ResourcesPage() {
                           }}
                         />
                       </td>
-                      <td data-label="Name">
+                      <td data-label={t('admin.resources.name')}>
                         <button
                           type="button"
                           class="link"
@@ -139,15 +142,21 @@ export function ResourcesPage() {
                           {r.name}
                         </button>
                       </td>
-                      <td data-label="Type">{r.type === null ? '' : (typeNames.get(r.type) ?? '')}</td>
-                      <td data-label="Control">{r.controlType}</td>
-                      <td data-label="State">{r.state}</td>
-                      <td data-label="Bridge">
+                      <td data-label={t('admin.resources.type')}>
+                        {r.type === null ? '' : (typeNames.get(r.type) ?? '')}
+                      </td>
+                      <td data-label={t('admin.resources.control')}>
+                        {tOr(`admin.resources.controlType.${r.controlType}`, r.controlType)}
+                      </td>
+                      <td data-label={t('admin.resources.state')}>
+                        {tOr(`admin.resources.resourceState.${r.state}`, r.state)}
+                      </td>
+                      <td data-label={t('admin.resources.bridge')}>
                         <span
-                          class={`badge ${state.toLowerCase().replace(/ /g, '-')}`}
+                          class={`badge ${bridgeKey(status) === 'noBridge' ? 'no-bridge' : bridgeKey(status)}`}
                           data-testid="bridge-state"
                         >
-                          {state}
+                          {bridgeState(status)}
                         </span>
                       </td>
                     </tr>
@@ -159,7 +168,7 @@ export function ResourcesPage() {
           <TypesSection types={types} reload={load} setNotice={bridge.setNotice} />
           <MaintainersSection types={types} />
         </div>
-        <section aria-label="Resource details">
+        <section aria-label={t('admin.resources.details')}>
           {creating && <ResourceForm resource={null} types={types} spaces={spaces} onSaved={saved} />}
           {selected && !creating && (
             <ResourceDetails
@@ -172,7 +181,7 @@ export function ResourcesPage() {
               onSaved={saved}
             />
           )}
-          {!selected && !creating && <p class="muted">Choose a resource to edit it and its bridge.</p>}
+          {!selected && !creating && <p class="muted">{t('admin.resources.choose')}</p>}
         </section>
       </div>
     </main>
@@ -191,25 +200,29 @@ function ResourceDetails(props: {
   return (
     <>
       <p>
-        <a href={`/admin/resources/${r.id}/log`}>{`Log of ${r.name}`}</a>
+        <a href={`/admin/resources/${r.id}/log`}>{t('admin.resources.logOf', { name: r.name })}</a>
       </p>
       <OpenProblemReports
         resource={r.id}
         onResolved={() => resourcesApi.resource(r.id).then(props.onSaved)}
       />
       <ResourceForm resource={r} types={props.types} spaces={props.spaces} onSaved={props.onSaved} />
-      <h3>Bridge</h3>
+      <h3>{t('admin.resources.bridge')}</h3>
       <dl class="facts">
-        <dt>State</dt>
+        <dt>{t('admin.resources.state')}</dt>
         <dd data-testid="details-bridge-state">{bridgeState(s)}</dd>
         {s?.bridge && (
           <>
-            <dt>Last heartbeat</dt>
-            <dd>{s.lastSeenAt ? dateTime(s.lastSeenAt) : 'never'}</dd>
-            <dt>Agent</dt>
-            <dd>{s.agentVersion ?? 'unknown'}</dd>
-            <dt>Relay</dt>
-            <dd>{s.relay === 'on' ? `on since ${s.relaySince ? dateTime(s.relaySince) : '?'}` : 'off'}</dd>
+            <dt>{t('admin.dashboard.lastHeartbeat')}</dt>
+            <dd>{s.lastSeenAt ? dateTime(s.lastSeenAt) : t('admin.dashboard.never')}</dd>
+            <dt>{t('admin.dashboard.agent')}</dt>
+            <dd>{s.agentVersion ?? t('admin.dashboard.unknown')}</dd>
+            <dt>{t('admin.dashboard.relay')}</dt>
+            <dd>
+              {s.relay === 'on'
+                ? t('admin.dashboard.onSince', { since: s.relaySince ? dateTime(s.relaySince) : '?' })
+                : t('admin.dashboard.off')}
+            </dd>
           </>
         )}
       </dl>
@@ -231,8 +244,8 @@ function CodeSection(props: {
   if (r.codeMode === 'totp') {
     return (
       <>
-        <h3>Switch-on code</h3>
-        <p>{r.name} uses time-based codes that its agent shows on a display; there is no sticker code.</p>
+        <h3>{t('admin.resources.switchOnCode')}</h3>
+        <p>{t('admin.resources.totp', { name: r.name })}</p>
       </>
     );
   }
@@ -242,29 +255,29 @@ function CodeSection(props: {
     try {
       const saved = await resourcesApi.updateResource(r, { switchOnCode: code.trim() || null });
       setCode('');
-      props.setNotice(
-        `New switch-on code of ${r.name}: ${saved.switchOnCode}. Stickers with the old code now say "out of date": print a new one.`,
-      );
+      props.setNotice(t('admin.resources.newCodeNotice', { name: r.name, code: saved.switchOnCode }));
       props.onSaved(saved);
     } catch (err) {
       setError((err as ApiError).message);
     }
   }
   return (
-    <form onSubmit={change} aria-label={`Switch-on code of ${r.name}`}>
-      <h3>Switch-on code</h3>
+    <form onSubmit={change} aria-label={t('admin.resources.codeOf', { name: r.name })}>
+      <h3>{t('admin.resources.switchOnCode')}</h3>
       <p>
-        Current code: <code data-testid="switch-on-code">{r.switchOnCode}</code> (on the sticker's QR code:{' '}
-        <a href={`/stickers?ids=${r.id}`}>{`Print the sticker of ${r.name}`}</a>)
+        {rich(t('admin.resources.currentCode', { code: slot('code'), link: slot('link') }), {
+          code: <code data-testid="switch-on-code">{r.switchOnCode}</code>,
+          link: <a href={`/stickers?ids=${r.id}`}>{t('admin.resources.printSticker', { name: r.name })}</a>,
+        })}
       </p>
-      <Field label="New code (empty: a random one)" value={code} set={setCode} autoComplete="off" />
+      <Field label={t('admin.resources.newCode')} value={code} set={setCode} autoComplete="off" />
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
       <button type="submit" class="secondary">
-        {`Change the code of ${r.name}`}
+        {t('admin.resources.changeCode', { name: r.name })}
       </button>
     </form>
   );
@@ -286,30 +299,31 @@ function TypesSection(props: {
       await props.reload();
       return true;
     } catch (e) {
-      setError(`${what} failed: ${(e as ApiError).message}`);
+      setError(t('admin.bridge_actions.failed', { what, error: (e as ApiError).message }));
       return false;
     }
   }
   return (
     <section aria-labelledby="types-h">
-      <h2 id="types-h">Resource types</h2>
-      <ul class="rows" aria-label="Resource types">
-        {props.types.length === 0 && <li class="muted">No types yet.</li>}
-        {props.types.map((t) => (
-          <TypeRow key={`${t.id}:${t.lockVersion}`} t={t} run={run} />
+      <h2 id="types-h">{t('admin.resources.types')}</h2>
+      <ul class="rows" aria-label={t('admin.resources.types')}>
+        {props.types.length === 0 && <li class="muted">{t('admin.resources.noTypes')}</li>}
+        {props.types.map((type) => (
+          <TypeRow key={`${type.id}:${type.lockVersion}`} type={type} run={run} />
         ))}
       </ul>
       <form
         class="actions add-type"
-        aria-label="Add a resource type"
+        aria-label={t('admin.resources.addTypeForm')}
         onSubmit={async (e) => {
           e.preventDefault();
           const n = name.trim();
-          if (await run(`Added the type ${n}`, () => resourcesApi.createType(n))) setName('');
+          if (await run(t('admin.resources.added', { name: n }), () => resourcesApi.createType(n)))
+            setName('');
         }}
       >
         <label class="grow">
-          New resource type
+          {t('admin.resources.newType')}
           <input
             value={name}
             required
@@ -318,7 +332,7 @@ function TypesSection(props: {
           />
         </label>
         <button type="submit" class="secondary">
-          Add type
+          {t('admin.resources.addType')}
         </button>
       </form>
       {error && (
@@ -331,17 +345,17 @@ function TypesSection(props: {
 }
 
 function TypeRow({
-  t,
+  type,
   run,
 }: {
-  t: ResourceTypeRecord;
+  type: ResourceTypeRecord;
   run: (what: string, work: () => Promise<unknown>) => Promise<boolean>;
 }) {
-  const [name, setName] = useState(t.name);
+  const [name, setName] = useState(type.name);
   return (
     <li class="type-row">
       <input
-        aria-label={`Name of the type ${t.name}`}
+        aria-label={t('admin.resources.nameOf', { name: type.name })}
         value={name}
         maxLength={200}
         onInput={(e) => setName((e.target as HTMLInputElement).value)}
@@ -349,25 +363,27 @@ function TypeRow({
       <button
         type="button"
         class="secondary"
-        disabled={name.trim() === t.name}
+        disabled={name.trim() === type.name}
         onClick={() =>
-          void run(`Renamed the type ${t.name} to ${name.trim()}`, () =>
-            resourcesApi.renameType(t, name.trim()),
+          void run(t('admin.resources.renamed', { name: type.name, to: name.trim() }), () =>
+            resourcesApi.renameType(type, name.trim()),
           )
         }
       >
-        {`Rename the type ${t.name}`}
+        {t('admin.resources.rename', { name: type.name })}
       </button>
       <button
         type="button"
         class="secondary"
         onClick={() => {
-          if (confirm(`Delete the type ${t.name}? Its resources stay, without a type.`)) {
-            void run(`Deleted the type ${t.name}`, () => resourcesApi.deleteType(t.id));
+          if (confirm(t('admin.resources.confirmDelete', { name: type.name }))) {
+            void run(t('admin.resources.deleted', { name: type.name }), () =>
+              resourcesApi.deleteType(type.id),
+            );
           }
         }}
       >
-        {`Delete the type ${t.name}`}
+        {t('admin.resources.delete', { name: type.name })}
       </button>
     </li>
   );
