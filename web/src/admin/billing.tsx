@@ -17,7 +17,7 @@ import { InvoiceRun, OpenBalances } from './invoice-run';
 import { type Cell, download, toCsv } from './csv';
 import { Pager } from './pager';
 import { SepaBatches } from './sepa-batches';
-import { t } from '../i18n/i18n';
+import { t, tOr } from '../i18n/i18n';
 
 const PAGE = 10;
 
@@ -26,13 +26,15 @@ type Names = Map<number, string>;
 /** What differs between the three lists; the section around them is the same. */
 interface ListSpec<L extends BillingList> {
   list: L;
-  title: string;
+  title: () => string;
   /** The list's own state filter: its query parameter, label and choices. */
-  state: { param: string; label: string; options: [string, string][] };
-  head: string[];
+  state: { param: string; label: () => string; options: () => [string, string][] };
+  head: () => string[];
+  /** The columns (by index) that hold amounts, aligned right. */
+  amounts: number[];
   /** A row's cells; times are the space's wall times (`zone`), as on the invoice's lines. */
   row: (r: BillingRecords[L], names: Names, zone: string) => preact.ComponentChildren[];
-  totals: (t: BillingTotals[L]) => string;
+  totals: (sums: BillingTotals[L]) => string;
   csvHead: string[];
   csv: (r: BillingRecords[L], names: Names) => Cell[];
   /** The row's buttons (the last column, named by the record). */
@@ -47,29 +49,42 @@ interface RowActions {
 }
 
 const money = (amount: string) => ({ amount });
+const invoiceState = (state: string) => tOr(`admin.billing.invoiceState.${state}`, state);
 
 const charges: ListSpec<'charges'> = {
   list: 'charges',
-  title: 'Charges',
+  title: () => t('admin.billing.charges.title'),
   state: {
     param: 'uninvoiced',
-    label: 'Invoiced',
-    options: [
-      ['', 'All charges'],
-      ['false', 'On an invoice'],
-      ['true', 'Not invoiced yet'],
+    label: () => t('admin.billing.charges.stateLabel'),
+    options: () => [
+      ['', t('admin.billing.charges.all')],
+      ['false', t('admin.billing.charges.onInvoice')],
+      ['true', t('admin.billing.charges.notInvoiced')],
     ],
   },
-  head: ['Date', 'Member', 'Description', 'Price', 'Invoice'],
+  head: () => [
+    t('admin.billing.date'),
+    t('admin.billing.member'),
+    t('admin.billing.description'),
+    t('admin.billing.price'),
+    t('admin.billing.invoice'),
+  ],
+  amounts: [3],
   row: (c: ChargeRecord, names, zone) => [
     zonedText(c.dateTime, zone),
     names.get(c.member) ?? '',
     c.description,
     c.price,
-    c.invoice ?? 'open',
+    c.invoice ?? t('admin.billing.open'),
   ],
-  totals: (t) =>
-    `${t.count} ${t.count === 1 ? 'charge' : 'charges'}: ${t.total} (invoiced ${t.invoiced}, not invoiced ${t.uninvoiced})`,
+  totals: (sums) =>
+    t('admin.billing.charges.totals', {
+      count: sums.count,
+      total: sums.total,
+      invoiced: sums.invoiced,
+      uninvoiced: sums.uninvoiced,
+    }),
   csvHead: ['id', 'dateTime', 'member', 'memberName', 'description', 'price', 'taxPercent', 'invoice'],
   csv: (c, names) => [
     c.id,
@@ -86,28 +101,43 @@ const charges: ListSpec<'charges'> = {
 
 const invoices: ListSpec<'invoices'> = {
   list: 'invoices',
-  title: 'Invoices',
+  title: () => t('admin.billing.invoices.title'),
   state: {
     param: 'state',
-    label: 'State',
-    options: [
-      ['', 'All invoices'],
-      ['unpaid', 'Unpaid'],
-      ['paid', 'Paid'],
-      ['cancelled', 'Cancelled'],
+    label: () => t('admin.billing.state'),
+    options: () => [
+      ['', t('admin.billing.invoices.all')],
+      ['unpaid', t('admin.billing.invoices.option.unpaid')],
+      ['paid', t('admin.billing.invoices.option.paid')],
+      ['cancelled', t('admin.billing.invoices.option.cancelled')],
     ],
   },
-  head: ['Number', 'Date', 'Member', 'State', 'Total', 'Paid'],
+  head: () => [
+    t('admin.billing.number'),
+    t('admin.billing.date'),
+    t('admin.billing.member'),
+    t('admin.billing.state'),
+    t('admin.billing.total'),
+    t('admin.billing.paid'),
+  ],
+  amounts: [4, 5],
   row: (i: InvoiceRecord, names) => [
     i.number,
     i.date,
     names.get(i.member) ?? '',
-    i.collection?.state === 'inCollection' ? `${i.state}, in SEPA batch ${i.collection.batch}` : i.state,
+    i.collection?.state === 'inCollection'
+      ? t('admin.billing.invoices.inBatch', { state: invoiceState(i.state), batch: i.collection.batch })
+      : invoiceState(i.state),
     i.total,
     i.paid,
   ],
-  totals: (t) =>
-    `${t.count} ${t.count === 1 ? 'invoice' : 'invoices'}: ${t.total} (paid ${t.paid}, open ${t.open})`,
+  totals: (sums) =>
+    t('admin.billing.invoices.totals', {
+      count: sums.count,
+      total: sums.total,
+      paid: sums.paid,
+      open: sums.open,
+    }),
   csvHead: ['id', 'number', 'date', 'dueDate', 'member', 'memberName', 'state', 'currency', 'total', 'paid'],
   csv: (i, names) => [
     i.id,
@@ -123,34 +153,47 @@ const invoices: ListSpec<'invoices'> = {
   ],
   actions: (i, act) => (
     <button type="button" class="link" onClick={() => act.openInvoice(i.id)}>
-      {`Open invoice ${i.number}`}
+      {t('admin.billing.invoices.openInvoice', { number: i.number })}
     </button>
   ),
 };
 
 const payments: ListSpec<'payments'> = {
   list: 'payments',
-  title: 'Payments',
+  title: () => t('admin.billing.payments.title'),
   state: {
     param: 'state',
-    label: 'State',
-    options: [
-      ['', 'All payments'],
-      ['completed', 'Completed'],
-      ['pending', 'Pending'],
+    label: () => t('admin.billing.state'),
+    options: () => [
+      ['', t('admin.billing.payments.all')],
+      ['completed', t('admin.billing.payments.option.completed')],
+      ['pending', t('admin.billing.payments.option.pending')],
     ],
   },
-  head: ['Date', 'Member', 'State', 'Method', 'Total', 'Invoices'],
+  head: () => [
+    t('admin.billing.date'),
+    t('admin.billing.member'),
+    t('admin.billing.state'),
+    t('admin.billing.method'),
+    t('admin.billing.total'),
+    t('admin.billing.invoicesCol'),
+  ],
+  amounts: [4],
   row: (p: PaymentRecord, names) => [
     p.date,
     names.get(p.member) ?? '',
-    p.state,
+    tOr(`admin.billing.paymentState.${p.state}`, p.state),
     p.method,
     p.total,
     p.invoices.join(', '),
   ],
-  totals: (t) =>
-    `${t.count} ${t.count === 1 ? 'payment' : 'payments'}: ${t.total} (completed ${t.completed}, pending ${t.pending})`,
+  totals: (sums) =>
+    t('admin.billing.payments.totals', {
+      count: sums.count,
+      total: sums.total,
+      completed: sums.completed,
+      pending: sums.pending,
+    }),
   csvHead: ['id', 'date', 'member', 'memberName', 'state', 'method', 'total', 'invoices', 'notes'],
   csv: (p, names) => [
     p.id,
@@ -205,7 +248,7 @@ export function BillingPage() {
         <h2 id="filters-h">{t('admin.billing.filters')}</h2>
         <div class="actions">
           <label class="filter">
-            Find a member
+            {t('admin.billing.findMember')}
             <input
               type="search"
               value={memberQ}
@@ -222,7 +265,7 @@ export function BillingPage() {
               </option>
               {member && !chosen && (
                 <option value={member} selected>
-                  {chosenName ?? `Member ${member}`}
+                  {chosenName ?? t('admin.common.member', { id: member })}
                 </option>
               )}
               {found.map((m) => (
@@ -234,11 +277,11 @@ export function BillingPage() {
             </select>
           </div>
           <label class="filter">
-            From
+            {t('admin.billing.from')}
             <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
           </label>
           <label class="filter">
-            Until
+            {t('admin.billing.until')}
             <input
               type="date"
               value={until}
@@ -275,7 +318,8 @@ function BillingSection<L extends BillingList>({
   const [chargeForm, setChargeForm] = useState<ChargeRecord | 'new' | null>(null);
   const [openInvoice, setOpenInvoice] = useState<number | null>(null);
   const act: RowActions = { editCharge: setChargeForm, openInvoice: setOpenInvoice, changed: onChanged };
-  const head = spec.actions ? [...spec.head, 'Actions'] : spec.head;
+  const specHead = spec.head();
+  const head = spec.actions ? [...specHead, t('admin.billing.actions')] : specHead;
   const [state, setState] = useState('');
   const [offset, setOffset] = useState(0);
   const [rows, setRows] = useState<{ records: BillingRecords[L][]; total: number; names: Names } | null>(
@@ -311,7 +355,7 @@ function BillingSection<L extends BillingList>({
   }, [key, offset, version]);
 
   async function exportCsv() {
-    setExporting(`Reading every ${spec.list.slice(0, -1)} that matches…`);
+    setExporting(t(`admin.billing.${spec.list as BillingList}.reading`));
     try {
       const all = await billingApi.all(spec.list, filters);
       const allNames = await names.all(all.map((r) => r.member));
@@ -323,22 +367,22 @@ function BillingSection<L extends BillingList>({
           all.map((r) => spec.csv(r, allNames)),
         ),
       );
-      setExporting(`Exported ${all.length} ${spec.list}.`);
+      setExporting(t(`admin.billing.${spec.list as BillingList}.exported`, { n: all.length }));
     } catch (e) {
-      setExporting(`Export failed: ${(e as ApiError).message}`);
+      setExporting(t('admin.billing.exportFailed', { error: (e as ApiError).message }));
     }
   }
 
   const id = `${spec.list}-h`;
-  const lower = spec.title.toLowerCase();
+  const title = spec.title();
   return (
     <section aria-labelledby={id} class="billing-list">
       <div class="section-head">
-        <h2 id={id}>{spec.title}</h2>
+        <h2 id={id}>{title}</h2>
         <label class="head-choice">
-          {spec.state.label}
+          {spec.state.label()}
           <select value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value)}>
-            {spec.state.options.map(([value, text]) => (
+            {spec.state.options().map(([value, text]) => (
               <option key={value} value={value}>
                 {text}
               </option>
@@ -346,7 +390,7 @@ function BillingSection<L extends BillingList>({
           </select>
         </label>
         <button type="button" class="secondary" onClick={() => void exportCsv()}>
-          {`Export ${lower} as CSV`}
+          {t('admin.billing.exportCsv', { what: title })}
         </button>
         {spec.list === 'charges' && (
           <button type="button" class="primary" onClick={() => setChargeForm('new')}>
@@ -375,11 +419,11 @@ function BillingSection<L extends BillingList>({
       <p class="totals" data-testid={`${spec.list}-totals`}>
         {totals ? spec.totals(totals) : '…'}
       </p>
-      <table class="list" aria-label={spec.title}>
+      <table class="list" aria-label={title}>
         <thead>
           <tr>
-            {head.map((h) => (
-              <th key={h} scope="col" class={/Price|Total|Paid/.test(h) ? 'amount' : undefined}>
+            {head.map((h, i) => (
+              <th key={h} scope="col" class={spec.amounts.includes(i) ? 'amount' : undefined}>
                 {h}
               </th>
             ))}
@@ -389,7 +433,7 @@ function BillingSection<L extends BillingList>({
           {rows?.records.length === 0 && (
             <tr>
               <td colSpan={head.length} class="muted">
-                {`No ${lower} match these filters.`}
+                {t('admin.billing.noMatch', { what: title })}
               </td>
             </tr>
           )}
@@ -397,9 +441,9 @@ function BillingSection<L extends BillingList>({
             <tr key={r.id}>
               {spec.row(r, rows.names, zone).map((c, i) => (
                 <td
-                  key={spec.head[i]}
-                  data-label={spec.head[i]}
-                  class={/Price|Total|Paid/.test(spec.head[i]) ? 'amount' : undefined}
+                  key={specHead[i]}
+                  data-label={specHead[i]}
+                  class={spec.amounts.includes(i) ? 'amount' : undefined}
                 >
                   {c}
                 </td>
@@ -418,7 +462,7 @@ function BillingSection<L extends BillingList>({
         />
       )}
       <Pager
-        label={`Pages of ${lower}`}
+        label={t('admin.billing.pagesOf', { what: title })}
         offset={offset}
         size={PAGE}
         total={rows?.total}
