@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type ProposedChange, useAccessPreview } from './access-preview';
 import { Field } from '../field';
-import { t } from '../i18n/i18n';
+import { t, tOr } from '../i18n/i18n';
 import {
   Alert,
   EditDeleteActions,
@@ -27,10 +27,16 @@ import { weekdays } from './zoned';
 
 type Show = 'active' | 'archived' | 'all';
 
+/** "a month", "once": a fee's or credit's period in the console's language. */
+const periodName = (period: string) => tOr(`admin.packages.period.${period}`, periodNames[period] ?? period);
+
 /** "31.00 a month, setup 10.00" */
 function priceText(p: PackageRecord): string {
-  const fee = p.recurringFee === '0.00' ? 'Free' : `${p.recurringFee} ${periodNames[p.recurringFeePeriod]}`;
-  return p.setupFee === '0.00' ? fee : `${fee}, setup ${p.setupFee}`;
+  const fee =
+    p.recurringFee === '0.00'
+      ? t('admin.packages.free')
+      : `${p.recurringFee} ${periodName(p.recurringFeePeriod)}`;
+  return p.setupFee === '0.00' ? fee : t('admin.packages.withSetup', { fee, setup: p.setupFee });
 }
 
 /** The space's resources (by name) and resource types, which packages and courses name; empty until read. */
@@ -75,60 +81,60 @@ export function PackagesPage() {
 
   return (
     <main class="admin packages-page">
-      <h1>Packages</h1>
+      <h1>{t('admin.packages.title')}</h1>
       <Alert text={error} />
       <div class="admin-grid">
         <section aria-labelledby="packages-h">
           <h2 id="packages-h">
-            {packages ? `${shown.length} ${shown.length === 1 ? 'package' : 'packages'}` : 'Packages'}
+            {packages ? t('admin.packages.count', { count: shown.length }) : t('admin.packages.title')}
           </h2>
           <div class="actions">
             <label class="grow">
-              Show
+              {t('admin.packages.show')}
               <select value={show} onChange={(e) => setShow((e.target as HTMLSelectElement).value as Show)}>
-                <option value="active">Active packages</option>
-                <option value="archived">Archived packages</option>
-                <option value="all">All packages</option>
+                <option value="active">{t('admin.packages.showActive')}</option>
+                <option value="archived">{t('admin.packages.showArchived')}</option>
+                <option value="all">{t('admin.packages.showAll')}</option>
               </select>
             </label>
             <button type="button" class="primary" onClick={openNew}>
-              New package
+              {t('admin.packages.newPackage')}
             </button>
           </div>
-          {packages === null && !error && <p role="status">Loading…</p>}
+          {packages === null && !error && <p role="status">{t('admin.dashboard.loading')}</p>}
           {packages && shown.length === 0 && (
             <p class="muted">
-              {show === 'archived'
-                ? 'No archived packages.'
-                : 'No packages yet. A member needs a package that allows a door or machine before it opens for them: create one with “New package”.'}
+              {show === 'archived' ? t('admin.packages.noArchived') : t('admin.packages.noneYet')}
             </p>
           )}
           {shown.length > 0 && (
-            <table class="list" aria-label="Packages">
+            <table class="list" aria-label={t('admin.packages.title')}>
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Price</th>
-                  <th scope="col">Members</th>
-                  <th scope="col">State</th>
+                  <th scope="col">{t('admin.packages.name')}</th>
+                  <th scope="col">{t('admin.packages.price')}</th>
+                  <th scope="col">{t('admin.packages.members')}</th>
+                  <th scope="col">{t('admin.packages.state')}</th>
                 </tr>
               </thead>
               <tbody>
                 {shown.map((p) => (
                   <tr key={p.id} aria-selected={selectedId === p.id} aria-label={p.name}>
-                    <td data-label="Name">
+                    <td data-label={t('admin.packages.name')}>
                       <EditLink name={p.name} onClick={() => open(p.id)} />
                     </td>
-                    <td data-label="Price">{priceText(p)}</td>
-                    <td data-label="Members">{p._embedded?.memberCount ?? ''}</td>
-                    <td data-label="State">{p.state}</td>
+                    <td data-label={t('admin.packages.price')}>{priceText(p)}</td>
+                    <td data-label={t('admin.packages.members')}>{p._embedded?.memberCount ?? ''}</td>
+                    <td data-label={t('admin.packages.state')}>
+                      {tOr(`admin.packages.packageState.${p.state}`, p.state)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           )}
         </section>
-        <section aria-label="Package details">
+        <section aria-label={t('admin.packages.details')}>
           {creating && <PackageForm pkg={null} onSaved={saved} />}
           {selected && !creating && (
             <div key={selected.id}>
@@ -170,7 +176,7 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
     };
     await run(async () => {
       const saved = pkg ? await packagesApi.updatePackage(pkg, body) : await packagesApi.createPackage(body);
-      setNotice(pkg ? 'Saved.' : null);
+      setNotice(pkg ? t('admin.packages.saved') : null);
       onSaved(saved);
     });
   }
@@ -179,16 +185,14 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
     await run(async () => onSaved(await packagesApi.updatePackage(pkg, { state })));
   }
 
-  const title = pkg ? `Edit ${pkg.name}` : 'New package';
+  const title = pkg ? t('admin.packages.edit', { name: pkg.name }) : t('admin.packages.newPackage');
   return (
     <form onSubmit={save} aria-label={title}>
       <h2>{title}</h2>
-      {pkg?.state === 'archived' && (
-        <p class="notice">Archived: members who hold it keep it, but it cannot be given to anyone.</p>
-      )}
-      <Field label="Name" value={name} set={setName} required maxLength={200} />
+      {pkg?.state === 'archived' && <p class="notice">{t('admin.packages.archivedNotice')}</p>}
+      <Field label={t('admin.packages.name')} value={name} set={setName} required maxLength={200} />
       <label>
-        Description (members see it)
+        {t('admin.packages.description')}
         <textarea
           rows={2}
           value={description}
@@ -196,17 +200,22 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
         />
       </label>
       <div class="fee-row">
-        <Field label="Recurring fee" value={recurringFee} set={setRecurringFee} inputMode="decimal" />
+        <Field
+          label={t('admin.packages.recurringFee')}
+          value={recurringFee}
+          set={setRecurringFee}
+          inputMode="decimal"
+        />
         <label>
-          Billing period
+          {t('admin.packages.billingPeriod')}
           <select value={period} onChange={(e) => setPeriod((e.target as HTMLSelectElement).value)}>
-            <option value="day">Daily</option>
-            <option value="week">Weekly</option>
-            <option value="month">Monthly</option>
-            <option value="year">Yearly</option>
+            <option value="day">{t('admin.packages.daily')}</option>
+            <option value="week">{t('admin.packages.weekly')}</option>
+            <option value="month">{t('admin.packages.monthly')}</option>
+            <option value="year">{t('admin.packages.yearly')}</option>
           </select>
         </label>
-        <Field label="Setup fee" value={setupFee} set={setSetupFee} inputMode="decimal" />
+        <Field label={t('admin.packages.setupFee')} value={setupFee} set={setSetupFee} inputMode="decimal" />
       </div>
       <label class="check">
         <input
@@ -214,7 +223,7 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
           checked={prorate}
           onChange={(e) => setProrate((e.target as HTMLInputElement).checked)}
         />
-        Prorate: periods follow the calendar, the first one is charged pro rata
+        {t('admin.packages.prorate')}
       </label>
       <label class="check">
         <input
@@ -222,26 +231,26 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
           checked={allowsBooking}
           onChange={(e) => setAllowsBooking((e.target as HTMLInputElement).checked)}
         />
-        Members with it may book
+        {t('admin.packages.allowsBooking')}
       </label>
       <label>
-        Notes (admins only)
+        {t('admin.packages.notes')}
         <textarea rows={2} value={notes} onInput={(e) => setNotes((e.target as HTMLTextAreaElement).value)} />
       </label>
       <Alert text={error} />
       {notice && <p role="status">{notice}</p>}
       <div class="actions">
         <button type="submit" class="primary">
-          {pkg ? 'Save package' : 'Create package'}
+          {pkg ? t('admin.packages.save') : t('admin.packages.create')}
         </button>
         {pkg && pkg.state === 'active' && (
           <button type="button" class="secondary" onClick={() => void setState('archived')}>
-            {`Archive ${pkg.name}`}
+            {t('admin.packages.archive', { name: pkg.name })}
           </button>
         )}
         {pkg && pkg.state === 'archived' && (
           <button type="button" class="secondary" onClick={() => void setState('active')}>
-            {`Restore ${pkg.name}`}
+            {t('admin.packages.restore', { name: pkg.name })}
           </button>
         )}
       </div>
@@ -251,9 +260,11 @@ function PackageForm({ pkg, onSaved }: { pkg: PackageRecord | null; onSaved: (p:
 
 // ---- permissions --------------------------------------------------------------------------------
 
-const dayShort = weekdays.map((d) => d.slice(0, 3));
+const dayShort = (day: number) =>
+  t(`admin.access_preview.dayShort.${day}` as 'admin.access_preview.dayShort.1');
+const dayName = (day: number) => t(`admin.spaces.weekday.${day}` as 'admin.spaces.weekday.1');
 /** "Mon 08:00–20:00" (24:00 is midnight at the end of the day). */
-const timeText = (t: PermissionTime) => `${dayShort[t.dayOfWeek - 1]} ${t.fromTime}–${t.untilTime}`;
+const timeText = (time: PermissionTime) => `${dayShort(time.dayOfWeek)} ${time.fromTime}–${time.untilTime}`;
 
 function Permissions({
   pkg,
@@ -266,35 +277,40 @@ function Permissions({
 }) {
   const target = (p: PermissionRecord) =>
     p.type === 'everything'
-      ? 'Everything'
+      ? t('admin.packages.everything')
       : p.type === 'resourceType'
-        ? `Type ${types.find((t) => t.id === p.resourceType)?.name ?? p.resourceType}`
-        : (resources.find((r) => r.id === p.resource)?.name ?? `Resource ${p.resource}`);
+        ? t('admin.packages.typeTarget', {
+            name: types.find((type) => type.id === p.resourceType)?.name ?? p.resourceType,
+          })
+        : (resources.find((r) => r.id === p.resource)?.name ??
+          t('admin.packages.resourceTarget', { id: p.resource }));
   const when = (p: PermissionRecord) =>
     p.timeType === 'always'
-      ? 'at all times'
+      ? t('admin.packages.always')
       : p.timeType === 'openingHours'
-        ? 'during opening hours'
+        ? t('admin.packages.openingHours')
         : p.times.map(timeText).join(', ');
 
   return (
     <PackagePart
       pkg={pkg}
-      title="Permissions"
+      title={t('admin.packages.permissions')}
       headingId="permissions-h"
-      empty="None: this package opens nothing yet."
+      empty={t('admin.packages.permissionsEmpty')}
       read={packagesApi.permissions}
       remove={packagesApi.deletePermission}
       removal={(p) => ({ method: 'DELETE', path: `/packages/${p.package}/permissions/${p.id}` })}
-      what={(p) => `permission for ${target(p)}`}
+      what={(p) => t('admin.packages.permissionFor', { target: target(p) })}
       text={(p) => (
         <>
           <strong>{target(p)}</strong>, {when(p)}
-          {p.usageFeeDiscountPercent !== '0' && `, ${p.usageFeeDiscountPercent}% off use`}
-          {p.bookingFeeDiscountPercent !== '0' && `, ${p.bookingFeeDiscountPercent}% off bookings`}
+          {p.usageFeeDiscountPercent !== '0' &&
+            t('admin.packages.usageOff', { percent: p.usageFeeDiscountPercent })}
+          {p.bookingFeeDiscountPercent !== '0' &&
+            t('admin.packages.bookingOff', { percent: p.bookingFeeDiscountPercent })}
         </>
       )}
-      add="Add permission"
+      add={t('admin.packages.addPermission')}
       form={(permission, onDone) => (
         <PermissionForm
           key={permission?.id ?? 'new'}
@@ -416,9 +432,10 @@ function PermissionForm({
   const { error, run } = useApiCall();
 
   const setTime = (i: number, change: Partial<PermissionTime>) =>
-    setTimes(times.map((t, j) => (j === i ? { ...t, ...change } : t)));
+    setTimes(times.map((time, j) => (j === i ? { ...time, ...change } : time)));
 
   const preview = useAccessPreview();
+  const heading = permission ? t('admin.packages.editPermission') : t('admin.packages.newPermission');
 
   async function save(e: Event, previewed = false) {
     e.preventDefault();
@@ -448,28 +465,28 @@ function PermissionForm({
   }
 
   return (
-    <form onSubmit={save} aria-label={permission ? 'Edit permission' : 'New permission'} class="sub-form">
-      <h4>{permission ? 'Edit permission' : 'New permission'}</h4>
+    <form onSubmit={save} aria-label={heading} class="sub-form">
+      <h4>{heading}</h4>
       <label>
-        Allows
+        {t('admin.packages.allows')}
         <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value as any)}>
-          <option value="everything">Everything</option>
-          <option value="resourceType">A resource type</option>
-          <option value="resource">A resource</option>
+          <option value="everything">{t('admin.packages.everything')}</option>
+          <option value="resourceType">{t('admin.packages.optType')}</option>
+          <option value="resource">{t('admin.packages.optResource')}</option>
         </select>
       </label>
       {type === 'resourceType' && (
         <label>
-          Resource type
+          {t('admin.packages.resourceType')}
           <select
             value={resourceType}
             onChange={(e) => setResourceType((e.target as HTMLSelectElement).value)}
             required
           >
-            <option value="">Choose…</option>
-            {types.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
+            <option value="">{t('admin.packages.choose')}</option>
+            {types.map((type) => (
+              <option key={type.id} value={type.id}>
+                {type.name}
               </option>
             ))}
           </select>
@@ -477,13 +494,13 @@ function PermissionForm({
       )}
       {type === 'resource' && (
         <label>
-          Resource
+          {t('admin.packages.resource')}
           <select
             value={resource}
             onChange={(e) => setResource((e.target as HTMLSelectElement).value)}
             required
           >
-            <option value="">Choose…</option>
+            <option value="">{t('admin.packages.choose')}</option>
             {resources.map((r) => (
               <option key={r.id} value={r.id}>
                 {r.name}
@@ -493,46 +510,46 @@ function PermissionForm({
         </label>
       )}
       <label>
-        When
+        {t('admin.packages.when')}
         <select value={timeType} onChange={(e) => setTimeType((e.target as HTMLSelectElement).value as any)}>
-          <option value="always">At all times</option>
-          <option value="openingHours">During the space’s opening hours</option>
-          <option value="custom">At these times</option>
+          <option value="always">{t('admin.packages.atAllTimes')}</option>
+          <option value="openingHours">{t('admin.packages.duringOpening')}</option>
+          <option value="custom">{t('admin.packages.atTheseTimes')}</option>
         </select>
       </label>
       {timeType === 'custom' && (
         <fieldset class="times">
-          <legend>Times (an end at midnight is the end of that day)</legend>
-          {times.map((t, i) => (
+          <legend>{t('admin.packages.times')}</legend>
+          {times.map((time, i) => (
             <fieldset class="time-row" key={i}>
-              <legend class="visually-hidden">{`Time ${i + 1}`}</legend>
+              <legend class="visually-hidden">{t('admin.packages.timeN', { n: i + 1 })}</legend>
               <label>
-                Day
+                {t('admin.packages.day')}
                 <select
-                  value={t.dayOfWeek}
+                  value={time.dayOfWeek}
                   onChange={(e) => setTime(i, { dayOfWeek: Number((e.target as HTMLSelectElement).value) })}
                 >
                   {weekdays.map((d, j) => (
                     <option key={d} value={j + 1}>
-                      {d}
+                      {dayName(j + 1)}
                     </option>
                   ))}
                 </select>
               </label>
               <label>
-                From
+                {t('admin.packages.from')}
                 <input
                   type="time"
-                  value={t.fromTime}
+                  value={time.fromTime}
                   required
                   onInput={(e) => setTime(i, { fromTime: (e.target as HTMLInputElement).value })}
                 />
               </label>
               <label>
-                Until
+                {t('admin.packages.until')}
                 <input
                   type="time"
-                  value={toInput(t.untilTime)}
+                  value={toInput(time.untilTime)}
                   required
                   onInput={(e) => setTime(i, { untilTime: fromInput((e.target as HTMLInputElement).value) })}
                 />
@@ -541,10 +558,10 @@ function PermissionForm({
                 type="button"
                 class="secondary"
                 disabled={times.length === 1}
-                aria-label={`Remove time ${i + 1}`}
+                aria-label={t('admin.packages.removeTime', { n: i + 1 })}
                 onClick={() => setTimes(times.filter((_, j) => j !== i))}
               >
-                Remove
+                {t('admin.packages.remove')}
               </button>
             </fieldset>
           ))}
@@ -561,42 +578,48 @@ function PermissionForm({
               ])
             }
           >
-            Add time
+            {t('admin.packages.addTime')}
           </button>
         </fieldset>
       )}
       <div class="fee-row">
-        <Field label="Discount on use (%)" value={usage} set={setUsage} inputMode="decimal" />
-        <Field label="Discount on bookings (%)" value={booking} set={setBooking} inputMode="decimal" />
+        <Field label={t('admin.packages.usageDiscount')} value={usage} set={setUsage} inputMode="decimal" />
+        <Field
+          label={t('admin.packages.bookingDiscount')}
+          value={booking}
+          set={setBooking}
+          inputMode="decimal"
+        />
       </div>
       <Alert text={error} />
       {preview.panel}
-      <FormActions submit="Save permission" onCancel={() => onDone(false)} disabled={preview.waiting} />
+      <FormActions
+        submit={t('admin.packages.savePermission')}
+        onCancel={() => onDone(false)}
+        disabled={preview.waiting}
+      />
     </form>
   );
 }
 
 // ---- credits ------------------------------------------------------------------------------------
 
-const scopeNames: Record<string, string> = {
-  global: 'for anything',
-  usage: 'for machine use',
-  booking: 'for bookings',
-};
+/** "for anything", "for machine use", "for bookings": what a credit is spent on. */
+const scopeName = (scope: string) => tOr(`admin.packages.scope.${scope}`, scope);
 
 function Credits({ pkg }: { pkg: PackageRecord }) {
-  const text = (c: CreditRecord) => `${c.amount} ${periodNames[c.period]} ${scopeNames[c.scope]}`;
+  const text = (c: CreditRecord) => `${c.amount} ${periodName(c.period)} ${scopeName(c.scope)}`;
   return (
     <PackagePart
       pkg={pkg}
-      title="Credits"
+      title={t('admin.packages.credits')}
       headingId="credits-h"
-      empty="None: members pay every use and booking."
+      empty={t('admin.packages.creditsEmpty')}
       read={packagesApi.credits}
       remove={packagesApi.deleteCredit}
-      what={(c) => `credit ${text(c)}`}
+      what={(c) => t('admin.packages.creditWhat', { text: text(c) })}
       text={text}
-      add="Add credit"
+      add={t('admin.packages.addCredit')}
       form={(credit, onDone) => (
         <CreditForm key={credit?.id ?? 'new'} pkg={pkg} credit={credit} onDone={onDone} />
       )}
@@ -617,6 +640,7 @@ function CreditForm({
   const [scope, setScope] = useState<string>(credit?.scope ?? 'global');
   const [period, setPeriod] = useState<string>(credit?.period ?? 'month');
   const { error, run } = useApiCall();
+  const heading = credit ? t('admin.packages.editCredit') : t('admin.packages.newCredit');
   async function save(e: Event) {
     e.preventDefault();
     const body = { amount: amount.trim(), scope, period };
@@ -626,31 +650,37 @@ function CreditForm({
     if (saved) onDone(true);
   }
   return (
-    <form onSubmit={save} aria-label={credit ? 'Edit credit' : 'New credit'} class="sub-form">
-      <h4>{credit ? 'Edit credit' : 'New credit'}</h4>
+    <form onSubmit={save} aria-label={heading} class="sub-form">
+      <h4>{heading}</h4>
       <div class="fee-row">
-        <Field label="Amount" value={amount} set={setAmount} inputMode="decimal" required />
+        <Field
+          label={t('admin.packages.amount')}
+          value={amount}
+          set={setAmount}
+          inputMode="decimal"
+          required
+        />
         <label>
-          Period
+          {t('admin.packages.periodLabel')}
           <select value={period} onChange={(e) => setPeriod((e.target as HTMLSelectElement).value)}>
-            <option value="once">Once</option>
-            <option value="day">Every day</option>
-            <option value="week">Every week</option>
-            <option value="month">Every month</option>
-            <option value="year">Every year</option>
+            <option value="once">{t('admin.packages.once')}</option>
+            <option value="day">{t('admin.packages.everyDay')}</option>
+            <option value="week">{t('admin.packages.everyWeek')}</option>
+            <option value="month">{t('admin.packages.everyMonth')}</option>
+            <option value="year">{t('admin.packages.everyYear')}</option>
           </select>
         </label>
         <label>
-          Spent on
+          {t('admin.packages.spentOn')}
           <select value={scope} onChange={(e) => setScope((e.target as HTMLSelectElement).value)}>
-            <option value="global">Anything</option>
-            <option value="usage">Machine use</option>
-            <option value="booking">Bookings</option>
+            <option value="global">{t('admin.packages.anything')}</option>
+            <option value="usage">{t('admin.packages.machineUse')}</option>
+            <option value="booking">{t('admin.packages.bookings')}</option>
           </select>
         </label>
       </div>
       <Alert text={error} />
-      <FormActions submit="Save credit" onCancel={() => onDone(false)} />
+      <FormActions submit={t('admin.packages.saveCredit')} onCancel={() => onDone(false)} />
     </form>
   );
 }
