@@ -290,12 +290,27 @@ describe.runIf(browserTestsEnabled())('the member pages in German (Chromium, 360
       ['/admin/activity', 'Aktivität'],
       ['/admin/webhooks', 'Webhooks'],
       ['/admin/mail', 'E-Mail'],
+      ['/admin', 'Übersicht'],
+      ['/admin/members', 'Mitglieder'],
+      ['/admin/packages', 'Pakete'],
+      ['/admin/resources', 'Ressourcen und Bridges'],
+      ['/admin/billing', 'Abrechnung'],
+      ['/admin/reports', 'Berichte'],
+      ['/admin/shadow', 'Schattenmodus'],
     ]) {
       await admin.page.goto(`${web}${path}`);
       await admin.page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await admin.page.waitForLoadState('networkidle');
       await expectNoEnglish(admin.page, path, 1280);
     }
+    // The member import, opened from the members page.
+    await admin.page.goto(`${web}/admin/members`);
+    await admin.page.getByRole('button', { name: 'Aus einer Tabelle importieren' }).click();
+    await admin.page.getByRole('heading', { name: 'Mitglieder aus einer Tabelle importieren' }).waitFor();
+    await expectNoEnglish(admin.page, '/admin/members (import)', 1280);
+    await admin.page.goto(`${web}/admin/mail`);
+    await admin.page.getByRole('heading', { name: 'E-Mail', level: 1 }).waitFor();
+    await admin.page.waitForLoadState('networkidle');
     await saveScreenshot(admin.page, 'admin-mail-de');
     await admin.page.goto(`${web}/admin/bookings`);
     await admin.page.getByRole('heading', { name: 'Buchungen', level: 1 }).waitFor();

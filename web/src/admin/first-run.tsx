@@ -27,70 +27,67 @@ interface Item {
 /** The checklist's items from GET /setup-progress, in the order a new space sets them up. */
 export function checklist(p: SetupProgress): Item[] {
   const space = p.spaces[0];
-  const name = space?.name ?? 'the space';
+  const name = space?.name ?? t('admin.first_run.theSpace');
   return [
     {
       done: Boolean(space?.timezoneSet),
-      title: `Time zone of ${name}`,
-      detail: space?.timezoneSet
-        ? space.timezone
-        : 'Still UTC: opening hours, bookings and times on members’ phones use it.',
+      title: t('admin.first_run.timeZone', { name }),
+      detail: space?.timezoneSet ? space.timezone : t('admin.first_run.stillUtc'),
       href: '/admin/spaces',
-      action: 'Set the time zone',
+      action: t('admin.first_run.setTimeZone'),
     },
     {
       done: (space?.openingHours ?? 0) > 0,
-      title: `Opening hours of ${name}`,
+      title: t('admin.first_run.openingHours', { name }),
       detail:
         (space?.openingHours ?? 0) > 0
-          ? `${space?.openingHours} ranges a week`
-          : 'None yet: the space is open at all times.',
+          ? t('admin.first_run.ranges', { count: space?.openingHours ?? 0 })
+          : t('admin.first_run.noHours'),
       href: '/admin/spaces',
-      action: 'Set the opening hours',
+      action: t('admin.first_run.setHours'),
     },
     {
       done: p.publicUrlSet,
-      title: 'The hub’s public address (HUB_PUBLIC_URL)',
-      detail: p.publicUrlSet
-        ? 'Set: stickers, pairing commands and links use it.'
-        : 'Not set: QR stickers, pairing commands and links point at localhost, which phones cannot reach. Set HUB_PUBLIC_URL in the hub’s environment and restart it (docs/OPERATIONS.md).',
+      title: t('admin.first_run.publicUrl'),
+      detail: p.publicUrlSet ? t('admin.first_run.publicUrlSet') : t('admin.first_run.publicUrlNotSet'),
     },
     {
       done: p.packages > 0,
-      title: 'A package',
+      title: t('admin.first_run.aPackage'),
       detail:
         p.packages > 0
-          ? `${p.packages} active`
-          : 'Members need a package that allows a door or machine, or every door refuses them.',
+          ? t('admin.first_run.active', { count: p.packages })
+          : t('admin.first_run.needPackage'),
       href: '/admin/packages',
-      action: 'Create a package',
+      action: t('admin.first_run.createPackage'),
     },
     {
       done: p.resources > 0,
-      title: 'A door or machine',
-      detail: p.resources > 0 ? `${p.resources} active` : 'None yet.',
+      title: t('admin.first_run.aResource'),
+      detail:
+        p.resources > 0 ? t('admin.first_run.active', { count: p.resources }) : t('admin.first_run.noneYet'),
       href: '/admin/resources',
-      action: 'Add a door or machine',
+      action: t('admin.first_run.addResource'),
     },
     {
       done: p.pairedBridges > 0,
-      title: 'A paired bridge',
+      title: t('admin.first_run.aBridge'),
       detail:
         p.pairedBridges > 0
-          ? `${p.pairedBridges} ${p.pairedBridges === 1 ? 'bridge' : 'bridges'}`
-          : 'The Pi at a door or machine, paired with one line.',
+          ? t('admin.first_run.bridges', { count: p.pairedBridges })
+          : t('admin.first_run.bridgeHint'),
       href: '/admin/resources',
-      action: 'Pair a bridge',
+      action: t('admin.first_run.pairBridge'),
     },
     {
       done: p.invitedMembers > 0,
-      title: 'An invited member',
+      title: t('admin.first_run.aMember'),
       detail:
         p.invitedMembers > 0
-          ? `${p.invitedMembers} invited`
-          : 'Invite a member from their page: they set up their own sign-in.',
+          ? t('admin.first_run.invited', { count: p.invitedMembers })
+          : t('admin.first_run.inviteHint'),
       href: '/admin/members',
-      action: 'Invite a member',
+      action: t('admin.first_run.inviteMember'),
     },
   ];
 }
@@ -119,7 +116,10 @@ export function FirstRunChecklist() {
           <li
             key={i.title}
             class={i.done ? 'ok' : 'todo'}
-            aria-label={`${i.title}: ${i.done ? 'done' : 'to do'}`}
+            aria-label={t('admin.first_run.itemState', {
+              title: i.title,
+              state: i.done ? t('admin.first_run.done') : t('admin.first_run.toDo'),
+            })}
           >
             <span class="tick" aria-hidden="true">
               {i.done ? '✓' : '○'}
