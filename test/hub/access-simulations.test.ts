@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AccessPolicy } from '../../hub/src/access/policy.js';
 import { compareAccess } from '../../hub/src/access/simulation.js';
+import { allRules } from '../../hub/src/hub.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
@@ -388,6 +390,7 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
     );
     expect(opened.statusCode, opened.body).toBeLessThan(300);
     const twin = (await created('/packages', { name: 'Twin' })).id;
+    ids.twin = twin;
     await created(`/packages/${twin}/permissions`, {
       type: 'everything',
       timeType: 'custom',
@@ -501,5 +504,62 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
     expect(lost(ids.Ivy, ids.Sander)).toEqual([]);
     expect(lost(ids.Kim, ids.Sander)).toEqual([]);
     expect(lost(ids.Max, ids.Sander)).toEqual(lost(ids.Eve, ids.Sander));
+  }, 180_000); // every member x resource x hour of the week, twice, asked of the policy one by one
+
+  it('a rule that reads what the class keys do not hold: asked one by one, still right', async () => {
+    for (const name of ['Nia', 'Oli']) {
+      ids[name] = (
+        await created('/members', { firstName: name, lastName: 'Mail', emailAddress: `${name}@mail.example` })
+      ).id;
+      await created(`/members/${ids[name]}/packages`, { package: ids.twin, fromDate: '2026-01-01' });
+    }
+    // Nia and Oli are alike in everything the keys hold; this rule tells them apart by address.
+    const policy = new AccessPolicy([
+      ...allRules(),
+      {
+        name: 'mailDomain',
+        order: 25,
+        adminsPass: false,
+        check: ({ member }) =>
+          member?.emailAddress?.toLowerCase().startsWith('nia') ? { deny: 'memberInactive' } : undefined,
+      },
+    ]);
+    let comparison: Awaited<ReturnType<typeof compareAccess>> | undefined;
+    await t.hub.ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        comparison = await compareAccess({
+          policy,
+          trx,
+          account: t.owner.accountId,
+          members: [ids.Nia, ids.Oli],
+          space,
+          maxDecisions: 250_000,
+          slots,
+          slotMs: 3_600_000,
+          apply: async (db) => {
+            await db
+              .updateTable('members')
+              .set({ emailAddress: 'nia.oli@mail.example' })
+              .where('id', '=', ids.Oli)
+              .execute();
+          },
+        });
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    const {
+      members,
+      resources,
+      slots: hours,
+      decisions,
+      changes,
+    } = comparison as NonNullable<typeof comparison>;
+    // One by one: every member x resource x slot, before and after.
+    expect(decisions).toBe(members * resources * hours * 2);
+    expect(changes.length).toBeGreaterThan(0);
+    expect(
+      changes.every((c) => c.member === ids.Oli && c.gains.length === 0 && c.reason === 'memberInactive'),
+    ).toBe(true);
   });
 });

@@ -1,8 +1,7 @@
 import type { DenyReason } from '@makerspace/shared';
-import type { Db } from '../db/crud.js';
+import { type Db, parseJson } from '../db/crud.js';
 import { executorReads, type FastReads } from '../db/fast-reads.js';
 import { unprocessable } from '../errors.js';
-import { parseJson } from '../db/crud.js';
 import { localDate, localDateTime, wallTime } from '../kernel/zoned-time.js';
 import { ATTEMPT_WINDOW_MS } from './core.rules.js';
 import { type AccessPolicy, denyMessage, type MemberRow, type ResourceRow } from './policy.js';
@@ -17,7 +16,8 @@ import {
  * Access simulations (docs/SIMULATIONS.md): the access policy itself decides, for each member
  * the change can reach, each resource and each time slot, once on the database as it is and
  * once with the proposed change written into the same transaction (which the caller rolls
- * back). Nothing here knows a rule: what differs is what the policy answers differently.
+ * back). Nothing here decides: the class keys (classKeys) know what the rules read, never what
+ * they conclude; what differs is what the policy answers differently.
  */
 
 export interface SimulatedSlot {
