@@ -562,4 +562,23 @@ describeEachDialect('access simulations equal what then happens', (dialect) => {
       changes.every((c) => c.member === ids.Oli && c.gains.length === 0 && c.reason === 'memberInactive'),
     ).toBe(true);
   });
+
+  it('a second space in another time zone: its resources by its own dates and hours', async () => {
+    const east = (await created('/spaces', { name: 'Harbour shop', timezone: 'America/New_York' })).id;
+    const hours = await api(
+      owner,
+      'PUT',
+      `/spaces/${east}/opening-hours`,
+      [1, 2, 3, 4, 5].map((dayOfWeek) => ({ dayOfWeek, fromTime: '07:00', untilTime: '23:00' })),
+    );
+    expect(hours.statusCode, hours.body).toBeLessThan(300);
+    await created('/resources', { space: east, name: 'Harbour door', controlType: 'door' });
+    const held = (await api(owner, 'GET', `/members/${ids.Eve}/packages`)).json()[0];
+    // Eve's package ends on Thursday: Thursday evening in New York is Friday in Vienna.
+    const { result } = await simulateThenApply('PUT', `/members/${ids.Eve}/packages/${held.id}`, {
+      lockVersion: held.lockVersion,
+      untilDate: '2026-03-26',
+    });
+    expect(new Set(result.changes.map((c: any) => c.resourceName))).toContain('Harbour door');
+  }, 180_000);
 });
