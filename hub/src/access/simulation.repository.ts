@@ -10,8 +10,12 @@ import type { MemberRow, ResourceRow } from './policy.js';
 export async function simulatedMembers(db: Db, account: number, ids: number[] | null): Promise<MemberRow[]> {
   if (ids !== null && ids.length === 0) return [];
   let q = db.selectFrom('members').selectAll().where('account', '=', account);
-  if (ids !== null) q = q.where('id', 'in', ids);
-  return q.orderBy('id').execute();
+  // Many ids (a package everyone holds): the account's members, filtered here, cost less than `in (...)`.
+  if (ids !== null && ids.length <= 100) q = q.where('id', 'in', ids);
+  const rows = await q.orderBy('id').execute();
+  if (ids === null || ids.length <= 100) return rows;
+  const wanted = new Set(ids);
+  return rows.filter((m) => wanted.has(m.id));
 }
 
 /** The account's resources, or those of one space. */
@@ -75,4 +79,127 @@ export async function simulationZone(
   if (space !== null) q = q.where('id', '=', space);
   const row = await q.orderBy('id').executeTakeFirst();
   return { space: row?.id ?? null, zone: row?.timezone || 'UTC' };
+}
+
+/** What the access policy reads besides the member's and the resource's rows, read at once for a simulation. */
+export interface PolicyInputRows {
+  memberPackages: { member: number; package: number; fromDate: string; untilDate: string | null }[];
+  memberTrainings: {
+    member: number;
+    trainingCourse: number;
+    fromDate: string | null;
+    untilDate: string | null;
+  }[];
+  bookings: { resource: number; member: number; fromDateTime: string; untilDateTime: string }[];
+  wrongCodes: { resource: number; member: number | null; at: string }[];
+  checkIns: { member: number; space: number }[];
+  /** The resources of the active training courses. */
+  courseResources: { course: number; resource: number }[];
+  /** Package permissions that name one resource. */
+  resourcePermissions: { id: number; resource: number | null }[];
+  /** The time tables of package permissions with their own times. */
+  permissionTimes: { times: string }[];
+  spaces: { id: number; timezone: string | null }[];
+  openingHours: { space: number; fromTime: string; untilTime: string }[];
+  holidays: { space: number; fromDateTime: string; untilDateTime: string }[];
+}
+
+const chunks = <T>(items: T[], size = 500): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+/**
+ * The policy's inputs for these members and resources, on the transaction (before or after the
+ * change): bookings not ended by `from`, wrong switch-on codes entered after `attemptsAfter`.
+ */
+export async function policyInputRows(
+  db: Db,
+  account: number,
+  memberIds: number[],
+  resourceIds: number[],
+  spaceIds: number[],
+  from: string,
+  attemptsAfter: string,
+): Promise<PolicyInputRows> {
+  const byMembers = async <T>(read: (ids: number[]) => Promise<T[]>) =>
+    (await Promise.all(chunks(memberIds).map(read))).flat();
+  const byResources = async <T>(read: (ids: number[]) => Promise<T[]>) =>
+    (await Promise.all(chunks(resourceIds).map(read))).flat();
+  const spaces = spaceIds.length === 0 ? [0] : spaceIds;
+  return {
+    memberPackages: await byMembers((ids) =>
+      db
+        .selectFrom('member_packages')
+        .select(['member', 'package', 'fromDate', 'untilDate'])
+        .where('member', 'in', ids)
+        .execute(),
+    ),
+    memberTrainings: await byMembers((ids) =>
+      db
+        .selectFrom('member_trainings')
+        .select(['member', 'trainingCourse', 'fromDate', 'untilDate'])
+        .where('member', 'in', ids)
+        .execute(),
+    ),
+    bookings: await byResources((ids) =>
+      db
+        .selectFrom('bookings')
+        .select(['resource', 'member', 'fromDateTime', 'untilDateTime'])
+        .where('resource', 'in', ids)
+        .where('state', '=', 'confirmed')
+        .where('untilDateTime', '>', from)
+        .execute(),
+    ),
+    wrongCodes: await byResources((ids) =>
+      db
+        .selectFrom('access_attempts')
+        .select(['resource', 'member', 'at'])
+        .where('resource', 'in', ids)
+        .where('kind', '=', 'wrongCode')
+        .where('at', '>', attemptsAfter)
+        .execute(),
+    ),
+    checkIns: await db
+      .selectFrom('check_ins')
+      .select(['member', 'space'])
+      .where('space', 'in', spaces)
+      .where('state', '=', 'in')
+      .execute(),
+    courseResources: await byResources((ids) =>
+      db
+        .selectFrom('training_course_resources as r')
+        .innerJoin('training_courses as c', 'c.id', 'r.course')
+        .select(['r.course', 'r.resource'])
+        .where('r.resource', 'in', ids)
+        .where('c.state', '=', 'active')
+        .execute(),
+    ),
+    resourcePermissions: await byResources((ids) =>
+      db
+        .selectFrom('package_permissions')
+        .select(['id', 'resource'])
+        .where('resource', 'in', ids)
+        .where('type', '=', 'resource')
+        .execute(),
+    ),
+    permissionTimes: await db
+      .selectFrom('package_permissions')
+      .select('times')
+      .where('account', '=', account)
+      .where('timeType', '=', 'custom')
+      .execute(),
+    spaces: await db.selectFrom('spaces').select(['id', 'timezone']).where('id', 'in', spaces).execute(),
+    openingHours: await db
+      .selectFrom('opening_hours')
+      .select(['space', 'fromTime', 'untilTime'])
+      .where('space', 'in', spaces)
+      .execute(),
+    holidays: await db
+      .selectFrom('holidays')
+      .select(['space', 'fromDateTime', 'untilDateTime'])
+      .where('space', 'in', spaces)
+      .execute(),
+  };
 }

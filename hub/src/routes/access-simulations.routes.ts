@@ -198,8 +198,9 @@ class RolledBack extends Error {}
 const HOUR = 3_600_000;
 
 /**
- * The most policy decisions one simulation may take: about seven seconds on a small server
- * (docs/PERFORMANCE.md). The transaction holds the SQLite writer, so other writes wait that long.
+ * The most policy decisions one simulation may take (distinct ones: once per class of members,
+ * resources and slots, both states): about seven seconds on a small server (docs/PERFORMANCE.md).
+ * The transaction holds the SQLite writer, so other writes wait that long.
  */
 export const MAX_DECISIONS = 250_000;
 

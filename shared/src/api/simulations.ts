@@ -75,7 +75,12 @@ export const AccessSimulationResult = z.object({
       members: z.number().int(),
       resources: z.number().int(),
       slots: z.number().int(),
-      decisions: z.number().int(),
+      decisions: z
+        .number()
+        .int()
+        .describe(
+          'The access policy’s decisions taken, before and after the change: one per class of members, resources and slots whose inputs are the same (each member x resource x slot takes its class’s answer)',
+        ),
     })
     .describe(
       'How much the simulation asked the access policy (members the change can reach, their resources)',
