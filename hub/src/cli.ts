@@ -70,6 +70,7 @@ Configuration comes from the environment (README.md, "Configuration", says more)
   HUB_PUBLIC_URL                   base of absolute links, QR stickers and mailed links
   HUB_SMTP_URL, HUB_MAIL_FROM      mail server and sender for sign-in links, invitations and notifications
   HUB_STRIPE_API_URL               where the hub reaches Stripe (default Stripe's API; keys per space)
+  HUB_AGENT_RELEASE_DIR            the agent release bundle offered to agents (default agent/dist-release)
   HUB_INVITATION_DAYS              how long an invitation link stays valid: 7
   HUB_TRUST_PROXY                  reverse proxies whose X-Forwarded-* headers count
   HUB_SQLITE_SYNCHRONOUS           full (survives a power cut) or normal: full

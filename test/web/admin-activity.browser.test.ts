@@ -137,8 +137,8 @@ describe.runIf(browserTestsEnabled())('resource settings, resource logs and acti
     await page.getByRole('button', { name: 'Laser', exact: true }).click();
     const edit = page.getByRole('form', { name: 'Edit Laser' });
     await edit.getByLabel('Price per use').fill('1.50');
-    await edit.getByLabel('Price per time').fill('12');
-    await edit.getByLabel('Time unit').selectOption({ label: 'per hour' });
+    await edit.getByLabel('Price per time', { exact: true }).fill('12');
+    await edit.getByLabel(/^Time unit/).selectOption({ label: 'per hour' });
     await edit.getByLabel('Price per booking').fill('5');
     await edit.getByLabel('Booking unit').selectOption({ label: 'per 30 minutes' });
     await edit.getByLabel('Maximum session (minutes; empty: no limit)').fill('90');
