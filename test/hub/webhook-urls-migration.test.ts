@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { createStorage } from '../../hub/src/db/database.js';
-import { migrateToLatest, migrations } from '../../hub/src/db/migrate.js';
+import { hubMigrator, migrateToLatest } from '../../hub/src/db/migrate.js';
 import { createAccountWithOwner } from '../../hub/src/identity/bootstrap.js';
 import { TokenBox } from '../../hub/src/secrets.js';
 import { describeEachDialect, freshDatabase, type TestDatabase } from '../support/dialects.js';
@@ -21,15 +20,7 @@ describeEachDialect('migration 0016: webhook URLs sealed at rest', (dialect) => 
     cleanup.push(() => db.dispose());
     const storage = createStorage({ url: dialect === 'sqlite' ? ':memory:' : db.url, schema: db.schema });
     const kdb = storage.db as any;
-    const migrationTableSchema =
-      dialect === 'postgres'
-        ? (await sql<{ schema: string }>`select current_schema() as "schema"`.execute(kdb)).rows[0].schema
-        : undefined;
-    const migrator = new Migrator({
-      db: kdb,
-      provider: { getMigrations: async () => migrations(dialect) },
-      ...(migrationTableSchema ? { migrationTableSchema } : {}),
-    });
+    const migrator = await hubMigrator(kdb, dialect);
     expect((await migrator.migrateTo('0015-training-trainer')).error).toBeUndefined();
     const owner = await createAccountWithOwner(storage.db, new TokenBox(secret), {
       accountName: 'Old space',

@@ -1,4 +1,11 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  type DatabaseIntrospector,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
 import type { DialectName } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { resources } from './migrations/0002-resources.js';
@@ -89,28 +96,62 @@ export function knownMigrations(): string[] {
   return Object.keys(migrations('sqlite'));
 }
 
+/**
+ * The migrator of the hub's schema. On PostgreSQL its bookkeeping tables live in the schema the
+ * hub uses: without saying so, Kysely takes a kysely_migration table in any schema of the
+ * database (another hub's, or a test's) for its own.
+ */
+export async function hubMigrator(
+  db: Kysely<any>,
+  dialect: DialectName,
+  tokens?: () => TokenBox,
+): Promise<Migrator> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, tokens) };
+  if (dialect !== 'postgres') return new Migrator({ db, provider });
+  const schema = (await sql<{ schema: string }>`select current_schema() as "schema"`.execute(db)).rows[0]
+    ?.schema;
+  if (!schema) return new Migrator({ db, provider });
+  return new Migrator({ db: lookingOnlyAt(db, schema), provider, migrationTableSchema: schema });
+}
+
 export async function migrateToLatest(
   db: Kysely<any>,
   dialect: DialectName,
   tokens?: () => TokenBox,
 ): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect, tokens) };
-  // On PostgreSQL the migrator's bookkeeping tables live in the schema the hub uses. Without
-  // saying so, Kysely takes a kysely_migration table in any schema of the database (another
-  // hub's, or a test's) for its own.
-  const migrationTableSchema =
-    dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as "schema"`.execute(db)).rows[0]?.schema
-      : undefined;
-  const migrator = new Migrator({
-    db,
-    provider,
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
-  });
+  const migrator = await hubMigrator(db, dialect, tokens);
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw failed ? new MigrationError(failed, error) : error;
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * `db` with an introspector that sees only `schema`. To find its bookkeeping tables the migrator
+ * lists tables, and Kysely's PostgreSQL introspector lists those of every schema of the database;
+ * another hub (or test) dropping its schema during that listing fails it with "schema … does not
+ * exist". Only the migrator gets this view; everything else about `db` is unchanged.
+ */
+function lookingOnlyAt(db: Kysely<any>, schema: string): Kysely<any> {
+  const tables = async () => {
+    const { rows } = await sql<{ name: string; isView: boolean }>`
+      select table_name as "name", table_type = 'VIEW' as "isView"
+      from information_schema.tables where table_schema = ${schema}`.execute(db);
+    return rows.map((r) => ({ ...r, schema, columns: [] }));
+  };
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => [{ name: schema }],
+    getTables: tables,
+    getMetadata: async () => ({ tables: await tables() }),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value = Reflect.get(target, property, target);
+      // Kysely keeps its state in private fields: its methods must run on the real instance.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
