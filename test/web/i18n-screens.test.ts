@@ -74,6 +74,21 @@ describe('interlock verdicts, access previews and agent updates in English and G
     ]);
   });
 
+  it('says "every day" when the change touches each day of the week', () => {
+    const allWeek = {
+      ...simulation,
+      changes: [
+        {
+          ...simulation.changes[0],
+          loses: [{ from: '2026-11-29T09:00:00Z', until: '2026-12-06T00:00:00Z' }],
+        },
+      ],
+    };
+    expect(summaryLines(allWeek)).toEqual(['Member 1 loses Laser every day']);
+    setLanguage('de');
+    expect(summaryLines(allWeek)).toEqual(['Member 1 verliert täglich den Zugang zu Laser']);
+  });
+
   it('names an agent update’s step and its failure in German', () => {
     setLanguage('de');
     const update = { step: 'rolledBack', version: '0.9.0', error: null } as Parameters<typeof stepText>[0];

@@ -15,14 +15,18 @@ export interface ProposedChange {
 export const simulateChange = (change: ProposedChange) =>
   call<AccessSimulationResult>('POST', '/access-simulations', change);
 
-/** "Monday", "Monday and Sunday", "Monday, Tuesday and Sunday": the local days the stretches touch. */
-function daysOf(stretches: { from: string; until: string }[], zone: string): string {
+/**
+ * "Mondays", "Mondays and Sundays", "Mondays, Tuesdays and Sundays": the local days the stretches
+ * touch; null when they touch every day of the week.
+ */
+function daysOf(stretches: { from: string; until: string }[], zone: string): string | null {
   const days = new Set<number>();
   for (const s of stretches) {
     // The stretch's first and last minute, and each hour between: enough to name its days.
     for (let t = Date.parse(s.from); t < Date.parse(s.until); t += 3_600_000)
       days.add(wall(new Date(t), zone).dayOfWeek);
   }
+  if (days.size === 7) return null;
   const names = [...days]
     .sort()
     .map((d) => t(`admin.access_preview.onDay.${d}` as 'admin.access_preview.onDay.1'));
@@ -45,7 +49,12 @@ export function summaryLines(result: AccessSimulationResult): string[] {
         these.flatMap((c) => c[way]),
         result.timeZone,
       );
-      const when = days ? t('admin.access_preview.onDays', { days }) : '';
+      const when =
+        days === null
+          ? t('admin.access_preview.everyDay')
+          : days
+            ? t('admin.access_preview.onDays', { days })
+            : '';
       const text =
         these.length === 1
           ? t(`admin.access_preview.${way}One`, { name: these[0].memberName, resource, when })
