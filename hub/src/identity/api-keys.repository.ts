@@ -1,9 +1,9 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, insertReturning } from '../db/crud.js';
 import type { ApiKeysTable } from '../db/schema.js';
 
 export function insertApiKeyRow(db: Db, values: Insertable<ApiKeysTable>) {
-  return db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'api_keys', values);
 }
 
 /** The key of a token hash with what its caller needs of the member. */
