@@ -1,5 +1,13 @@
 import type { Insertable, Updateable } from 'kysely';
-import { type Db, deleteWhere, insertReturning, rowWhere, rowsWhere, updateWhere } from '../db/crud.js';
+import {
+  type Db,
+  deleteWhere,
+  insertReturning,
+  qualified,
+  rowWhere,
+  rowsWhere,
+  updateWhere,
+} from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { SepaBatchesTable, SepaDebitsTable } from '../db/schema.js';
 
@@ -18,18 +26,8 @@ export function unpaidInvoicesOfSpace(db: Db, spaceId: number, ids: number[] | n
     .selectFrom('invoices')
     .innerJoin('members', 'members.id', 'invoices.member')
     .leftJoin('member_payment_details', 'member_payment_details.member', 'invoices.member')
-    .select([
-      'invoices.id',
-      'invoices.member',
-      'invoices.number',
-      'invoices.currency',
-      'invoices.total',
-      'invoices.paid',
-      'invoices.recipientName',
-      'members.firstName',
-      'members.lastName',
-      'member_payment_details.paymentMethod',
-    ])
+    .select(qualified('invoices', ['id', 'member', 'number', 'currency', 'total', 'paid', 'recipientName']))
+    .select(['members.firstName', 'members.lastName', 'member_payment_details.paymentMethod'])
     .where('invoices.space', '=', spaceId)
     .where('invoices.state', '=', 'unpaid');
   if (ids) query = query.where('invoices.id', 'in', ids);

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { type Db, firstWhere, rowsWhere, updateWhere } from '../db/crud.js';
+import { type Db, firstWhere, qualified, rowsWhere, updateWhere } from '../db/crud.js';
 import type { StripePaymentsTable } from '../db/schema.js';
 
 /**
@@ -119,17 +119,10 @@ export function invoicesWithSavedMethod(db: Db, accountId: number, member: numbe
   let query = db
     .selectFrom('invoices')
     .innerJoin('member_payment_details', 'member_payment_details.member', 'invoices.member')
-    .select([
-      'invoices.id',
-      'invoices.account',
-      'invoices.space',
-      'invoices.member',
-      'invoices.number',
-      'invoices.total',
-      'invoices.paid',
-      'invoices.currency',
-      'member_payment_details.paymentMethod',
-    ])
+    .select(
+      qualified('invoices', ['id', 'account', 'space', 'member', 'number', 'total', 'paid', 'currency']),
+    )
+    .select('member_payment_details.paymentMethod')
     .where('invoices.account', '=', accountId)
     .where('invoices.state', '=', 'unpaid')
     .where('member_payment_details.paymentMethod', 'like', '%"stripePaymentMethod"%');
@@ -142,16 +135,17 @@ export function invoicesWithSavedMethod(db: Db, accountId: number, member: numbe
  * stopped run left unanswered (`started`).
  */
 export async function accountsWithRetriesDue(db: Db, now: string): Promise<number[]> {
-  const rows = await db
-    .selectFrom('stripe_payments')
-    .select('account')
-    .distinct()
-    .where('kind', '=', 'charge')
-    .where((eb) =>
-      eb.or([eb.and([eb('state', '=', 'failed'), eb('retryAfter', '<=', now)]), eb('state', '=', 'started')]),
-    )
-    .execute();
-  return rows.map((r) => r.account);
+  const accounts = { columns: ['account'], distinct: true } as const;
+  const [failed, started] = await Promise.all([
+    rowsWhere(
+      db,
+      'stripe_payments',
+      { kind: 'charge', state: 'failed', retryAfter: { '<=': now } },
+      accounts,
+    ),
+    rowsWhere(db, 'stripe_payments', { kind: 'charge', state: 'started' }, accounts),
+  ]);
+  return [...new Set([...failed, ...started].map((r) => r.account))];
 }
 
 // ---- events --------------------------------------------------------------------------------

@@ -162,6 +162,8 @@ export interface Read<T extends keyof Database, C extends Column<T>> {
   /** Columns to sort by, each ascending or with ` desc`: `['date', 'id desc']`. */
   orderBy?: readonly (Column<T> | `${Column<T>} desc`)[];
   limit?: number;
+  /** Each row once: with `columns`, each distinct combination of them. */
+  distinct?: boolean;
 }
 
 /** A change of columns: values, or expressions of the row (`eb('lockVersion', '+', 1)`). */
@@ -264,11 +266,12 @@ function reading(
   db: Db,
   table: keyof Database,
   where: Record<string, unknown>,
-  read: { columns?: readonly string[]; orderBy?: readonly string[]; limit?: number },
+  read: { columns?: readonly string[]; orderBy?: readonly string[]; limit?: number; distinct?: boolean },
 ): LooseQuery | undefined {
   let query = narrowed(db.selectFrom(table) as unknown as LooseQuery, where);
   if (!query) return undefined;
   query = read.columns ? query.select(read.columns) : query.selectAll();
+  if (read.distinct) query = query.distinct();
   for (const order of read.orderBy ?? []) {
     const [column, direction] = order.split(' ');
     query = query.orderBy(column, direction === 'desc' ? 'desc' : 'asc');
@@ -297,6 +300,7 @@ interface LooseQuery {
     columns: readonly string[] | ((eb: ExpressionBuilder<Database, keyof Database>) => unknown),
   ): LooseQuery;
   selectAll(): LooseQuery;
+  distinct(): LooseQuery;
   where(column: string, op: string, value: unknown): LooseQuery;
   orderBy(column: string, direction: 'asc' | 'desc'): LooseQuery;
   limit(n: number): LooseQuery;
@@ -307,4 +311,12 @@ interface LooseQuery {
   executeTakeFirst(): Promise<unknown>;
   executeTakeFirstOrThrow(): Promise<unknown>;
   execute(): Promise<unknown[]>;
+}
+
+/** Columns of `table` named with it (`invoices.id`), for the select of a join. */
+export function qualified<T extends keyof Database & string, C extends Column<T>>(
+  table: T,
+  columns: readonly C[],
+): `${T}.${C}`[] {
+  return columns.map((column) => `${table}.${column}` as `${T}.${C}`);
 }
