@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { type Db, allWhere, rowsWhere } from '../db/crud.js';
+import { type Db, allWhere, selectWhere } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 
 /**
@@ -29,7 +29,7 @@ export async function membersWithUninvoicedCharges(
 
 /** A member's charges on no invoice yet, oldest first (what their next invoice takes). */
 export function uninvoicedCharges(db: Db, memberId: number) {
-  return rowsWhere(db, 'charges', { member: memberId, invoice: null }, { orderBy: ['dateTime', 'id'] });
+  return selectWhere(db, 'charges', { member: memberId, invoice: null }, { orderBy: ['dateTime', 'id'] });
 }
 
 /**
@@ -71,7 +71,7 @@ export async function packageMemberCounts(
 
 /** The charges a member package made, oldest first (what giving it bills). */
 export function chargesOfMemberPackage(db: Db, memberPackage: number) {
-  return rowsWhere(
+  return selectWhere(
     db,
     'charges',
     { memberPackage },
@@ -82,7 +82,7 @@ export function chargesOfMemberPackage(db: Db, memberPackage: number) {
 /** The credits a member package granted. */
 export function creditsOfMemberPackage(db: Db, memberPackage: number) {
   const read = { columns: ['scope', 'amount', 'fromDate', 'untilDate'], orderBy: ['id'] } as const;
-  return rowsWhere(db, 'member_credits', { memberPackage }, read);
+  return selectWhere(db, 'member_credits', { memberPackage }, read);
 }
 
 /**
@@ -117,13 +117,13 @@ export async function memberBalanceAmounts(db: Db, memberId: number) {
  */
 export async function memberBalanceRows(db: Db, memberId: number) {
   const [charges, invoices, payments] = await Promise.all([
-    rowsWhere(
+    selectWhere(
       db,
       'charges',
       { member: memberId, invoice: null },
       { columns: ['id', 'dateTime', 'description', 'price', 'booking'] },
     ),
-    rowsWhere(
+    selectWhere(
       db,
       'invoices',
       { member: memberId, state: { '<>': 'cancelled' }, cancelledInvoice: null },

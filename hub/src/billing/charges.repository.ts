@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, allWhere, firstWhere, insertReturning, rowsWhere, updateWhere } from '../db/crud.js';
+import { type Db, allWhere, firstWhere, insertReturning, selectWhere, updateWhere } from '../db/crud.js';
 import type { ChargesTable } from '../db/schema.js';
 
 /** The `charges` table. Functions take the database (or the transaction of the change) first. */
@@ -26,7 +26,7 @@ export function chargeOfFee(db: Db, feeKey: string) {
 }
 
 export function chargesByIds(db: Db, ids: number[]) {
-  return rowsWhere(db, 'charges', { id: ids }, { orderBy: ['id'] });
+  return selectWhere(db, 'charges', { id: ids }, { orderBy: ['id'] });
 }
 
 /**
@@ -35,7 +35,7 @@ export function chargesByIds(db: Db, ids: number[]) {
  */
 export function chargesOfInvoice(db: Db, invoiceId: number, ids?: number[]) {
   const where = ids === undefined ? { invoice: invoiceId } : { id: ids };
-  return rowsWhere(db, 'charges', where, { orderBy: ['dateTime', 'id'] });
+  return selectWhere(db, 'charges', where, { orderBy: ['dateTime', 'id'] });
 }
 
 /** Puts the charges on the invoice, those still on none; returns how many it took. */

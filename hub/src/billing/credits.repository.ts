@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, firstWhere, insertReturning, rowsWhere, updateReturning } from '../db/crud.js';
+import { type Db, firstWhere, insertReturning, selectWhere, updateReturning } from '../db/crud.js';
 import type { CreditUsesTable, MemberCreditsTable } from '../db/schema.js';
 
 /**
@@ -38,7 +38,7 @@ export async function writeRemaining(db: Db, id: number, read: string, remaining
 
 /** The member credits a member package or a package credit granted. */
 export function creditsGrantedBy(db: Db, source: 'memberPackage' | 'packageCredit', id: number) {
-  return rowsWhere(db, 'member_credits', { [source]: id }, { orderBy: ['id'] });
+  return selectWhere(db, 'member_credits', { [source]: id }, { orderBy: ['id'] });
 }
 
 /** The credit a member package got from a package credit for the period from `fromDate`, if any. */

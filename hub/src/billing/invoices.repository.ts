@@ -5,7 +5,7 @@ import {
   deleteWhere,
   firstWhere,
   insertReturning,
-  rowsWhere,
+  selectWhere,
   updateWhere,
 } from '../db/crud.js';
 import type { InvoicesTable } from '../db/schema.js';
@@ -76,14 +76,14 @@ export function unpaidInvoicesOf(db: Db, memberId: number, ids: number[] | null)
 
 /** Which of these invoices are the member's, with their states. */
 export function invoiceStatesOf(db: Db, memberId: number, ids: number[]) {
-  return rowsWhere(db, 'invoices', { member: memberId, id: ids }, { columns: ['id', 'state'] });
+  return selectWhere(db, 'invoices', { member: memberId, id: ids }, { columns: ['id', 'state'] });
 }
 
 // ---- payment allocations -------------------------------------------------------------------
 
 /** The allocations of these invoices (or payments), ordered by the other side. */
 export function allocationsOfIds(db: Db, side: 'invoice' | 'payment', ids: number[]) {
-  return rowsWhere(
+  return selectWhere(
     db,
     'payment_allocations',
     { [side]: ids },

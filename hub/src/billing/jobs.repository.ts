@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
-import { type Db, insertReturning, rowWhere, rowsWhere, updateWhere } from '../db/crud.js';
+import { type Db, insertReturning, selectFirstWhere, selectWhere, updateWhere } from '../db/crud.js';
 import type { JobsTable } from '../db/schema.js';
 
 /** The `jobs` table: the hub's background work. Functions take the database first. */
@@ -9,7 +9,7 @@ export function insertJob(db: Db, values: Insertable<JobsTable>) {
 }
 
 export function jobsInState(db: Db, state: string) {
-  return rowsWhere(db, 'jobs', { state });
+  return selectWhere(db, 'jobs', { state });
 }
 
 /** Writes a job's columns; with `whileState`, only while the job is in that state. */
@@ -25,13 +25,13 @@ export async function updateJob(
 /** A job of the type made for the account after `since`, if any. */
 export function recentJob(db: Db, accountId: number, type: string, since: string) {
   const where = { account: accountId, type, createdAt: { '>': since } };
-  return rowWhere(db, 'jobs', where, { columns: ['id'] });
+  return selectFirstWhere(db, 'jobs', where, { columns: ['id'] });
 }
 
 /** Up to `limit` queued jobs due at `now`, oldest first. */
 export function dueJobs(db: Db, now: string, limit: number) {
   const where = { state: 'queued', runAfter: { '<=': now } };
-  return rowsWhere(db, 'jobs', where, { orderBy: ['id'], limit });
+  return selectWhere(db, 'jobs', where, { orderBy: ['id'], limit });
 }
 
 /**

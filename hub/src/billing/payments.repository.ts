@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, firstWhere, insertReturning, rowsWhere, updateWhere } from '../db/crud.js';
+import { type Db, firstWhere, insertReturning, selectWhere, updateWhere } from '../db/crud.js';
 import type { PaymentRequestsTable } from '../db/schema.js';
 
 /**
@@ -9,7 +9,7 @@ import type { PaymentRequestsTable } from '../db/schema.js';
 
 /** A member's completed payments, oldest first. */
 export function completedPaymentsOf(db: Db, memberId: number) {
-  return rowsWhere(db, 'payments', { member: memberId, state: 'completed' }, { orderBy: ['date', 'id'] });
+  return selectWhere(db, 'payments', { member: memberId, state: 'completed' }, { orderBy: ['date', 'id'] });
 }
 
 // ---- payment requests ----------------------------------------------------------------------

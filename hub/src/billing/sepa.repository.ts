@@ -4,8 +4,8 @@ import {
   deleteWhere,
   insertReturning,
   qualified,
-  rowWhere,
-  rowsWhere,
+  selectFirstWhere,
+  selectWhere,
   updateWhere,
 } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
@@ -37,7 +37,7 @@ export function unpaidInvoicesOfSpace(db: Db, spaceId: number, ids: number[] | n
 /** Of these invoices, those with a debit in collection, with its batch. */
 export function debitsInCollection(db: Db, invoiceIds: number[]) {
   const where = { invoice: invoiceIds, state: 'inCollection' };
-  return rowsWhere(db, 'sepa_debits', where, { columns: ['invoice', 'batch'] });
+  return selectWhere(db, 'sepa_debits', where, { columns: ['invoice', 'batch'] });
 }
 
 /** The mandates (member, reference) of these members that a debit used and did not come back. */
@@ -128,7 +128,7 @@ export async function latestDebitsOf(db: Db, invoiceIds: number[]) {
 /** Does this invoice have a debit in collection? Its batch, if so. */
 export async function batchCollecting(db: Db, invoiceId: number): Promise<number | null> {
   const where = { invoice: invoiceId, state: 'inCollection' };
-  const row = await rowWhere(db, 'sepa_debits', where, { columns: ['batch'] });
+  const row = await selectFirstWhere(db, 'sepa_debits', where, { columns: ['batch'] });
   return row?.batch ?? null;
 }
 
@@ -142,24 +142,6 @@ export async function writeDebit(
   at: string,
 ): Promise<void> {
   await updateWhere(trx, 'sepa_debits', { id }, { ...values, updatedAt: at });
-}
-
-/** The batch reads collected (at the lockVersion read); false when it changed since. */
-export async function writeBatchCollected(
-  trx: Db,
-  batch: { id: number; lockVersion: number },
-  collectedDate: string,
-  stamp: { at: string; by: number | null },
-): Promise<boolean> {
-  const read = { id: batch.id, lockVersion: batch.lockVersion };
-  const collected = await updateWhere(trx, 'sepa_batches', read, {
-    state: 'collected',
-    collectedDate,
-    lockVersion: batch.lockVersion + 1,
-    updatedAt: stamp.at,
-    updatedBy: stamp.by,
-  });
-  return collected === 1;
 }
 
 /** Stamps the batch as changed (a debit of it came back). */

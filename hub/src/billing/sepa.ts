@@ -8,11 +8,11 @@ import type {
 import { isSEPACountry } from 'ibantools';
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
-import { insertRow } from '../db/collection-rows.js';
+import { insertRow, updateRow } from '../db/collection-rows.js';
 import { type Db, parseJson } from '../db/crud.js';
 import { groupBy } from '../db/records.js';
 import type { PaymentsTable, SepaBatchesTable } from '../db/schema.js';
-import { conflict, notFound, staleLockVersion, unprocessable } from '../errors.js';
+import { conflict, notFound, unprocessable } from '../errors.js';
 import { accountOf, type Caller } from '../kernel/caller.js';
 import { parseMoney, roundToCents } from '../kernel/money.js';
 import { spaceTimeZone } from '../spaces/spaces.repository.js';
@@ -48,7 +48,6 @@ import {
   touchBatch,
   unpaidInvoicesOfSpace,
   usedMandates,
-  writeBatchCollected,
   writeDebit,
 } from './sepa.repository.js';
 import { billingSettingsFor } from './settings.js';
@@ -476,7 +475,8 @@ export const recordSepaCollected = bankReport<z.infer<typeof SepaCollectedCreate
     throw conflict(`Batch ${batch.id} is already recorded as collected`, { alreadyCollected: true });
   }
   const date = body?.date ?? batch.collectionDate;
-  if (!(await writeBatchCollected(trx, batch, date, { at, by: caller.memberId }))) throw staleLockVersion();
+  const collected = { state: 'collected', collectedDate: date };
+  await updateRow(trx, 'sepa_batches', batch.id, batch.lockVersion, collected, { at, by: caller.memberId });
   const debits = (await debitsOfBatches(trx, [batch.id])).filter((d) => d.state === 'inCollection');
   for (const debit of debits) {
     // Out of collection first: the payment may then settle the invoice.

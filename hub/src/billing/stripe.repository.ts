@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { type Db, firstWhere, qualified, rowsWhere, updateWhere } from '../db/crud.js';
+import { type Db, firstWhere, qualified, selectWhere, updateWhere } from '../db/crud.js';
 import type { StripePaymentsTable } from '../db/schema.js';
 
 /**
@@ -102,13 +102,13 @@ export function stripePaymentBy(db: Db, column: 'checkoutSession' | 'paymentInte
 
 /** The Stripe payments of an invoice, oldest first. */
 export function stripePaymentsOfInvoice(db: Db, invoiceId: number) {
-  return rowsWhere(db, 'stripe_payments', { invoice: invoiceId }, { orderBy: ['id'] });
+  return selectWhere(db, 'stripe_payments', { invoice: invoiceId }, { orderBy: ['id'] });
 }
 
 /** The charges of an account written but not answered by Stripe (a run stopped under them). */
 export function unansweredCharges(db: Db, accountId: number) {
   const where = { account: accountId, kind: 'charge', state: 'started' };
-  return rowsWhere(db, 'stripe_payments', where, { orderBy: ['id'] });
+  return selectWhere(db, 'stripe_payments', where, { orderBy: ['id'] });
 }
 
 /**
@@ -137,13 +137,13 @@ export function invoicesWithSavedMethod(db: Db, accountId: number, member: numbe
 export async function accountsWithRetriesDue(db: Db, now: string): Promise<number[]> {
   const accounts = { columns: ['account'], distinct: true } as const;
   const [failed, started] = await Promise.all([
-    rowsWhere(
+    selectWhere(
       db,
       'stripe_payments',
       { kind: 'charge', state: 'failed', retryAfter: { '<=': now } },
       accounts,
     ),
-    rowsWhere(db, 'stripe_payments', { kind: 'charge', state: 'started' }, accounts),
+    selectWhere(db, 'stripe_payments', { kind: 'charge', state: 'started' }, accounts),
   ]);
   return [...new Set([...failed, ...started].map((r) => r.account))];
 }

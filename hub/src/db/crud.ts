@@ -172,7 +172,7 @@ export type Changes<T extends keyof Database> =
   | ((eb: ExpressionBuilder<Database, T>) => UpdateObject<Database, T>);
 
 /** The rows of `table` that meet `where`, as `read` asks (all columns, in no order, without it). */
-export function rowsWhere<T extends keyof Database, C extends Column<T> = Column<T>>(
+export function selectWhere<T extends keyof Database, C extends Column<T> = Column<T>>(
   db: Db,
   table: T,
   where: Where<T>,
@@ -182,8 +182,8 @@ export function rowsWhere<T extends keyof Database, C extends Column<T> = Column
   return (query ? query.execute() : Promise.resolve([])) as Promise<Pick<Row<T>, C>[]>;
 }
 
-/** The first row of `table` that meets `where` (see rowsWhere for `read`); undefined when none does. */
-export function rowWhere<T extends keyof Database, C extends Column<T> = Column<T>>(
+/** The first row of `table` that meets `where` (see selectWhere for `read`); undefined when none does. */
+export function selectFirstWhere<T extends keyof Database, C extends Column<T> = Column<T>>(
   db: Db,
   table: T,
   where: Where<T>,
@@ -261,7 +261,7 @@ export async function deleteWhere<T extends keyof Database>(
   return Number(result.numDeletedRows);
 }
 
-/** The select of rowsWhere and rowWhere; undefined when an empty list leaves no row to read. */
+/** The select of selectWhere and selectFirstWhere; undefined when an empty list leaves no row to read. */
 function reading(
   db: Db,
   table: keyof Database,
@@ -320,3 +320,9 @@ export function qualified<T extends keyof Database & string, C extends Column<T>
 ): `${T}.${C}`[] {
   return columns.map((column) => `${table}.${column}` as `${T}.${C}`);
 }
+
+/** A row of `table` as read: `TableRow<'members'>`. */
+export type TableRow<T extends keyof Database> = Selectable<Database[T]>;
+
+/** A row of `table` as an insert writes it (generated columns may be left out). */
+export type NewRow<T extends keyof Database> = Insertable<Database[T]>;

@@ -4,8 +4,8 @@ import {
   countWhere,
   firstWhere,
   likePattern,
-  rowWhere,
-  rowsWhere,
+  selectFirstWhere,
+  selectWhere,
   updateWhere,
 } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
@@ -28,7 +28,7 @@ export function memberById(db: Db, id: number) {
 
 /** Whole rows of these members. */
 export function membersByIds(db: Db, ids: number[]) {
-  return rowsWhere(db, 'members', { id: ids });
+  return selectWhere(db, 'members', { id: ids });
 }
 
 export function insertMember(db: Db, values: Insertable<MembersTable>) {
@@ -142,7 +142,7 @@ export function filterMembers(
  */
 export function spaceForMember(db: Db, caller: Caller, space: number, accountId?: number) {
   const account = accountId ?? (caller.superuser ? undefined : caller.accountId);
-  return rowWhere(db, 'spaces', { id: space, account }, { columns: ['id', 'account'] });
+  return selectFirstWhere(db, 'spaces', { id: space, account }, { columns: ['id', 'account'] });
 }
 
 // ---- scheduled changes ----
@@ -162,7 +162,7 @@ export function unappliedMemberChanges(db: Db, horizon: string) {
 }
 
 export function unappliedMemberChange(db: Db, id: number) {
-  return rowWhere(db, 'member_changes', { id, appliedAt: null });
+  return selectFirstWhere(db, 'member_changes', { id, appliedAt: null });
 }
 
 /** Marks a change applied with what it changed; false when it was applied meanwhile. */
@@ -199,7 +199,12 @@ export async function spaceOfMember(db: Db, memberId: number): Promise<number | 
 
 /** Names and numbers of these members (for lists that show whose a line is). */
 export function memberNames(db: Db, ids: number[]) {
-  return rowsWhere(db, 'members', { id: ids }, { columns: ['id', 'firstName', 'lastName', 'memberNumber'] });
+  return selectWhere(
+    db,
+    'members',
+    { id: ids },
+    { columns: ['id', 'firstName', 'lastName', 'memberNumber'] },
+  );
 }
 
 /** Active members of an account whose first or last name starts with `q` (any case): ids and names. */
@@ -229,5 +234,5 @@ export function membersMatching(db: Db, account: number, q: string, limit: numbe
 /** The owners of an account (of every account when none is given), oldest first: who acts for the CLI's imports. */
 export function ownersOf(db: Db, account?: number) {
   const read = { columns: ['id', 'account', 'space', 'state'], orderBy: ['id'] } as const;
-  return rowsWhere(db, 'members', { privileges: 'owner', account }, read);
+  return selectWhere(db, 'members', { privileges: 'owner', account }, read);
 }

@@ -4,7 +4,7 @@ import {
   deleteWhere,
   firstWhere,
   insertReturning,
-  rowsWhere,
+  selectWhere,
   updateReturning,
   updateWhere,
 } from '../db/crud.js';
@@ -18,7 +18,7 @@ export function keyOfMember(db: Db, memberId: number) {
 
 /** The keys of these members (one each at most). */
 export function keysOfMembers(db: Db, memberIds: number[]) {
-  return rowsWhere(db, 'member_keys', { member: memberIds });
+  return selectWhere(db, 'member_keys', { member: memberIds });
 }
 
 /** The member of the account who holds this token, if any. */
@@ -77,7 +77,7 @@ export async function restartKeyAssignment(
 /** Pending assignments at this resource that have not expired at `at`, newest first. */
 export function pendingAssignmentsAt(db: Db, resource: number, at: string) {
   const where = { resource, state: 'pending', expiresAt: { '>': at } };
-  return rowsWhere(db, 'key_assignments', where, { orderBy: ['id desc'] });
+  return selectWhere(db, 'key_assignments', where, { orderBy: ['id desc'] });
 }
 
 /** Marks a still pending assignment assigned to the card; undefined when another tap won. */

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, deleteWhere, firstWhere, insertReturning, rowsWhere, updateWhere } from '../db/crud.js';
+import { type Db, deleteWhere, firstWhere, insertReturning, selectWhere, updateWhere } from '../db/crud.js';
 import { bool } from '../db/crud.js';
 import type { BrowserSessionsTable, SignInLinksTable } from '../db/schema.js';
 import type { MemberRow } from '../identity/members.js';
@@ -102,7 +102,7 @@ export async function touchSession(db: Db, id: number, lastSeenAt: string, expir
 /** The member's sessions neither revoked nor expired at `at`, newest first. */
 export function liveSessionsOf(db: Db, memberId: number, at: string) {
   const where = { member: memberId, revokedAt: null, expiresAt: { '>': at } };
-  return rowsWhere(db, 'browser_sessions', where, { orderBy: ['id desc'] });
+  return selectWhere(db, 'browser_sessions', where, { orderBy: ['id desc'] });
 }
 
 /** Revokes the member's unrevoked sessions (only those named, all but one); the ids revoked. */
@@ -124,7 +124,7 @@ export async function revokeSessions(
 }
 
 export async function unrevokedSessionIds(db: Db, memberId: number): Promise<number[]> {
-  const rows = await rowsWhere(
+  const rows = await selectWhere(
     db,
     'browser_sessions',
     { member: memberId, revokedAt: null },

@@ -1,23 +1,18 @@
-import type { Insertable, Selectable } from 'kysely';
 import {
   type Db,
+  type NewRow,
+  type TableRow,
   existsWhere,
   firstWhere,
   insertReturning,
-  rowWhere,
-  rowsWhere,
+  selectFirstWhere,
+  selectWhere,
   updateWhere,
 } from '../db/crud.js';
-import type {
-  HouseRulesAcceptancesTable,
-  HouseRulesTable,
-  SignUpSettingsTable,
-  SignUpsTable,
-} from '../db/schema.js';
 
-export type SignUpRow = Selectable<SignUpsTable>;
-export type SignUpSettingsRow = Selectable<SignUpSettingsTable>;
-export type HouseRulesRow = Selectable<HouseRulesTable>;
+export type SignUpRow = TableRow<'sign_ups'>;
+export type SignUpSettingsRow = TableRow<'sign_up_settings'>;
+export type HouseRulesRow = TableRow<'house_rules'>;
 
 // ---- spaces, packages and members as sign-up reads them ----
 
@@ -37,7 +32,7 @@ export function openSpaces(db: Db) {
 }
 
 export function packagesByIds(db: Db, account: number, ids: number[]) {
-  return rowsWhere(
+  return selectWhere(
     db,
     'packages',
     { account, id: ids },
@@ -63,7 +58,7 @@ export function settingsOf(db: Db, space: number) {
   return firstWhere(db, 'sign_up_settings', { space });
 }
 
-export async function writeSettings(db: Db, values: Insertable<SignUpSettingsTable>) {
+export async function writeSettings(db: Db, values: NewRow<'sign_up_settings'>) {
   const { space: _space, account: _account, ...changes } = values;
   await db
     .insertInto('sign_up_settings')
@@ -75,14 +70,14 @@ export async function writeSettings(db: Db, values: Insertable<SignUpSettingsTab
 // ---- house rules ----
 
 export function currentHouseRules(db: Db, space: number) {
-  return rowWhere(db, 'house_rules', { space }, { orderBy: ['version desc'], limit: 1 });
+  return selectFirstWhere(db, 'house_rules', { space }, { orderBy: ['version desc'], limit: 1 });
 }
 
-export function insertHouseRules(db: Db, values: Insertable<HouseRulesTable>) {
+export function insertHouseRules(db: Db, values: NewRow<'house_rules'>) {
   return insertReturning(db, 'house_rules', values);
 }
 
-export async function recordAcceptance(db: Db, values: Insertable<HouseRulesAcceptancesTable>) {
+export async function recordAcceptance(db: Db, values: NewRow<'house_rules_acceptances'>) {
   await db
     .insertInto('house_rules_acceptances')
     .values(values)
@@ -97,7 +92,7 @@ export function hasAccepted(db: Db, member: number, version: number): Promise<bo
 /** The newest version of the rules the member accepted (null: none). */
 export async function acceptedVersion(db: Db, member: number): Promise<number | null> {
   const read = { columns: ['version'], orderBy: ['version desc'], limit: 1 } as const;
-  const row = await rowWhere(db, 'house_rules_acceptances', { member }, read);
+  const row = await selectFirstWhere(db, 'house_rules_acceptances', { member }, read);
   return row?.version ?? null;
 }
 
@@ -115,12 +110,12 @@ export function acceptancesOf(db: Db, space: number) {
 
 // ---- sign-ups ----
 
-export function insertSignUp(db: Db, values: Insertable<SignUpsTable>) {
+export function insertSignUp(db: Db, values: NewRow<'sign_ups'>) {
   return insertReturning(db, 'sign_ups', values);
 }
 
 export function signUpById(db: Db, account: number | null, id: number) {
-  return rowWhere(db, 'sign_ups', { id, account: account ?? undefined });
+  return selectFirstWhere(db, 'sign_ups', { id, account: account ?? undefined });
 }
 
 export function signUpByTokenHash(db: Db, tokenHash: string) {
@@ -139,7 +134,7 @@ export function unconfirmedByEmail(db: Db, emailKey: string) {
     .execute();
 }
 
-export async function updateSignUp(db: Db, id: number, changes: Partial<Insertable<SignUpsTable>>) {
+export async function updateSignUp(db: Db, id: number, changes: Partial<NewRow<'sign_ups'>>) {
   await updateWhere(db, 'sign_ups', { id }, changes);
 }
 
