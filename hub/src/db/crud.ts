@@ -274,7 +274,7 @@ function reading(
   if (read.distinct) query = query.distinct();
   for (const order of read.orderBy ?? []) {
     const [column, direction] = order.split(' ');
-    query = query.orderBy(column, direction === 'desc' ? 'desc' : 'asc');
+    query = direction === 'desc' ? query.orderBy(column, 'desc') : query.orderBy(column);
   }
   return read.limit === undefined ? query : query.limit(read.limit);
 }
@@ -288,7 +288,7 @@ function narrowed(query: LooseQuery, where: Record<string, unknown>): LooseQuery
     else if (Array.isArray(condition)) {
       if (condition.length === 0) return undefined;
       query = query.where(column, 'in', condition);
-    } else if (typeof condition === 'object') {
+    } else if (typeof condition === 'object' && !(condition instanceof Uint8Array)) {
       for (const [op, value] of Object.entries(condition)) query = query.where(column, op, value);
     } else query = query.where(column, '=', condition);
   }
@@ -302,7 +302,7 @@ interface LooseQuery {
   selectAll(): LooseQuery;
   distinct(): LooseQuery;
   where(column: string, op: string, value: unknown): LooseQuery;
-  orderBy(column: string, direction: 'asc' | 'desc'): LooseQuery;
+  orderBy(column: string, direction?: 'desc'): LooseQuery;
   limit(n: number): LooseQuery;
   values(values: unknown): LooseQuery;
   set(changes: unknown): LooseQuery;
