@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { type Db, allWhere } from '../db/crud.js';
+import { type Db, allWhere, selectWhere } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 
 /**
@@ -29,14 +29,7 @@ export async function membersWithUninvoicedCharges(
 
 /** A member's charges on no invoice yet, oldest first (what their next invoice takes). */
 export function uninvoicedCharges(db: Db, memberId: number) {
-  return db
-    .selectFrom('charges')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('invoice', 'is', null)
-    .orderBy('dateTime')
-    .orderBy('id')
-    .execute();
+  return selectWhere(db, 'charges', { member: memberId, invoice: null }, { orderBy: ['dateTime', 'id'] });
 }
 
 /**
@@ -78,23 +71,18 @@ export async function packageMemberCounts(
 
 /** The charges a member package made, oldest first (what giving it bills). */
 export function chargesOfMemberPackage(db: Db, memberPackage: number) {
-  return db
-    .selectFrom('charges')
-    .select(['dateTime', 'description', 'price', 'taxPercent'])
-    .where('memberPackage', '=', memberPackage)
-    .orderBy('dateTime')
-    .orderBy('id')
-    .execute();
+  return selectWhere(
+    db,
+    'charges',
+    { memberPackage },
+    { columns: ['dateTime', 'description', 'price', 'taxPercent'], orderBy: ['dateTime', 'id'] },
+  );
 }
 
 /** The credits a member package granted. */
 export function creditsOfMemberPackage(db: Db, memberPackage: number) {
-  return db
-    .selectFrom('member_credits')
-    .select(['scope', 'amount', 'fromDate', 'untilDate'])
-    .where('memberPackage', '=', memberPackage)
-    .orderBy('id')
-    .execute();
+  const read = { columns: ['scope', 'amount', 'fromDate', 'untilDate'], orderBy: ['id'] } as const;
+  return selectWhere(db, 'member_credits', { memberPackage }, read);
 }
 
 /**
@@ -119,7 +107,7 @@ export function billingRows<T extends BillingTable>(
  */
 export async function memberBalanceAmounts(db: Db, memberId: number) {
   const payments = await allWhere(db, 'payments', { member: memberId, state: 'completed' }, ['total']);
-  const charges = await db.selectFrom('charges').select('price').where('member', '=', memberId).execute();
+  const charges = await allWhere(db, 'charges', { member: memberId }, ['price']);
   return { payments, charges };
 }
 
@@ -129,19 +117,18 @@ export async function memberBalanceAmounts(db: Db, memberId: number) {
  */
 export async function memberBalanceRows(db: Db, memberId: number) {
   const [charges, invoices, payments] = await Promise.all([
-    db
-      .selectFrom('charges')
-      .select(['id', 'dateTime', 'description', 'price', 'booking'])
-      .where('member', '=', memberId)
-      .where('invoice', 'is', null)
-      .execute(),
-    db
-      .selectFrom('invoices')
-      .select(['id', 'date', 'number', 'total', 'paid', 'state'])
-      .where('member', '=', memberId)
-      .where('state', '!=', 'cancelled')
-      .where('cancelledInvoice', 'is', null)
-      .execute(),
+    selectWhere(
+      db,
+      'charges',
+      { member: memberId, invoice: null },
+      { columns: ['id', 'dateTime', 'description', 'price', 'booking'] },
+    ),
+    selectWhere(
+      db,
+      'invoices',
+      { member: memberId, state: { '<>': 'cancelled' }, cancelledInvoice: null },
+      { columns: ['id', 'date', 'number', 'total', 'paid', 'state'] },
+    ),
     allWhere(db, 'payments', { member: memberId, state: 'completed' }, ['id', 'date', 'total', 'notes']),
   ]);
   return { charges, invoices, payments };

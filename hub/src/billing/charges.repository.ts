@@ -1,34 +1,32 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, allWhere, firstWhere, insertReturning, selectWhere, updateWhere } from '../db/crud.js';
 import type { ChargesTable } from '../db/schema.js';
 
 /** The `charges` table. Functions take the database (or the transaction of the change) first. */
 
 export function insertChargeRow(db: Db, values: Insertable<ChargesTable>) {
-  return db.insertInto('charges').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'charges', values);
 }
 
 /** The invoice and fee key of a charge (it must exist). */
-export function chargeInvoiceAndFee(db: Db, id: number) {
-  return db
-    .selectFrom('charges')
-    .select(['invoice', 'feeKey'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
+export async function chargeInvoiceAndFee(db: Db, id: number) {
+  const charge = await firstWhere(db, 'charges', { id }, ['invoice', 'feeKey']);
+  if (!charge) throw new Error(`No charge ${id}`);
+  return charge;
 }
 
 /** The charge of a session (resource log) or booking, if there is one. */
 export function chargeOfUse(db: Db, column: 'resourceLog' | 'booking', id: number) {
-  return db.selectFrom('charges').select('id').where(column, '=', id).executeTakeFirst();
+  return firstWhere(db, 'charges', { [column]: id }, ['id']);
 }
 
 /** The charge of a package fee (its fee key), if it was charged. */
 export function chargeOfFee(db: Db, feeKey: string) {
-  return db.selectFrom('charges').select('id').where('feeKey', '=', feeKey).executeTakeFirst();
+  return firstWhere(db, 'charges', { feeKey }, ['id']);
 }
 
 export function chargesByIds(db: Db, ids: number[]) {
-  return db.selectFrom('charges').selectAll().where('id', 'in', ids).orderBy('id').execute();
+  return selectWhere(db, 'charges', { id: ids }, { orderBy: ['id'] });
 }
 
 /**
@@ -36,35 +34,19 @@ export function chargesByIds(db: Db, ids: number[]) {
  * date order.
  */
 export function chargesOfInvoice(db: Db, invoiceId: number, ids?: number[]) {
-  return db
-    .selectFrom('charges')
-    .selectAll()
-    .$if(ids === undefined, (q) => q.where('invoice', '=', invoiceId))
-    .$if(ids !== undefined, (q) => q.where('id', 'in', ids?.length ? ids : [0]))
-    .orderBy('dateTime')
-    .orderBy('id')
-    .execute();
+  const where = ids === undefined ? { invoice: invoiceId } : { id: ids };
+  return selectWhere(db, 'charges', where, { orderBy: ['dateTime', 'id'] });
 }
 
 /** Puts the charges on the invoice, those still on none; returns how many it took. */
-export async function putChargesOnInvoice(trx: Db, invoiceId: number, ids: number[], at: string) {
-  const taken = await trx
-    .updateTable('charges')
-    .set({ invoice: invoiceId, updatedAt: at })
-    .where('id', 'in', ids)
-    .where('invoice', 'is', null)
-    .executeTakeFirst();
-  return Number(taken.numUpdatedRows);
+export function putChargesOnInvoice(trx: Db, invoiceId: number, ids: number[], at: string) {
+  return updateWhere(trx, 'charges', { id: ids, invoice: null }, { invoice: invoiceId, updatedAt: at });
 }
 
 /** Takes every charge off the invoice; returns their ids. */
 export async function takeChargesOffInvoice(trx: Db, invoiceId: number, at: string): Promise<number[]> {
-  const released = await trx.selectFrom('charges').select('id').where('invoice', '=', invoiceId).execute();
-  await trx
-    .updateTable('charges')
-    .set({ invoice: null, updatedAt: at })
-    .where('invoice', '=', invoiceId)
-    .execute();
+  const released = await allWhere(trx, 'charges', { invoice: invoiceId }, ['id']);
+  await updateWhere(trx, 'charges', { invoice: invoiceId }, { invoice: null, updatedAt: at });
   return released.map((c) => c.id);
 }
 

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, firstWhere, insertReturning, selectWhere, updateReturning } from '../db/crud.js';
 import type { CreditUsesTable, MemberCreditsTable } from '../db/schema.js';
 
 /**
@@ -30,19 +30,15 @@ export function creditsCovering(db: Db, memberId: number, scopes: string[], date
  * Sets what remains of a credit, only while it still has the amount read (`read`): two uses at
  * once cannot both spend it. The credit as written, or undefined when it changed since.
  */
-export function writeRemaining(db: Db, id: number, read: string, remaining: string, at: string) {
-  return db
-    .updateTable('member_credits')
-    .set({ remaining, updatedAt: at })
-    .where('id', '=', id)
-    .where('remaining', '=', read)
-    .returningAll()
-    .executeTakeFirst();
+export async function writeRemaining(db: Db, id: number, read: string, remaining: string, at: string) {
+  const where = { id, remaining: read };
+  const [credit] = await updateReturning(db, 'member_credits', where, { remaining, updatedAt: at });
+  return credit;
 }
 
 /** The member credits a member package or a package credit granted. */
 export function creditsGrantedBy(db: Db, source: 'memberPackage' | 'packageCredit', id: number) {
-  return db.selectFrom('member_credits').selectAll().where(source, '=', id).orderBy('id').execute();
+  return selectWhere(db, 'member_credits', { [source]: id }, { orderBy: ['id'] });
 }
 
 /** The credit a member package got from a package credit for the period from `fromDate`, if any. */
@@ -51,7 +47,7 @@ export function grantedCredit(db: Db, memberPackage: number, packageCredit: numb
 }
 
 export function insertMemberCredit(db: Db, values: Insertable<MemberCreditsTable>) {
-  return db.insertInto('member_credits').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'member_credits', values);
 }
 
 // ---- credit uses ---------------------------------------------------------------------------
@@ -62,7 +58,7 @@ export async function insertCreditUse(db: Db, values: Insertable<CreditUsesTable
 
 /** The credit use of a session (resource log) or booking, if it was paid from a credit. */
 export function creditUseOf(db: Db, column: 'resourceLog' | 'booking', id: number) {
-  return db.selectFrom('credit_uses').select('id').where(column, '=', id).executeTakeFirst();
+  return firstWhere(db, 'credit_uses', { [column]: id }, ['id']);
 }
 
 /** The rows of a credit's uses (a query to page). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, deleteWhere, firstWhere, updateWhere } from '../db/crud.js';
 
 /**
  * The `invoice_pdfs` (an invoice's document as first made) and `invoice_logos` (a space's logo
@@ -9,7 +9,7 @@ import type { Db } from '../db/crud.js';
 
 /** The stored document of an invoice, if it has been made. */
 export function storedInvoicePdf(db: Db, invoiceId: number) {
-  return db.selectFrom('invoice_pdfs').selectAll().where('invoice', '=', invoiceId).executeTakeFirst();
+  return firstWhere(db, 'invoice_pdfs', { invoice: invoiceId });
 }
 
 /** Stores an invoice's document, unless one is stored already (then the first one stays). */
@@ -33,21 +33,17 @@ export async function writeInvoicePdfBytes(
   bytes: Buffer,
   at: string,
 ): Promise<void> {
-  await db
-    .updateTable('invoice_pdfs')
-    .set({ [column]: bytes, updatedAt: at })
-    .where('invoice', '=', invoiceId)
-    .where(column, 'is', null)
-    .execute();
+  await updateWhere(
+    db,
+    'invoice_pdfs',
+    { invoice: invoiceId, [column]: null },
+    { [column]: bytes, updatedAt: at },
+  );
 }
 
 /** The invoice logo of a space, if it has one. */
 export function invoiceLogoOf(db: Db, spaceId: number) {
-  return db
-    .selectFrom('invoice_logos')
-    .select(['contentType', 'bytes'])
-    .where('space', '=', spaceId)
-    .executeTakeFirst();
+  return firstWhere(db, 'invoice_logos', { space: spaceId }, ['contentType', 'bytes']);
 }
 
 /**
@@ -60,20 +56,21 @@ export async function writeInvoiceLogo(
   logo: { contentType: string; bytes: Buffer } | null,
   stamp: { at: string; by: number | null },
 ): Promise<void> {
-  await trx.deleteFrom('invoice_logos').where('space', '=', settings.space).execute();
+  await deleteWhere(trx, 'invoice_logos', { space: settings.space });
   if (logo)
     await trx
       .insertInto('invoice_logos')
       .values({ space: settings.space, account: settings.account, ...logo, createdAt: stamp.at })
       .execute();
-  await trx
-    .updateTable('space_billing_settings')
-    .set({
+  await updateWhere(
+    trx,
+    'space_billing_settings',
+    { id: settings.id },
+    {
       invoiceLogoType: logo?.contentType ?? null,
       lockVersion: sql`"lockVersion" + 1`,
       updatedAt: stamp.at,
       updatedBy: stamp.by,
-    })
-    .where('id', '=', settings.id)
-    .execute();
+    },
+  );
 }

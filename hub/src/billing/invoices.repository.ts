@@ -1,5 +1,13 @@
 import { type Insertable, sql } from 'kysely';
-import { type Db, firstWhere, allWhere } from '../db/crud.js';
+import {
+  type Db,
+  allWhere,
+  deleteWhere,
+  firstWhere,
+  insertReturning,
+  selectWhere,
+  updateWhere,
+} from '../db/crud.js';
 import type { InvoicesTable } from '../db/schema.js';
 
 /**
@@ -8,12 +16,12 @@ import type { InvoicesTable } from '../db/schema.js';
  */
 
 export function insertInvoice(trx: Db, values: Insertable<InvoicesTable>) {
-  return trx.insertInto('invoices').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(trx, 'invoices', values);
 }
 
 /** Writes what has been paid on an invoice and its state. */
 export async function writeInvoicePaid(db: Db, id: number, paid: string, state: string, at: string) {
-  await db.updateTable('invoices').set({ paid, state, updatedAt: at }).where('id', '=', id).execute();
+  await updateWhere(db, 'invoices', { id }, { paid, state, updatedAt: at });
 }
 
 /**
@@ -26,20 +34,19 @@ export async function writeInvoiceCancelled(
   lockVersion: number,
   stamp: { at: string; by: number | null },
 ): Promise<boolean> {
-  const result = await trx
-    .updateTable('invoices')
-    .set({
+  const cancelled = await updateWhere(
+    trx,
+    'invoices',
+    { id, state: { '<>': 'cancelled' }, lockVersion },
+    {
       state: 'cancelled',
       paid: '0.00',
       lockVersion: sql`"lockVersion" + 1`,
       updatedAt: stamp.at,
       updatedBy: stamp.by,
-    })
-    .where('id', '=', id)
-    .where('state', '!=', 'cancelled')
-    .where('lockVersion', '=', lockVersion)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    },
+  );
+  return cancelled === 1;
 }
 
 /**
@@ -69,29 +76,24 @@ export function unpaidInvoicesOf(db: Db, memberId: number, ids: number[] | null)
 
 /** Which of these invoices are the member's, with their states. */
 export function invoiceStatesOf(db: Db, memberId: number, ids: number[]) {
-  return db
-    .selectFrom('invoices')
-    .select(['id', 'state'])
-    .where('member', '=', memberId)
-    .where('id', 'in', ids)
-    .execute();
+  return selectWhere(db, 'invoices', { member: memberId, id: ids }, { columns: ['id', 'state'] });
 }
 
 // ---- payment allocations -------------------------------------------------------------------
 
 /** The allocations of these invoices (or payments), ordered by the other side. */
 export function allocationsOfIds(db: Db, side: 'invoice' | 'payment', ids: number[]) {
-  return db
-    .selectFrom('payment_allocations')
-    .select(['invoice', 'payment', 'amount'])
-    .where(side, 'in', ids)
-    .orderBy(side === 'invoice' ? 'payment' : 'invoice')
-    .execute();
+  return selectWhere(
+    db,
+    'payment_allocations',
+    { [side]: ids },
+    { columns: ['invoice', 'payment', 'amount'], orderBy: [side === 'invoice' ? 'payment' : 'invoice'] },
+  );
 }
 
 /** The amounts put on an invoice (`side` invoice) or put by a payment (`side` payment). */
 export function allocatedAmounts(db: Db, side: 'invoice' | 'payment', id: number) {
-  return db.selectFrom('payment_allocations').select('amount').where(side, '=', id).execute();
+  return allWhere(db, 'payment_allocations', { [side]: id }, ['amount']);
 }
 
 /** The amount of a payment on an invoice, if any. */
@@ -106,24 +108,20 @@ export async function writeAllocation(
   exists: boolean,
 ): Promise<void> {
   if (exists) {
-    await db
-      .updateTable('payment_allocations')
-      .set({ amount: allocation.amount })
-      .where('payment', '=', allocation.payment)
-      .where('invoice', '=', allocation.invoice)
-      .execute();
+    const which = { payment: allocation.payment, invoice: allocation.invoice };
+    await updateWhere(db, 'payment_allocations', which, { amount: allocation.amount });
   } else {
     await db.insertInto('payment_allocations').values(allocation).execute();
   }
 }
 
 export async function deleteAllocationsOfInvoice(trx: Db, invoiceId: number): Promise<void> {
-  await trx.deleteFrom('payment_allocations').where('invoice', '=', invoiceId).execute();
+  await deleteWhere(trx, 'payment_allocations', { invoice: invoiceId });
 }
 
 /** Takes a payment off every invoice; returns the invoices it was on. */
 export async function deleteAllocationsOfPayment(db: Db, paymentId: number): Promise<number[]> {
   const rows = await allWhere(db, 'payment_allocations', { payment: paymentId }, ['invoice']);
-  await db.deleteFrom('payment_allocations').where('payment', '=', paymentId).execute();
+  await deleteWhere(db, 'payment_allocations', { payment: paymentId });
   return rows.map((r) => r.invoice);
 }

@@ -1,6 +1,5 @@
 import type { WebhookEventType } from '@makerspace/shared';
-import type { Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import type { Db, TableRow } from '../db/crud.js';
 import {
   columnsOf,
   groupBy,
@@ -10,7 +9,6 @@ import {
   stampsOf,
   visibleRow,
 } from '../db/records.js';
-import type { InvoicesTable, PaymentsTable } from '../db/schema.js';
 import type { Caller } from '../kernel/caller.js';
 import { visibleIn } from './list-filters.js';
 import { conflict, staleLockVersion, unprocessable } from '../errors.js';
@@ -39,8 +37,8 @@ import { batchCollecting, latestDebitsOf } from './sepa.repository.js';
 import { emitEvent } from '../db/outbox.js';
 import { memberEventRecord } from '../identity/members.js';
 
-export type InvoiceRow = Selectable<InvoicesTable>;
-type PaymentRow = Selectable<PaymentsTable>;
+export type InvoiceRow = TableRow<'invoices'>;
+type PaymentRow = TableRow<'payments'>;
 
 /**
  * The payment allocations of a page of invoices or payments, by the invoice's (or payment's) id,

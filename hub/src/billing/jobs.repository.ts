@@ -1,15 +1,15 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, insertReturning, selectFirstWhere, selectWhere, updateWhere } from '../db/crud.js';
 import type { JobsTable } from '../db/schema.js';
 
 /** The `jobs` table: the hub's background work. Functions take the database first. */
 
 export function insertJob(db: Db, values: Insertable<JobsTable>) {
-  return db.insertInto('jobs').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'jobs', values);
 }
 
 export function jobsInState(db: Db, state: string) {
-  return db.selectFrom('jobs').selectAll().where('state', '=', state).execute();
+  return selectWhere(db, 'jobs', { state });
 }
 
 /** Writes a job's columns; with `whileState`, only while the job is in that state. */
@@ -19,32 +19,19 @@ export async function updateJob(
   changes: Updateable<JobsTable>,
   whileState?: string,
 ): Promise<void> {
-  let query = db.updateTable('jobs').set(changes).where('id', '=', id);
-  if (whileState !== undefined) query = query.where('state', '=', whileState);
-  await query.execute();
+  await updateWhere(db, 'jobs', { id, state: whileState }, changes);
 }
 
 /** A job of the type made for the account after `since`, if any. */
 export function recentJob(db: Db, accountId: number, type: string, since: string) {
-  return db
-    .selectFrom('jobs')
-    .select('id')
-    .where('account', '=', accountId)
-    .where('type', '=', type)
-    .where('createdAt', '>', since)
-    .executeTakeFirst();
+  const where = { account: accountId, type, createdAt: { '>': since } };
+  return selectFirstWhere(db, 'jobs', where, { columns: ['id'] });
 }
 
 /** Up to `limit` queued jobs due at `now`, oldest first. */
 export function dueJobs(db: Db, now: string, limit: number) {
-  return db
-    .selectFrom('jobs')
-    .selectAll()
-    .where('state', '=', 'queued')
-    .where('runAfter', '<=', now)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  const where = { state: 'queued', runAfter: { '<=': now } };
+  return selectWhere(db, 'jobs', where, { orderBy: ['id'], limit });
 }
 
 /**
@@ -52,17 +39,12 @@ export function dueJobs(db: Db, now: string, limit: number) {
  * several hubs on one database only one runs it. True when this call claimed it.
  */
 export async function claimJob(db: Db, id: number, at: string): Promise<boolean> {
-  const claimed = await db
-    .updateTable('jobs')
-    .set((eb) => ({
-      state: 'running',
-      startedAt: at,
-      updatedAt: at,
-      attempts: eb('attempts', '+', 1),
-      progress: 0,
-    }))
-    .where('id', '=', id)
-    .where('state', '=', 'queued')
-    .executeTakeFirst();
-  return Number(claimed.numUpdatedRows) === 1;
+  const claimed = await updateWhere(db, 'jobs', { id, state: 'queued' }, (eb) => ({
+    state: 'running',
+    startedAt: at,
+    updatedAt: at,
+    attempts: eb('attempts', '+', 1),
+    progress: 0,
+  }));
+  return claimed === 1;
 }

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, firstWhere, insertReturning, selectWhere, updateWhere } from '../db/crud.js';
 import type { PaymentRequestsTable } from '../db/schema.js';
 
 /**
@@ -9,30 +9,19 @@ import type { PaymentRequestsTable } from '../db/schema.js';
 
 /** A member's completed payments, oldest first. */
 export function completedPaymentsOf(db: Db, memberId: number) {
-  return db
-    .selectFrom('payments')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('state', '=', 'completed')
-    .orderBy('date')
-    .orderBy('id')
-    .execute();
+  return selectWhere(db, 'payments', { member: memberId, state: 'completed' }, { orderBy: ['date', 'id'] });
 }
 
 // ---- payment requests ----------------------------------------------------------------------
 
 export function insertPaymentRequest(db: Db, values: Insertable<PaymentRequestsTable>) {
-  return db.insertInto('payment_requests').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'payment_requests', values);
 }
 
 /** A payment's open requests read `paid`. */
 export async function markRequestsPaid(db: Db, paymentId: number, at: string): Promise<void> {
-  await db
-    .updateTable('payment_requests')
-    .set({ state: 'paid', updatedAt: at })
-    .where('payment', '=', paymentId)
-    .where('state', '=', 'requested')
-    .execute();
+  const open = { payment: paymentId, state: 'requested' };
+  await updateWhere(db, 'payment_requests', open, { state: 'paid', updatedAt: at });
 }
 
 // ---- payment details -----------------------------------------------------------------------

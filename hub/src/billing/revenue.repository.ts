@@ -1,4 +1,4 @@
-import type { Db } from '../db/crud.js';
+import { type Db, qualified } from '../db/crud.js';
 import { inRangePage, type RangePage } from '../db/range-page.js';
 
 /**
@@ -14,9 +14,7 @@ export function revenueRows(db: Db, page: RangePage) {
     .leftJoin('resource_logs', 'resource_logs.id', 'charges.resourceLog')
     .leftJoin('bookings', 'bookings.id', 'charges.booking')
     .select((eb) => [
-      'charges.id',
-      'charges.dateTime',
-      'charges.price',
+      ...qualified('charges', ['id', 'dateTime', 'price']),
       'packages.id as package',
       'packages.name as packageName',
       eb.fn.coalesce('resource_logs.resource', 'bookings.resource').as('resource'),

@@ -1,5 +1,13 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import {
+  type Db,
+  deleteWhere,
+  insertReturning,
+  qualified,
+  selectFirstWhere,
+  selectWhere,
+  updateWhere,
+} from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { SepaBatchesTable, SepaDebitsTable } from '../db/schema.js';
 
@@ -18,18 +26,8 @@ export function unpaidInvoicesOfSpace(db: Db, spaceId: number, ids: number[] | n
     .selectFrom('invoices')
     .innerJoin('members', 'members.id', 'invoices.member')
     .leftJoin('member_payment_details', 'member_payment_details.member', 'invoices.member')
-    .select([
-      'invoices.id',
-      'invoices.member',
-      'invoices.number',
-      'invoices.currency',
-      'invoices.total',
-      'invoices.paid',
-      'invoices.recipientName',
-      'members.firstName',
-      'members.lastName',
-      'member_payment_details.paymentMethod',
-    ])
+    .select(qualified('invoices', ['id', 'member', 'number', 'currency', 'total', 'paid', 'recipientName']))
+    .select(['members.firstName', 'members.lastName', 'member_payment_details.paymentMethod'])
     .where('invoices.space', '=', spaceId)
     .where('invoices.state', '=', 'unpaid');
   if (ids) query = query.where('invoices.id', 'in', ids);
@@ -38,13 +36,8 @@ export function unpaidInvoicesOfSpace(db: Db, spaceId: number, ids: number[] | n
 
 /** Of these invoices, those with a debit in collection, with its batch. */
 export function debitsInCollection(db: Db, invoiceIds: number[]) {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('sepa_debits')
-    .select(['invoice', 'batch'])
-    .where('invoice', 'in', invoiceIds)
-    .where('state', '=', 'inCollection')
-    .execute();
+  const where = { invoice: invoiceIds, state: 'inCollection' };
+  return selectWhere(db, 'sepa_debits', where, { columns: ['invoice', 'batch'] });
 }
 
 /** The mandates (member, reference) of these members that a debit used and did not come back. */
@@ -60,7 +53,7 @@ export function usedMandates(db: Db, memberIds: number[]) {
 }
 
 export function insertSepaBatch(trx: Db, values: Insertable<SepaBatchesTable>) {
-  return trx.insertInto('sepa_batches').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(trx, 'sepa_batches', values);
 }
 
 export async function insertSepaDebits(trx: Db, values: Insertable<SepaDebitsTable>[]) {
@@ -134,12 +127,8 @@ export async function latestDebitsOf(db: Db, invoiceIds: number[]) {
 
 /** Does this invoice have a debit in collection? Its batch, if so. */
 export async function batchCollecting(db: Db, invoiceId: number): Promise<number | null> {
-  const row = await db
-    .selectFrom('sepa_debits')
-    .select('batch')
-    .where('invoice', '=', invoiceId)
-    .where('state', '=', 'inCollection')
-    .executeTakeFirst();
+  const where = { invoice: invoiceId, state: 'inCollection' };
+  const row = await selectFirstWhere(db, 'sepa_debits', where, { columns: ['batch'] });
   return row?.batch ?? null;
 }
 
@@ -152,33 +141,7 @@ export async function writeDebit(
   >,
   at: string,
 ): Promise<void> {
-  await trx
-    .updateTable('sepa_debits')
-    .set({ ...values, updatedAt: at })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** The batch reads collected (at the lockVersion read); false when it changed since. */
-export async function writeBatchCollected(
-  trx: Db,
-  batch: { id: number; lockVersion: number },
-  collectedDate: string,
-  stamp: { at: string; by: number | null },
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('sepa_batches')
-    .set({
-      state: 'collected',
-      collectedDate,
-      lockVersion: batch.lockVersion + 1,
-      updatedAt: stamp.at,
-      updatedBy: stamp.by,
-    })
-    .where('id', '=', batch.id)
-    .where('lockVersion', '=', batch.lockVersion)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  await updateWhere(trx, 'sepa_debits', { id }, { ...values, updatedAt: at });
 }
 
 /** Stamps the batch as changed (a debit of it came back). */
@@ -187,19 +150,16 @@ export async function touchBatch(
   batch: { id: number; lockVersion: number },
   stamp: { at: string; by: number | null },
 ) {
-  await trx
-    .updateTable('sepa_batches')
-    .set({ lockVersion: batch.lockVersion + 1, updatedAt: stamp.at, updatedBy: stamp.by })
-    .where('id', '=', batch.id)
-    .execute();
+  const changes = { lockVersion: batch.lockVersion + 1, updatedAt: stamp.at, updatedBy: stamp.by };
+  await updateWhere(trx, 'sepa_batches', { id: batch.id }, changes);
 }
 
 export async function deleteSepaBatch(trx: Db, id: number): Promise<void> {
-  await trx.deleteFrom('sepa_debits').where('batch', '=', id).execute();
-  await trx.deleteFrom('sepa_batches').where('id', '=', id).execute();
+  await deleteWhere(trx, 'sepa_debits', { batch: id });
+  await deleteWhere(trx, 'sepa_batches', { id });
 }
 
 /** Removes the payment a collected debit recorded (the debit came back after all). */
 export async function deletePaymentRow(trx: Db, paymentId: number): Promise<void> {
-  await trx.deleteFrom('payments').where('id', '=', paymentId).execute();
+  await deleteWhere(trx, 'payments', { id: paymentId });
 }

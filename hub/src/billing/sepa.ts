@@ -8,11 +8,11 @@ import type {
 import { isSEPACountry } from 'ibantools';
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
-import { insertRow } from '../db/collection-rows.js';
+import { insertRow, updateRow } from '../db/collection-rows.js';
 import { type Db, parseJson } from '../db/crud.js';
 import { groupBy } from '../db/records.js';
 import type { PaymentsTable, SepaBatchesTable } from '../db/schema.js';
-import { conflict, notFound, staleLockVersion, unprocessable } from '../errors.js';
+import { conflict, notFound, unprocessable } from '../errors.js';
 import { accountOf, type Caller } from '../kernel/caller.js';
 import { parseMoney, roundToCents } from '../kernel/money.js';
 import { spaceTimeZone } from '../spaces/spaces.repository.js';
@@ -48,7 +48,6 @@ import {
   touchBatch,
   unpaidInvoicesOfSpace,
   usedMandates,
-  writeBatchCollected,
   writeDebit,
 } from './sepa.repository.js';
 import { billingSettingsFor } from './settings.js';
@@ -382,21 +381,44 @@ export async function sepaBatchFile(db: Db, batch: SepaBatchRow, version: SepaVe
   return sepaXml(file, version);
 }
 
+/** What the bank reported of a batch (`body`), with the batch read and locked, at `now` (`at`). */
+interface BankReport<B> {
+  trx: Db;
+  caller: Caller;
+  batch: SepaBatchRow;
+  body: B;
+  now: Date;
+  at: string;
+  notifications?: Pick<Notifications, 'payment'>;
+}
+
+/**
+ * A change the bank reported of a batch (POST /sepa-batches/{id}/...): finds the batch the
+ * caller sees and locks it until the transaction ends, applies the report, and answers the batch
+ * as written.
+ */
+function bankReport<B>(apply: (report: BankReport<B>) => Promise<void>) {
+  return async (
+    trx: Db,
+    caller: Caller,
+    batchId: number,
+    body: B,
+    now: Date,
+    notifications?: Pick<Notifications, 'payment'>,
+  ): Promise<SepaBatchRow> => {
+    const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
+    await apply({ trx, caller, batch, body, now, at: now.toISOString(), notifications });
+    return (await sepaBatchRow(trx, null, batch.id))!;
+  };
+}
+
 /**
  * POST /sepa-batches/{id}/returns: the bank returned an invoice's debit. The invoice is open
  * again (a payment recorded when the batch was collected is removed), and the return with its
  * reason stays on the batch. A second return of the same debit -> 409.
  */
-export async function recordSepaReturn(
-  trx: Db,
-  caller: Caller,
-  batchId: number,
-  body: z.infer<typeof SepaReturnCreate>,
-  now: Date,
-  notifications?: Pick<Notifications, 'payment'>,
-): Promise<SepaBatchRow> {
-  const at = now.toISOString();
-  const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
+export const recordSepaReturn = bankReport<z.infer<typeof SepaReturnCreate>>(async (report) => {
+  const { trx, caller, batch, body, now, at, notifications } = report;
   const debit = (await debitsOfBatches(trx, [batch.id])).find((d) => d.invoice === body.invoice);
   if (!debit) {
     throw unprocessable(`Invoice ${body.invoice} is not in batch ${batch.id}`, {
@@ -440,29 +462,21 @@ export async function recordSepaReturn(
   });
   // Money the member has on account may settle the open invoice now.
   await settleMember(trx, debit.member, at);
-  return (await sepaBatchRow(trx, null, batch.id))!;
-}
+});
 
 /**
  * POST /sepa-batches/{id}/collected: the bank credited the batch. Each debit still in
  * collection becomes a completed payment (method `sepa`) of its member, put on its invoice.
  * Debits that came back before stay open invoices. Twice -> 409.
  */
-export async function recordSepaCollected(
-  trx: Db,
-  caller: Caller,
-  batchId: number,
-  body: z.infer<typeof SepaCollectedCreate>,
-  now: Date,
-  notifications?: Pick<Notifications, 'payment'>,
-): Promise<SepaBatchRow> {
-  const at = now.toISOString();
-  const batch = await findSepaBatch(trx, caller, batchId, { forUpdate: true });
+export const recordSepaCollected = bankReport<z.infer<typeof SepaCollectedCreate>>(async (report) => {
+  const { trx, caller, batch, body, at, notifications } = report;
   if (batch.state === 'collected') {
     throw conflict(`Batch ${batch.id} is already recorded as collected`, { alreadyCollected: true });
   }
   const date = body?.date ?? batch.collectionDate;
-  if (!(await writeBatchCollected(trx, batch, date, { at, by: caller.memberId }))) throw staleLockVersion();
+  const collected = { state: 'collected', collectedDate: date };
+  await updateRow(trx, 'sepa_batches', batch.id, batch.lockVersion, collected, { at, by: caller.memberId });
   const debits = (await debitsOfBatches(trx, [batch.id])).filter((d) => d.state === 'inCollection');
   for (const debit of debits) {
     // Out of collection first: the payment may then settle the invoice.
@@ -487,8 +501,7 @@ export async function recordSepaCollected(
     await allocatePayment(trx, payment, null, at);
     await paymentReceived(trx, payment, at, notifications);
   }
-  return (await sepaBatchRow(trx, null, batch.id))!;
-}
+});
 
 /**
  * DELETE /sepa-batches/{id}: a batch not sent after all. Its invoices leave collection; a batch

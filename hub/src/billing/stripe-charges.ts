@@ -4,13 +4,12 @@ import { formatMoney, parseMoney } from '../kernel/money.js';
 import { stripeMethodIn } from './payment-details.js';
 import {
   deliverNotices,
-  fromStripeAmount,
   idempotencyKey,
   type Notices,
   recordStripeFailure,
   type StripeAccount,
   type StripeDeps,
-  settleStripePayment,
+  settleStripeIntent,
   stripeAccountOf,
   toStripeAmount,
 } from './stripe.js';
@@ -197,16 +196,7 @@ async function recordIntent(
   const at = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
     if (intent.status === 'succeeded') {
-      await settleStripePayment(
-        trx,
-        row,
-        {
-          amount: fromStripeAmount(intent.amount_received || intent.amount, row.currency),
-          paymentIntent: intent.id,
-        },
-        at,
-        notices,
-      );
+      await settleStripeIntent(trx, row, intent, at, notices);
       summary.charged++;
     } else if (intent.status === 'processing') {
       await updateStripePayment(

@@ -10,6 +10,7 @@ import {
   recordStripeRefund,
   type StripeDeps,
   saveStripeMethod,
+  settleStripeIntent,
   settleStripePayment,
   stripeAccountOf,
 } from './stripe.js';
@@ -191,16 +192,7 @@ async function apply(trx: Db, event: Stripe.Event, prepared: Prepared, at: Date,
       ]);
       return;
     case 'payment_intent.succeeded':
-      await settleStripePayment(
-        trx,
-        row,
-        {
-          amount: fromStripeAmount(object.amount_received || object.amount, row.currency),
-          paymentIntent: object.id,
-        },
-        at,
-        notices,
-      );
+      await settleStripeIntent(trx, row, object as Stripe.PaymentIntent, at, notices);
       return;
     case 'payment_intent.processing':
       await updateStripePayment(

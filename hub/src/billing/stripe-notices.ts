@@ -33,39 +33,27 @@ export type PaymentNotice =
       willRetry: boolean;
     };
 
-/** A payment through Stripe was received and recorded: the member hears of it. */
-export async function stripePaymentReceived(
+/**
+ * A payment through Stripe was received and recorded: the member hears of it. Or it failed
+ * (declined card, returned debit): the member and the admins hear of it.
+ */
+export async function sendPaymentNotice(
   db: Db,
-  notice: Extract<PaymentNotice, { kind: 'received' }>,
+  notice: PaymentNotice,
   notifications: Pick<Notifications, 'payment'> | undefined,
   at: string,
 ): Promise<void> {
-  await notifications?.payment(db, {
-    account: notice.account,
-    member: notice.member,
-    paymentId: notice.payment,
-    total: notice.amount,
-    currency: notice.currency,
-    outcome: 'received',
-    at,
-  });
-}
-
-/** A payment through Stripe failed (declined card, returned debit): the member and the admins hear of it. */
-export async function stripePaymentFailed(
-  db: Db,
-  notice: Extract<PaymentNotice, { kind: 'failed' }>,
-  notifications: Pick<Notifications, 'payment'> | undefined,
-  at: string,
-): Promise<void> {
-  const retry = notice.willRetry ? ' The hub tries again in a few days.' : '';
+  const retry = notice.kind === 'failed' && notice.willRetry ? ' The hub tries again in a few days.' : '';
+  const outcome =
+    notice.kind === 'received'
+      ? { outcome: 'received' as const, paymentId: notice.payment }
+      : { outcome: 'failed' as const, reason: `${notice.failureMessage}${retry}` };
   await notifications?.payment(db, {
     account: notice.account,
     member: notice.member,
     total: notice.amount,
     currency: notice.currency,
-    outcome: 'failed',
-    reason: `${notice.failureMessage}${retry}`,
+    ...outcome,
     at,
   });
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere, qualified, selectWhere, updateWhere } from '../db/crud.js';
 import type { StripePaymentsTable } from '../db/schema.js';
 
 /**
@@ -12,11 +12,14 @@ export type StripePaymentRow = Selectable<StripePaymentsTable>;
 
 /** The Stripe fields of a space's billing settings (secrets still sealed). */
 export function stripeSettingsRow(db: Db, spaceId: number) {
-  return db
-    .selectFrom('space_billing_settings')
-    .select(['space', 'account', 'currency', 'stripePublicKey', 'stripeSecretKey', 'stripeWebhookSecret'])
-    .where('space', '=', spaceId)
-    .executeTakeFirst();
+  return firstWhere(db, 'space_billing_settings', { space: spaceId }, [
+    'space',
+    'account',
+    'currency',
+    'stripePublicKey',
+    'stripeSecretKey',
+    'stripeWebhookSecret',
+  ]);
 }
 
 /** Every space with a webhook signing secret (sealed): a Stripe event is checked against each. */
@@ -36,19 +39,14 @@ export async function writeStripeSecrets(
   secrets: { stripeSecretKey?: string | null; stripeWebhookSecret?: string | null },
 ): Promise<void> {
   if (Object.keys(secrets).length === 0) return;
-  await db.updateTable('space_billing_settings').set(secrets).where('id', '=', settingsId).execute();
+  await updateWhere(db, 'space_billing_settings', { id: settingsId }, secrets);
 }
 
 // ---- customers -------------------------------------------------------------------------------
 
 /** A member's customer at the Stripe account of `keyTag`. */
 export function stripeCustomerOf(db: Db, memberId: number, keyTag: string) {
-  return db
-    .selectFrom('stripe_customers')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('keyTag', '=', keyTag)
-    .executeTakeFirst();
+  return firstWhere(db, 'stripe_customers', { member: memberId, keyTag });
 }
 
 /** Keeps a member's Stripe customer, unless another request kept one first. */
@@ -82,10 +80,7 @@ export async function updateStripePayment(
   changes: Updateable<StripePaymentsTable>,
   whileStates?: string[],
 ): Promise<boolean> {
-  let query = db.updateTable('stripe_payments').set(changes).where('id', '=', id);
-  if (whileStates) query = query.where('state', 'in', whileStates);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return (await updateWhere(db, 'stripe_payments', { id, state: whileStates }, changes)) === 1;
 }
 
 /**
@@ -93,43 +88,27 @@ export async function updateStripePayment(
  * recorded once whatever reports it (the charge's answer, a webhook, a resent webhook).
  */
 export async function claimSettlement(db: Db, id: number, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('stripe_payments')
-    .set({ settledAt: at, updatedAt: at })
-    .where('id', '=', id)
-    .where('settledAt', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const changes = { settledAt: at, updatedAt: at };
+  return (await updateWhere(db, 'stripe_payments', { id, settledAt: null }, changes)) === 1;
 }
 
 export function stripePaymentById(db: Db, id: number) {
-  return db.selectFrom('stripe_payments').selectAll().where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'stripe_payments', { id });
 }
 
 export function stripePaymentBy(db: Db, column: 'checkoutSession' | 'paymentIntent', value: string) {
-  return db.selectFrom('stripe_payments').selectAll().where(column, '=', value).executeTakeFirst();
+  return firstWhere(db, 'stripe_payments', { [column]: value });
 }
 
 /** The Stripe payments of an invoice, oldest first. */
 export function stripePaymentsOfInvoice(db: Db, invoiceId: number) {
-  return db
-    .selectFrom('stripe_payments')
-    .selectAll()
-    .where('invoice', '=', invoiceId)
-    .orderBy('id')
-    .execute();
+  return selectWhere(db, 'stripe_payments', { invoice: invoiceId }, { orderBy: ['id'] });
 }
 
 /** The charges of an account written but not answered by Stripe (a run stopped under them). */
 export function unansweredCharges(db: Db, accountId: number) {
-  return db
-    .selectFrom('stripe_payments')
-    .selectAll()
-    .where('account', '=', accountId)
-    .where('kind', '=', 'charge')
-    .where('state', '=', 'started')
-    .orderBy('id')
-    .execute();
+  const where = { account: accountId, kind: 'charge', state: 'started' };
+  return selectWhere(db, 'stripe_payments', where, { orderBy: ['id'] });
 }
 
 /**
@@ -140,17 +119,10 @@ export function invoicesWithSavedMethod(db: Db, accountId: number, member: numbe
   let query = db
     .selectFrom('invoices')
     .innerJoin('member_payment_details', 'member_payment_details.member', 'invoices.member')
-    .select([
-      'invoices.id',
-      'invoices.account',
-      'invoices.space',
-      'invoices.member',
-      'invoices.number',
-      'invoices.total',
-      'invoices.paid',
-      'invoices.currency',
-      'member_payment_details.paymentMethod',
-    ])
+    .select(
+      qualified('invoices', ['id', 'account', 'space', 'member', 'number', 'total', 'paid', 'currency']),
+    )
+    .select('member_payment_details.paymentMethod')
     .where('invoices.account', '=', accountId)
     .where('invoices.state', '=', 'unpaid')
     .where('member_payment_details.paymentMethod', 'like', '%"stripePaymentMethod"%');
@@ -163,16 +135,17 @@ export function invoicesWithSavedMethod(db: Db, accountId: number, member: numbe
  * stopped run left unanswered (`started`).
  */
 export async function accountsWithRetriesDue(db: Db, now: string): Promise<number[]> {
-  const rows = await db
-    .selectFrom('stripe_payments')
-    .select('account')
-    .distinct()
-    .where('kind', '=', 'charge')
-    .where((eb) =>
-      eb.or([eb.and([eb('state', '=', 'failed'), eb('retryAfter', '<=', now)]), eb('state', '=', 'started')]),
-    )
-    .execute();
-  return rows.map((r) => r.account);
+  const accounts = { columns: ['account'], distinct: true } as const;
+  const [failed, started] = await Promise.all([
+    selectWhere(
+      db,
+      'stripe_payments',
+      { kind: 'charge', state: 'failed', retryAfter: { '<=': now } },
+      accounts,
+    ),
+    selectWhere(db, 'stripe_payments', { kind: 'charge', state: 'started' }, accounts),
+  ]);
+  return [...new Set([...failed, ...started].map((r) => r.account))];
 }
 
 // ---- events --------------------------------------------------------------------------------
@@ -192,7 +165,7 @@ export async function insertStripeEvent(
 }
 
 export function stripeEventSeen(db: Db, eventId: string) {
-  return db.selectFrom('stripe_events').select('id').where('eventId', '=', eventId).executeTakeFirst();
+  return firstWhere(db, 'stripe_events', { eventId }, ['id']);
 }
 
 // ---- refunds -------------------------------------------------------------------------------
@@ -203,17 +176,13 @@ export async function writeRefundedPayment(
   paymentId: number,
   change: { total: string; notes: string; at: string },
 ): Promise<void> {
-  await db
-    .updateTable('payments')
-    .set((eb) => ({
-      total: change.total,
-      notes: change.notes,
-      lockVersion: eb('lockVersion', '+', 1),
-      updatedAt: change.at,
-      updatedBy: null,
-    }))
-    .where('id', '=', paymentId)
-    .execute();
+  await updateWhere(db, 'payments', { id: paymentId }, (eb) => ({
+    total: change.total,
+    notes: change.notes,
+    lockVersion: eb('lockVersion', '+', 1),
+    updatedAt: change.at,
+    updatedBy: null,
+  }));
 }
 
 /** A pending payment paid through Stripe reads completed (once: false when it was not pending). */
@@ -222,19 +191,14 @@ export async function completePendingPayment(
   paymentId: number,
   change: { total: string; date: string; at: string },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('payments')
-    .set((eb) => ({
-      state: 'completed',
-      method: 'stripe',
-      total: change.total,
-      date: change.date,
-      lockVersion: eb('lockVersion', '+', 1),
-      updatedAt: change.at,
-      updatedBy: null,
-    }))
-    .where('id', '=', paymentId)
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const completed = await updateWhere(db, 'payments', { id: paymentId, state: 'pending' }, (eb) => ({
+    state: 'completed',
+    method: 'stripe',
+    total: change.total,
+    date: change.date,
+    lockVersion: eb('lockVersion', '+', 1),
+    updatedAt: change.at,
+    updatedBy: null,
+  }));
+  return completed === 1;
 }

@@ -26,7 +26,7 @@ import {
   updateStripePayment,
   writeRefundedPayment,
 } from './stripe.repository.js';
-import { type PaymentNotice, stripePaymentFailed, stripePaymentReceived } from './stripe-notices.js';
+import { type PaymentNotice, sendPaymentNotice } from './stripe-notices.js';
 
 /**
  * Card and SEPA direct debit payments through Stripe (docs/PAYMENTS.md, "Stripe"): the space's
@@ -380,8 +380,7 @@ export async function deliverNotices(
   const at = deps.clock.now().toISOString();
   for (const notice of notices) {
     try {
-      if (notice.kind === 'received') await stripePaymentReceived(deps.db, notice, deps.notifications, at);
-      else await stripePaymentFailed(deps.db, notice, deps.notifications, at);
+      await sendPaymentNotice(deps.db, notice, deps.notifications, at);
     } catch (err) {
       deps.logger.error({ err, member: notice.member }, 'a payment notice failed');
     }
@@ -453,6 +452,18 @@ export async function settleStripePayment(
   )) as PaymentRow;
   await allocatePayment(trx, payment, invoice ? [invoice.id] : null, stamp);
   return done(payment);
+}
+
+/** settleStripePayment of a PaymentIntent that succeeded: the amount it received. */
+export function settleStripeIntent(
+  trx: Db,
+  row: StripePaymentRow,
+  intent: Pick<Stripe.PaymentIntent, 'id' | 'amount' | 'amount_received'>,
+  at: Date,
+  notices: Notices,
+): Promise<PaymentRow | null> {
+  const amount = fromStripeAmount(intent.amount_received || intent.amount, row.currency);
+  return settleStripePayment(trx, row, { amount, paymentIntent: intent.id }, at, notices);
 }
 
 /** Stripe's reason of a failed payment (decline code, else error code) and its message. */

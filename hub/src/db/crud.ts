@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, UpdateObject } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -134,3 +134,195 @@ interface AnyQuery {
   executeTakeFirst(): Promise<unknown>;
   execute(): Promise<unknown[]>;
 }
+
+// ---- conditions beyond equality, and the writes --------------------------------------------
+
+/** Comparisons of a column with values: `{ '>': now }` stands for `column > now`. */
+export type Compare<V> = { readonly [O in '<' | '<=' | '>' | '>=' | '<>']?: V };
+
+type Condition<V> =
+  | Exclude<V, null>
+  | readonly Exclude<V, null>[]
+  | Compare<Exclude<V, null>>
+  | (null extends V ? null : never)
+  | undefined;
+
+/**
+ * Conditions on a table's columns that a row meets all of: a value (`=`), null (`is null`), a
+ * list (`in`; an empty list matches no row) or comparisons; undefined is no condition (an
+ * optional filter). `{ member: 3, revokedAt: null, expiresAt: { '>': now } }`.
+ */
+export type Where<T extends keyof Database> = { [C in keyof Row<T>]?: Condition<Row<T>[C]> };
+
+type Column<T extends keyof Database> = keyof Row<T> & string;
+
+/** What a read takes of the rows: only `columns` (else all), in `orderBy` order, `limit` of them. */
+export interface Read<T extends keyof Database, C extends Column<T>> {
+  columns?: readonly C[];
+  /** Columns to sort by, each ascending or with ` desc`: `['date', 'id desc']`. */
+  orderBy?: readonly (Column<T> | `${Column<T>} desc`)[];
+  limit?: number;
+  /** Each row once: with `columns`, each distinct combination of them. */
+  distinct?: boolean;
+}
+
+/** A change of columns: values, or expressions of the row (`eb('lockVersion', '+', 1)`). */
+export type Changes<T extends keyof Database> =
+  | UpdateObject<Database, T>
+  | ((eb: ExpressionBuilder<Database, T>) => UpdateObject<Database, T>);
+
+/** The rows of `table` that meet `where`, as `read` asks (all columns, in no order, without it). */
+export function selectWhere<T extends keyof Database, C extends Column<T> = Column<T>>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+  read: Read<T, C> = {},
+): Promise<Pick<Row<T>, C>[]> {
+  const query = reading(db, table, where, read);
+  return (query ? query.execute() : Promise.resolve([])) as Promise<Pick<Row<T>, C>[]>;
+}
+
+/** The first row of `table` that meets `where` (see selectWhere for `read`); undefined when none does. */
+export function selectFirstWhere<T extends keyof Database, C extends Column<T> = Column<T>>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+  read: Read<T, C> = {},
+): Promise<Pick<Row<T>, C> | undefined> {
+  const query = reading(db, table, where, read);
+  return (query ? query.executeTakeFirst() : Promise.resolve(undefined)) as Promise<
+    Pick<Row<T>, C> | undefined
+  >;
+}
+
+/** Does a row of `table` meet `where`? */
+export async function existsWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+): Promise<boolean> {
+  const query = narrowed(db.selectFrom(table) as unknown as LooseQuery, where);
+  if (!query) return false;
+  const row = await query
+    .select((eb) => eb.lit(1).as('one'))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Inserts a row into `table` and answers it as stored (with its id and defaults). */
+export function insertReturning<T extends keyof Database>(
+  db: Db,
+  table: T,
+  values: Insertable<Database[T]>,
+): Promise<Row<T>> {
+  const insert = db.insertInto(table) as unknown as LooseQuery;
+  return insert.values(values).returningAll().executeTakeFirstOrThrow() as Promise<Row<T>>;
+}
+
+/** Writes `changes` on the rows of `table` that meet `where`; answers how many it changed. */
+export async function updateWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+  changes: Changes<T>,
+): Promise<number> {
+  const query = narrowed((db.updateTable(table) as unknown as LooseQuery).set(changes), where);
+  if (!query) return 0;
+  const result = (await query.executeTakeFirst()) as { numUpdatedRows: bigint };
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Writes `changes` on the rows of `table` that meet `where`; answers them as written (only
+ * `columns` of them when given).
+ */
+export function updateReturning<T extends keyof Database, C extends Column<T> = Column<T>>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+  changes: Changes<T>,
+  columns?: readonly C[],
+): Promise<Pick<Row<T>, C>[]> {
+  const query = narrowed((db.updateTable(table) as unknown as LooseQuery).set(changes), where);
+  if (!query) return Promise.resolve([]);
+  return (columns ? query.returning(columns) : query.returningAll()).execute() as Promise<Pick<Row<T>, C>[]>;
+}
+
+/** Deletes the rows of `table` that meet `where`; answers how many it deleted. */
+export async function deleteWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+): Promise<number> {
+  const query = narrowed(db.deleteFrom(table) as unknown as LooseQuery, where);
+  if (!query) return 0;
+  const result = (await query.executeTakeFirst()) as { numDeletedRows: bigint };
+  return Number(result.numDeletedRows);
+}
+
+/** The select of selectWhere and selectFirstWhere; undefined when an empty list leaves no row to read. */
+function reading(
+  db: Db,
+  table: keyof Database,
+  where: Record<string, unknown>,
+  read: { columns?: readonly string[]; orderBy?: readonly string[]; limit?: number; distinct?: boolean },
+): LooseQuery | undefined {
+  let query = narrowed(db.selectFrom(table) as unknown as LooseQuery, where);
+  if (!query) return undefined;
+  query = read.columns ? query.select(read.columns) : query.selectAll();
+  if (read.distinct) query = query.distinct();
+  for (const order of read.orderBy ?? []) {
+    const [column, direction] = order.split(' ');
+    query = direction === 'desc' ? query.orderBy(column, 'desc') : query.orderBy(column);
+  }
+  return read.limit === undefined ? query : query.limit(read.limit);
+}
+
+/** `query` with a where clause for each condition of `where` (see Where); undefined when one is an empty list. */
+function narrowed(query: LooseQuery, where: Record<string, unknown>): LooseQuery | undefined {
+  // Kysely cannot type a query over a table chosen at run time: the exported signatures do.
+  for (const [column, condition] of Object.entries(where)) {
+    if (condition === undefined) continue;
+    if (condition === null) query = query.where(column, 'is', null);
+    else if (Array.isArray(condition)) {
+      if (condition.length === 0) return undefined;
+      query = query.where(column, 'in', condition);
+    } else if (typeof condition === 'object' && !(condition instanceof Uint8Array)) {
+      for (const [op, value] of Object.entries(condition)) query = query.where(column, op, value);
+    } else query = query.where(column, '=', condition);
+  }
+  return query;
+}
+
+interface LooseQuery {
+  select(
+    columns: readonly string[] | ((eb: ExpressionBuilder<Database, keyof Database>) => unknown),
+  ): LooseQuery;
+  selectAll(): LooseQuery;
+  distinct(): LooseQuery;
+  where(column: string, op: string, value: unknown): LooseQuery;
+  orderBy(column: string, direction?: 'desc'): LooseQuery;
+  limit(n: number): LooseQuery;
+  values(values: unknown): LooseQuery;
+  set(changes: unknown): LooseQuery;
+  returning(columns: readonly string[]): LooseQuery;
+  returningAll(): LooseQuery;
+  executeTakeFirst(): Promise<unknown>;
+  executeTakeFirstOrThrow(): Promise<unknown>;
+  execute(): Promise<unknown[]>;
+}
+
+/** Columns of `table` named with it (`invoices.id`), for the select of a join. */
+export function qualified<T extends keyof Database & string, C extends Column<T>>(
+  table: T,
+  columns: readonly C[],
+): `${T}.${C}`[] {
+  return columns.map((column) => `${table}.${column}` as `${T}.${C}`);
+}
+
+/** A row of `table` as read: `TableRow<'members'>`. */
+export type TableRow<T extends keyof Database> = Selectable<Database[T]>;
+
+/** A row of `table` as an insert writes it (generated columns may be left out). */
+export type NewRow<T extends keyof Database> = Insertable<Database[T]>;

@@ -1,9 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, insertReturning } from '../db/crud.js';
 import { recordOf, visibleRow } from '../db/records.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
-import { insertApiKeyRow } from './api-keys.repository.js';
 import { ofCallersAccount } from './records.repository.js';
 import { hashToken, newToken, type TokenBox } from '../secrets.js';
 
@@ -31,15 +30,14 @@ export async function insertApiKey(
   at: string,
 ): Promise<{ row: ApiKeyRow; token: string }> {
   const token = newToken();
-  const row = await insertApiKeyRow(db, {
-    account: values.account,
-    member: values.member,
-    label: values.label,
+  const { createdBy, ...key } = values;
+  const row = await insertReturning(db, 'api_keys', {
+    ...key,
     tokenHash: hashToken(token),
     tokenEncrypted: box.seal(token),
     createdAt: at,
     updatedAt: at,
-    updatedBy: values.createdBy,
+    updatedBy: createdBy,
   });
   return { row, token };
 }

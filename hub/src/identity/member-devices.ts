@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
-import type { Db } from '../db/crud.js';
-import type { MemberDevicesTable } from '../db/schema.js';
+import type { Db, TableRow } from '../db/crud.js';
+import { columnsOf, recordOf } from '../db/records.js';
+import type { MemberRow } from './members.js';
 import { memberDeviceOf, updateMemberDevice } from './members.repository.js';
 
 /**
@@ -9,7 +9,7 @@ import { memberDeviceOf, updateMemberDevice } from './members.repository.js';
  * (/members/{id}/device/changes): each write of the device adds a device change.
  */
 
-export type MemberDeviceRow = Selectable<MemberDevicesTable>;
+export type MemberDeviceRow = TableRow<'member_devices'>;
 interface DeviceInput {
   name?: string | null;
   details?: string | null;
@@ -17,29 +17,11 @@ interface DeviceInput {
 }
 
 export function memberDeviceRecord(row: MemberDeviceRow) {
-  return {
-    member: row.member,
-    name: row.name,
-    details: row.details,
-    userAgent: row.userAgent,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
+  return columnsOf(row, ['member', 'name', 'details', 'userAgent', 'createdAt', 'updatedAt']);
 }
 
 export function deviceChangeRecord(row: MemberDeviceRow) {
-  return {
-    id: row.id,
-    account: row.account,
-    member: row.member,
-    name: row.name,
-    details: row.details,
-    userAgent: row.userAgent,
-    lockVersion: row.lockVersion,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    updatedBy: row.updatedBy,
-  };
+  return recordOf(row, ['id', 'account', 'member', 'name', 'details', 'userAgent']);
 }
 
 export const findMemberDevice = memberDeviceOf;
@@ -52,7 +34,7 @@ const deviceColumns = (body: DeviceInput) => ({
 
 export function insertDeviceChange(
   db: Db,
-  member: { id: number; account: number },
+  member: Pick<MemberRow, 'id' | 'account'>,
   body: DeviceInput,
   stamp: { at: string; by: number | null },
 ) {
@@ -67,7 +49,7 @@ export function insertDeviceChange(
 /** Sets the member's device (fields left out keep their value) and records the change. */
 export async function putMemberDevice(
   db: Db,
-  member: { id: number; account: number },
+  member: Pick<MemberRow, 'id' | 'account'>,
   body: DeviceInput,
   stamp: { at: string; by: number | null },
 ): Promise<MemberDeviceRow> {

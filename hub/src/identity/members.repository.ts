@@ -1,33 +1,34 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
-import { likePattern } from '../db/crud.js';
+import {
+  type Db,
+  countWhere,
+  firstWhere,
+  likePattern,
+  selectFirstWhere,
+  selectWhere,
+  updateWhere,
+} from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { MembersTable } from '../db/schema.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
 import { ofCallersAccount } from './records.repository.js';
 
 /** How many owners an account has. */
-export async function countOwners(db: Db, accountId: number): Promise<number> {
-  const row = await db
-    .selectFrom('members')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account', '=', accountId)
-    .where('privileges', '=', 'owner')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export function countOwners(db: Db, accountId: number): Promise<number> {
+  return countWhere(db, 'members', { account: accountId, privileges: 'owner' });
 }
 
 export async function writePrivileges(db: Db, memberId: number, privileges: string): Promise<void> {
-  await db.updateTable('members').set({ privileges }).where('id', '=', memberId).execute();
+  await updateWhere(db, 'members', { id: memberId }, { privileges });
 }
 
 export function memberById(db: Db, id: number) {
-  return db.selectFrom('members').selectAll().where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'members', { id });
 }
 
 /** Whole rows of these members. */
 export function membersByIds(db: Db, ids: number[]) {
-  return db.selectFrom('members').selectAll().where('id', 'in', ids).execute();
+  return selectWhere(db, 'members', { id: ids });
 }
 
 export function insertMember(db: Db, values: Insertable<MembersTable>) {
@@ -36,12 +37,11 @@ export function insertMember(db: Db, values: Insertable<MembersTable>) {
 
 /** Sets or clears a member's superuser flag (lockVersion + 1); false for an unknown member. */
 export async function writeSuperuser(db: Db, memberId: number, superuser: boolean): Promise<boolean> {
-  const result = await db
-    .updateTable('members')
-    .set((eb) => ({ superuser: superuser ? 1 : 0, lockVersion: eb('lockVersion', '+', 1) }))
-    .where('id', '=', memberId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const written = await updateWhere(db, 'members', { id: memberId }, (eb) => ({
+    superuser: superuser ? 1 : 0,
+    lockVersion: eb('lockVersion', '+', 1),
+  }));
+  return written === 1;
 }
 
 /** Members named by id (digits) or e-mail address (any case), of one account when given. */
@@ -141,10 +141,8 @@ export function filterMembers(
  * caller is a superuser (the `spaces` table is the spaces area's).
  */
 export function spaceForMember(db: Db, caller: Caller, space: number, accountId?: number) {
-  let query = db.selectFrom('spaces').select(['id', 'account']).where('id', '=', space);
-  if (accountId !== undefined) query = query.where('account', '=', accountId);
-  else if (!caller.superuser) query = query.where('account', '=', caller.accountId);
-  return query.executeTakeFirst();
+  const account = accountId ?? (caller.superuser ? undefined : caller.accountId);
+  return selectFirstWhere(db, 'spaces', { id: space, account }, { columns: ['id', 'account'] });
 }
 
 // ---- scheduled changes ----
@@ -164,12 +162,7 @@ export function unappliedMemberChanges(db: Db, horizon: string) {
 }
 
 export function unappliedMemberChange(db: Db, id: number) {
-  return db
-    .selectFrom('member_changes')
-    .selectAll()
-    .where('id', '=', id)
-    .where('appliedAt', 'is', null)
-    .executeTakeFirst();
+  return selectFirstWhere(db, 'member_changes', { id, appliedAt: null });
 }
 
 /** Marks a change applied with what it changed; false when it was applied meanwhile. */
@@ -179,19 +172,14 @@ export async function markMemberChangeApplied(
   at: string,
   changes: string,
 ): Promise<boolean> {
-  const marked = await db
-    .updateTable('member_changes')
-    .set({ appliedAt: at, changes, updatedAt: at })
-    .where('id', '=', id)
-    .where('appliedAt', 'is', null)
-    .executeTakeFirst();
-  return Number(marked.numUpdatedRows) === 1;
+  const applied = { appliedAt: at, changes, updatedAt: at };
+  return (await updateWhere(db, 'member_changes', { id, appliedAt: null }, applied)) === 1;
 }
 
 // ---- devices ----
 
 export function memberDeviceOf(db: Db, memberId: number) {
-  return db.selectFrom('member_devices').selectAll().where('member', '=', memberId).executeTakeFirst();
+  return firstWhere(db, 'member_devices', { member: memberId });
 }
 
 export async function updateMemberDevice(
@@ -200,27 +188,23 @@ export async function updateMemberDevice(
   values: { name: string | null; details: string | null; userAgent: string | null; lockVersion: number },
   stamp: { at: string; by: number | null },
 ): Promise<void> {
-  await db
-    .updateTable('member_devices')
-    .set({ ...values, updatedAt: stamp.at, updatedBy: stamp.by })
-    .where('id', '=', id)
-    .execute();
+  await updateWhere(db, 'member_devices', { id }, { ...values, updatedAt: stamp.at, updatedBy: stamp.by });
 }
 
 /** The space a member belongs to, if the member exists (members). */
 export async function spaceOfMember(db: Db, memberId: number): Promise<number | undefined> {
-  const row = await db.selectFrom('members').select('space').where('id', '=', memberId).executeTakeFirst();
+  const row = await firstWhere(db, 'members', { id: memberId }, ['space']);
   return row?.space;
 }
 
 /** Names and numbers of these members (for lists that show whose a line is). */
 export function memberNames(db: Db, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('members')
-    .select(['id', 'firstName', 'lastName', 'memberNumber'])
-    .where('id', 'in', ids)
-    .execute();
+  return selectWhere(
+    db,
+    'members',
+    { id: ids },
+    { columns: ['id', 'firstName', 'lastName', 'memberNumber'] },
+  );
 }
 
 /** Active members of an account whose first or last name starts with `q` (any case): ids and names. */
@@ -249,11 +233,6 @@ export function membersMatching(db: Db, account: number, q: string, limit: numbe
 
 /** The owners of an account (of every account when none is given), oldest first: who acts for the CLI's imports. */
 export function ownersOf(db: Db, account?: number) {
-  let query = db
-    .selectFrom('members')
-    .select(['id', 'account', 'space', 'state'])
-    .where('privileges', '=', 'owner')
-    .orderBy('id');
-  if (account !== undefined) query = query.where('account', '=', account);
-  return query.execute();
+  const read = { columns: ['id', 'account', 'space', 'state'], orderBy: ['id'] } as const;
+  return selectWhere(db, 'members', { privileges: 'owner', account }, read);
 }

@@ -1,16 +1,24 @@
 import type { Insertable } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import {
+  type Db,
+  deleteWhere,
+  firstWhere,
+  insertReturning,
+  selectWhere,
+  updateReturning,
+  updateWhere,
+} from '../db/crud.js';
 import type { KeyAssignmentsTable, MemberKeysTable } from '../db/schema.js';
 
 // ---- member keys ----
 
 export function keyOfMember(db: Db, memberId: number) {
-  return db.selectFrom('member_keys').selectAll().where('member', '=', memberId).executeTakeFirst();
+  return firstWhere(db, 'member_keys', { member: memberId });
 }
 
 /** The keys of these members (one each at most). */
 export function keysOfMembers(db: Db, memberIds: number[]) {
-  return db.selectFrom('member_keys').selectAll().where('member', 'in', memberIds).execute();
+  return selectWhere(db, 'member_keys', { member: memberIds });
 }
 
 /** The member of the account who holds this token, if any. */
@@ -19,35 +27,31 @@ export function holderOfToken(db: Db, account: number, token: string) {
 }
 
 /** Rewrites a key (lockVersion + 1); answers the stored row. */
-export function updateMemberKey(
+export async function updateMemberKey(
   db: Db,
   id: number,
   key: { type: string; token: string; state: string | undefined },
   stamp: { at: string; by: number | null },
 ) {
-  return db
-    .updateTable('member_keys')
-    .set((eb) => ({
-      type: key.type,
-      token: key.token,
-      state: key.state,
-      lockVersion: eb('lockVersion', '+', 1),
-      updatedAt: stamp.at,
-      updatedBy: stamp.by,
-    }))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const [row] = await updateReturning(db, 'member_keys', { id }, (eb) => ({
+    type: key.type,
+    token: key.token,
+    state: key.state,
+    lockVersion: eb('lockVersion', '+', 1),
+    updatedAt: stamp.at,
+    updatedBy: stamp.by,
+  }));
+  if (!row) throw new Error(`No member key ${id}`);
+  return row;
 }
 
 export function insertMemberKey(db: Db, values: Insertable<MemberKeysTable>) {
-  return db.insertInto('member_keys').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'member_keys', values);
 }
 
 /** Deletes a key; false when it was gone already. */
 export async function deleteMemberKeyRow(db: Db, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('member_keys').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return (await deleteWhere(db, 'member_keys', { id })) > 0;
 }
 
 /** The key of this card (type and upper-case token) in the account. */
@@ -58,7 +62,7 @@ export function keyOfCard(db: Db, account: number, card: { type: string; token: 
 // ---- key assignments ----
 
 export function insertKeyAssignment(db: Db, values: Insertable<KeyAssignmentsTable>) {
-  return db.insertInto('key_assignments').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'key_assignments', values);
 }
 
 export async function restartKeyAssignment(
@@ -67,32 +71,18 @@ export async function restartKeyAssignment(
   resource: number,
   expiresAt: string,
 ): Promise<void> {
-  await db
-    .updateTable('key_assignments')
-    .set({ resource, state: 'pending', expiresAt })
-    .where('id', '=', id)
-    .execute();
+  await updateWhere(db, 'key_assignments', { id }, { resource, state: 'pending', expiresAt });
 }
 
 /** Pending assignments at this resource that have not expired at `at`, newest first. */
 export function pendingAssignmentsAt(db: Db, resource: number, at: string) {
-  return db
-    .selectFrom('key_assignments')
-    .selectAll()
-    .where('resource', '=', resource)
-    .where('state', '=', 'pending')
-    .where('expiresAt', '>', at)
-    .orderBy('id', 'desc')
-    .execute();
+  const where = { resource, state: 'pending', expiresAt: { '>': at } };
+  return selectWhere(db, 'key_assignments', where, { orderBy: ['id desc'] });
 }
 
 /** Marks a still pending assignment assigned to the card; undefined when another tap won. */
-export function assignPending(db: Db, id: number, card: { type: string; token: string }, at: string) {
-  return db
-    .updateTable('key_assignments')
-    .set({ state: 'assigned', keyType: card.type, keyToken: card.token, assignedAt: at })
-    .where('id', '=', id)
-    .where('state', '=', 'pending')
-    .returningAll()
-    .executeTakeFirst();
+export async function assignPending(db: Db, id: number, card: { type: string; token: string }, at: string) {
+  const assigned = { state: 'assigned', keyType: card.type, keyToken: card.token, assignedAt: at };
+  const [row] = await updateReturning(db, 'key_assignments', { id, state: 'pending' }, assigned);
+  return row;
 }

@@ -1,7 +1,7 @@
 import type { KeyType, MemberKeyPut, MemberKeyRecord } from '@makerspace/shared';
 import type { Selectable } from 'kysely';
 import { type Db, isUniqueViolation } from '../db/crud.js';
-import { recordEvents, rowById, stampsOf } from '../db/records.js';
+import { recordEvents, recordOf, rowById } from '../db/records.js';
 import type { MemberKeysTable } from '../db/schema.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { type MemberRow, memberRecord } from '../identity/members.js';
@@ -17,13 +17,8 @@ import {
 export type MemberKeyRow = Selectable<MemberKeysTable>;
 
 export function memberKeyRecord(row: MemberKeyRow): MemberKeyRecord {
-  return {
-    member: row.member,
-    type: row.type as KeyType,
-    token: row.token,
-    state: row.state as MemberKeyRecord['state'],
-    ...stampsOf(row),
-  };
+  // The type and state columns hold only the record's values (the API writes them).
+  return recordOf(row, ['member', 'type', 'token', 'state']) as MemberKeyRecord;
 }
 
 export { keyOfMember } from './keys.repository.js';

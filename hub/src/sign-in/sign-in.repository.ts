@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, deleteWhere, firstWhere, insertReturning, selectWhere, updateWhere } from '../db/crud.js';
 import { bool } from '../db/crud.js';
 import type { BrowserSessionsTable, SignInLinksTable } from '../db/schema.js';
 import type { MemberRow } from '../identity/members.js';
@@ -35,7 +35,7 @@ export async function hasPassword(db: Db, memberId: number): Promise<boolean> {
 export { memberById } from '../identity/members.repository.js';
 
 export function invitationOf(db: Db, memberId: number) {
-  return db.selectFrom('member_invitations').selectAll().where('member', '=', memberId).executeTakeFirst();
+  return firstWhere(db, 'member_invitations', { member: memberId });
 }
 
 export async function markInvited(
@@ -53,11 +53,7 @@ export async function markInvited(
 }
 
 export async function markAccepted(db: Db, memberId: number, at: string) {
-  await db
-    .updateTable('member_invitations')
-    .set({ status: 'accepted', acceptedAt: at })
-    .where('member', '=', memberId)
-    .execute();
+  await updateWhere(db, 'member_invitations', { member: memberId }, { status: 'accepted', acceptedAt: at });
 }
 
 /**
@@ -78,7 +74,7 @@ export async function purgeEnded(db: Db, before: string): Promise<void> {
 // ---- browser sessions ----
 
 export function insertSession(db: Db, values: Insertable<BrowserSessionsTable>) {
-  return db.insertInto('browser_sessions').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'browser_sessions', values);
 }
 
 /** The session of a token hash with what its caller needs of the member. */
@@ -100,24 +96,13 @@ export function sessionByTokenHash(db: Db, tokenHash: string) {
 
 /** Moves an unrevoked session's last use and expiry on. */
 export async function touchSession(db: Db, id: number, lastSeenAt: string, expiresAt: string) {
-  await db
-    .updateTable('browser_sessions')
-    .set({ lastSeenAt, expiresAt })
-    .where('id', '=', id)
-    .where('revokedAt', 'is', null)
-    .execute();
+  await updateWhere(db, 'browser_sessions', { id, revokedAt: null }, { lastSeenAt, expiresAt });
 }
 
 /** The member's sessions neither revoked nor expired at `at`, newest first. */
 export function liveSessionsOf(db: Db, memberId: number, at: string) {
-  return db
-    .selectFrom('browser_sessions')
-    .selectAll()
-    .where('member', '=', memberId)
-    .where('revokedAt', 'is', null)
-    .where('expiresAt', '>', at)
-    .orderBy('id', 'desc')
-    .execute();
+  const where = { member: memberId, revokedAt: null, expiresAt: { '>': at } };
+  return selectWhere(db, 'browser_sessions', where, { orderBy: ['id desc'] });
 }
 
 /** Revokes the member's unrevoked sessions (only those named, all but one); the ids revoked. */
@@ -139,51 +124,42 @@ export async function revokeSessions(
 }
 
 export async function unrevokedSessionIds(db: Db, memberId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('browser_sessions')
-    .select('id')
-    .where('member', '=', memberId)
-    .where('revokedAt', 'is', null)
-    .execute();
+  const rows = await selectWhere(
+    db,
+    'browser_sessions',
+    { member: memberId, revokedAt: null },
+    { columns: ['id'] },
+  );
   return rows.map((r) => r.id);
 }
 
 // ---- sign-in links ----
 
 export function insertLink(db: Db, values: Insertable<SignInLinksTable>) {
-  return db.insertInto('sign_in_links').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'sign_in_links', values);
 }
 
 export async function deleteLink(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('sign_in_links').where('id', '=', id).execute();
+  await deleteWhere(db, 'sign_in_links', { id });
 }
 
 export function linkByTokenHash(db: Db, tokenHash: string) {
-  return db.selectFrom('sign_in_links').selectAll().where('tokenHash', '=', tokenHash).executeTakeFirst();
+  return firstWhere(db, 'sign_in_links', { tokenHash });
 }
 
 /** Marks the link used; false when another request used it first. */
 export async function useLink(db: Db, id: number, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('sign_in_links')
-    .set({ usedAt: at })
-    .where('id', '=', id)
-    .where('usedAt', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return (await updateWhere(db, 'sign_in_links', { id, usedAt: null }, { usedAt: at })) === 1;
 }
 
 /** A new invitation supersedes the member's older unused ones (they expire now). */
 export async function supersedeInvitations(db: Db, memberId: number, keepId: number, at: string) {
-  await db
-    .updateTable('sign_in_links')
-    .set({ expiresAt: at })
-    .where('member', '=', memberId)
-    .where('purpose', '=', 'invitation')
-    .where('usedAt', 'is', null)
-    .where('id', '<>', keepId)
-    .where('expiresAt', '>', at)
-    .execute();
+  await updateWhere(
+    db,
+    'sign_in_links',
+    { member: memberId, purpose: 'invitation', usedAt: null, id: { '<>': keepId }, expiresAt: { '>': at } },
+    { expiresAt: at },
+  );
 }
 
 // ---- passwords ----

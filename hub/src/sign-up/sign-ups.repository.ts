@@ -1,20 +1,23 @@
-import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
-import type {
-  HouseRulesAcceptancesTable,
-  HouseRulesTable,
-  SignUpSettingsTable,
-  SignUpsTable,
-} from '../db/schema.js';
+import {
+  type Db,
+  type NewRow,
+  type TableRow,
+  existsWhere,
+  firstWhere,
+  insertReturning,
+  selectFirstWhere,
+  selectWhere,
+  updateWhere,
+} from '../db/crud.js';
 
-export type SignUpRow = Selectable<SignUpsTable>;
-export type SignUpSettingsRow = Selectable<SignUpSettingsTable>;
-export type HouseRulesRow = Selectable<HouseRulesTable>;
+export type SignUpRow = TableRow<'sign_ups'>;
+export type SignUpSettingsRow = TableRow<'sign_up_settings'>;
+export type HouseRulesRow = TableRow<'house_rules'>;
 
 // ---- spaces, packages and members as sign-up reads them ----
 
 export function spaceById(db: Db, id: number) {
-  return db.selectFrom('spaces').select(['id', 'account', 'name']).where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'spaces', { id }, ['id', 'account', 'name']);
 }
 
 /** Spaces whose sign-up is on, first by id. */
@@ -29,43 +32,33 @@ export function openSpaces(db: Db) {
 }
 
 export function packagesByIds(db: Db, account: number, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('packages')
-    .select(['id', 'name', 'description', 'state', 'setupFee', 'recurringFee', 'recurringFeePeriod'])
-    .where('account', '=', account)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
+  return selectWhere(
+    db,
+    'packages',
+    { account, id: ids },
+    {
+      columns: ['id', 'name', 'description', 'state', 'setupFee', 'recurringFee', 'recurringFeePeriod'],
+      orderBy: ['id'],
+    },
+  );
 }
 
 export function courseById(db: Db, account: number, id: number) {
-  return db
-    .selectFrom('training_courses')
-    .select(['id'])
-    .where('account', '=', account)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return firstWhere(db, 'training_courses', { account, id }, ['id']);
 }
 
 /** Is this e-mail address (lower case) a member's of the account already? */
-export async function emailTaken(db: Db, account: number, emailKey: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('members')
-    .select('id')
-    .where('account', '=', account)
-    .where('emailKey', '=', emailKey)
-    .executeTakeFirst();
-  return row !== undefined;
+export function emailTaken(db: Db, account: number, emailKey: string): Promise<boolean> {
+  return existsWhere(db, 'members', { account, emailKey });
 }
 
 // ---- settings ----
 
 export function settingsOf(db: Db, space: number) {
-  return db.selectFrom('sign_up_settings').selectAll().where('space', '=', space).executeTakeFirst();
+  return firstWhere(db, 'sign_up_settings', { space });
 }
 
-export async function writeSettings(db: Db, values: Insertable<SignUpSettingsTable>) {
+export async function writeSettings(db: Db, values: NewRow<'sign_up_settings'>) {
   const { space: _space, account: _account, ...changes } = values;
   await db
     .insertInto('sign_up_settings')
@@ -77,20 +70,14 @@ export async function writeSettings(db: Db, values: Insertable<SignUpSettingsTab
 // ---- house rules ----
 
 export function currentHouseRules(db: Db, space: number) {
-  return db
-    .selectFrom('house_rules')
-    .selectAll()
-    .where('space', '=', space)
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return selectFirstWhere(db, 'house_rules', { space }, { orderBy: ['version desc'], limit: 1 });
 }
 
-export function insertHouseRules(db: Db, values: Insertable<HouseRulesTable>) {
-  return db.insertInto('house_rules').values(values).returningAll().executeTakeFirstOrThrow();
+export function insertHouseRules(db: Db, values: NewRow<'house_rules'>) {
+  return insertReturning(db, 'house_rules', values);
 }
 
-export async function recordAcceptance(db: Db, values: Insertable<HouseRulesAcceptancesTable>) {
+export async function recordAcceptance(db: Db, values: NewRow<'house_rules_acceptances'>) {
   await db
     .insertInto('house_rules_acceptances')
     .values(values)
@@ -98,25 +85,14 @@ export async function recordAcceptance(db: Db, values: Insertable<HouseRulesAcce
     .execute();
 }
 
-export async function hasAccepted(db: Db, member: number, version: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('house_rules_acceptances')
-    .select('id')
-    .where('member', '=', member)
-    .where('version', '=', version)
-    .executeTakeFirst();
-  return row !== undefined;
+export function hasAccepted(db: Db, member: number, version: number): Promise<boolean> {
+  return existsWhere(db, 'house_rules_acceptances', { member, version });
 }
 
 /** The newest version of the rules the member accepted (null: none). */
 export async function acceptedVersion(db: Db, member: number): Promise<number | null> {
-  const row = await db
-    .selectFrom('house_rules_acceptances')
-    .select('version')
-    .where('member', '=', member)
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const read = { columns: ['version'], orderBy: ['version desc'], limit: 1 } as const;
+  const row = await selectFirstWhere(db, 'house_rules_acceptances', { member }, read);
   return row?.version ?? null;
 }
 
@@ -134,18 +110,16 @@ export function acceptancesOf(db: Db, space: number) {
 
 // ---- sign-ups ----
 
-export function insertSignUp(db: Db, values: Insertable<SignUpsTable>) {
-  return db.insertInto('sign_ups').values(values).returningAll().executeTakeFirstOrThrow();
+export function insertSignUp(db: Db, values: NewRow<'sign_ups'>) {
+  return insertReturning(db, 'sign_ups', values);
 }
 
 export function signUpById(db: Db, account: number | null, id: number) {
-  let q = db.selectFrom('sign_ups').selectAll().where('id', '=', id);
-  if (account !== null) q = q.where('account', '=', account);
-  return q.executeTakeFirst();
+  return selectFirstWhere(db, 'sign_ups', { id, account: account ?? undefined });
 }
 
 export function signUpByTokenHash(db: Db, tokenHash: string) {
-  return db.selectFrom('sign_ups').selectAll().where('confirmTokenHash', '=', tokenHash).executeTakeFirst();
+  return firstWhere(db, 'sign_ups', { confirmTokenHash: tokenHash });
 }
 
 /** The unconfirmed pending sign-ups of an e-mail address (lower case), any account. */
@@ -160,19 +134,14 @@ export function unconfirmedByEmail(db: Db, emailKey: string) {
     .execute();
 }
 
-export async function updateSignUp(db: Db, id: number, changes: Partial<Insertable<SignUpsTable>>) {
-  await db.updateTable('sign_ups').set(changes).where('id', '=', id).execute();
+export async function updateSignUp(db: Db, id: number, changes: Partial<NewRow<'sign_ups'>>) {
+  await updateWhere(db, 'sign_ups', { id }, changes);
 }
 
 /** Marks the sign-up's address confirmed once; false when it was confirmed already. */
 export async function confirmOnce(db: Db, id: number, at: string, by: 'link' | 'admin'): Promise<boolean> {
-  const result = await db
-    .updateTable('sign_ups')
-    .set({ emailConfirmedAt: at, emailConfirmedBy: by })
-    .where('id', '=', id)
-    .where('emailConfirmedAt', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const changes = { emailConfirmedAt: at, emailConfirmedBy: by };
+  return (await updateWhere(db, 'sign_ups', { id, emailConfirmedAt: null }, changes)) === 1;
 }
 
 /** Decides a pending sign-up once; false when another request decided it first. */
@@ -186,13 +155,7 @@ export async function decideOnce(
     rejectReason?: string | null;
   },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('sign_ups')
-    .set(changes)
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return (await updateWhere(db, 'sign_ups', { id, status: 'pending' }, changes)) === 1;
 }
 
 /** Sign-ups of the account (null: every account) with their member's names, newest first. */
@@ -221,22 +184,10 @@ export async function hasTraining(db: Db, member: number, course: number, today:
   return row !== undefined;
 }
 
-export async function hasKeyCard(db: Db, member: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('member_keys')
-    .select('id')
-    .where('member', '=', member)
-    .where('state', '=', 'active')
-    .executeTakeFirst();
-  return row !== undefined;
+export function hasKeyCard(db: Db, member: number): Promise<boolean> {
+  return existsWhere(db, 'member_keys', { member, state: 'active' });
 }
 
-export async function hasCompletedPayment(db: Db, member: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('payments')
-    .select('id')
-    .where('member', '=', member)
-    .where('state', '=', 'completed')
-    .executeTakeFirst();
-  return row !== undefined;
+export function hasCompletedPayment(db: Db, member: number): Promise<boolean> {
+  return existsWhere(db, 'payments', { member, state: 'completed' });
 }
