@@ -1,0 +1,47 @@
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { adminOnly, type Caller } from '../kernel/caller.js';
+import { callerOf } from './auth.js';
+import type { App, memberRoute } from './route.js';
+
+type Method = Parameters<typeof memberRoute>[1];
+/** memberRoute's handler for a schema: the request typed by it and the caller, answering its body. */
+type Handler<S extends FastifySchema> = Parameters<typeof memberRoute<S>>[4];
+type Request<S extends FastifySchema> = Parameters<Handler<S>>[0];
+
+/** Declares a route as memberRoute does, whose handler answers `Answer`. */
+type Declare<Answer extends 'body' | 'none'> = <S extends FastifySchema>(
+  app: App,
+  method: Method,
+  url: string,
+  schema: S,
+  handler: Answer extends 'body' ? Handler<S> : (request: Request<S>, caller: Caller) => Promise<void>,
+) => void;
+
+/**
+ * The declaration of routes that answer another success than 200: the handler's answer goes out
+ * with `status`, the caller checked as memberRoute and adminRoute (http/route.ts) do.
+ */
+function answering(status: 201 | 204, admins: boolean): Declare<'body' | 'none'> {
+  return (app, method, url, schema, handler) => {
+    const withStatus = async (request: FastifyRequest, reply: FastifyReply) => {
+      const caller = callerOf(request);
+      const answer = await handler(request as never, admins ? adminOnly(caller) : caller);
+      return reply.code(status).send(answer);
+    };
+    app.route({
+      method: method.toUpperCase() as 'GET',
+      url,
+      schema: admins ? { ...schema, admins: true } : schema,
+      handler: withStatus as never,
+    });
+  };
+}
+
+/** A route members call that answers 201 Created with the record its handler returns. */
+export const createdRoute: Declare<'body'> = answering(201, false);
+/** A route only admins and owners call (`admins: true`) that answers 201 Created with its record. */
+export const adminCreatedRoute: Declare<'body'> = answering(201, true);
+/** A route members call that answers 204 No Content when its handler is done. */
+export const noContentRoute: Declare<'none'> = answering(204, false);
+/** A route only admins and owners call (`admins: true`) that answers 204 No Content when done. */
+export const adminNoContentRoute: Declare<'none'> = answering(204, true);
