@@ -9,8 +9,9 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { bool } from '../db/crud.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { requireAdmin } from '../http/auth.js';
 import type { Caller } from '../kernel/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { findMember, type MemberRow } from '../identity/members.js';
@@ -92,19 +93,19 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/invitation',
       {
-        schema: {
-          tags,
-          summary: "A member's invitation status",
-          description: '`notInvited`, `invited` (when, by whom) or `accepted`.',
-          params: MemberParams,
-          response: { 200: InvitationRecord },
-        },
+        tags,
+        summary: "A member's invitation status",
+        description: '`notInvited`, `invited` (when, by whom) or `accepted`.',
+        params: MemberParams,
+        response: { 200: InvitationRecord },
       },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
+      async (request, caller) => {
+        const member = await findMember(ctx.db, caller, request.params.memberId);
         const row = await invitationOf(ctx.db, member.id);
         return {
           member: member.id,

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { HubServices } from '../http/services.js';
+import { adminNoContentRoute } from '../http/route-kinds.js';
 import { callerOf, requireAdmin } from '../http/auth.js';
 import { collection, ofAccount, registerCollection } from '../http/collection.js';
 import { notFound } from '../errors.js';
@@ -175,23 +176,20 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.delete(
+    adminNoContentRoute(
+      app,
+      'delete',
       '/members/:memberId/key',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Take a member’s key card away',
-          description:
-            'The card stops opening anything at once and leaves the bridges’ offline keys. Answers 204; 404 when the member has no card.',
-          admins: true,
-          params: MemberParams,
-        },
+        tags: ['members'],
+        summary: 'Take a member’s key card away',
+        description:
+          'The card stops opening anything at once and leaves the bridges’ offline keys. Answers 204; 404 when the member has no card.',
+        params: MemberParams,
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         const member = await findMember(ctx.db, caller, request.params.memberId);
         if (!(await changeKey((trx) => deleteMemberKey(trx, member.id)))) throw notFound('Key');
-        return reply.code(204).send();
       },
     );
   };

@@ -6,7 +6,6 @@ import {
   MemberDeviceUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerOf } from '../http/auth.js';
 import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
@@ -61,20 +60,20 @@ const unknownDevice = unwrittenRecord(MemberDeviceRecord);
 
 export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/device',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Get a member’s device',
-          description:
-            'The device the member uses the app on; while none is known, an object whose fields are null but `member` (as Fabman answers).',
-          params: MemberParams,
-          response: { 200: unknownDevice.schema },
-        },
+        tags: ['members'],
+        summary: 'Get a member’s device',
+        description:
+          'The device the member uses the app on; while none is known, an object whose fields are null but `member` (as Fabman answers).',
+        params: MemberParams,
+        response: { 200: unknownDevice.schema },
       },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
+      async (request, caller) => {
+        const member = await findMember(ctx.db, caller, request.params.memberId);
         const row = await findMemberDevice(ctx.db, member.id);
         return row ? memberDeviceRecord(row) : unknownDevice.of(member.id);
       },

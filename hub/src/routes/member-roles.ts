@@ -4,7 +4,7 @@ import type { OperationDoc } from '../http/openapi-doc.js';
 import { pathId } from '../http/params.js';
 import { type App, memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
-import { adminCreatedRoute, adminNoContentRoute } from '../http/status-route.js';
+import { adminCreatedRoute, adminNoContentRoute } from '../http/route-kinds.js';
 import type { Caller } from '../kernel/caller.js';
 
 /**

@@ -10,11 +10,10 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
-import { adminRoute } from '../http/route.js';
+import { adminRoute, memberRoute } from '../http/route.js';
 import { memberEmbeds, membersWithEmbeds } from '../http/member-embeds.js';
 import {
   createMember,
@@ -141,19 +140,19 @@ const Privileges = z.object({ privileges: MemberPrivileges });
 /** spec 4.2: members, their privileges, and /user/me. */
 export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, members, async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/privileges',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Get a member’s privileges',
-          description: '`member`, `admin` or `owner`.',
-          params: MemberParams,
-          response: { 200: Privileges },
-        },
+        tags: ['members'],
+        summary: 'Get a member’s privileges',
+        description: '`member`, `admin` or `owner`.',
+        params: MemberParams,
+        response: { 200: Privileges },
       },
-      async (request) => {
-        const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
+      async (request, caller) => {
+        const row = await findMember(ctx.db, caller, request.params.memberId);
         return { privileges: row.privileges as MemberPrivileges };
       },
     );
@@ -184,18 +183,18 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/user/me',
       {
-        schema: {
-          tags: ['user'],
-          summary: 'Who am I',
-          description: 'The caller as a member record, without `state` and `superuser`.',
-          response: { 200: UserMe },
-        },
+        tags: ['user'],
+        summary: 'Who am I',
+        description: 'The caller as a member record, without `state` and `superuser`.',
+        response: { 200: UserMe },
       },
-      async (request) => {
-        const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
+      async (_request, caller) => {
+        const row = await findMember(ctx.db, caller, caller.memberId);
         return userMeRecord(row);
       },
     );

@@ -3,23 +3,32 @@ import { adminOnly, type Caller } from '../kernel/caller.js';
 import { callerOf } from './auth.js';
 import type { App, memberRoute } from './route.js';
 
+/**
+ * Route declarations beside memberRoute and adminRoute (http/route.ts), with the same arguments:
+ * routes that answer 201 or 204 instead of 200, and public routes.
+ */
+
 type Method = Parameters<typeof memberRoute>[1];
 /** memberRoute's handler for a schema: the request typed by it and the caller, answering its body. */
 type Handler<S extends FastifySchema> = Parameters<typeof memberRoute<S>>[4];
 type Request<S extends FastifySchema> = Parameters<Handler<S>>[0];
 
-/** Declares a route as memberRoute does, whose handler answers `Answer`. */
-type Declare<Answer extends 'body' | 'none'> = <S extends FastifySchema>(
+/** Declares a route as memberRoute does, with its kind of handler. */
+type Declare<Kind extends 'body' | 'none' | 'public'> = <S extends FastifySchema>(
   app: App,
   method: Method,
   url: string,
   schema: S,
-  handler: Answer extends 'body' ? Handler<S> : (request: Request<S>, caller: Caller) => Promise<void>,
+  handler: Kind extends 'body'
+    ? Handler<S>
+    : Kind extends 'none'
+      ? (request: Request<S>, caller: Caller) => Promise<void>
+      : (request: Request<S>) => ReturnType<Handler<S>>,
 ) => void;
 
 /**
  * The declaration of routes that answer another success than 200: the handler's answer goes out
- * with `status`, the caller checked as memberRoute and adminRoute (http/route.ts) do.
+ * with `status`, the caller checked as memberRoute and adminRoute do.
  */
 function answering(status: 201 | 204, admins: boolean): Declare<'body' | 'none'> {
   return (app, method, url, schema, handler) => {
@@ -45,3 +54,17 @@ export const adminCreatedRoute: Declare<'body'> = answering(201, true);
 export const noContentRoute: Declare<'none'> = answering(204, false);
 /** A route only admins and owners call (`admins: true`) that answers 204 No Content when done. */
 export const adminNoContentRoute: Declare<'none'> = answering(204, true);
+
+/**
+ * A route that needs no credentials (`config.public`; documented with no security): its handler
+ * gets the request only, and answers 200.
+ */
+export const publicRoute: Declare<'public'> = (app, method, url, schema, handler) => {
+  app.route({
+    method: method.toUpperCase() as 'GET',
+    url,
+    config: { public: true },
+    schema,
+    handler: handler as never,
+  });
+};
