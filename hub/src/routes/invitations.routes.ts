@@ -15,6 +15,7 @@ import { requireAdmin } from '../http/auth.js';
 import type { Caller } from '../kernel/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { findMember, type MemberRow } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { createLink, mailLink, supersedeInvitations } from '../sign-in/links.js';
 import { canSignIn, invitationOf, markInvited } from '../sign-in/sign-in.repository.js';
 import { MemberParams } from '../http/params.js';
@@ -104,8 +105,7 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: InvitationRecord },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member) => {
         const row = await invitationOf(ctx.db, member.id);
         return {
           member: member.id,
@@ -113,7 +113,7 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           status: (row?.status ?? 'notInvited') as InvitationRecord['status'],
           invitedAt: row?.invitedAt ?? null,
         };
-      },
+      }),
     );
 
     app.post(

@@ -20,7 +20,7 @@ import { noContentRoute } from '../http/route-kinds.js';
 import { memberRoute } from '../http/route.js';
 import { unwrittenRecord } from '../http/unwritten.js';
 import { adminOnly, type Caller } from '../kernel/caller.js';
-import { findMember } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { MemberParams } from '../http/params.js';
 import type { OperationDoc } from '../http/openapi-doc.js';
 
@@ -54,10 +54,7 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: BalanceItems },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return memberBalanceItems(ctx.db, member.id);
-      },
+      onMember(ctx.db, (member) => memberBalanceItems(ctx.db, member.id)),
     );
 
     const part = (
@@ -78,10 +75,10 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           params: MemberParams,
           response: { 200: unwritten.schema },
         },
-        async (request, caller) => {
-          const member = await findMember(ctx.db, caller, request.params.memberId);
-          return (await paymentPart(ctx.db, member.id, name)) ?? unwritten.of(member.id);
-        },
+        onMember(
+          ctx.db,
+          async (member) => (await paymentPart(ctx.db, member.id, name)) ?? unwritten.of(member.id),
+        ),
       );
       memberRoute(
         app,
@@ -94,11 +91,10 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           body,
           response: { 200: record as z.ZodType },
         },
-        async (request, caller) => {
-          const member = await findMember(ctx.db, caller, request.params.memberId);
+        onMember(ctx.db, (member, request, caller) => {
           if (admins) adminOnly(caller);
           return changePaymentPart(ctx, caller, member, name, request.body as Record<string, unknown>);
-        },
+        }),
       );
     };
     part('payment-account', 'paymentAccount', [PaymentAccountRecord, PaymentAccountUpdate], true, {
@@ -143,10 +139,9 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         description: 'The member (or an admin) removes it; GET answers 204 after. Answers 204.',
         params: MemberParams,
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member, _request, caller) => {
         await changePaymentPart(ctx, caller, member, 'paymentMethod', null);
-      },
+      }),
     );
 
     memberRoute(
@@ -161,10 +156,7 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: MandatePreview },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return mandatePreview(ctx.db, member);
-      },
+      onMember(ctx.db, (member) => mandatePreview(ctx.db, member)),
     );
   };
 }

@@ -28,6 +28,7 @@ import {
   userMeRecord,
   visibleMembers,
 } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { hotMember, hotMemberList } from './members.hot.js';
 import { MemberParams } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
@@ -109,7 +110,6 @@ export const members = collection({
       summary: 'Add a member',
       description:
         'Creates a member of the caller’s account (privileges `member`; grant more with PUT /members/{memberId}/privileges). Unknown fields answer 400. The member can sign in once invited (POST /members/{memberId}/invitation).',
-      admins: true,
       errors: { 422: memberRefused },
       example: {
         firstName: 'Ada',
@@ -129,7 +129,6 @@ export const members = collection({
       summary: 'Delete a member',
       description:
         'Deletes the member and ends their sessions. Answers 204. Only owners may delete an owner.',
-      admins: true,
       errors: { 409: 'The caller tried to delete their own member record.' },
     },
   },
@@ -151,10 +150,7 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: Privileges },
       },
-      async (request, caller) => {
-        const row = await findMember(ctx.db, caller, request.params.memberId);
-        return { privileges: row.privileges as MemberPrivileges };
-      },
+      onMember(ctx.db, (row) => ({ privileges: row.privileges as MemberPrivileges })),
     );
 
     adminRoute(
@@ -174,13 +170,12 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         body: Privileges,
         response: { 200: Privileges },
       },
-      async (request, caller) => {
-        const row = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (row, request, caller) => {
         await setPrivileges(ctx.db, caller, row, request.body.privileges);
         ctx.auth.invalidate();
         ctx.caches.counts.touch('members');
         return request.body;
-      },
+      }),
     );
 
     memberRoute(

@@ -16,7 +16,7 @@ import { MemberParams, pathId, ResourceParams } from '../http/params.js';
 import { adminRoute, memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
 import { createdRoute } from '../http/route-kinds.js';
-import { findMember } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { checkInCaller, checkOut, getCheckIn, listCheckIns, presenceOf } from '../presence/check-ins.js';
 import { lockDoorNow } from '../presence/door-windows.js';
 import { putShowPresence, showPresenceOf } from '../presence/presence.repository.js';
@@ -118,10 +118,7 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: PresenceSettingsRecord },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return { showPresence: await showPresenceOf(ctx.db, member.id) };
-      },
+      onMember(ctx.db, async (member) => ({ showPresence: await showPresenceOf(ctx.db, member.id) })),
     );
     memberRoute(
       app,
@@ -137,8 +134,7 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         response: { 200: PresenceSettingsRecord },
         example: { showPresence: true },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member, request) => {
         await putShowPresence(
           ctx.db,
           member.account,
@@ -147,7 +143,7 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           ctx.clock.now().toISOString(),
         );
         return { showPresence: request.body.showPresence };
-      },
+      }),
     );
     adminRoute(
       app,

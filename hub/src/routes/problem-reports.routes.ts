@@ -13,6 +13,7 @@ import { sendPage } from '../http/list.js';
 import { pagedNote } from '../http/openapi-doc.js';
 import { pathId, ResourceParams } from '../http/params.js';
 import { memberRoute } from '../http/route.js';
+import { fileReply } from '../http/file-reply.js';
 import type { HubServices } from '../http/services.js';
 import { createdRoute } from '../http/route-kinds.js';
 import {
@@ -193,14 +194,13 @@ export function problemReportsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const photo = await problemPhoto(ctx.db, callerOf(request), request.params.reportId);
         const ext = photo.contentType === 'image/png' ? 'png' : 'jpg';
-        return reply
-          .type(photo.contentType)
-          .header('cache-control', 'private, no-store')
-          .header(
-            'content-disposition',
-            `inline; filename="problem-report-${request.params.reportId}.${ext}"`,
-          )
-          .send(photo.data);
+        const name = `problem-report-${request.params.reportId}.${ext}`;
+        return fileReply(reply, {
+          type: photo.contentType,
+          name,
+          inline: true,
+          cache: 'private, no-store',
+        }).send(photo.data);
       },
     );
   };

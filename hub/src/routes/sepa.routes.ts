@@ -23,6 +23,7 @@ import { requireAdmin } from '../http/auth.js';
 import { MAX_LIMIT, sendPage } from '../http/list.js';
 import { pagedNote } from '../http/openapi-doc.js';
 import { pathId } from '../http/params.js';
+import { fileReply } from '../http/file-reply.js';
 import type { HubServices } from '../http/services.js';
 import { adminCreatedRoute, adminNoContentRoute } from '../http/route-kinds.js';
 import { accountOf, type Caller } from '../kernel/caller.js';
@@ -143,14 +144,10 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const batch = await findSepaBatch(ctx.db, requireAdmin(request), request.params.batchId);
         const { version } = request.query;
-        return reply
-          .type('application/xml; charset=utf-8')
-          .header(
-            'content-disposition',
-            `attachment; filename="sepa-batch-${batch.id}-pain.008.${version}.xml"`,
-          )
-          .header('cache-control', 'no-store')
-          .send(await sepaBatchFile(ctx.db, batch, version));
+        const name = `sepa-batch-${batch.id}-pain.008.${version}.xml`;
+        return fileReply(reply, { type: 'application/xml; charset=utf-8', name }).send(
+          await sepaBatchFile(ctx.db, batch, version),
+        );
       },
     );
 

@@ -13,6 +13,7 @@ import { adminRoute } from '../http/route.js';
 import { adminCreatedRoute, adminNoContentRoute, publicRoute } from '../http/route-kinds.js';
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../kernel/caller.js';
+import type { Db } from '../db/crud.js';
 import {
   listReceivers,
   makeReceiver,
@@ -24,6 +25,8 @@ import {
 } from '../shadow/shadow-webhook.js';
 import { shadowReport } from '../shadow/shadow.js';
 
+type Issued = Awaited<ReturnType<typeof makeReceiver>>;
+
 const tags = ['access'];
 const ReceiverParams = z.object({ receiverId: Id });
 
@@ -33,18 +36,17 @@ const ReceiverParams = z.object({ receiverId: Id });
  */
 export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   /**
-   * Makes a receiver's secret (`issue` at this time, by the caller) and answers the receiver
-   * with its URL, which is shown only now.
+   * Gives a receiver a secret (`issue`, with `subject`: the source of a new receiver, or the id
+   * of one to rotate), by the caller now, and answers the receiver with its URL, shown only now.
    */
-  const withSecretUrl = async (
+  const withSecretUrl = async <Subject>(
     request: FastifyRequest,
     caller: Caller,
-    issue: (
-      at: string,
-      by: number | null,
-    ) => Promise<{ row: Parameters<typeof receiverRecord>[0]; secret: string }>,
+    issue: (db: Db, account: number, subject: Subject, at: string, by: number | null) => Promise<Issued>,
+    subject: Subject,
   ) => {
-    const { row, secret } = await issue(ctx.clock.now().toISOString(), caller.memberId || null);
+    const at = ctx.clock.now().toISOString();
+    const { row, secret } = await issue(ctx.db, caller.accountId, subject, at, caller.memberId || null);
     return receiverRecord(row, `${publicOrigin(ctx.publicUrl, request)}${receiverPath(row.id, secret)}`);
   };
 
@@ -91,10 +93,7 @@ export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         example: { source: 'https://fabman.example/api/v1' },
         response: { 201: ShadowReceiver },
       },
-      (request, caller) =>
-        withSecretUrl(request, caller, (at, by) =>
-          makeReceiver(ctx.db, caller.accountId, request.body.source, at, by),
-        ),
+      (request, caller) => withSecretUrl(request, caller, makeReceiver, request.body.source),
     );
 
     adminRoute(
@@ -109,10 +108,7 @@ export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: ReceiverParams,
         response: { 200: ShadowReceiver },
       },
-      (request, caller) =>
-        withSecretUrl(request, caller, (at, by) =>
-          rotateReceiver(ctx.db, caller.accountId, request.params.receiverId, at, by),
-        ),
+      (request, caller) => withSecretUrl(request, caller, rotateReceiver, request.params.receiverId),
     );
 
     adminNoContentRoute(

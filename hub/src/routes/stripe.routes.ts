@@ -17,7 +17,7 @@ import { MemberParams, pathId } from '../http/params.js';
 import { memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
 import { noContentRoute } from '../http/route-kinds.js';
-import { findMember } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { parseMoney } from '../kernel/money.js';
 import { changePaymentPart } from './member-payments.routes.js';
 
@@ -129,14 +129,13 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         body: TopUpBody,
         response: { 200: CheckoutAnswer },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, (member, request) => {
         const amount = parseMoney(request.body.amount);
         if (amount < parseMoney('1.00') || amount > parseMoney('10000.00')) {
           throw unprocessable('amount must be between 1.00 and 10000.00', { amount: 'outOfRange' });
         }
         return startCheckout(deps, member.id, { kind: 'topUp', amount });
-      },
+      }),
     );
 
     memberRoute(
@@ -152,10 +151,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         params: MemberParams,
         response: { 200: CheckoutAnswer },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return startCheckout(deps, member.id, { kind: 'setup' });
-      },
+      onMember(ctx.db, (member) => startCheckout(deps, member.id, { kind: 'setup' })),
     );
 
     memberRoute(
@@ -170,8 +166,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         params: MemberParams,
         response: { 200: OnlinePayments },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member) => {
         const account = await stripeAccountOf(deps, member.space);
         return {
           member: member.id,
@@ -180,7 +175,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
           currency: account?.currency ?? 'EUR',
           paymentMethod: account ? ((await savedMethodSummary(ctx.db, member.id)) as any) : null,
         };
-      },
+      }),
     );
 
     noContentRoute(
@@ -194,8 +189,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
           'Detaches the card or mandate from the member at Stripe and removes it as their payment method: the billing run charges it no more. The member removes their own; admins anyone’s. Answers 204 (also when none was saved).',
         params: MemberParams,
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member, _request, caller) => {
         const saved = await stripePaymentMethodOf(ctx.db, member.id);
         if (saved) {
           const account = await stripeAccountOf(deps, member.space);
@@ -207,7 +201,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
           }
           await changePaymentPart(ctx, caller, member, 'paymentMethod', null);
         }
-      },
+      }),
     );
 
     memberRoute(

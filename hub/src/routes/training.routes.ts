@@ -101,14 +101,12 @@ export const memberTrainings = collection({
     update: {
       summary: 'Change a member’s training',
       description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated. ${lockedNote}`,
-      admins: true,
       errors: { 422: '`untilDate` is before `fromDate`.' },
       example: { untilDate: '2027-11-20', lockVersion: 1 },
     },
     remove: {
       summary: 'Delete a member’s training',
       description: 'The member no longer counts as trained by it. Answers 204.',
-      admins: true,
     },
   },
 });
