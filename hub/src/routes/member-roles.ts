@@ -34,6 +34,7 @@ export function memberRoleRoutes<Key extends string, Holder extends z.ZodType>(
 ): void {
   const Params = z.object({ [role.key]: pathId });
   // The zod types cannot follow a key chosen by the caller: the schema above guarantees the number.
+  // Likewise the answers (`as never` below) are typed by `holder` in MemberRole, not by Fastify.
   const recordId = (params: unknown) => (params as Record<Key, number>)[role.key];
   const { list, create, remove } = role.docs;
   memberRoute(
