@@ -55,8 +55,8 @@ const tags = ['sign-up'];
 const open = { public: true };
 const noAuth: Record<string, string[]>[] = [];
 const SignUpParams = z.object({ signUpId: pathId });
-/** The public reads of a space open to sign-up. */
-const docs = {
+/** The docs of what a stranger reads of a space open to sign-up (openRead). */
+const openReads = {
   offer: {
     summary: 'What a stranger chooses and accepts to join a space',
     description:
@@ -100,7 +100,7 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     );
 
     /** What a stranger reads of a space while its sign-up is on (404 otherwise). */
-    const whileOpen = <Answer extends z.ZodType>(
+    const openRead = <Answer extends z.ZodType>(
       path: string,
       doc: OperationDoc,
       record: Answer,
@@ -122,8 +122,8 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         (request) => read(ctx.db, request.params.spaceId) as never,
       );
 
-    whileOpen('sign-up', docs.offer, SignUpOffer, signUpOffer);
-    whileOpen('house-rules', docs.houseRules, HouseRulesRecord, publicHouseRules);
+    openRead('sign-up', openReads.offer, SignUpOffer, signUpOffer);
+    openRead('house-rules', openReads.houseRules, HouseRulesRecord, publicHouseRules);
 
     app.put(
       '/spaces/:spaceId/house-rules',
