@@ -35,7 +35,8 @@ function answering(status: 201 | 204, admins: boolean): Declare<'body' | 'none'>
     const withStatus = async (request: FastifyRequest, reply: FastifyReply) => {
       const caller = callerOf(request);
       const answer = await handler(request as never, admins ? adminOnly(caller) : caller);
-      return reply.code(status).send(answer);
+      // A 204 has no body, whatever the handler's work returned.
+      return status === 204 ? reply.code(204).send() : reply.code(status).send(answer);
     };
     app.route({
       method: method.toUpperCase() as 'GET',
