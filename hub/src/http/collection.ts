@@ -26,6 +26,9 @@ export type WriteRule = 'admin' | 'member';
 /** The operations of a collection, as an alias names those it also answers. */
 export type Part = 'list' | 'get' | 'create' | 'update' | 'remove';
 
+const isWrite = (part: Part): part is 'create' | 'update' | 'remove' =>
+  part === 'create' || part === 'update' || part === 'remove';
+
 /**
  * One record collection of the API, declared once (docs/ARCHITECTURE.md): its table, how the
  * caller's view is scoped, its record, and what is special about writing it. `collectionRoutes`
@@ -56,7 +59,8 @@ export interface Collection<T extends Table, Rec = unknown> {
   aliases?: { path: string; parts: readonly Part[] }[];
   /**
    * Each operation's docs in the makerspace's words (http/openapi-doc.ts); an operation without
-   * them gets a generated summary and description (`Create a training course`, ...).
+   * them gets a generated summary and description (`Create a training course`, ...). A write the
+   * docs describe says `admins` by its rule (the default), not by its docs.
    */
   docs?: Partial<Record<Part, OperationDoc>>;
   /**
@@ -484,7 +488,8 @@ function registerAt<T extends Table>(
     if (!doc) return { tags, summary, description };
     const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
     const also = aka && !doc.description.includes('Also at') ? ` Also at ${main}.` : '';
-    return { tags, ...doc, description: `${doc.description}${also}` };
+    const admins = isWrite(part) && c[part]?.rule !== 'member';
+    return { tags, ...doc, ...(admins ? { admins } : {}), description: `${doc.description}${also}` };
   };
   const docs = (part: Part, verb: string, description: string) =>
     written(part, `${verb} ${a} ${noun}`, description);

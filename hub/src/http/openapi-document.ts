@@ -63,50 +63,47 @@ interface Reason {
   example: { message: string; data?: Record<string, unknown> };
 }
 
+/** A reason's words and the message (and data) of its example error body. */
+function explained(text: string, message: string, data?: Record<string, unknown>): Omit<Reason, 'id'> {
+  return { text, example: data ? { message, data } : { message } };
+}
+
 const derived = {
-  schema: {
-    text: 'The request does not match its schema: `data.validation` and `errors` name each field and what is wrong.',
-    example: {
-      message: 'body.firstName: Required',
-      data: { validation: [{ path: 'firstName', message: 'Required' }] },
-    },
-  },
-  credentials: {
-    text: 'No credentials, a wrong API token, or a browser session that has ended.',
-    example: { message: 'Missing or invalid API token' },
-  },
-  admins: {
-    text: 'Only admins and owners of the account may do this.',
-    example: { message: 'Only admins and owners of the account may do this' },
-  },
-  csrf: {
-    text: 'A change made with a browser session that lacks this hub’s `Origin` and the session’s `X-CSRF-Token`.',
-    example: {
-      message: 'This request needs the Origin of this hub and the X-CSRF-Token of the session',
-      data: { reason: 'csrf' },
-    },
-  },
-  invisible: {
-    text: 'No such record, or not one the caller may see (records of other accounts answer 404, never 403).',
-    example: { message: 'Record not found' },
-  },
-  stale: {
-    text: 'Someone changed the record since it was read (stale `lockVersion`, `data.staleLockVersion`): reload it and try again.',
-    example: {
-      message: 'The record was changed by someone else (stale lockVersion); reload it and try again',
-      data: { staleLockVersion: true },
-    },
-  },
-  contentType: {
-    text: 'The body is neither JSON nor form-encoded.',
-    example: {
-      message: 'Unsupported content type: send application/json or application/x-www-form-urlencoded',
-    },
-  },
-  throttle: {
-    text: 'Too many failed authentications from this address: a wrong token or bridge key waits `Retry-After` seconds (a valid one is never refused for it).',
-    example: { message: 'Too many failed authentications from this address; try again in 42 s' },
-  },
+  schema: explained(
+    'The request does not match its schema: `data.validation` and `errors` name each field and what is wrong.',
+    'body.firstName: Required',
+    { validation: [{ path: 'firstName', message: 'Required' }] },
+  ),
+  credentials: explained(
+    'No credentials, a wrong API token, or a browser session that has ended.',
+    'Missing or invalid API token',
+  ),
+  admins: explained(
+    'Only admins and owners of the account may do this.',
+    'Only admins and owners of the account may do this',
+  ),
+  csrf: explained(
+    'A change made with a browser session that lacks this hub’s `Origin` and the session’s `X-CSRF-Token`.',
+    'This request needs the Origin of this hub and the X-CSRF-Token of the session',
+    { reason: 'csrf' },
+  ),
+  invisible: explained(
+    'No such record, or not one the caller may see (records of other accounts answer 404, never 403).',
+    'Record not found',
+  ),
+  stale: explained(
+    'Someone changed the record since it was read (stale `lockVersion`, `data.staleLockVersion`): reload it and try again.',
+    'The record was changed by someone else (stale lockVersion); reload it and try again',
+    { staleLockVersion: true },
+  ),
+  contentType: explained(
+    'The body is neither JSON nor form-encoded.',
+    'Unsupported content type: send application/json or application/x-www-form-urlencoded',
+  ),
+  throttle: explained(
+    'Too many failed authentications from this address: a wrong token or bridge key waits `Retry-After` seconds (a valid one is never refused for it).',
+    'Too many failed authentications from this address; try again in 42 s',
+  ),
 } satisfies Record<string, Omit<Reason, 'id'>>;
 
 /** Example messages for reasons an operation's notes name without an example of their own. */

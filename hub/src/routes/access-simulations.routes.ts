@@ -47,59 +47,44 @@ const collectionWrites = [
   { method: 'DELETE', item: true, part: 'remove' },
 ] as const;
 
+/** A collection's create, update and delete (POST at its path, PUT and DELETE at an item). */
+function collectionTarget(
+  collection: Collection<any, any>,
+  reach: Target['reach'],
+  space?: Target['space'],
+): Target {
+  return { pattern: collection.path, writes: [...collectionWrites], collection, reach, space };
+}
+
+const everyMember = async () => null;
+const spaceOf = (params: Params) => params.spaceId;
+
 /** What a change can reach, as the policy reads it: who holds the package, the course, the member's own. */
 const targets: Target[] = [
-  {
-    pattern: packages.path,
-    writes: [...collectionWrites],
-    collection: packages,
-    // A new package is held by nobody yet.
-    reach: async (db, _params, id, part) => (part === 'create' ? [] : holdersOfPackage(db, id as number)),
-  },
-  {
-    pattern: packagePermissions.path,
-    writes: [...collectionWrites],
-    collection: packagePermissions,
-    reach: (db, params) => holdersOfPackage(db, params.packageId),
-  },
-  {
-    pattern: trainingCourses.path,
-    writes: [...collectionWrites],
-    collection: trainingCourses,
-    reach: async (db, _params, id, part) => (part === 'create' ? [] : holdersOfCourse(db, id as number)),
-  },
-  {
-    pattern: memberPackages.path,
-    writes: [...collectionWrites],
-    collection: memberPackages,
-    reach: async (db, params, id) => memberOf(db, 'member_packages', params, id),
-  },
-  {
-    pattern: memberTrainings.path,
-    writes: [...collectionWrites],
-    collection: memberTrainings,
-    reach: async (db, params, id) => memberOf(db, 'member_trainings', params, id),
-  },
-  {
-    pattern: holidays.path,
-    writes: [...collectionWrites],
-    collection: holidays,
-    reach: async () => null,
-    space: (params) => params.spaceId,
-  },
+  // A new package or course is held by nobody yet.
+  collectionTarget(packages, async (db, _params, id, part) =>
+    part === 'create' ? [] : holdersOfPackage(db, id as number),
+  ),
+  collectionTarget(packagePermissions, (db, params) => holdersOfPackage(db, params.packageId)),
+  collectionTarget(trainingCourses, async (db, _params, id, part) =>
+    part === 'create' ? [] : holdersOfCourse(db, id as number),
+  ),
+  collectionTarget(memberPackages, async (db, params, id) => memberOf(db, 'member_packages', params, id)),
+  collectionTarget(memberTrainings, async (db, params, id) => memberOf(db, 'member_trainings', params, id)),
+  collectionTarget(holidays, everyMember, spaceOf),
   {
     // The spec's singular spelling of a holiday's writes.
     pattern: '/space/:spaceId/holidays',
     writes: collectionWrites.filter((w) => w.item),
     collection: holidays,
-    reach: async () => null,
-    space: (params) => params.spaceId,
+    reach: everyMember,
+    space: spaceOf,
   },
   {
     pattern: '/spaces/:spaceId/opening-hours',
     writes: [{ method: 'PUT', item: false, part: 'update' }],
-    reach: async () => null,
-    space: (params) => params.spaceId,
+    reach: everyMember,
+    space: spaceOf,
   },
 ];
 

@@ -35,7 +35,6 @@ export const accounts = collection({
     update: {
       summary: 'Change the account',
       description: `${lockedNote} Owners and admins change its name, locale, billing contact and \`inviteMembers\`; \`trialEndDate\` and the stamps are read-only and ignored.`,
-      admins: true,
       example: { lockVersion: 0, name: 'Makerspace Linz', billingEmailAddress: 'board@example.org' },
     },
   },

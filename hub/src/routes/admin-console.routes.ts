@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { adminRoute } from '../http/route.js';
-import { requireAdmin } from '../http/auth.js';
+import { adminCreatedRoute, publicRoute } from '../http/route-kinds.js';
 import { createPairing, redeemPairing } from '../resources/pairing.js';
 import { findResourceInAccount } from '../resources/resources.js';
 import { recentUnknownCards } from '../resources/unknown-cards.js';
@@ -18,43 +18,38 @@ import { ResourceParams } from '../http/params.js';
 /** What the admin console needs beyond the Fabman interface: bridge pairing and unknown cards. */
 export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post(
+    adminCreatedRoute(
+      app,
+      'post',
       '/resources/:resourceId/bridge/pairing-codes',
       {
-        schema: {
-          tags: ['bridges'],
-          summary: 'Create a one-use pairing code for a new bridge (admins)',
-          description:
-            'Answers the code once, with the one line to run on the Pi: `makerspace-agent pair <hub URL> <code>`. The code is valid for 30 minutes and one redemption; a new code replaces an unredeemed earlier one.',
-          admins: true,
-          params: ResourceParams,
-          response: { 201: PairingCode },
-        },
+        tags: ['bridges'],
+        summary: 'Create a one-use pairing code for a new bridge (admins)',
+        description:
+          'Answers the code once, with the one line to run on the Pi: `makerspace-agent pair <hub URL> <code>`. The code is valid for 30 minutes and one redemption; a new code replaces an unredeemed earlier one.',
+        params: ResourceParams,
+        response: { 201: PairingCode },
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const resource = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
-        return reply.code(201).send(await createPairing(ctx, caller, resource));
-      },
+      async (request, caller) =>
+        createPairing(ctx, caller, await findResourceInAccount(ctx.db, caller, request.params.resourceId)),
     );
 
-    app.post(
+    publicRoute(
+      app,
+      'post',
       '/bridge-pairings/redeem',
       {
-        config: { public: true },
-        schema: {
-          tags: ['bridges'],
-          summary: 'Redeem a pairing code for the bridge API key (the agent’s pair command)',
-          description:
-            'Needs no credentials: the code is the credential. It works once; the bridge gets a new API key (any agent on the old key is disconnected) and the key is answered this one time. Unknown, used and expired codes answer 400.',
-          errors: { 400: 'The code is unknown, used or expired.' },
-          example: { code: 'PAIR-7F3K-92QD' },
-          security: [],
-          body: PairingRedeem,
-          response: { 200: PairingRedeemed },
-        },
+        tags: ['bridges'],
+        summary: 'Redeem a pairing code for the bridge API key (the agent’s pair command)',
+        description:
+          'Needs no credentials: the code is the credential. It works once; the bridge gets a new API key (any agent on the old key is disconnected) and the key is answered this one time. Unknown, used and expired codes answer 400.',
+        errors: { 400: 'The code is unknown, used or expired.' },
+        example: { code: 'PAIR-7F3K-92QD' },
+        security: [],
+        body: PairingRedeem,
+        response: { 200: PairingRedeemed },
       },
-      async (request) => redeemPairing(ctx, request.body.code),
+      (request) => redeemPairing(ctx, request.body.code),
     );
 
     adminRoute(
@@ -69,9 +64,7 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         querystring: UnknownCardsQuery,
         response: { 200: z.array(UnknownCard) },
       },
-      async (request, caller) => {
-        return recentUnknownCards(ctx, caller, request.query);
-      },
+      (request, caller) => recentUnknownCards(ctx, caller, request.query),
     );
   };
 }

@@ -17,9 +17,10 @@ import {
   paymentTotals,
 } from '../billing/list-filters.js';
 import type { Db } from '../db/crud.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { requireAdmin } from '../http/auth.js';
 import { sendPage } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import type { Caller } from '../kernel/caller.js';
 
 interface Totals {
@@ -65,18 +66,18 @@ export function billingTotalsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     for (const t of totals) {
       const one = t.nouns.slice(0, -1);
-      app.get(
+      memberRoute(
+        app,
+        'get',
         `/${t.nouns}/totals`,
         {
-          schema: {
-            tags: [t.nouns],
-            summary: `Count and sums of the ${t.nouns} that match the list filters`,
-            description: `Takes the filters of \`GET /${t.nouns}\` and adds up every ${one} they select (not only one page): the count, the total, and ${t.sums}.`,
-            querystring: t.filters,
-            response: { 200: t.answer },
-          },
+          tags: [t.nouns],
+          summary: `Count and sums of the ${t.nouns} that match the list filters`,
+          description: `Takes the filters of \`GET /${t.nouns}\` and adds up every ${one} they select (not only one page): the count, the total, and ${t.sums}.`,
+          querystring: t.filters,
+          response: { 200: t.answer },
         },
-        async (request) => t.totals(ctx.db, callerOf(request), request.query),
+        (request, caller) => t.totals(ctx.db, caller, request.query),
       );
     }
 

@@ -102,7 +102,6 @@ export const bookings = collection({
       summary: 'Delete a booking',
       description:
         'Removes the booking (members cancel with PUT `state: cancelled` instead). Sends `booking_deleted`. Answers 204.',
-      admins: true,
     },
   },
 });

@@ -51,7 +51,6 @@ export const charges = collection({
     create: {
       summary: 'Charge a member',
       description: 'A manual charge; it goes on the member’s next invoice.',
-      admins: true,
       errors: {
         409: 'The booking or resource log is already charged.',
         422: 'The member, booking, resource log or member package does not exist for this member.',
@@ -61,14 +60,12 @@ export const charges = collection({
     update: {
       summary: 'Change a charge',
       description: `${lockedNote} Only while the charge is on no invoice; sends \`charge_updated\`.`,
-      admins: true,
       errors: { 409: 'The charge is on an invoice (`data.invoiced`: its id): cancel the invoice first.' },
       example: { lockVersion: 1, description: 'Plywood 4 mm, 3 sheets', price: '19.20' },
     },
     remove: {
       summary: 'Delete a charge',
       description: 'Only while the charge is on no invoice; sends `charge_deleted`. Answers 204.',
-      admins: true,
       errors: {
         409: 'The charge is on an invoice (`data.invoiced`), or is a package fee (`data.packageFee`: set its price to 0.00 to waive it).',
       },

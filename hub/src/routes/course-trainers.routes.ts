@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { pathId } from '../http/params.js';
 import { type App, memberRoute } from '../http/route.js';
-import { requireAdmin } from '../http/auth.js';
+import { memberRoleRoutes } from './member-roles.js';
 import {
   addCourseTrainer,
   courseTrainers,
@@ -16,63 +16,36 @@ const Trainee = z.object({ id: z.number().int(), firstName: z.string(), lastName
 
 /** Trainers of a course: who may record its trainings (docs/DECISIONS.md, "Trainers"). */
 export function courseTrainerRoutes(app: App, ctx: HubServices): void {
-  memberRoute(
-    app,
-    'get',
-    '/training-courses/:courseId/trainers',
-    {
-      tags: ['training'],
-      summary: 'List the trainers of a course',
-      description:
-        'The members who may record trainings of the course, with their names (`_embedded.member`), by name. Every member of the account may see who trains a course.',
-      params: CourseParams,
-      response: { 200: z.array(CourseTrainerRecord) },
-    },
-    (request, caller) => courseTrainers(ctx.db, caller, request.params.courseId),
-  );
-  app.post(
-    '/training-courses/:courseId/trainers',
-    {
-      schema: {
-        tags: ['training'],
+  memberRoleRoutes(app, ctx, {
+    path: '/training-courses/:courseId/trainers',
+    key: 'courseId',
+    tags: ['training'],
+    holder: CourseTrainerRecord,
+    create: CourseTrainerCreate,
+    docs: {
+      list: {
+        summary: 'List the trainers of a course',
+        description:
+          'The members who may record trainings of the course, with their names (`_embedded.member`), by name. Every member of the account may see who trains a course.',
+      },
+      create: {
         summary: 'Make a member trainer of a course',
         description:
           'The member may then record trainings of this course for other members with POST /members/{id}/trainings, and sees the trainings they signed. Answers 201 with the trainer.',
-        admins: true,
-        params: CourseParams,
-        body: CourseTrainerCreate,
-        response: { 201: CourseTrainerRecord },
         errors: {
           409: 'The member already trains this course (`data.alreadyTrainer`).',
           422: 'No such member in the account (`data.unknownMember`).',
         },
-        example: { member: 42 },
       },
-    },
-    async (request, reply) => {
-      const caller = requireAdmin(request);
-      const at = ctx.clock.now().toISOString();
-      const record = await addCourseTrainer(ctx.db, caller, request.params.courseId, request.body.member, at);
-      return reply.code(201).send(record);
-    },
-  );
-  app.delete(
-    '/training-courses/:courseId/trainers/:memberId',
-    {
-      schema: {
-        tags: ['training'],
+      remove: {
         summary: 'End a member’s role as trainer of a course',
         description: 'The trainings they signed stay valid. Answers 204.',
-        admins: true,
-        params: CourseParams.extend({ memberId: pathId }),
       },
     },
-    async (request, reply) => {
-      const caller = requireAdmin(request);
-      await removeCourseTrainer(ctx.db, caller, request.params.courseId, request.params.memberId);
-      return reply.code(204).send();
-    },
-  );
+    holders: courseTrainers,
+    give: addCourseTrainer,
+    end: removeCourseTrainer,
+  });
   memberRoute(
     app,
     'get',

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { badRequest } from '../errors.js';
 import { ResourceParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
+import { publicRoute } from '../http/route-kinds.js';
 import { adminRoute, memberRoute } from '../http/route.js';
 import { findResource } from '../resources/resources.js';
 import { busyTimes, setupFacts, timezoneOfSpace } from '../spaces/first-run.repository.js';
@@ -25,20 +26,19 @@ export function firstRunRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       invitationDays: Math.round(ctx.invitationLifetimeMs / 86_400_000),
     });
 
-    app.get(
+    publicRoute(
+      app,
+      'get',
       '/hub-info',
       {
-        config: { public: true },
-        schema: {
-          tags: ['sign-in'],
-          summary: 'How this hub is set up: mail, public address, link lifetimes (no credentials needed)',
-          description:
-            'The sign-in page reads `mailConfigured` to offer e-mailed links only when mail can carry them; the admin console reads `publicUrlSet` to warn that stickers and pairing commands point at localhost until HUB_PUBLIC_URL is set. Tells nothing about members or records.',
-          security: [],
-          response: { 200: HubInfo },
-        },
+        tags: ['sign-in'],
+        summary: 'How this hub is set up: mail, public address, link lifetimes (no credentials needed)',
+        description:
+          'The sign-in page reads `mailConfigured` to offer e-mailed links only when mail can carry them; the admin console reads `publicUrlSet` to warn that stickers and pairing commands point at localhost until HUB_PUBLIC_URL is set. Tells nothing about members or records.',
+        security: [],
+        response: { 200: HubInfo },
       },
-      async () => hubInfo(),
+      () => hubInfo(),
     );
 
     adminRoute(

@@ -9,11 +9,13 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { bool } from '../db/crud.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { requireAdmin } from '../http/auth.js';
 import type { Caller } from '../kernel/caller.js';
 import { forbidden, unprocessable } from '../errors.js';
 import { findMember, type MemberRow } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { createLink, mailLink, supersedeInvitations } from '../sign-in/links.js';
 import { canSignIn, invitationOf, markInvited } from '../sign-in/sign-in.repository.js';
 import { MemberParams } from '../http/params.js';
@@ -92,19 +94,18 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/invitation',
       {
-        schema: {
-          tags,
-          summary: "A member's invitation status",
-          description: '`notInvited`, `invited` (when, by whom) or `accepted`.',
-          params: MemberParams,
-          response: { 200: InvitationRecord },
-        },
+        tags,
+        summary: "A member's invitation status",
+        description: '`notInvited`, `invited` (when, by whom) or `accepted`.',
+        params: MemberParams,
+        response: { 200: InvitationRecord },
       },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
+      onMember(ctx.db, async (member) => {
         const row = await invitationOf(ctx.db, member.id);
         return {
           member: member.id,
@@ -112,7 +113,7 @@ export function invitationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           status: (row?.status ?? 'notInvited') as InvitationRecord['status'],
           invitedAt: row?.invitedAt ?? null,
         };
-      },
+      }),
     );
 
     app.post(

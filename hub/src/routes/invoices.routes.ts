@@ -20,6 +20,7 @@ import { filterInvoices, invoiceFilterParams } from '../billing/list-filters.js'
 import { defined } from '../db/crud.js';
 import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { fileReply } from '../http/file-reply.js';
 import type { HubServices } from '../http/services.js';
 import { adminRoute } from '../http/route.js';
 import { billingList } from './billing-lists.js';
@@ -59,7 +60,6 @@ export const invoices = collection({
       summary: 'Invoice a member',
       description:
         'Puts all the member’s uninvoiced charges on a new invoice with the next number of the space.',
-      admins: true,
       errors: {
         409: 'Charges changed while the invoice was made; try again.',
         422: 'The member does not exist, or has no uninvoiced charges (`data.noCharges`).',
@@ -69,7 +69,6 @@ export const invoices = collection({
     update: {
       summary: 'Change an invoice’s texts and due date',
       description: `${lockedNote} Amounts and charges cannot be changed: cancel the invoice instead.`,
-      admins: true,
       example: { lockVersion: 1, dueDate: '2026-12-31', notes: 'Paying in two parts' },
     },
   },
@@ -144,11 +143,12 @@ export function invoicesRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const row = await findIn(invoices, ctx, callerOf(request), {}, request.params.invoiceId);
         const pdf = await invoicePdf(ctx.db, row.id, { clock: ctx.clock });
-        // Personal data: no shared cache keeps it.
-        reply.header('cache-control', 'private, no-store');
-        reply.header('content-disposition', `attachment; filename="${invoicePdfFileName(row.number)}"`);
-        // The bytes as they are (the schema's File is what the document calls binary).
-        return reply.type('application/pdf').send(pdf as unknown as File);
+        // Personal data: no shared cache keeps it. The bytes as they are (the schema's File is what
+        // the document calls binary).
+        const name = invoicePdfFileName(row.number);
+        return fileReply(reply, { type: 'application/pdf', name, cache: 'private, no-store' }).send(
+          pdf as unknown as File,
+        );
       },
     );
   });

@@ -12,6 +12,8 @@ import { requireAdmin } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
+import { adminOnly } from '../kernel/caller.js';
 import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec: jobs, the hub's background work (admins see their account's; members none). */
@@ -44,22 +46,22 @@ export const jobs = collection({
  */
 export function jobsRoutes(ctx: HubServices, wake?: () => void): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, jobs, async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/jobs/invoice-run-preview',
       {
-        schema: {
-          tags: ['jobs'],
-          summary: 'Preview an invoice run (what POST /jobs {type: invoiceRun} would invoice now)',
-          description:
-            'A dry run that writes nothing: the members the run would invoice now (every member with charges on no invoice yet, or only `member`), and per member the invoice it would make (date, due date, total) with its lines, computed by the same code as the run. Members the run would skip are listed with the reason. Invoice numbers are taken when the run makes the invoices. Admins and owners.',
-          querystring: InvoiceRunPreviewQuery,
-          response: { 200: InvoiceRunPreview },
-        },
+        tags: ['jobs'],
+        summary: 'Preview an invoice run (what POST /jobs {type: invoiceRun} would invoice now)',
+        description:
+          'A dry run that writes nothing: the members the run would invoice now (every member with charges on no invoice yet, or only `member`), and per member the invoice it would make (date, due date, total) with its lines, computed by the same code as the run. Members the run would skip are listed with the reason. Invoice numbers are taken when the run makes the invoices. Admins and owners.',
+        querystring: InvoiceRunPreviewQuery,
+        response: { 200: InvoiceRunPreview },
       },
-      async (request) => {
-        const caller = requireAdmin(request);
-        await checkJobMember(ctx.db, caller.accountId, 'invoiceRun', request.query.member);
-        return previewInvoiceRun(ctx.db, caller.accountId, request.query.member, ctx.clock.now());
+      async (request, caller) => {
+        const { accountId } = adminOnly(caller);
+        await checkJobMember(ctx.db, accountId, 'invoiceRun', request.query.member);
+        return previewInvoiceRun(ctx.db, accountId, request.query.member, ctx.clock.now());
       },
     );
 

@@ -7,14 +7,15 @@ import {
   KeyType,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { HubServices } from '../http/services.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { adminNoContentRoute } from '../http/route-kinds.js';
+import { adminRoute, memberRoute } from '../http/route.js';
 import { collection, ofAccount, registerCollection } from '../http/collection.js';
 import { notFound } from '../errors.js';
 import { adminOnly, type Caller } from '../kernel/caller.js';
 import { findMember, type MemberRow } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { keyAssignmentRecord, setAssignmentResource, startKeyAssignment } from '../keys/key-assignments.js';
 import {
   deleteMemberKey,
@@ -27,6 +28,8 @@ import { MemberParams } from '../http/params.js';
 
 /** PUT and POST of a member's key: without `type` the key keeps its type. */
 const MemberKeyChange = MemberKeyPut.extend({ type: KeyType.optional() });
+/** What PUT and POST /members/:memberId/key ask for, on the member of the path. */
+type KeyChange = { params: { memberId: number }; body: z.infer<typeof MemberKeyChange> };
 
 /** spec 4.3: key assignments (the next card tapped at a reader becomes a member's key). */
 export const keyAssignments = collection({
@@ -55,21 +58,18 @@ export const keyAssignments = collection({
       summary: 'Assign the next card read to a member',
       description:
         'Starts a key assignment: the next card tapped at the reader of `resource` within 15 seconds becomes the member’s key card. Without `resource`, name the reader later with PUT. Poll GET /key-assignments/{assignmentId} until `state` is `assigned` or `expired`.',
-      admins: true,
       errors: { 422: 'The resource does not exist in this account.' },
       example: { member: 42, resource: 7 },
     },
     update: {
       summary: 'Move a key assignment to another reader',
       description: 'Names the reader where the member will tap the card; the 15 seconds start again.',
-      admins: true,
       errors: { 422: 'The resource does not exist in this account, or the assignment is finished already.' },
       example: { resource: 7 },
     },
     remove: {
       summary: 'Cancel a key assignment',
       description: 'Answers 204.',
-      admins: true,
     },
   },
 });
@@ -97,67 +97,63 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     registerCollection(app, ctx, keyAssignments);
 
     // A member reads their own key; admins any of their account.
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/key',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Get a member’s key card',
-          description:
-            'The member’s key card (type, token, state). Members read their own, admins any of their account; 404 when the member has none.',
-          params: MemberParams,
-          response: { 200: MemberKeyRecord },
-        },
+        tags: ['members'],
+        summary: 'Get a member’s key card',
+        description:
+          'The member’s key card (type, token, state). Members read their own, admins any of their account; 404 when the member has none.',
+        params: MemberParams,
+        response: { 200: MemberKeyRecord },
       },
-      async (request) => memberKeyRecord((await keyOf(callerOf(request), request.params.memberId)).key),
+      async (request, caller) => memberKeyRecord((await keyOf(caller, request.params.memberId)).key),
     );
 
     const setKeySchema = {
       tags: ['members'],
-      admins: true as const,
       errors: { 422: 'The card belongs to another member of the account (`data.duplicateKey`).' },
       params: MemberParams,
       body: MemberKeyChange,
       response: { 200: MemberKeyRecord },
     };
-    const setKey = async (request: FastifyRequest) => {
-      const caller = requireAdmin(request);
-      const { memberId } = request.params as { memberId: number };
-      const member = await findMember(ctx.db, caller, memberId);
-      const body = request.body as z.infer<typeof MemberKeyChange>;
-      const { row } = await changeKey((trx, at) => putMemberKey(trx, member, body, caller.memberId, at));
+    const setKey = onMember(ctx.db, async (member, request: KeyChange, caller) => {
+      const { row } = await changeKey((trx, at) =>
+        putMemberKey(trx, member, request.body, caller.memberId, at),
+      );
       return memberKeyRecord(row);
-    };
+    });
     const put = {
       summary: 'Give a member a key card',
       description:
         'Sets the member’s one key card (type and token as the reader sends it, hex) or changes its state; without `type` the card keeps its type. The account’s bridges update their offline key lists at once.',
       example: { type: 'em4102', token: '0A1B2C3D4E', state: 'active' },
     };
-    app.put('/members/:memberId/key', { schema: { ...setKeySchema, ...put } }, setKey);
+    adminRoute(app, 'put', '/members/:memberId/key', { ...setKeySchema, ...put }, setKey);
     const post = {
       summary: 'Give a member a key card (as PUT)',
       description:
         'The same as PUT /members/{memberId}/key (the commercial interface creates keys with POST). Without `type` the card keeps its type; a member without a card needs one (400).',
       example: { type: 'em4102', token: '0A1B2C3D4E' },
     };
-    app.post('/members/:memberId/key', { schema: { ...setKeySchema, ...post } }, setKey);
+    adminRoute(app, 'post', '/members/:memberId/key', { ...setKeySchema, ...post }, setKey);
 
-    app.post(
+    // A member may disable their own card, never enable one: that stays with the admins.
+    memberRoute(
+      app,
+      'post',
       '/members/:memberId/key/lost',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Report a key card lost',
-          description:
-            'The member (or an admin) marks the card inactive: it stops opening at once, and the bridges drop it from their offline keys. An admin makes it active again with PUT /members/{id}/key.',
-          params: MemberParams,
-          response: { 200: MemberKeyRecord },
-        },
+        tags: ['members'],
+        summary: 'Report a key card lost',
+        description:
+          'The member (or an admin) marks the card inactive: it stops opening at once, and the bridges drop it from their offline keys. An admin makes it active again with PUT /members/{id}/key.',
+        params: MemberParams,
+        response: { 200: MemberKeyRecord },
       },
-      async (request) => {
-        // A member may disable their own card, never enable one: that stays with the admins.
-        const caller = callerOf(request);
+      async (request, caller) => {
         const { member, key } = await keyOf(caller, request.params.memberId);
         const { row } = await changeKey(async (trx, at) => {
           const changed = await putMemberKey(
@@ -175,24 +171,20 @@ export function keysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.delete(
+    adminNoContentRoute(
+      app,
+      'delete',
       '/members/:memberId/key',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Take a member’s key card away',
-          description:
-            'The card stops opening anything at once and leaves the bridges’ offline keys. Answers 204; 404 when the member has no card.',
-          admins: true,
-          params: MemberParams,
-        },
+        tags: ['members'],
+        summary: 'Take a member’s key card away',
+        description:
+          'The card stops opening anything at once and leaves the bridges’ offline keys. Answers 204; 404 when the member has no card.',
+        params: MemberParams,
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member) => {
         if (!(await changeKey((trx) => deleteMemberKey(trx, member.id)))) throw notFound('Key');
-        return reply.code(204).send();
-      },
+      }),
     );
   };
 }

@@ -38,13 +38,11 @@ export const memberChanges = collection({
       summary: 'Schedule a change of a member',
       description:
         'Member fields (those of PUT /members/{memberId}, except `space`) to write on `date` (in the member’s space). The hub applies it on that date as a PUT would (member_updated) and marks it `applied`. Answers 201.',
-      admins: true,
       example: { date: '2027-01-01', state: 'locked', notes: 'Membership ends with the year' },
     },
     update: {
       summary: 'Change a scheduled change',
       description: `Its \`date\`, and the member fields sent replace the change’s. An applied change answers 409. ${lockedNote}`,
-      admins: true,
       errors: { 409: 'The change was applied already (`data.applied`), or the lockVersion is stale.' },
       example: { date: '2027-02-01', lockVersion: 1 },
     },

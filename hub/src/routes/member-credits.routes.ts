@@ -68,7 +68,6 @@ export const memberCredits = collection({
       summary: 'Give a member a credit',
       description:
         'A credit given by hand (no package behind it): `amount` remains in full, for `scope` (default global) from `fromDate` (default today) until `untilDate` (exclusive; null: never). Emits memberCredit_created. Answers 201.',
-      admins: true,
       errors: { 422: '`untilDate` is not after `fromDate`.' },
       example: {
         amount: '20.00',
@@ -81,14 +80,12 @@ export const memberCredits = collection({
     update: {
       summary: 'Change a member’s credit',
       description: `A new \`amount\` moves \`remaining\` by the difference (what was spent stays spent; never below zero). Emits memberCredit_updated. ${lockedNote}`,
-      admins: true,
       errors: { 422: '`untilDate` is not after `fromDate`.' },
       example: { amount: '25.00', notes: 'Topped up', lockVersion: 1 },
     },
     remove: {
       summary: 'Delete a member’s credit',
       description: 'Its uses go with it; emits memberCredit_deleted. Answers 204.',
-      admins: true,
     },
   },
 });

@@ -6,7 +6,6 @@ import {
   MemberDeviceUpdate,
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerOf } from '../http/auth.js';
 import { collection, insertForMember, registerCollection, underMember } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
@@ -18,7 +17,7 @@ import {
   memberDeviceRecord,
   putMemberDevice,
 } from '../identity/member-devices.js';
-import { findMember } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { MemberParams } from '../http/params.js';
 import { lockedNote } from '../http/openapi-doc.js';
 
@@ -44,13 +43,11 @@ export const deviceChanges = collection({
     create: {
       summary: 'Add a device change',
       description: 'An entry in the history of the member’s device. Answers 201.',
-      admins: true,
       example: { name: 'Old phone', userAgent: 'MakerspaceApp/1.9' },
     },
     update: {
       summary: 'Change a device change',
       description: lockedNote,
-      admins: true,
       example: { name: 'Ada’s old phone', lockVersion: 1 },
     },
   },
@@ -61,23 +58,22 @@ const unknownDevice = unwrittenRecord(MemberDeviceRecord);
 
 export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/device',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Get a member’s device',
-          description:
-            'The device the member uses the app on; while none is known, an object whose fields are null but `member` (as Fabman answers).',
-          params: MemberParams,
-          response: { 200: unknownDevice.schema },
-        },
+        tags: ['members'],
+        summary: 'Get a member’s device',
+        description:
+          'The device the member uses the app on; while none is known, an object whose fields are null but `member` (as Fabman answers).',
+        params: MemberParams,
+        response: { 200: unknownDevice.schema },
       },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
+      onMember(ctx.db, async (member) => {
         const row = await findMemberDevice(ctx.db, member.id);
         return row ? memberDeviceRecord(row) : unknownDevice.of(member.id);
-      },
+      }),
     );
 
     memberRoute(
@@ -94,14 +90,13 @@ export function memberDeviceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         body: MemberDeviceUpdate,
         response: { 200: MemberDeviceRecord },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member, request, caller) => {
         const at = ctx.clock.now().toISOString();
         const row = await ctx.events.transaction((trx) =>
           putMemberDevice(trx, member, request.body, { at, by: caller.memberId }),
         );
         return memberDeviceRecord(row);
-      },
+      }),
     );
 
     registerCollection(app, ctx, deviceChanges);

@@ -72,21 +72,18 @@ export const memberPackages = collection({
       summary: 'Give a member a package',
       description:
         'From `fromDate` (default today) until `untilDate`. The setup fee, the first period’s fee and the first credits are charged at once.',
-      admins: true,
       errors: { 422: packageRefused },
       example: { package: 2, fromDate: '2026-12-01', notes: 'Student rate' },
     },
     update: {
       summary: 'Change a member’s package',
       description: `${lockedNote} Set \`untilDate\` to end it.`,
-      admins: true,
       errors: { 422: '`untilDate` is before `fromDate`.' },
       example: { lockVersion: 1, untilDate: '2027-06-30' },
     },
     remove: {
       summary: 'Take a package away from a member',
       description: 'The member’s credits from it go with it. Answers 204.',
-      admins: true,
     },
   },
 });

@@ -15,13 +15,26 @@ import {
   paymentPart,
   writePaymentPart,
 } from '../billing/payment-details.js';
-import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
+import { noContentRoute } from '../http/route-kinds.js';
+import { memberRoute } from '../http/route.js';
 import { unwrittenRecord } from '../http/unwritten.js';
-import { adminOnly } from '../kernel/caller.js';
-import { findMember } from '../identity/members.js';
+import { adminOnly, type Caller } from '../kernel/caller.js';
+import { onMember } from './on-member.js';
 import { MemberParams } from '../http/params.js';
 import type { OperationDoc } from '../http/openapi-doc.js';
+
+/** Writes one part of a member's payment details (null: removes it) as the caller's change, now. */
+export function changePaymentPart(
+  ctx: HubServices,
+  caller: Caller,
+  member: { id: number; account: number },
+  part: PaymentPart,
+  body: Record<string, unknown> | null,
+) {
+  const stamp = { at: ctx.clock.now().toISOString(), by: caller.memberId };
+  return ctx.events.transaction((trx) => writePaymentPart(trx, member, part, body, stamp));
+}
 
 /**
  * A member's money: balance items, payment account (admins write), payment method (the member
@@ -29,22 +42,19 @@ import type { OperationDoc } from '../http/openapi-doc.js';
  */
 export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/balance-items',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'A member’s balance items',
-          description:
-            'The sums of the member’s invoices (not cancelled), completed payments, uninvoiced charges (`sumCharges`) and uninvoiced booking charges (`sumUnpaidBookings`), the prepaid `balance`, and the open `items` behind them (uninvoiced charges, unpaid invoices, payments), newest first; an item’s `amount` is what it adds to the balance.',
-          params: MemberParams,
-          response: { 200: BalanceItems },
-        },
+        tags: ['members'],
+        summary: 'A member’s balance items',
+        description:
+          'The sums of the member’s invoices (not cancelled), completed payments, uninvoiced charges (`sumCharges`) and uninvoiced booking charges (`sumUnpaidBookings`), the prepaid `balance`, and the open `items` behind them (uninvoiced charges, unpaid invoices, payments), newest first; an item’s `amount` is what it adds to the balance.',
+        params: MemberParams,
+        response: { 200: BalanceItems },
       },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        return memberBalanceItems(ctx.db, member.id);
-      },
+      onMember(ctx.db, (member) => memberBalanceItems(ctx.db, member.id)),
     );
 
     const part = (
@@ -55,44 +65,36 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       docs: { read: OperationDoc; write: OperationDoc },
     ) => {
       const unwritten = unwrittenRecord(record);
-      app.get(
+      memberRoute(
+        app,
+        'get',
         `/members/:memberId/${path}`,
         {
-          schema: {
-            tags: ['members'],
-            ...docs.read,
-            params: MemberParams,
-            response: { 200: unwritten.schema },
-          },
+          tags: ['members'],
+          ...docs.read,
+          params: MemberParams,
+          response: { 200: unwritten.schema },
         },
-        async (request) => {
-          const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-          return (await paymentPart(ctx.db, member.id, name)) ?? unwritten.of(member.id);
-        },
+        onMember(
+          ctx.db,
+          async (member) => (await paymentPart(ctx.db, member.id, name)) ?? unwritten.of(member.id),
+        ),
       );
-      app.put(
+      memberRoute(
+        app,
+        'put',
         `/members/:memberId/${path}`,
         {
-          schema: {
-            tags: ['members'],
-            ...docs.write,
-            params: MemberParams,
-            body,
-            response: { 200: record as z.ZodType },
-          },
+          tags: ['members'],
+          ...docs.write,
+          params: MemberParams,
+          body,
+          response: { 200: record as z.ZodType },
         },
-        async (request) => {
-          const caller = callerOf(request);
-          const member = await findMember(ctx.db, caller, request.params.memberId);
+        onMember(ctx.db, (member, request, caller) => {
           if (admins) adminOnly(caller);
-          const at = ctx.clock.now().toISOString();
-          return ctx.events.transaction((trx) =>
-            writePaymentPart(trx, member, name, request.body as Record<string, unknown>, {
-              at,
-              by: caller.memberId,
-            }),
-          );
-        },
+          return changePaymentPart(ctx, caller, member, name, request.body as Record<string, unknown>);
+        }),
       );
     };
     part('payment-account', 'paymentAccount', [PaymentAccountRecord, PaymentAccountUpdate], true, {
@@ -127,43 +129,34 @@ export function memberPaymentsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     });
 
-    app.delete(
+    noContentRoute(
+      app,
+      'delete',
       '/members/:memberId/payment-method',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Remove a member’s payment method',
-          description: 'The member (or an admin) removes it; GET answers 204 after. Answers 204.',
-          params: MemberParams,
-        },
+        tags: ['members'],
+        summary: 'Remove a member’s payment method',
+        description: 'The member (or an admin) removes it; GET answers 204 after. Answers 204.',
+        params: MemberParams,
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        const at = ctx.clock.now().toISOString();
-        await ctx.events.transaction((trx) =>
-          writePaymentPart(trx, member, 'paymentMethod', null, { at, by: caller.memberId }),
-        );
-        return reply.code(204).send();
-      },
+      onMember(ctx.db, async (member, _request, caller) => {
+        await changePaymentPart(ctx, caller, member, 'paymentMethod', null);
+      }),
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/payment-method-mandate-preview',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Preview a member’s SEPA mandate',
-          description:
-            'The mandate the member would sign: the creditor id and mandate text of the space’s billing settings, with the member’s account holder, IBAN and mandate reference.',
-          params: MemberParams,
-          response: { 200: MandatePreview },
-        },
+        tags: ['members'],
+        summary: 'Preview a member’s SEPA mandate',
+        description:
+          'The mandate the member would sign: the creditor id and mandate text of the space’s billing settings, with the member’s account holder, IBAN and mandate reference.',
+        params: MemberParams,
+        response: { 200: MandatePreview },
       },
-      async (request) => {
-        const member = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        return mandatePreview(ctx.db, member);
-      },
+      onMember(ctx.db, (member) => mandatePreview(ctx.db, member)),
     );
   };
 }

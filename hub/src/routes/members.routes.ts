@@ -10,11 +10,10 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { callerOf } from '../http/auth.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import { orderParam } from '../http/list.js';
 import type { HubServices } from '../http/services.js';
-import { adminRoute } from '../http/route.js';
+import { adminRoute, memberRoute } from '../http/route.js';
 import { memberEmbeds, membersWithEmbeds } from '../http/member-embeds.js';
 import {
   createMember,
@@ -29,6 +28,7 @@ import {
   userMeRecord,
   visibleMembers,
 } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { hotMember, hotMemberList } from './members.hot.js';
 import { MemberParams } from '../http/params.js';
 import { lockedNote, pagedNote } from '../http/openapi-doc.js';
@@ -110,7 +110,6 @@ export const members = collection({
       summary: 'Add a member',
       description:
         'Creates a member of the caller’s account (privileges `member`; grant more with PUT /members/{memberId}/privileges). Unknown fields answer 400. The member can sign in once invited (POST /members/{memberId}/invitation).',
-      admins: true,
       errors: { 422: memberRefused },
       example: {
         firstName: 'Ada',
@@ -130,7 +129,6 @@ export const members = collection({
       summary: 'Delete a member',
       description:
         'Deletes the member and ends their sessions. Answers 204. Only owners may delete an owner.',
-      admins: true,
       errors: { 409: 'The caller tried to delete their own member record.' },
     },
   },
@@ -141,21 +139,18 @@ const Privileges = z.object({ privileges: MemberPrivileges });
 /** spec 4.2: members, their privileges, and /user/me. */
 export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return collectionRoutes(ctx, members, async (app) => {
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/privileges',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Get a member’s privileges',
-          description: '`member`, `admin` or `owner`.',
-          params: MemberParams,
-          response: { 200: Privileges },
-        },
+        tags: ['members'],
+        summary: 'Get a member’s privileges',
+        description: '`member`, `admin` or `owner`.',
+        params: MemberParams,
+        response: { 200: Privileges },
       },
-      async (request) => {
-        const row = await findMember(ctx.db, callerOf(request), request.params.memberId);
-        return { privileges: row.privileges as MemberPrivileges };
-      },
+      onMember(ctx.db, (row) => ({ privileges: row.privileges as MemberPrivileges })),
     );
 
     adminRoute(
@@ -175,27 +170,26 @@ export function membersRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         body: Privileges,
         response: { 200: Privileges },
       },
-      async (request, caller) => {
-        const row = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (row, request, caller) => {
         await setPrivileges(ctx.db, caller, row, request.body.privileges);
         ctx.auth.invalidate();
         ctx.caches.counts.touch('members');
         return request.body;
-      },
+      }),
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/user/me',
       {
-        schema: {
-          tags: ['user'],
-          summary: 'Who am I',
-          description: 'The caller as a member record, without `state` and `superuser`.',
-          response: { 200: UserMe },
-        },
+        tags: ['user'],
+        summary: 'Who am I',
+        description: 'The caller as a member record, without `state` and `superuser`.',
+        response: { 200: UserMe },
       },
-      async (request) => {
-        const row = await findMember(ctx.db, callerOf(request), callerOf(request).memberId);
+      async (_request, caller) => {
+        const row = await findMember(ctx.db, caller, caller.memberId);
         return userMeRecord(row);
       },
     );

@@ -6,7 +6,7 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findMember } from '../identity/members.js';
+import { onMember } from './on-member.js';
 import { MemberParams, pathId } from '../http/params.js';
 import { adminRoute, memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
@@ -34,10 +34,7 @@ export function notificationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: NotificationSettingsRecord },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return notificationSettings(ctx.db, member);
-      },
+      onMember(ctx.db, (member) => notificationSettings(ctx.db, member)),
     );
 
     memberRoute(
@@ -56,10 +53,9 @@ export function notificationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         body: NotificationSettingsUpdate,
         response: { 200: NotificationSettingsRecord },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return changeNotificationSettings(ctx.db, member, request.body, ctx.clock.now().toISOString());
-      },
+      onMember(ctx.db, (member, request) =>
+        changeNotificationSettings(ctx.db, member, request.body, ctx.clock.now().toISOString()),
+      ),
     );
 
     adminRoute(

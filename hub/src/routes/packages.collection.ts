@@ -53,7 +53,6 @@ export const packages = collection({
       summary: 'Add a package',
       description:
         'What members get (permissions, credits) for what they pay (setup and recurring fees). Only owners may set fees.',
-      admins: true,
       example: {
         name: 'Regular membership',
         recurringFee: '45.00',
@@ -64,14 +63,12 @@ export const packages = collection({
     update: {
       summary: 'Change a package',
       description: `${lockedNote} Only owners may change fees. Its time rules and state change who may use what at once.`,
-      admins: true,
       example: { lockVersion: 3, description: 'Access to all machines on weekdays' },
     },
     remove: {
       summary: 'Delete a package',
       description:
         'Only a package no member holds (archive it otherwise); only owners delete one with fees. Answers 204.',
-      admins: true,
       errors: { 422: 'Members hold this package.' },
     },
   },

@@ -86,12 +86,10 @@ export const packageCredits = collection({
       summary: 'Add a credit to a package',
       description:
         'Takes no body: creates a default credit (global, 0.00 a month, any resource) to edit with PUT.',
-      admins: true,
     },
     update: {
       summary: 'Change a package credit',
       description: `${lockedNote} Only owners may change the amount.`,
-      admins: true,
       example: {
         lockVersion: 1,
         scope: 'usage',
@@ -103,7 +101,6 @@ export const packageCredits = collection({
     remove: {
       summary: 'Delete a package credit',
       description: 'Members’ credits granted by it go with it. Answers 204.',
-      admins: true,
     },
   },
 });
@@ -138,7 +135,6 @@ export const packagePermissions = collection({
       summary: 'Add a permission to a package',
       description:
         'Which resources the package allows (everything, a resource type, one resource) and when. Only owners may set discounts.',
-      admins: true,
       errors: {
         422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
       },
@@ -153,7 +149,6 @@ export const packagePermissions = collection({
     update: {
       summary: 'Change a package permission',
       description: `${lockedNote} Only owners may change discounts.`,
-      admins: true,
       errors: {
         422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
       },
@@ -162,7 +157,6 @@ export const packagePermissions = collection({
     remove: {
       summary: 'Delete a package permission',
       description: 'Answers 204.',
-      admins: true,
     },
   },
 });

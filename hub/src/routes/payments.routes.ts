@@ -60,7 +60,6 @@ export const payments = collection({
       summary: 'Record a payment',
       description:
         'Money received from a member (`method`: cash, transfer, card, other; default manual), settling the listed invoices, or else their oldest open ones. A pending payment settles invoices when it is completed.',
-      admins: true,
       errors: {
         422: 'The member does not exist, an invoice is not theirs or is cancelled, or a pending payment lists invoices.',
       },
@@ -69,14 +68,12 @@ export const payments = collection({
     update: {
       summary: 'Change a payment',
       description: `${lockedNote} Completing a pending payment settles its invoices.`,
-      admins: true,
       errors: { 422: 'An invoice is not the member’s or is cancelled, or a pending payment lists invoices.' },
       example: { lockVersion: 1, state: 'completed', invoices: [118] },
     },
     remove: {
       summary: 'Delete a payment',
       description: 'The invoices it settled are open again. Answers 204.',
-      admins: true,
     },
   },
 });

@@ -15,7 +15,8 @@ import { sendPage } from '../http/list.js';
 import { MemberParams, pathId, ResourceParams } from '../http/params.js';
 import { adminRoute, memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
-import { findMember } from '../identity/members.js';
+import { createdRoute } from '../http/route-kinds.js';
+import { onMember } from './on-member.js';
 import { checkInCaller, checkOut, getCheckIn, listCheckIns, presenceOf } from '../presence/check-ins.js';
 import { lockDoorNow } from '../presence/door-windows.js';
 import { putShowPresence, showPresenceOf } from '../presence/presence.repository.js';
@@ -58,26 +59,23 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
       (request, caller) => getCheckIn(ctx, caller, request.params.checkInId),
     );
-    app.post(
+    createdRoute(
+      app,
+      'post',
       '/check-ins',
       {
-        schema: {
-          tags: ['presence'],
-          summary: 'Check in (the kiosk)',
-          description: `The caller checks in to the space (their own when \`space\` is left out), for spaces without an entrance reader. Answers 201 with the check-in. ${presenceNote}`,
-          body: CheckInCreate,
-          response: { 201: CheckInRecord },
-          errors: {
-            403: 'The caller’s membership is not active (`data.reason`: `memberInactive`), or the space is full (`data.reason`: `occupancyFull`; admins and owners pass).',
-            409: 'The caller is checked in already (`data.alreadyCheckedIn`: the check-in’s id).',
-          },
-          example: {},
+        tags: ['presence'],
+        summary: 'Check in (the kiosk)',
+        description: `The caller checks in to the space (their own when \`space\` is left out), for spaces without an entrance reader. Answers 201 with the check-in. ${presenceNote}`,
+        body: CheckInCreate,
+        response: { 201: CheckInRecord },
+        errors: {
+          403: 'The caller’s membership is not active (`data.reason`: `memberInactive`), or the space is full (`data.reason`: `occupancyFull`; admins and owners pass).',
+          409: 'The caller is checked in already (`data.alreadyCheckedIn`: the check-in’s id).',
         },
+        example: {},
       },
-      async (request, reply) => {
-        const record = await checkInCaller(ctx, callerOf(request), request.body.space);
-        return reply.code(201).send(record);
-      },
+      (request, caller) => checkInCaller(ctx, caller, request.body.space),
     );
     memberRoute(
       app,
@@ -120,10 +118,7 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: MemberParams,
         response: { 200: PresenceSettingsRecord },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return { showPresence: await showPresenceOf(ctx.db, member.id) };
-      },
+      onMember(ctx.db, async (member) => ({ showPresence: await showPresenceOf(ctx.db, member.id) })),
     );
     memberRoute(
       app,
@@ -139,8 +134,7 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         response: { 200: PresenceSettingsRecord },
         example: { showPresence: true },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member, request) => {
         await putShowPresence(
           ctx.db,
           member.account,
@@ -149,7 +143,7 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           ctx.clock.now().toISOString(),
         );
         return { showPresence: request.body.showPresence };
-      },
+      }),
     );
     adminRoute(
       app,

@@ -13,7 +13,9 @@ import { sendPage } from '../http/list.js';
 import { pagedNote } from '../http/openapi-doc.js';
 import { pathId, ResourceParams } from '../http/params.js';
 import { memberRoute } from '../http/route.js';
+import { fileReply } from '../http/file-reply.js';
 import type { HubServices } from '../http/services.js';
+import { createdRoute } from '../http/route-kinds.js';
 import {
   createProblemReport,
   getProblemReport,
@@ -61,28 +63,24 @@ export function problemReportsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       ),
     );
 
-    app.post(
+    createdRoute(
+      app,
+      'post',
       '/resources/:resourceId/problem-reports',
       {
-        schema: {
-          tags,
-          summary: 'Report a problem with a resource',
-          description:
-            'Any member who sees the resource reports what is wrong with it. `severity: unsafe` takes the resource out of use at once: it is locked (`state: locked`) with a `lockReason` naming the report, a `resourceDisabled` resource log names the report, and its bridge gets the new configuration; switch-on and the machine page then say it is out of use and why. `info` only tells. Add a photo with PUT /problem-reports/{reportId}/photo. Emits problemReport_created. Answers 201 with the report.',
-          params: ResourceParams,
-          body: ProblemReportCreate,
-          response: { 201: ProblemReportRecord },
-          example: {
-            description: 'The lid switch is broken: the laser fires with the lid open',
-            severity: 'unsafe',
-          },
+        tags,
+        summary: 'Report a problem with a resource',
+        description:
+          'Any member who sees the resource reports what is wrong with it. `severity: unsafe` takes the resource out of use at once: it is locked (`state: locked`) with a `lockReason` naming the report, a `resourceDisabled` resource log names the report, and its bridge gets the new configuration; switch-on and the machine page then say it is out of use and why. `info` only tells. Add a photo with PUT /problem-reports/{reportId}/photo. Emits problemReport_created. Answers 201 with the report.',
+        params: ResourceParams,
+        body: ProblemReportCreate,
+        response: { 201: ProblemReportRecord },
+        example: {
+          description: 'The lid switch is broken: the laser fires with the lid open',
+          severity: 'unsafe',
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const record = await createProblemReport(ctx, caller, request.params.resourceId, request.body);
-        return reply.code(201).send(record);
-      },
+      (request, caller) => createProblemReport(ctx, caller, request.params.resourceId, request.body),
     );
 
     app.get(
@@ -196,14 +194,13 @@ export function problemReportsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const photo = await problemPhoto(ctx.db, callerOf(request), request.params.reportId);
         const ext = photo.contentType === 'image/png' ? 'png' : 'jpg';
-        return reply
-          .type(photo.contentType)
-          .header('cache-control', 'private, no-store')
-          .header(
-            'content-disposition',
-            `inline; filename="problem-report-${request.params.reportId}.${ext}"`,
-          )
-          .send(photo.data);
+        const name = `problem-report-${request.params.reportId}.${ext}`;
+        return fileReply(reply, {
+          type: photo.contentType,
+          name,
+          inline: true,
+          cache: 'private, no-store',
+        }).send(photo.data);
       },
     );
   };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { callerOf } from '../http/auth.js';
 import { type Collection, findIn } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
+import { memberRoute } from '../http/route.js';
 import { adminOnly, isAdmin } from '../kernel/caller.js';
 import {
   bridgeRecord,
@@ -34,17 +35,17 @@ export function registerBridgeRoutes(
     return { row, caller: adminOnly(callerOf(request)), at: ctx.clock.now().toISOString() };
   };
 
-  app.get(
+  memberRoute(
+    app,
+    'get',
     '/resources/:resourceId/bridge',
     {
-      schema: {
-        tags,
-        summary: 'Get a resource’s bridge',
-        description:
-          'The bridge record (serial number, heartbeat interval, online state), or `[]` when the resource has no bridge.',
-        params: ResourceParams,
-        response: { 200: z.union([BridgeRecord, z.array(z.never())]) },
-      },
+      tags,
+      summary: 'Get a resource’s bridge',
+      description:
+        'The bridge record (serial number, heartbeat interval, online state), or `[]` when the resource has no bridge.',
+      params: ResourceParams,
+      response: { 200: z.union([BridgeRecord, z.array(z.never())]) },
     },
     async (request) => {
       const bridge = await findBridge(ctx.db, (await resourceOf(request, request.params.resourceId)).id);

@@ -86,7 +86,6 @@ export const resourceLogs = collection({
     create: {
       summary: 'Record a resource log',
       description: 'For usage no bridge reported: a machine without a bridge, or a correction.',
-      admins: true,
       errors: { 422: 'The member does not exist in this account.' },
       example: {
         resource: 7,
@@ -101,14 +100,12 @@ export const resourceLogs = collection({
     update: {
       summary: 'Correct a resource log',
       description: `${lockedNote} \`originalMember\` keeps the member the log was first recorded for; sends \`resourceLog_updated\`.`,
-      admins: true,
       errors: { 422: 'The member does not exist in this account, or `stoppedAt` is before `createdAt`.' },
       example: { lockVersion: 2, member: 42, stoppedAt: '2026-11-21T15:30:00Z', stopType: 'normal' },
     },
     remove: {
       summary: 'Delete a resource log',
       description: 'Sends `resourceLog_deleted` with the log as it was. Answers 204.',
-      admins: true,
       errors: { 409: 'The log’s session is still running (`data.runningSession`): stop it first.' },
     },
   },

@@ -36,19 +36,16 @@ export const resourceTypes = collection({
       summary: 'Add a resource type',
       description:
         'A kind of resource (laser cutters, 3D printers) that package permissions can grant as a whole.',
-      admins: true,
       example: { name: '3D printer' },
     },
     update: {
       summary: 'Rename a resource type',
       description: lockedNote,
-      admins: true,
       example: { lockVersion: 1, name: 'Resin printer' },
     },
     remove: {
       summary: 'Delete a resource type',
       description: 'Its resources keep existing without a type. Answers 204.',
-      admins: true,
     },
   },
 });

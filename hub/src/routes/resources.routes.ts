@@ -70,7 +70,6 @@ export const resources = collection({
       summary: 'Add a resource',
       description:
         'A door, machine or point of sale with its access and pricing rules. It gets a random switch-on code for its QR sticker. Add its bridge with PUT /resources/{resourceId}/bridge.',
-      admins: true,
       errors: { 422: 'The space or resource type does not exist in this account.' },
       example: {
         space: 1,
@@ -85,7 +84,6 @@ export const resources = collection({
     update: {
       summary: 'Change a resource',
       description: `${lockedNote} Its bridge gets the new configuration at once. A new \`switchOnCode\` makes printed stickers out of date. Locking with a \`lockReason\` tells members why on the machine page (the access check shows it while the resource is locked).`,
-      admins: true,
       errors: { 422: 'The space or resource type does not exist in this account.' },
       example: { lockVersion: 4, state: 'locked', lockReason: 'Lens being replaced until Friday' },
     },
@@ -93,7 +91,6 @@ export const resources = collection({
       summary: 'Delete a resource',
       description:
         'Deletes the resource and its bridge; the bridge’s key stops working and its agent is disconnected. Answers 204.',
-      admins: true,
     },
   },
 });

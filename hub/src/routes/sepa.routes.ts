@@ -23,7 +23,9 @@ import { requireAdmin } from '../http/auth.js';
 import { MAX_LIMIT, sendPage } from '../http/list.js';
 import { pagedNote } from '../http/openapi-doc.js';
 import { pathId } from '../http/params.js';
+import { fileReply } from '../http/file-reply.js';
 import type { HubServices } from '../http/services.js';
+import { adminCreatedRoute, adminNoContentRoute } from '../http/route-kinds.js';
 import { accountOf, type Caller } from '../kernel/caller.js';
 
 const tags = ['payments'];
@@ -63,29 +65,27 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         return recordOf(batch);
       };
 
-    app.post(
+    adminCreatedRoute(
+      app,
+      'post',
       '/sepa-batches',
       {
-        schema: {
-          tags,
-          summary: 'Make a SEPA direct debit batch',
-          description:
-            'Puts the open invoices of the caller’s space (or only the `invoices` named) whose members have a signed SEPA mandate (their payment method) into a batch, one debit per invoice for what is left to pay: FRST for a mandate’s first collection, RCUR after. The invoices are then in collection (`collection.state` on the invoice): in no other batch, not cancellable, and no payment is put on them unless it names them. Invoices that cannot be collected are listed in `skipped` with their reason (`noMandate`, `paidThroughStripe`, `mandateNotSigned`, `invalidIban`, `invalidBic`, `invalidMandateReference`, `notEuro`, `nothingToCollect`, `inCollection`). Download the file with GET /sepa-batches/{batchId}/xml. Needs SEPA enabled in the space’s billing settings with a valid creditor id, IBAN and account owner name (BIC optional).',
-          admins: true,
-          errors: {
-            422: 'The collection date is in the past, today or not a banking day (`data.collectionDate`: `past`, `tooSoon`, `notBankingDay`); a billing setting of the space is off, missing or not valid (`data.field` names it: `enableSepa`, `sepaCreditorId`, `sepaIban`, `sepaBic`, `sepaAccountOwnerName`); an invoice named is not an open invoice of the space (`data.invoices`); or no invoice can be collected (`data.noInvoices`, with `data.skipped`).',
-          },
-          example: { collectionDate: '2026-12-04' },
-          body: SepaBatchCreate,
-          response: { 201: SepaBatchRecord },
+        tags,
+        summary: 'Make a SEPA direct debit batch',
+        description:
+          'Puts the open invoices of the caller’s space (or only the `invoices` named) whose members have a signed SEPA mandate (their payment method) into a batch, one debit per invoice for what is left to pay: FRST for a mandate’s first collection, RCUR after. The invoices are then in collection (`collection.state` on the invoice): in no other batch, not cancellable, and no payment is put on them unless it names them. Invoices that cannot be collected are listed in `skipped` with their reason (`noMandate`, `paidThroughStripe`, `mandateNotSigned`, `invalidIban`, `invalidBic`, `invalidMandateReference`, `notEuro`, `nothingToCollect`, `inCollection`). Download the file with GET /sepa-batches/{batchId}/xml. Needs SEPA enabled in the space’s billing settings with a valid creditor id, IBAN and account owner name (BIC optional).',
+        errors: {
+          422: 'The collection date is in the past, today or not a banking day (`data.collectionDate`: `past`, `tooSoon`, `notBankingDay`); a billing setting of the space is off, missing or not valid (`data.field` names it: `enableSepa`, `sepaCreditorId`, `sepaIban`, `sepaBic`, `sepaAccountOwnerName`); an invoice named is not an open invoice of the space (`data.invoices`); or no invoice can be collected (`data.noInvoices`, with `data.skipped`).',
         },
+        example: { collectionDate: '2026-12-04' },
+        body: SepaBatchCreate,
+        response: { 201: SepaBatchRecord },
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
+      async (request, caller) => {
         const batch = await ctx.events.transaction((trx) =>
           createSepaBatch(trx, caller, request.body, ctx.clock.now()),
         );
-        return reply.code(201).send(await recordOf(batch));
+        return recordOf(batch);
       },
     );
 
@@ -144,14 +144,10 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const batch = await findSepaBatch(ctx.db, requireAdmin(request), request.params.batchId);
         const { version } = request.query;
-        return reply
-          .type('application/xml; charset=utf-8')
-          .header(
-            'content-disposition',
-            `attachment; filename="sepa-batch-${batch.id}-pain.008.${version}.xml"`,
-          )
-          .header('cache-control', 'no-store')
-          .send(await sepaBatchFile(ctx.db, batch, version));
+        const name = `sepa-batch-${batch.id}-pain.008.${version}.xml`;
+        return fileReply(reply, { type: 'application/xml; charset=utf-8', name }).send(
+          await sepaBatchFile(ctx.db, batch, version),
+        );
       },
     );
 
@@ -200,26 +196,22 @@ export function sepaRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       changeOf(recordSepaCollected),
     );
 
-    app.delete(
+    adminNoContentRoute(
+      app,
+      'delete',
       '/sepa-batches/:batchId',
       {
-        schema: {
-          tags,
-          summary: 'Discard a SEPA direct debit batch',
-          description:
-            'For a batch that was not sent to the bank after all: it goes, and its invoices leave collection (open again). Answers 204.',
-          admins: true,
-          errors: {
-            409: 'The batch was at the bank: it is recorded as collected or a debit of it as returned (`data.atBank`).',
-          },
-          params: Params,
+        tags,
+        summary: 'Discard a SEPA direct debit batch',
+        description:
+          'For a batch that was not sent to the bank after all: it goes, and its invoices leave collection (open again). Answers 204.',
+        errors: {
+          409: 'The batch was at the bank: it is recorded as collected or a debit of it as returned (`data.atBank`).',
         },
+        params: Params,
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        await ctx.events.transaction((trx) => discardSepaBatch(trx, caller, request.params.batchId));
-        return reply.code(204).send();
-      },
+      (request, caller) =>
+        ctx.events.transaction((trx) => discardSepaBatch(trx, caller, request.params.batchId)),
     );
   };
 }

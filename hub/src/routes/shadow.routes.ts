@@ -5,12 +5,15 @@ import {
   ShadowReport,
   ShadowWebhookResult,
 } from '@makerspace/shared';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requireAdmin } from '../http/auth.js';
 import { publicOrigin } from '../http/server-options.js';
 import { adminRoute } from '../http/route.js';
+import { adminCreatedRoute, adminNoContentRoute, publicRoute } from '../http/route-kinds.js';
 import type { HubServices } from '../http/services.js';
+import type { Caller } from '../kernel/caller.js';
+import type { Db } from '../db/crud.js';
 import {
   listReceivers,
   makeReceiver,
@@ -22,6 +25,8 @@ import {
 } from '../shadow/shadow-webhook.js';
 import { shadowReport } from '../shadow/shadow.js';
 
+type Issued = Awaited<ReturnType<typeof makeReceiver>>;
+
 const tags = ['access'];
 const ReceiverParams = z.object({ receiverId: Id });
 
@@ -30,6 +35,21 @@ const ReceiverParams = z.object({ receiverId: Id });
  * by the webhook receiver, and the receivers' management.
  */
 export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
+  /**
+   * Gives a receiver a secret (`issue`, with `subject`: the source of a new receiver, or the id
+   * of one to rotate), by the caller now, and answers the receiver with its URL, shown only now.
+   */
+  const withSecretUrl = async <Subject>(
+    request: FastifyRequest,
+    caller: Caller,
+    issue: (db: Db, account: number, subject: Subject, at: string, by: number | null) => Promise<Issued>,
+    subject: Subject,
+  ) => {
+    const at = ctx.clock.now().toISOString();
+    const { row, secret } = await issue(ctx.db, caller.accountId, subject, at, caller.memberId || null);
+    return receiverRecord(row, `${publicOrigin(ctx.publicUrl, request)}${receiverPath(row.id, secret)}`);
+  };
+
   return async (app) => {
     adminRoute(
       app,
@@ -60,32 +80,20 @@ export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (_request, caller) => listReceivers(ctx.db, caller.accountId),
     );
 
-    app.post(
+    adminCreatedRoute(
+      app,
+      'post',
       '/shadow-receivers',
       {
-        schema: {
-          tags,
-          summary: 'Make the webhook receiver URL for another server (admins)',
-          description:
-            'Answers the secret URL (`url`, shown only now) to paste into the other server’s webhook settings, for events of the `resourceLog` category. `source` names the other server as `makerspace-hub shadow --url` does, so its ids translate alike and each decision is compared once, whether polled or received. A source that has a receiver already gets a new secret URL (the earlier one stops working). 201.',
-          admins: true,
-          body: ShadowReceiverInput,
-          example: { source: 'https://fabman.example/api/v1' },
-          response: { 201: ShadowReceiver },
-        },
+        tags,
+        summary: 'Make the webhook receiver URL for another server (admins)',
+        description:
+          'Answers the secret URL (`url`, shown only now) to paste into the other server’s webhook settings, for events of the `resourceLog` category. `source` names the other server as `makerspace-hub shadow --url` does, so its ids translate alike and each decision is compared once, whether polled or received. A source that has a receiver already gets a new secret URL (the earlier one stops working). 201.',
+        body: ShadowReceiverInput,
+        example: { source: 'https://fabman.example/api/v1' },
+        response: { 201: ShadowReceiver },
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        const { row, secret } = await makeReceiver(
-          ctx.db,
-          caller.accountId,
-          request.body.source,
-          ctx.clock.now().toISOString(),
-          caller.memberId || null,
-        );
-        const url = `${publicOrigin(ctx.publicUrl, request)}${receiverPath(row.id, secret)}`;
-        return reply.code(201).send(receiverRecord(row, url));
-      },
+      (request, caller) => withSecretUrl(request, caller, makeReceiver, request.body.source),
     );
 
     adminRoute(
@@ -100,81 +108,66 @@ export function shadowRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: ReceiverParams,
         response: { 200: ShadowReceiver },
       },
-      async (request, caller) => {
-        const { row, secret } = await rotateReceiver(
-          ctx.db,
-          caller.accountId,
-          request.params.receiverId,
-          ctx.clock.now().toISOString(),
-          caller.memberId || null,
-        );
-        return receiverRecord(row, `${publicOrigin(ctx.publicUrl, request)}${receiverPath(row.id, secret)}`);
-      },
+      (request, caller) => withSecretUrl(request, caller, rotateReceiver, request.params.receiverId),
     );
 
-    app.delete(
+    adminNoContentRoute(
+      app,
+      'delete',
       '/shadow-receivers/:receiverId',
       {
-        schema: {
-          tags,
-          summary: 'Remove a webhook receiver (admins)',
-          description: 'Its URL is refused (404) from now on; what it compared stays in the report. 204.',
-          admins: true,
-          params: ReceiverParams,
-        },
+        tags,
+        summary: 'Remove a webhook receiver (admins)',
+        description: 'Its URL is refused (404) from now on; what it compared stays in the report. 204.',
+        params: ReceiverParams,
       },
-      async (request, reply) => {
-        const caller = requireAdmin(request);
-        await removeReceiver(ctx.db, caller.accountId, request.params.receiverId);
-        return reply.code(204).send();
-      },
+      (request, caller) => removeReceiver(ctx.db, caller.accountId, request.params.receiverId),
     );
 
     // The other server cannot send our tokens: the secret in the URL is the credential.
-    app.post(
+    publicRoute(
+      app,
+      'post',
       '/shadow/webhook/:receiverId/:secret',
       {
-        config: { public: true },
-        schema: {
-          tags,
-          summary: 'Receive another server’s resource log events (shadow mode)',
-          description:
-            'The URL `POST /shadow-receivers` answers, to paste into the other server’s webhook settings (the commercial service’s or another hub’s, category `resourceLog`). Each `resourceLog_created` or `resourceLog_updated` event whose `details.log` is an allowed or denied decision is compared at once with our access policy’s decision for the same member, resource and moment, like `makerspace-hub shadow` does; a log compared already (a retried or replayed delivery, or one the command polled) is not compared again. Other event types, and logs that are no decision, answer 200 and change nothing. Needs no token: the secret in the URL authenticates (a wrong one is 404).',
-          security: [],
-          params: z.object({ receiverId: Id, secret: z.string().min(1).max(100) }),
-          body: z
-            .object({
-              type: z.string().describe('The event type, such as `resourceLog_created`'),
-              details: z
-                .object({ log: z.record(z.string(), z.unknown()).describe('Their resource log') })
-                .partial()
-                .passthrough()
-                .optional(),
-            })
-            .passthrough(),
-          example: {
-            id: 5301,
-            type: 'resourceLog_created',
-            createdAt: '2026-11-02T17:04:11.000Z',
-            details: {
-              log: {
-                id: 88412,
-                type: 'denied',
-                resource: 12,
-                member: 4711,
-                reason: 'noPackage',
-                createdAt: '2026-11-02T17:04:10.000Z',
-              },
+        tags,
+        summary: 'Receive another server’s resource log events (shadow mode)',
+        description:
+          'The URL `POST /shadow-receivers` answers, to paste into the other server’s webhook settings (the commercial service’s or another hub’s, category `resourceLog`). Each `resourceLog_created` or `resourceLog_updated` event whose `details.log` is an allowed or denied decision is compared at once with our access policy’s decision for the same member, resource and moment, like `makerspace-hub shadow` does; a log compared already (a retried or replayed delivery, or one the command polled) is not compared again. Other event types, and logs that are no decision, answer 200 and change nothing. Needs no token: the secret in the URL authenticates (a wrong one is 404).',
+        security: [],
+        params: z.object({ receiverId: Id, secret: z.string().min(1).max(100) }),
+        body: z
+          .object({
+            type: z.string().describe('The event type, such as `resourceLog_created`'),
+            details: z
+              .object({ log: z.record(z.string(), z.unknown()).describe('Their resource log') })
+              .partial()
+              .passthrough()
+              .optional(),
+          })
+          .passthrough(),
+        example: {
+          id: 5301,
+          type: 'resourceLog_created',
+          createdAt: '2026-11-02T17:04:11.000Z',
+          details: {
+            log: {
+              id: 88412,
+              type: 'denied',
+              resource: 12,
+              member: 4711,
+              reason: 'noPackage',
+              createdAt: '2026-11-02T17:04:10.000Z',
             },
           },
-          errors: {
-            400: 'The body is no event, or a resource log event’s `details.log` lacks its id, type, resource or createdAt (nothing is stored).',
-            404: 'No receiver with this id and secret.',
-          },
-          response: { 200: ShadowWebhookResult },
         },
+        errors: {
+          400: 'The body is no event, or a resource log event’s `details.log` lacks its id, type, resource or createdAt (nothing is stored).',
+          404: 'No receiver with this id and secret.',
+        },
+        response: { 200: ShadowWebhookResult },
       },
-      async (request) =>
+      (request) =>
         receiveShadowEvent(
           { db: ctx.db, policy: ctx.policy, clock: ctx.clock },
           request.params.receiverId,

@@ -7,8 +7,8 @@ import {
 } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
+import { noContentRoute } from '../http/route-kinds.js';
 import { badRequest, notFound } from '../errors.js';
 import {
   createLink,
@@ -121,24 +121,23 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.put(
+    noContentRoute(
+      app,
+      'put',
       '/user/password',
       {
-        schema: {
-          tags,
-          summary: "Set or change the caller's password",
-          description:
-            'At least 10 and at most 200 characters, not one of the 10,000 most common passwords, not the e-mail address. When the member has a password, currentPassword is required unless the session was created by a link within the last 15 minutes. Other sessions of the member end.',
-          errors: {
-            400: 'The password is too short, too common or the e-mail address, or `currentPassword` is missing or wrong.',
-            429: 'Too many wrong current passwords; wait `Retry-After` seconds.',
-          },
-          example: { password: 'a long new passphrase', currentPassword: 'correct horse battery staple' },
-          body: PasswordChange,
+        tags,
+        summary: "Set or change the caller's password",
+        description:
+          'At least 10 and at most 200 characters, not one of the 10,000 most common passwords, not the e-mail address. When the member has a password, currentPassword is required unless the session was created by a link within the last 15 minutes. Other sessions of the member end.',
+        errors: {
+          400: 'The password is too short, too common or the e-mail address, or `currentPassword` is missing or wrong.',
+          429: 'Too many wrong current passwords; wait `Retry-After` seconds.',
         },
+        example: { password: 'a long new passphrase', currentPassword: 'correct horse battery staple' },
+        body: PasswordChange,
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
+      async (request, caller) => {
         const member = await memberById(ctx.db, caller.memberId);
         if (!member) throw notFound('Member');
         const { password, currentPassword } = request.body;
@@ -165,7 +164,6 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         }
         await storePassword(ctx.db, member.id, await hashPassword(password), ctx.clock.now().toISOString());
         await ctx.sessions.revokeOfMember(member.id, { except: caller.sessionId ?? undefined });
-        return reply.code(204).send();
       },
     );
   };

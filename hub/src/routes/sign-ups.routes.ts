@@ -20,9 +20,14 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../errors.js';
-import { callerOf, requireAdmin } from '../http/auth.js';
+import { callerOf } from '../http/auth.js';
 import { pathId, SpaceParams } from '../http/params.js';
+import type { OperationDoc } from '../http/openapi-doc.js';
+import { fileReply } from '../http/file-reply.js';
 import type { HubServices } from '../http/services.js';
+import type { Caller } from '../kernel/caller.js';
+import { publicRoute } from '../http/route-kinds.js';
+import { adminRoute, memberRoute } from '../http/route.js';
 import { MemoryThrottle } from '../sign-in/throttle.js';
 import {
   acceptancesCsv,
@@ -50,6 +55,20 @@ const tags = ['sign-up'];
 const open = { public: true };
 const noAuth: Record<string, string[]>[] = [];
 const SignUpParams = z.object({ signUpId: pathId });
+/** The docs of what a stranger reads of a space open to sign-up (openRead). */
+const openReads = {
+  offer: {
+    summary: 'What a stranger chooses and accepts to join a space',
+    description:
+      'Public while the space’s sign-up is on: the space, the packages offered and the current version of the house rules and waiver.',
+  },
+  houseRules: {
+    summary: 'Get a space’s house rules and waiver',
+    description:
+      'Public while the space’s sign-up is on: the current version (sanitized rich text). Admins read them at any time in the sign-up settings; members in `GET /user/house-rules`.',
+  },
+} satisfies Record<string, OperationDoc>;
+const decidedAlready = 'The sign-up was approved or rejected already.';
 const hour = 3600_000;
 
 /** docs/DECISIONS.md, "Sign-up": strangers join a space alone; admins approve them. */
@@ -80,41 +99,31 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
-      '/spaces/:spaceId/sign-up',
-      {
-        config: open,
-        schema: {
+    /** What a stranger reads of a space while its sign-up is on (404 otherwise). */
+    const openRead = <Answer extends z.ZodType>(
+      path: string,
+      doc: OperationDoc,
+      record: Answer,
+      read: (db: HubServices['db'], spaceId: number) => Promise<z.output<Answer>>,
+    ) =>
+      publicRoute(
+        app,
+        'get',
+        `/spaces/:spaceId/${path}`,
+        {
           tags,
-          summary: 'What a stranger chooses and accepts to join a space',
-          description:
-            'Public while the space’s sign-up is on: the space, the packages offered and the current version of the house rules and waiver.',
+          ...doc,
           errors: { 404: 'Sign-up is not open at this space.' },
           security: noAuth,
           params: SpaceParams,
-          response: { 200: SignUpOffer },
+          response: { 200: record },
         },
-      },
-      async (request) => signUpOffer(ctx.db, request.params.spaceId),
-    );
+        // The answer's type follows `record`, which Fastify's types cannot see through a generic.
+        (request) => read(ctx.db, request.params.spaceId) as never,
+      );
 
-    app.get(
-      '/spaces/:spaceId/house-rules',
-      {
-        config: open,
-        schema: {
-          tags,
-          summary: 'Get a space’s house rules and waiver',
-          description:
-            'Public while the space’s sign-up is on: the current version (sanitized rich text). Admins read them at any time in the sign-up settings; members in `GET /user/house-rules`.',
-          errors: { 404: 'Sign-up is not open at this space.' },
-          security: noAuth,
-          params: SpaceParams,
-          response: { 200: HouseRulesRecord },
-        },
-      },
-      async (request) => publicHouseRules(ctx.db, request.params.spaceId),
-    );
+    openRead('sign-up', openReads.offer, SignUpOffer, signUpOffer);
+    openRead('house-rules', openReads.houseRules, HouseRulesRecord, publicHouseRules);
 
     app.put(
       '/spaces/:spaceId/house-rules',
@@ -163,13 +172,8 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const rows = await houseRulesAcceptances(ctx.db, callerOf(request), request.params.spaceId);
         if (request.query.format === 'json') return rows;
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header(
-            'content-disposition',
-            `attachment; filename="house-rules-acceptances-${request.params.spaceId}.csv"`,
-          )
-          .header('cache-control', 'no-store')
+        const name = `house-rules-acceptances-${request.params.spaceId}.csv`;
+        return fileReply(reply, { type: 'text/csv; charset=utf-8', name })
           .serializer((s: unknown) => s as string)
           .send(acceptancesCsv(rows) as never);
       },
@@ -260,25 +264,24 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.post(
+    publicRoute(
+      app,
+      'post',
       '/sign-ups/confirm',
       {
-        config: open,
-        schema: {
-          tags,
-          summary: 'Confirm a sign-up’s e-mail address (the mailed link)',
-          description: 'Public. The token of the mailed link. A link opened again answers as the first time.',
-          errors: {
-            400: 'The link is not valid (a newer one may have been sent).',
-            410: 'The link has expired: ask for a new one (`POST /sign-ups/confirm-links`).',
-          },
-          example: { token: 'Zt4rW9xq2mBf7LkP0aVn' },
-          security: noAuth,
-          body: SignUpConfirm,
-          response: { 200: SignUpConfirmed },
+        tags,
+        summary: 'Confirm a sign-up’s e-mail address (the mailed link)',
+        description: 'Public. The token of the mailed link. A link opened again answers as the first time.',
+        errors: {
+          400: 'The link is not valid (a newer one may have been sent).',
+          410: 'The link has expired: ask for a new one (`POST /sign-ups/confirm-links`).',
         },
+        example: { token: 'Zt4rW9xq2mBf7LkP0aVn' },
+        security: noAuth,
+        body: SignUpConfirm,
+        response: { 200: SignUpConfirmed },
       },
-      async (request) => confirmSignUpEmail(ctx, request.body.token),
+      (request) => confirmSignUpEmail(ctx, request.body.token),
     );
 
     app.post(
@@ -305,125 +308,123 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
     );
 
-    app.get(
+    adminRoute(
+      app,
+      'get',
       '/sign-ups',
       {
-        schema: {
-          tags,
-          summary: 'List sign-ups with their checklists',
-          description:
-            'Newest first. Each sign-up carries its checklist (e-mail confirmed, house rules accepted, and the training, key card and first payment the space asks for) and `missing`, what approval still waits for.',
-          admins: true,
-          querystring: z.object({ status: SignUpStatus.optional() }),
-          response: { 200: z.array(SignUpRecord) },
-        },
+        tags,
+        summary: 'List sign-ups with their checklists',
+        description:
+          'Newest first. Each sign-up carries its checklist (e-mail confirmed, house rules accepted, and the training, key card and first payment the space asks for) and `missing`, what approval still waits for.',
+        querystring: z.object({ status: SignUpStatus.optional() }),
+        response: { 200: z.array(SignUpRecord) },
       },
-      async (request) => listSignUps(ctx.db, requireAdmin(request), ctx.clock.now(), request.query.status),
+      (request, caller) => listSignUps(ctx.db, caller, ctx.clock.now(), request.query.status),
     );
 
-    app.get(
+    adminRoute(
+      app,
+      'get',
       '/sign-ups/:signUpId',
       {
-        schema: {
-          tags,
-          summary: 'Get a sign-up with its checklist',
-          description:
-            'The person, the package chosen, the version of the house rules accepted, the checklist and `missing`, what approval still waits for.',
-          admins: true,
-          params: SignUpParams,
-          response: { 200: SignUpRecord },
-        },
+        tags,
+        summary: 'Get a sign-up with its checklist',
+        description:
+          'The person, the package chosen, the version of the house rules accepted, the checklist and `missing`, what approval still waits for.',
+        params: SignUpParams,
+        response: { 200: SignUpRecord },
       },
-      async (request) => getSignUp(ctx.db, requireAdmin(request), request.params.signUpId, ctx.clock.now()),
+      (request, caller) => getSignUp(ctx.db, caller, request.params.signUpId, ctx.clock.now()),
     );
 
-    app.post(
-      '/sign-ups/:signUpId/confirm-email',
+    /** An admin's step on a sign-up (`POST /sign-ups/:signUpId/<step>`), answering the sign-up. */
+    const signUpStep = (
+      step: string,
+      doc: OperationDoc,
+      act: (caller: Caller, signUpId: number) => Promise<SignUpRecord>,
+    ) =>
+      adminRoute(
+        app,
+        'post',
+        `/sign-ups/:signUpId/${step}`,
+        { tags, ...doc, params: SignUpParams, response: { 200: SignUpRecord } },
+        (request, caller) => act(caller, request.params.signUpId),
+      );
+
+    signUpStep(
+      'confirm-email',
       {
-        schema: {
-          tags,
-          summary: 'Confirm a sign-up’s e-mail address by hand',
-          description: 'For a hub without a mail server, or a person who shows their address in person.',
-          admins: true,
-          errors: { 409: 'The sign-up was approved or rejected already.' },
-          params: SignUpParams,
-          response: { 200: SignUpRecord },
-        },
+        summary: 'Confirm a sign-up’s e-mail address by hand',
+        description: 'For a hub without a mail server, or a person who shows their address in person.',
+        errors: { 409: decidedAlready },
       },
-      async (request) => confirmByHand(ctx, requireAdmin(request), request.params.signUpId),
+      (caller, signUpId) => confirmByHand(ctx, caller, signUpId),
     );
 
-    app.post(
-      '/sign-ups/:signUpId/approve',
+    signUpStep(
+      'approve',
       {
-        schema: {
-          tags,
-          summary: 'Approve a sign-up: the member becomes active with their package',
-          description:
-            'Only when the checklist is complete. The member becomes active and gets the package they chose, billed as when an admin gives a package (setup fee, first period, credits).',
-          admins: true,
-          errors: {
-            409: 'The sign-up was approved or rejected already.',
-            422: 'The checklist is not complete (`data.missing`), or the package was archived.',
-          },
-          params: SignUpParams,
-          response: { 200: SignUpRecord },
+        summary: 'Approve a sign-up: the member becomes active with their package',
+        description:
+          'Only when the checklist is complete. The member becomes active and gets the package they chose, billed as when an admin gives a package (setup fee, first period, credits).',
+        errors: {
+          409: decidedAlready,
+          422: 'The checklist is not complete (`data.missing`), or the package was archived.',
         },
       },
-      async (request) => approveSignUp(ctx, requireAdmin(request), request.params.signUpId),
+      (caller, signUpId) => approveSignUp(ctx, caller, signUpId),
     );
 
-    app.post(
+    adminRoute(
+      app,
+      'post',
       '/sign-ups/:signUpId/reject',
       {
-        schema: {
-          tags,
-          summary: 'Reject a sign-up',
-          description:
-            'The member stays, locked, with the reason in the sign-up; delete the member to free the e-mail address.',
-          admins: true,
-          errors: { 409: 'The sign-up was approved or rejected already.' },
-          example: { reason: 'Not a resident of the town' },
-          params: SignUpParams,
-          body: SignUpReject,
-          response: { 200: SignUpRecord },
-        },
+        tags,
+        summary: 'Reject a sign-up',
+        description:
+          'The member stays, locked, with the reason in the sign-up; delete the member to free the e-mail address.',
+        errors: { 409: decidedAlready },
+        example: { reason: 'Not a resident of the town' },
+        params: SignUpParams,
+        body: SignUpReject,
+        response: { 200: SignUpRecord },
       },
-      async (request) =>
-        rejectSignUp(ctx, requireAdmin(request), request.params.signUpId, request.body.reason ?? null),
+      (request, caller) => rejectSignUp(ctx, caller, request.params.signUpId, request.body.reason ?? null),
     );
 
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/user/house-rules',
       {
-        schema: {
-          tags,
-          summary: 'The caller’s house rules and whether they accepted this version',
-          description: 'Version 0 (and `accepted: true`) while the space has none.',
-          response: { 200: UserHouseRules },
-        },
+        tags,
+        summary: 'The caller’s house rules and whether they accepted this version',
+        description: 'Version 0 (and `accepted: true`) while the space has none.',
+        response: { 200: UserHouseRules },
       },
-      async (request) => userHouseRules(ctx.db, callerOf(request)),
+      (_request, caller) => userHouseRules(ctx.db, caller),
     );
 
-    app.post(
+    memberRoute(
+      app,
+      'post',
       '/user/house-rules/accept',
       {
-        schema: {
-          tags,
-          summary: 'Accept the current version of the house rules',
-          description: 'Records the acceptance with its version and time (the admins’ export lists it).',
-          errors: {
-            404: 'The space has no house rules.',
-            409: 'A newer version exists (`data.currentVersion`).',
-          },
-          example: { version: 3 },
-          body: UserHouseRulesAccept,
-          response: { 200: UserHouseRules },
+        tags,
+        summary: 'Accept the current version of the house rules',
+        description: 'Records the acceptance with its version and time (the admins’ export lists it).',
+        errors: {
+          404: 'The space has no house rules.',
+          409: 'A newer version exists (`data.currentVersion`).',
         },
+        example: { version: 3 },
+        body: UserHouseRulesAccept,
+        response: { 200: UserHouseRules },
       },
-      async (request) =>
-        acceptHouseRules(ctx.db, callerOf(request), request.body.version, ctx.clock.now().toISOString()),
+      (request, caller) =>
+        acceptHouseRules(ctx.db, caller, request.body.version, ctx.clock.now().toISOString()),
     );
   };
 }

@@ -51,7 +51,6 @@ export const billingSettings = collection({
     update: {
       summary: 'Change billing settings by their id',
       description: `The same as PUT /spaces/{spaceId}/billing-settings. ${lockedNote}`,
-      admins: true,
       example: billingSettingsExample,
     },
   },

@@ -72,7 +72,6 @@ export const spaces = collection({
     create: {
       summary: 'Add a space',
       description: 'A place of the makerspace with its time zone, opening hours, holidays and booking rules.',
-      admins: true,
       example: {
         name: 'Workshop Vienna',
         timezone: 'Europe/Vienna',
@@ -83,13 +82,11 @@ export const spaces = collection({
     update: {
       summary: 'Change a space',
       description: lockedNote,
-      admins: true,
       example: { lockVersion: 5, bookingMaxMinutesPerMemberDay: 240 },
     },
     remove: {
       summary: 'Delete a space',
       description: 'Only an empty space: move or delete its resources and members first. Answers 204.',
-      admins: true,
       errors: { 409: 'The space still has resources or members (`data.resources`, `data.members`).' },
     },
   },
@@ -152,14 +149,12 @@ export const holidays = collection({
       summary: 'Add a holiday',
       description:
         'The space is closed from `fromDateTime` until `untilDateTime` (wall-clock times of the space).',
-      admins: true,
       errors: { 422: '`untilDateTime` is not after `fromDateTime`.' },
       example: { title: 'Christmas', fromDateTime: '2026-12-24T00:00', untilDateTime: '2026-12-27T00:00' },
     },
     update: {
       summary: 'Change a holiday',
       description: lockedNote,
-      admins: true,
       errors: { 422: '`untilDateTime` is not after `fromDateTime`.' },
       example: {
         lockVersion: 1,
@@ -171,7 +166,6 @@ export const holidays = collection({
     remove: {
       summary: 'Delete a holiday',
       description: 'Answers 204.',
-      admins: true,
     },
   },
 });

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findInvoice } from '../billing/invoices.js';
-import { writePaymentPart } from '../billing/payment-details.js';
 import {
   savedMethodSummary,
   startCheckout,
@@ -16,10 +15,11 @@ import { stripePaymentsOfInvoice } from '../billing/stripe.repository.js';
 import { unprocessable } from '../errors.js';
 import { MemberParams, pathId } from '../http/params.js';
 import { memberRoute } from '../http/route.js';
-import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
-import { findMember } from '../identity/members.js';
+import { noContentRoute } from '../http/route-kinds.js';
+import { onMember } from './on-member.js';
 import { parseMoney } from '../kernel/money.js';
+import { changePaymentPart } from './member-payments.routes.js';
 
 const CheckoutAnswer = z.object({
   id: z.string().describe('The Checkout session'),
@@ -129,14 +129,13 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         body: TopUpBody,
         response: { 200: CheckoutAnswer },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, (member, request) => {
         const amount = parseMoney(request.body.amount);
         if (amount < parseMoney('1.00') || amount > parseMoney('10000.00')) {
           throw unprocessable('amount must be between 1.00 and 10000.00', { amount: 'outOfRange' });
         }
         return startCheckout(deps, member.id, { kind: 'topUp', amount });
-      },
+      }),
     );
 
     memberRoute(
@@ -152,10 +151,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         params: MemberParams,
         response: { 200: CheckoutAnswer },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
-        return startCheckout(deps, member.id, { kind: 'setup' });
-      },
+      onMember(ctx.db, (member) => startCheckout(deps, member.id, { kind: 'setup' })),
     );
 
     memberRoute(
@@ -170,8 +166,7 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
         params: MemberParams,
         response: { 200: OnlinePayments },
       },
-      async (request, caller) => {
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member) => {
         const account = await stripeAccountOf(deps, member.space);
         return {
           member: member.id,
@@ -180,23 +175,21 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
           currency: account?.currency ?? 'EUR',
           paymentMethod: account ? ((await savedMethodSummary(ctx.db, member.id)) as any) : null,
         };
-      },
+      }),
     );
 
-    app.delete(
+    noContentRoute(
+      app,
+      'delete',
       '/members/:memberId/payment-method/stripe',
       {
-        schema: {
-          tags: ['members'],
-          summary: 'Remove a payment method saved at Stripe',
-          description:
-            'Detaches the card or mandate from the member at Stripe and removes it as their payment method: the billing run charges it no more. The member removes their own; admins anyone’s. Answers 204 (also when none was saved).',
-          params: MemberParams,
-        },
+        tags: ['members'],
+        summary: 'Remove a payment method saved at Stripe',
+        description:
+          'Detaches the card or mandate from the member at Stripe and removes it as their payment method: the billing run charges it no more. The member removes their own; admins anyone’s. Answers 204 (also when none was saved).',
+        params: MemberParams,
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const member = await findMember(ctx.db, caller, request.params.memberId);
+      onMember(ctx.db, async (member, _request, caller) => {
         const saved = await stripePaymentMethodOf(ctx.db, member.id);
         if (saved) {
           const account = await stripeAccountOf(deps, member.space);
@@ -206,13 +199,9 @@ export function stripeRoutes(ctx: HubServices, gateway: StripeGateway): FastifyP
             // Detached already, or the key changed: the hub forgets it all the same.
             ctx.logger.warn({ err: (err as Error).message, member: member.id }, 'detaching at Stripe failed');
           }
-          const at = ctx.clock.now().toISOString();
-          await ctx.events.transaction((trx) =>
-            writePaymentPart(trx, member, 'paymentMethod', null, { at, by: caller.memberId }),
-          );
+          await changePaymentPart(ctx, caller, member, 'paymentMethod', null);
         }
-        return reply.code(204).send();
-      },
+      }),
     );
 
     memberRoute(

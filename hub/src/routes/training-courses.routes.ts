@@ -60,7 +60,6 @@ export const trainingCourses = collection({
       summary: 'Add a training course',
       description:
         'A course that allows the resources it lists to members who took it (for resources that require training).',
-      admins: true,
       errors: { 422: 'A listed resource does not exist in this account.' },
       example: {
         title: 'Laser cutter safety',
@@ -72,14 +71,12 @@ export const trainingCourses = collection({
     update: {
       summary: 'Change a training course',
       description: `${lockedNote} Its state and resources decide at once who counts as trained.`,
-      admins: true,
       errors: { 422: 'A listed resource does not exist in this account.' },
       example: { lockVersion: 2, resources: [7, 9] },
     },
     remove: {
       summary: 'Delete a training course',
       description: 'Only a course no member has taken; set it inactive otherwise. Answers 204.',
-      admins: true,
       errors: { 409: 'Members’ trainings refer to the course (`data.memberTrainings`).' },
     },
   },

@@ -1,8 +1,8 @@
 import { TrainingTapCreate, TrainingTapRecord } from '@makerspace/shared';
 import { z } from 'zod';
-import { callerOf } from '../http/auth.js';
 import { pathId, ResourceParams } from '../http/params.js';
 import { type App, memberRoute } from '../http/route.js';
+import { createdRoute, noContentRoute } from '../http/route-kinds.js';
 import type { HubServices } from '../http/services.js';
 import { findResource } from '../resources/resources.js';
 import {
@@ -16,30 +16,27 @@ const TapParams = z.object({ tapId: pathId });
 
 /** A trainer's "the trainee taps their card at this machine now" (docs/DECISIONS.md, "Trainers"). */
 export function trainingTapRoutes(app: App, ctx: HubServices): void {
-  app.post(
+  createdRoute(
+    app,
+    'post',
     '/resources/:resourceId/training-taps',
     {
-      schema: {
-        tags: ['training'],
-        summary: 'Wait for a trainee’s card tap at this resource to record a training',
-        description:
-          'For a trainer of the course (or an admin): for the next 2 minutes, the first known card of another member tapped at this resource’s reader records the course’s training for that member, signed by the trainer, and the reader shows “Training recorded for …” instead of switching on. A new wait at the same resource replaces an earlier one. Poll GET /training-taps/{id} for the outcome. Answers 201.',
-        params: ResourceParams,
-        body: TrainingTapCreate,
-        response: { 201: TrainingTapRecord },
-        errors: {
-          403: 'The caller does not train this course (`data.reason`: `notTrainer`).',
-          422: 'No such course (`data.unknownTrainingCourse`), or the course does not unlock this resource (`data.courseDoesNotUnlock`).',
-        },
-        example: { trainingCourse: 3 },
+      tags: ['training'],
+      summary: 'Wait for a trainee’s card tap at this resource to record a training',
+      description:
+        'For a trainer of the course (or an admin): for the next 2 minutes, the first known card of another member tapped at this resource’s reader records the course’s training for that member, signed by the trainer, and the reader shows “Training recorded for …” instead of switching on. A new wait at the same resource replaces an earlier one. Poll GET /training-taps/{id} for the outcome. Answers 201.',
+      params: ResourceParams,
+      body: TrainingTapCreate,
+      response: { 201: TrainingTapRecord },
+      errors: {
+        403: 'The caller does not train this course (`data.reason`: `notTrainer`).',
+        422: 'No such course (`data.unknownTrainingCourse`), or the course does not unlock this resource (`data.courseDoesNotUnlock`).',
       },
+      example: { trainingCourse: 3 },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
+    async (request, caller) => {
       const resource = await findResource(ctx.db, caller, request.params.resourceId);
-      const now = ctx.clock.now();
-      const record = await openTrainingTap(ctx.db, caller, resource, request.body.trainingCourse, now);
-      return reply.code(201).send(record);
+      return openTrainingTap(ctx.db, caller, resource, request.body.trainingCourse, ctx.clock.now());
     },
   );
   memberRoute(
@@ -61,19 +58,16 @@ export function trainingTapRoutes(app: App, ctx: HubServices): void {
         ctx.clock.now(),
       ),
   );
-  app.delete(
+  noContentRoute(
+    app,
+    'delete',
     '/training-taps/:tapId',
     {
-      schema: {
-        tags: ['training'],
-        summary: 'Stop waiting for a card tap',
-        description: 'A tap after this switches on as usual. Answers 204.',
-        params: TapParams,
-      },
+      tags: ['training'],
+      summary: 'Stop waiting for a card tap',
+      description: 'A tap after this switches on as usual. Answers 204.',
+      params: TapParams,
     },
-    async (request, reply) => {
-      await endTrainingTap(ctx.db, callerOf(request), request.params.tapId);
-      return reply.code(204).send();
-    },
+    (request, caller) => endTrainingTap(ctx.db, caller, request.params.tapId),
   );
 }

@@ -10,7 +10,7 @@ import { collection, ofMember, registerCollection, underMember } from '../http/c
 import { isAdmin } from '../kernel/caller.js';
 import { isTrainerFor, traineeOfTrainer } from '../spaces/trainers.js';
 import type { HubServices } from '../http/services.js';
-import { callerOf } from '../http/auth.js';
+import { memberRoute } from '../http/route.js';
 import { findMember } from '../identity/members.js';
 import { trainedResources } from '../spaces/trained-resources.js';
 import {
@@ -101,14 +101,12 @@ export const memberTrainings = collection({
     update: {
       summary: 'Change a member’s training',
       description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated. ${lockedNote}`,
-      admins: true,
       errors: { 422: '`untilDate` is before `fromDate`.' },
       example: { untilDate: '2027-11-20', lockVersion: 1 },
     },
     remove: {
       summary: 'Delete a member’s training',
       description: 'The member no longer counts as trained by it. Answers 204.',
-      admins: true,
     },
   },
 });
@@ -147,24 +145,20 @@ export function trainingRoutes(ctx: HubServices): FastifyPluginAsyncZod {
     courseTrainerRoutes(app, ctx);
     trainingTapRoutes(app, ctx);
     // The resources requiring training that the member is trained for today.
-    app.get(
+    memberRoute(
+      app,
+      'get',
       '/members/:memberId/trained-resources',
       {
-        schema: {
-          tags: ['training'],
-          summary: 'The resources a member is trained for',
-          description:
-            'Ids of the resources requiring training for which the member holds a training of an active course, valid today in the member’s space.',
-          params: MemberParams,
-          response: { 200: z.array(z.number()) },
-        },
+        tags: ['training'],
+        summary: 'The resources a member is trained for',
+        description:
+          'Ids of the resources requiring training for which the member holds a training of an active course, valid today in the member’s space.',
+        params: MemberParams,
+        response: { 200: z.array(z.number()) },
       },
-      async (request) => {
-        const member = await findMember(
-          ctx.db,
-          callerOf(request),
-          (request.params as { memberId: number }).memberId,
-        );
+      async (request, caller) => {
+        const member = await findMember(ctx.db, caller, (request.params as { memberId: number }).memberId);
         return trainedResources(ctx.db, member, ctx.clock.now());
       },
     );

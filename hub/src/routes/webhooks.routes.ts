@@ -97,7 +97,6 @@ export const webhooks = collection({
       summary: 'Add a webhook',
       description:
         'Events of the chosen categories are POSTed to the URL, signed (Standard Webhooks); the secret is answered this once. Only public https URLs are accepted (unless HUB_WEBHOOK_ALLOW_INSECURE is set).',
-      admins: true,
       errors: {
         422: 'The URL is not allowed (not https, or a private or loopback address; `data.unsafeUrl`).',
       },
@@ -110,14 +109,12 @@ export const webhooks = collection({
     update: {
       summary: 'Change a webhook',
       description: `${lockedNote} Setting \`state: active\` resumes a failing webhook and sends its queue now; \`rotateSecret: true\` answers a new secret.`,
-      admins: true,
       errors: { 422: 'The URL is not allowed (`data.unsafeUrl`).' },
       example: { lockVersion: 2, state: 'paused' },
     },
     remove: {
       summary: 'Delete a webhook',
       description: 'Answers 204.',
-      admins: true,
     },
   },
 });
