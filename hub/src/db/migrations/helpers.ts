@@ -76,3 +76,36 @@ export function accountTable(db: Kysely<any>, name: string, dialect: DialectName
     cascadeTo('accounts.id'),
   );
 }
+
+/**
+ * A table of one row per row of another: its key `key` is that row's id (`target`, the row goes
+ * with it), then the `account`.
+ */
+export function sideTable(db: Kysely<any>, name: string, key: string, target: string) {
+  return db.schema
+    .createTable(name)
+    .addColumn(key, 'integer', (c) => c.primaryKey().references(target).onDelete('cascade'))
+    .addColumn('account', 'integer', cascadeTo('accounts.id'));
+}
+
+/**
+ * A table that links two others (`['course', 'training_courses.id']`, `['member', 'members.id']`):
+ * one row per pair, keyed by both, that goes when either side goes.
+ */
+export function linkTable(
+  db: Kysely<any>,
+  name: string,
+  [first, firstTarget]: [string, string],
+  [second, secondTarget]: [string, string],
+) {
+  return db.schema
+    .createTable(name)
+    .addColumn(first, 'integer', cascadeTo(firstTarget))
+    .addColumn(second, 'integer', cascadeTo(secondTarget))
+    .addPrimaryKeyConstraint(`${name}_pk`, [first, second]);
+}
+
+/** When and by whom a row was made. */
+export function withCreation<T extends string>(table: CreateTableBuilder<T, any>) {
+  return table.addColumn('createdAt', 'text', (c) => c.notNull()).addColumn('createdBy', 'integer');
+}
