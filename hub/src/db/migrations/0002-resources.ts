@@ -1,8 +1,8 @@
 import {
   accountTable,
-  cascadeTo,
   index,
   integers,
+  sideTable,
   texts,
   withDefaults,
   withId,
@@ -55,10 +55,7 @@ export const resources = migration(async (db, dialect) => {
   await index(db, 'resources', ['account', 'id']);
   await index(db, 'resources', ['space']);
 
-  await db.schema
-    .createTable('bridges')
-    .addColumn('resource', 'integer', (c) => c.primaryKey().references('resources.id').onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+  await sideTable(db, 'bridges', 'resource', 'resources.id')
     .addColumn('serialNumber', 'text')
     .addColumn('heartbeatInterval', 'integer', (c) => c.notNull().defaultTo(60))
     .addColumn('offline', 'integer', (c) => c.notNull().defaultTo(1))

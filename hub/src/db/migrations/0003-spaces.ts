@@ -1,4 +1,13 @@
-import { accountTable, cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import {
+  accountTable,
+  cascadeTo,
+  index,
+  linkTable,
+  texts,
+  withDefaults,
+  withId,
+  withStamps,
+} from './helpers.js';
 import { migration } from './migration.js';
 
 /** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
@@ -58,13 +67,12 @@ export const spaces = migration(async (db, dialect) => {
   ).execute();
   await index(db, 'training_courses', ['account', 'id']);
 
-  await db.schema
-    .createTable('training_course_resources')
-    .addColumn('course', 'integer', (c) => c.notNull().references('training_courses.id').onDelete('cascade'))
-    .addColumn('resource', 'integer', cascadeTo('resources.id'))
-    .addPrimaryKeyConstraint('training_course_resources_pk', ['course', 'resource'])
-    .execute();
-  await index(db, 'training_course_resources', ['resource']);
+  await linkTable(
+    db,
+    'training_course_resources',
+    ['course', 'training_courses.id'],
+    ['resource', 'resources.id'],
+  );
 
   await withStamps(
     accountTable(db, 'member_trainings', dialect)

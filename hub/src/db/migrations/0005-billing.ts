@@ -1,4 +1,13 @@
-import { accountTable, cascadeTo, index, required, texts, withDefaults, withStamps } from './helpers.js';
+import {
+  accountTable,
+  cascadeTo,
+  index,
+  linkTable,
+  required,
+  texts,
+  withDefaults,
+  withStamps,
+} from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -139,14 +148,9 @@ export const billing = migration(async (db, dialect) => {
   await index(db, 'payments', ['account', 'id']);
   await index(db, 'payments', ['member', 'id']);
 
-  await db.schema
-    .createTable('payment_allocations')
-    .addColumn('payment', 'integer', cascadeTo('payments.id'))
-    .addColumn('invoice', 'integer', cascadeTo('invoices.id'))
-    .addColumn('amount', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('payment_allocations_pk', ['payment', 'invoice'])
-    .execute();
-  await index(db, 'payment_allocations', ['invoice']);
+  await linkTable(db, 'payment_allocations', ['payment', 'payments.id'], ['invoice', 'invoices.id'], (t) =>
+    t.addColumn('amount', 'text', (c) => c.notNull()),
+  );
 
   await withStamps(
     accountTable(db, 'payment_requests', dialect)

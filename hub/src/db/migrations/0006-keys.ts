@@ -1,4 +1,4 @@
-import { accountTable, cascadeTo, index, texts, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, texts, withCreation, withStamps } from './helpers.js';
 import { migration } from './migration.js';
 
 /** Member keys (key cards) and key assignments (the next unknown card at a bridge becomes a member's key). */
@@ -24,8 +24,7 @@ export const keys = migration(async (db, dialect) => {
     .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
     .addColumn('expiresAt', 'text', (c) => c.notNull())
     .$call(texts('keyType', 'keyToken', 'assignedAt'))
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('createdBy', 'integer')
+    .$call(withCreation)
     .execute();
   await index(db, 'key_assignments', ['resource', 'state', 'expiresAt']);
 });

@@ -1,4 +1,4 @@
-import { accountTable, cascadeTo, index, required, texts } from './helpers.js';
+import { accountTable, cascadeTo, index, required, sideTable, texts } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -36,10 +36,7 @@ export const signIn = migration(async (db, dialect) => {
     .execute();
   await index(db, 'browser_sessions', ['member', 'expiresAt']);
 
-  await db.schema
-    .createTable('member_invitations')
-    .addColumn('member', 'integer', (c) => c.primaryKey().references('members.id').onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+  await sideTable(db, 'member_invitations', 'member', 'members.id')
     // 'invited' | 'accepted'
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('invitedBy', 'integer')

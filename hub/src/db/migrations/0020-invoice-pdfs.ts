@@ -1,4 +1,4 @@
-import { cascadeTo } from './helpers.js';
+import { bytesType, cascadeTo } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -10,7 +10,7 @@ import { migration } from './migration.js';
  * `pdf` (the issued PDF's bytes) and `cancelledPdf` (the same marked cancelled).
  */
 export const invoicePdfs = migration(async (db, dialect) => {
-  const bytes = dialect === 'postgres' ? 'bytea' : 'blob';
+  const bytes = bytesType(dialect);
   for (const column of ['invoiceName', 'invoiceAddress', 'invoiceTaxId', 'invoiceLogoType'])
     await db.schema.alterTable('space_billing_settings').addColumn(column, 'text').execute();
   await db.schema

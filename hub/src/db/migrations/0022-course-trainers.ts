@@ -1,4 +1,4 @@
-import { cascadeTo, index, withId } from './helpers.js';
+import { cascadeTo, index, linkTable, withCreation, withId } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -7,16 +7,9 @@ import { migration } from './migration.js';
  * before trainers existed, or recorded by an API key without a member), and `training_taps`.
  */
 export const courseTrainers = migration(async (db, dialect) => {
-  await db.schema
-    .createTable('course_trainers')
-    .addColumn('course', 'integer', (c) => c.notNull().references('training_courses.id').onDelete('cascade'))
-    .addColumn('member', 'integer', cascadeTo('members.id'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('createdBy', 'integer')
-    .addPrimaryKeyConstraint('course_trainers_pk', ['course', 'member'])
-    .execute();
-  await index(db, 'course_trainers', ['member']);
+  await linkTable(db, 'course_trainers', ['course', 'training_courses.id'], ['member', 'members.id'], (t) =>
+    withCreation(t.addColumn('account', 'integer', cascadeTo('accounts.id'))),
+  );
   await db.schema
     .alterTable('member_trainings')
     .addColumn('signedBy', 'integer', (c) => c.references('members.id').onDelete('set null'))

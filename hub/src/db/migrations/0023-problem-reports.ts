@@ -1,4 +1,4 @@
-import { accountTable, cascadeTo, index } from './helpers.js';
+import { accountTable, bytesType, cascadeTo, index, linkTable, sideTable, withCreation } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -29,28 +29,19 @@ export const problemReports = migration(async (db, dialect) => {
   await index(db, 'problem_reports', ['resource', 'state']);
   await index(db, 'problem_reports', ['member']);
 
-  await db.schema
-    .createTable('problem_report_photos')
-    .addColumn('report', 'integer', (c) =>
-      c.primaryKey().references('problem_reports.id').onDelete('cascade'),
-    )
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
-    // image/jpeg or image/png, checked by magic bytes; stored stripped of metadata.
-    .addColumn('contentType', 'text', (c) => c.notNull())
-    .addColumn('bytes', 'integer', (c) => c.notNull())
-    .addColumn('data', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('createdBy', 'integer')
-    .execute();
+  await withCreation(
+    sideTable(db, 'problem_report_photos', 'report', 'problem_reports.id')
+      // image/jpeg or image/png, checked by magic bytes; stored stripped of metadata.
+      .addColumn('contentType', 'text', (c) => c.notNull())
+      .addColumn('bytes', 'integer', (c) => c.notNull())
+      .addColumn('data', bytesType(dialect), (c) => c.notNull()),
+  ).execute();
 
-  await db.schema
-    .createTable('resource_type_maintainers')
-    .addColumn('type', 'integer', cascadeTo('resource_types.id'))
-    .addColumn('member', 'integer', cascadeTo('members.id'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('createdBy', 'integer')
-    .addPrimaryKeyConstraint('resource_type_maintainers_pk', ['type', 'member'])
-    .execute();
-  await index(db, 'resource_type_maintainers', ['member']);
+  await linkTable(
+    db,
+    'resource_type_maintainers',
+    ['type', 'resource_types.id'],
+    ['member', 'members.id'],
+    (t) => withCreation(t.addColumn('account', 'integer', cascadeTo('accounts.id'))),
+  );
 });

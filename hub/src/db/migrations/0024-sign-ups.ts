@@ -1,4 +1,12 @@
-import { accountTable, cascadeTo, index, withDefaults } from './helpers.js';
+import {
+  accountTable,
+  cascadeTo,
+  index,
+  required,
+  sideTable,
+  withCreation,
+  withDefaults,
+} from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -6,10 +14,7 @@ import { migration } from './migration.js';
  * rules and waiver, who accepted which version, and the sign-ups waiting for the checklist.
  */
 export const signUps = migration(async (db, dialect) => {
-  await db.schema
-    .createTable('sign_up_settings')
-    .addColumn('space', 'integer', (c) => c.primaryKey().references('spaces.id').onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+  await sideTable(db, 'sign_up_settings', 'space', 'spaces.id')
     .$call(withDefaults('integer', { enabled: 0, requireKeyCard: 0, requireFirstPayment: 0 }))
     .$call(withDefaults('text', { packages: '[]' }))
     .addColumn('requireTraining', 'integer', (c) => c.references('training_courses.id').onDelete('set null'))
@@ -17,14 +22,12 @@ export const signUps = migration(async (db, dialect) => {
     .addColumn('updatedBy', 'integer')
     .execute();
 
-  await accountTable(db, 'house_rules', dialect)
-    .addColumn('space', 'integer', cascadeTo('spaces.id'))
-    .addColumn('version', 'integer', (c) => c.notNull())
-    .addColumn('houseRules', 'text', (c) => c.notNull())
-    .addColumn('waiver', 'text', (c) => c.notNull())
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('createdBy', 'integer')
-    .execute();
+  await withCreation(
+    accountTable(db, 'house_rules', dialect)
+      .addColumn('space', 'integer', cascadeTo('spaces.id'))
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .$call(required('text', 'houseRules', 'waiver')),
+  ).execute();
   await index(db, 'house_rules', ['space', 'version'], true);
 
   await accountTable(db, 'house_rules_acceptances', dialect)

@@ -1,4 +1,4 @@
-import { accountTable, cascadeTo, index, withStamps } from './helpers.js';
+import { accountTable, cascadeTo, index, sideTable, withCreation, withStamps } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -33,19 +33,13 @@ export const presence = migration(async (db, dialect) => {
   await index(db, 'check_ins', ['space', 'state']);
   await index(db, 'check_ins', ['member', 'state']);
   await index(db, 'check_ins', ['account', 'checkedInAt']);
-  await db.schema
-    .createTable('presence_settings')
-    .addColumn('member', 'integer', (c) => c.primaryKey().references('members.id').onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+  await sideTable(db, 'presence_settings', 'member', 'members.id')
     .addColumn('showPresence', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('updatedAt', 'text', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createTable('door_locks')
-    .addColumn('resource', 'integer', (c) => c.primaryKey().references('resources.id').onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
-    .addColumn('lockedUntil', 'text', (c) => c.notNull())
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('createdBy', 'integer')
-    .execute();
+  await withCreation(
+    sideTable(db, 'door_locks', 'resource', 'resources.id').addColumn('lockedUntil', 'text', (c) =>
+      c.notNull(),
+    ),
+  ).execute();
 });

@@ -1,4 +1,4 @@
-import { cascadeTo } from './helpers.js';
+import { sideTable } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -6,10 +6,7 @@ import { migration } from './migration.js';
  * bridge and how far its agent got. The hub's release signing key lives in `hub_meta`, sealed.
  */
 export const agentUpdates = migration(async (db) => {
-  await db.schema
-    .createTable('agent_updates')
-    .addColumn('resource', 'integer', (c) => c.primaryKey().references('resources.id').onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+  await sideTable(db, 'agent_updates', 'resource', 'resources.id')
     .addColumn('updateId', 'text', (c) => c.notNull())
     .addColumn('version', 'text', (c) => c.notNull())
     .addColumn('fromVersion', 'text')

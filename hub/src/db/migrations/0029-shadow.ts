@@ -1,4 +1,4 @@
-import { accountTable, index } from './helpers.js';
+import { accountTable, columns, index } from './helpers.js';
 import { migration } from './migration.js';
 
 /**
@@ -9,20 +9,24 @@ import { migration } from './migration.js';
 export const shadow = migration(
   async (db, dialect) => {
     await accountTable(db, 'shadow_decisions', dialect)
-      .addColumn('source', 'text', (c) => c.notNull())
-      .addColumn('remoteLog', 'integer', (c) => c.notNull())
-      .addColumn('at', 'text', (c) => c.notNull())
-      .addColumn('remoteResource', 'integer', (c) => c.notNull())
-      .addColumn('remoteMember', 'integer')
-      .addColumn('resource', 'integer')
-      .addColumn('member', 'integer')
-      .addColumn('theirs', 'text', (c) => c.notNull())
-      .addColumn('theirReason', 'text')
-      .addColumn('ours', 'text', (c) => c.notNull())
-      .addColumn('ourReason', 'text')
-      .addColumn('ourMessage', 'text')
-      .addColumn('agrees', 'integer', (c) => c.notNull())
-      .addColumn('checkedAt', 'text', (c) => c.notNull())
+      .$call(
+        columns({
+          source: 'text not null',
+          remoteLog: 'integer not null',
+          at: 'text not null',
+          remoteResource: 'integer not null',
+          remoteMember: 'integer',
+          resource: 'integer',
+          member: 'integer',
+          theirs: 'text not null',
+          theirReason: 'text',
+          ours: 'text not null',
+          ourReason: 'text',
+          ourMessage: 'text',
+          agrees: 'integer not null',
+          checkedAt: 'text not null',
+        }),
+      )
       .execute();
     await index(db, 'shadow_decisions', ['source', 'remoteLog'], true);
     await index(db, 'shadow_decisions', ['account', 'source', 'at']);

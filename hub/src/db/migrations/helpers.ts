@@ -8,6 +8,11 @@ export function withId<T extends string>(table: CreateTableBuilder<T, never>, di
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
+/** The type of a column of bytes (a photo, a PDF) in the dialect. */
+export function bytesType(dialect: DialectName) {
+  return dialect === 'postgres' ? 'bytea' : 'blob';
+}
+
 /** Columns every editable record carries. Timestamps are ISO strings (ms, Z) in both dialects. */
 export function withStamps<T extends string>(table: CreateTableBuilder<T, never>) {
   return table
@@ -90,22 +95,48 @@ export function sideTable(db: Kysely<any>, name: string, key: string, target: st
 
 /**
  * A table that links two others (`['course', 'training_courses.id']`, `['member', 'members.id']`):
- * one row per pair, keyed by both, that goes when either side goes.
+ * one row per pair, keyed by both, that goes when either side goes; `more` adds the columns a
+ * link carries. The second side is indexed for look-ups from it.
  */
-export function linkTable(
+export async function linkTable(
   db: Kysely<any>,
   name: string,
   [first, firstTarget]: [string, string],
   [second, secondTarget]: [string, string],
+  more: (table: CreateTableBuilder<string, any>) => CreateTableBuilder<string, any> = (table) => table,
 ) {
-  return db.schema
-    .createTable(name)
-    .addColumn(first, 'integer', cascadeTo(firstTarget))
-    .addColumn(second, 'integer', cascadeTo(secondTarget))
-    .addPrimaryKeyConstraint(`${name}_pk`, [first, second]);
+  await more(
+    db.schema
+      .createTable(name)
+      .addColumn(first, 'integer', cascadeTo(firstTarget))
+      .addColumn(second, 'integer', cascadeTo(secondTarget)),
+  )
+    .addPrimaryKeyConstraint(`${name}_pk`, [first, second])
+    .execute();
+  await index(db, name, [second]);
 }
 
 /** When and by whom a row was made. */
 export function withCreation<T extends string>(table: CreateTableBuilder<T, any>) {
   return table.addColumn('createdAt', 'text', (c) => c.notNull()).addColumn('createdBy', 'integer');
+}
+
+/** How a plain column is declared: its type, and whether it must hold a value. */
+export type PlainColumn = 'text' | 'integer' | 'text not null' | 'integer not null';
+
+/**
+ * Plain columns, in this order, declared as in SQL (`{ source: 'text not null', member: 'integer' }`);
+ * columns with a default, a reference or a unique value are added on their own.
+ */
+export function columns(declared: Record<string, PlainColumn>) {
+  return <T extends string>(table: CreateTableBuilder<T, any>) => {
+    let builder = table;
+    for (const [name, column] of Object.entries(declared)) {
+      const type = column.startsWith('text') ? 'text' : 'integer';
+      builder = column.endsWith(' not null')
+        ? builder.addColumn(name, type, (c) => c.notNull())
+        : builder.addColumn(name, type);
+    }
+    return builder;
+  };
 }
