@@ -1,5 +1,6 @@
-import { accountTable, cascadeTo, index, texts, withDefaults, withId, withStamps } from './helpers.js';
+import { texts, withDefaults, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, withId } from './tables.js';
 
 /** Accounts, spaces, members and API keys: the identity everything else hangs from. */
 export const foundation = migration(async (db, dialect) => {
@@ -94,8 +95,7 @@ export const foundation = migration(async (db, dialect) => {
   await index(db, 'members', ['account', 'lastName']);
 
   await withStamps(
-    accountTable(db, 'api_keys', dialect)
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'api_keys', dialect, { member: 'members.id' })
       .addColumn('label', 'text')
       // sha256 of the token for look-up; AES-GCM ciphertext for the read-back (DESIGN 4).
       .addColumn('tokenHash', 'text', (c) => c.notNull().unique())

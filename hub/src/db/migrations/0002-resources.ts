@@ -1,14 +1,6 @@
-import {
-  accountTable,
-  index,
-  integers,
-  sideTable,
-  texts,
-  withDefaults,
-  withId,
-  withStamps,
-} from './helpers.js';
+import { integers, texts, withDefaults, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, sideTable, withId } from './tables.js';
 
 /** Resource types, resources, their bridges, resource logs and the access-attempt counter. */
 export const resources = migration(async (db, dialect) => {

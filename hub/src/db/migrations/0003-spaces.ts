@@ -1,32 +1,31 @@
-import {
-  accountTable,
-  cascadeTo,
-  index,
-  linkTable,
-  texts,
-  withDefaults,
-  withId,
-  withStamps,
-} from './helpers.js';
+import { cascadeTo, columns, texts, withDefaults, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, linkTable, withId } from './tables.js';
 
 /** Opening hours, holidays, billing settings, training courses, member trainings and bookings. */
 export const spaces = migration(async (db, dialect) => {
   await withId(db.schema.createTable('opening_hours'), dialect)
     .addColumn('space', 'integer', cascadeTo('spaces.id'))
-    .addColumn('dayOfWeek', 'integer', (c) => c.notNull())
-    .addColumn('fromTime', 'text', (c) => c.notNull())
-    .addColumn('untilTime', 'text', (c) => c.notNull())
+    .$call(
+      columns({
+        dayOfWeek: 'integer not null',
+        fromTime: 'text not null',
+        untilTime: 'text not null',
+      }),
+    )
     .execute();
   await index(db, 'opening_hours', ['space', 'dayOfWeek']);
 
   // Holiday times are space-local wall times `YYYY-MM-DDTHH:MM`, compared as strings.
   await withStamps(
-    accountTable(db, 'holidays', dialect)
-      .addColumn('space', 'integer', cascadeTo('spaces.id'))
-      .addColumn('title', 'text')
-      .addColumn('fromDateTime', 'text', (c) => c.notNull())
-      .addColumn('untilDateTime', 'text', (c) => c.notNull())
+    accountTable(db, 'holidays', dialect, { space: 'spaces.id' })
+      .$call(
+        columns({
+          title: 'text',
+          fromDateTime: 'text not null',
+          untilDateTime: 'text not null',
+        }),
+      )
       .addColumn('affects', 'text', (c) => c.notNull().defaultTo('all')),
   ).execute();
   await index(db, 'holidays', ['space', 'untilDateTime']);
@@ -75,8 +74,7 @@ export const spaces = migration(async (db, dialect) => {
   );
 
   await withStamps(
-    accountTable(db, 'member_trainings', dialect)
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'member_trainings', dialect, { member: 'members.id' })
       .addColumn('trainingCourse', 'integer', (c) =>
         c.notNull().references('training_courses.id').onDelete('cascade'),
       )
@@ -87,9 +85,7 @@ export const spaces = migration(async (db, dialect) => {
 
   // Booking times are UTC instants (ISO strings with ms and Z), so string order is time order.
   await withStamps(
-    accountTable(db, 'bookings', dialect)
-      .addColumn('resource', 'integer', cascadeTo('resources.id'))
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'bookings', dialect, { resource: 'resources.id', member: 'members.id' })
       .addColumn('fromDateTime', 'text', (c) => c.notNull())
       .addColumn('untilDateTime', 'text', (c) => c.notNull())
       .addColumn('state', 'text', (c) => c.notNull().defaultTo('confirmed'))

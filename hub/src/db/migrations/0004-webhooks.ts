@@ -1,5 +1,6 @@
-import { accountTable, cascadeTo, index, required, withId, withStamps } from './helpers.js';
+import { cascadeTo, required, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, withId } from './tables.js';
 
 /**
  * Webhooks and their outbox (DESIGN 9): events are written in the same transaction as the

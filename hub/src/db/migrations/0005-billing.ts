@@ -1,14 +1,6 @@
-import {
-  accountTable,
-  cascadeTo,
-  index,
-  linkTable,
-  required,
-  texts,
-  withDefaults,
-  withStamps,
-} from './helpers.js';
+import { cascadeTo, required, texts, withDefaults, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, linkTable } from './tables.js';
 
 /**
  * Billing: packages with their credits and permissions, member packages and the credits members
@@ -34,27 +26,30 @@ export const billing = migration(async (db, dialect) => {
   await index(db, 'packages', ['account', 'id']);
 
   await withStamps(
-    accountTable(db, 'package_credits', dialect)
-      .addColumn('package', 'integer', cascadeTo('packages.id'))
-      .$call(withDefaults('text', { scope: 'global', amount: '0.00', period: 'month' }))
-      .addColumn('resources', 'text', (c) => c.notNull().defaultTo('[]')),
+    accountTable(db, 'package_credits', dialect, { package: 'packages.id' }).$call(
+      withDefaults('text', { scope: 'global', amount: '0.00', period: 'month', resources: '[]' }),
+    ),
   ).execute();
   await index(db, 'package_credits', ['package']);
 
   await withStamps(
-    accountTable(db, 'package_permissions', dialect)
-      .addColumn('package', 'integer', cascadeTo('packages.id'))
+    accountTable(db, 'package_permissions', dialect, { package: 'packages.id' })
       .addColumn('type', 'text', (c) => c.notNull())
       .addColumn('resourceType', 'integer')
       .addColumn('resource', 'integer')
-      .$call(withDefaults('text', { timeType: 'always', times: '[]', usageFeeDiscountPercent: '0' }))
-      .addColumn('bookingFeeDiscountPercent', 'text', (c) => c.notNull().defaultTo('0')),
+      .$call(
+        withDefaults('text', {
+          timeType: 'always',
+          times: '[]',
+          usageFeeDiscountPercent: '0',
+          bookingFeeDiscountPercent: '0',
+        }),
+      ),
   ).execute();
   await index(db, 'package_permissions', ['package']);
 
   await withStamps(
-    accountTable(db, 'member_packages', dialect)
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'member_packages', dialect, { member: 'members.id' })
       .addColumn('package', 'integer', (c) => c.notNull().references('packages.id'))
       .$call(required('text', 'fromDate'))
       .$call(texts('untilDate', 'notes'))
@@ -67,8 +62,7 @@ export const billing = migration(async (db, dialect) => {
 
   // A credit a member holds for one period of a package credit; `remaining` never goes below 0.
   await withStamps(
-    accountTable(db, 'member_credits', dialect)
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'member_credits', dialect, { member: 'members.id' })
       .addColumn('memberPackage', 'integer', (c) =>
         c.notNull().references('member_packages.id').onDelete('cascade'),
       )
@@ -85,8 +79,7 @@ export const billing = migration(async (db, dialect) => {
   await index(db, 'member_credits', ['memberPackage', 'packageCredit', 'fromDate'], true);
 
   await withStamps(
-    accountTable(db, 'charges', dialect)
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'charges', dialect, { member: 'members.id' })
       .$call(required('text', 'dateTime', 'description', 'price'))
       .addColumn('taxPercent', 'text', (c) => c.notNull().defaultTo('0'))
       .addColumn('invoice', 'integer')
@@ -102,8 +95,7 @@ export const billing = migration(async (db, dialect) => {
   await index(db, 'charges', ['invoice']);
 
   // Credit taken for a session or booking; its existence also makes billing a log only once.
-  await accountTable(db, 'credit_uses', dialect)
-    .addColumn('member', 'integer', cascadeTo('members.id'))
+  await accountTable(db, 'credit_uses', dialect, { member: 'members.id' })
     .addColumn('memberCredit', 'integer', (c) =>
       c.notNull().references('member_credits.id').onDelete('cascade'),
     )
@@ -136,8 +128,7 @@ export const billing = migration(async (db, dialect) => {
   await index(db, 'invoices', ['space', 'number'], true);
 
   await withStamps(
-    accountTable(db, 'payments', dialect)
-      .addColumn('member', 'integer', cascadeTo('members.id'))
+    accountTable(db, 'payments', dialect, { member: 'members.id' })
       .addColumn('date', 'text', (c) => c.notNull())
       .addColumn('total', 'text', (c) => c.notNull())
       // 'completed' (money received) | 'pending' (expected, e.g. after a payment request).
@@ -153,8 +144,7 @@ export const billing = migration(async (db, dialect) => {
   );
 
   await withStamps(
-    accountTable(db, 'payment_requests', dialect)
-      .addColumn('payment', 'integer', cascadeTo('payments.id'))
+    accountTable(db, 'payment_requests', dialect, { payment: 'payments.id' })
       .addColumn('member', 'integer', (c) => c.notNull())
       .addColumn('total', 'text', (c) => c.notNull())
       .addColumn('notes', 'text')

@@ -1,5 +1,6 @@
-import { accountTable, cascadeTo, index, texts, withCreation, withStamps } from './helpers.js';
+import { texts, withCreation, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /** Member keys (key cards) and key assignments (the next unknown card at a bridge becomes a member's key). */
 export const keys = migration(async (db, dialect) => {
@@ -17,8 +18,7 @@ export const keys = migration(async (db, dialect) => {
   // A card opens for one member of an account only.
   await index(db, 'member_keys', ['account', 'token'], true);
 
-  await accountTable(db, 'key_assignments', dialect)
-    .addColumn('member', 'integer', cascadeTo('members.id'))
+  await accountTable(db, 'key_assignments', dialect, { member: 'members.id' })
     .addColumn('resource', 'integer', (c) => c.references('resources.id').onDelete('cascade'))
     // 'pending' until a card is assigned ('assigned'); expired when expiresAt has passed.
     .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))

@@ -1,5 +1,6 @@
-import { accountTable, cascadeTo, index, required, sideTable, texts } from './helpers.js';
+import { required, texts } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, sideTable } from './tables.js';
 
 /**
  * Sign-in for people: password hashes, emailed one-use links, browser sessions and invitations.
@@ -14,8 +15,7 @@ export const signIn = migration(async (db, dialect) => {
     .addColumn('updatedAt', 'text', (c) => c.notNull())
     .execute();
 
-  await accountTable(db, 'sign_in_links', dialect)
-    .addColumn('member', 'integer', cascadeTo('members.id'))
+  await accountTable(db, 'sign_in_links', dialect, { member: 'members.id' })
     // 'signIn' | 'invitation' | 'passwordReset'
     .addColumn('purpose', 'text', (c) => c.notNull())
     .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
@@ -27,8 +27,7 @@ export const signIn = migration(async (db, dialect) => {
     .execute();
   await index(db, 'sign_in_links', ['member', 'purpose']);
 
-  await accountTable(db, 'browser_sessions', dialect)
-    .addColumn('member', 'integer', cascadeTo('members.id'))
+  await accountTable(db, 'browser_sessions', dialect, { member: 'members.id' })
     .addColumn('tokenHash', 'text', (c) => c.notNull().unique())
     // 'password' | 'link'
     .$call(required('text', 'method', 'createdAt', 'lastSeenAt', 'expiresAt'))

@@ -1,5 +1,6 @@
-import { cascadeTo, index, required, withId } from './helpers.js';
+import { cascadeTo, required } from './columns.js';
 import { migration } from './migration.js';
+import { index, withId } from './tables.js';
 
 /**
  * Switch-on codes a resource had before (old QR stickers), kept as hashes so the machine page

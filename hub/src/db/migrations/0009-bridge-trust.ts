@@ -1,5 +1,6 @@
-import { cascadeTo, index } from './helpers.js';
+import { cascadeTo } from './columns.js';
 import { migration } from './migration.js';
+import { index } from './tables.js';
 
 /**
  * Switch-ons the hub has sent and not yet seen settled: written with the allowed log before the

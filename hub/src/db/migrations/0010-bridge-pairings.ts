@@ -1,13 +1,12 @@
-import { accountTable, cascadeTo, index } from './helpers.js';
 import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * One-use pairing codes for new Pis (`makerspace-agent pair <hub URL> <code>`): stored as
  * hashes, redeemed once for the bridge API key.
  */
 export const bridgePairings = migration(async (db, dialect) => {
-  await accountTable(db, 'bridge_pairings', dialect)
-    .addColumn('resource', 'integer', cascadeTo('resources.id'))
+  await accountTable(db, 'bridge_pairings', dialect, { resource: 'resources.id' })
     .addColumn('codeHash', 'text', (c) => c.notNull())
     .addColumn('expiresAt', 'text', (c) => c.notNull())
     .addColumn('redeemedAt', 'text')

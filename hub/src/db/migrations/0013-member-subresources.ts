@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { index, texts, withId, withStamps } from './helpers.js';
+import { texts, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { index, withId } from './tables.js';
 
 /**
  * The member sub-resources of the commercial interface: credits an admin grants by hand (no

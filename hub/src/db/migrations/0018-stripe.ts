@@ -1,5 +1,6 @@
-import { accountTable, cascadeTo, index, withId } from './helpers.js';
+import { cascadeTo, columns } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, withId } from './tables.js';
 
 /**
  * Payments through Stripe (billing/stripe*.ts, docs/PAYMENTS.md):
@@ -14,17 +15,19 @@ export const stripe = migration(async (db, dialect) => {
   await db.schema.alterTable('space_billing_settings').addColumn('stripeSecretKey', 'text').execute();
   await db.schema.alterTable('space_billing_settings').addColumn('stripeWebhookSecret', 'text').execute();
 
-  await accountTable(db, 'stripe_customers', dialect)
-    .addColumn('member', 'integer', cascadeTo('members.id'))
-    // Which Stripe account (a MAC of its secret key): a new key may be another account.
-    .addColumn('keyTag', 'text', (c) => c.notNull())
-    .addColumn('customer', 'text', (c) => c.notNull())
-    .addColumn('createdAt', 'text', (c) => c.notNull())
+  await accountTable(db, 'stripe_customers', dialect, { member: 'members.id' })
+    .$call(
+      columns({
+        // Which Stripe account (a MAC of its secret key): a new key may be another account.
+        keyTag: 'text not null',
+        customer: 'text not null',
+        createdAt: 'text not null',
+      }),
+    )
     .execute();
   await index(db, 'stripe_customers', ['member', 'keyTag'], true);
 
-  await accountTable(db, 'stripe_payments', dialect)
-    .addColumn('member', 'integer', cascadeTo('members.id'))
+  await accountTable(db, 'stripe_payments', dialect, { member: 'members.id' })
     .addColumn('invoice', 'integer', (c) => c.references('invoices.id').onDelete('cascade'))
     // checkout (an invoice or a top-up paid on Stripe's page), setup (a payment method
     // saved), charge (a saved payment method charged by the billing run)
@@ -34,17 +37,25 @@ export const stripe = migration(async (db, dialect) => {
     // A charge's invoice and attempt ("<invoice>:<attempt>"): one charge per attempt, whatever
     // hub process starts it.
     .addColumn('chargeSlot', 'text', (c) => c.unique())
-    .addColumn('customer', 'text')
-    .addColumn('paymentMethod', 'text')
-    .addColumn('amount', 'text', (c) => c.notNull())
-    .addColumn('currency', 'text', (c) => c.notNull())
-    // started (written, Stripe not answered yet), open, processing, succeeded, failed, expired
-    .addColumn('state', 'text', (c) => c.notNull())
+    .$call(
+      columns({
+        customer: 'text',
+        paymentMethod: 'text',
+        amount: 'text not null',
+        currency: 'text not null',
+        // started (written, Stripe not answered yet), open, processing, succeeded, failed, expired
+        state: 'text not null',
+      }),
+    )
     .addColumn('checkoutSession', 'text', (c) => c.unique())
     .addColumn('paymentIntent', 'text', (c) => c.unique())
-    .addColumn('failureCode', 'text')
-    .addColumn('failureMessage', 'text')
-    .addColumn('retryAfter', 'text')
+    .$call(
+      columns({
+        failureCode: 'text',
+        failureMessage: 'text',
+        retryAfter: 'text',
+      }),
+    )
     .addColumn('payment', 'integer', (c) => c.references('payments.id').onDelete('set null'))
     .addColumn('settledAt', 'text')
     .addColumn('refunded', 'text', (c) => c.notNull().defaultTo('0.00'))

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { accountTable, cascadeTo, index, texts, withStamps } from './helpers.js';
+import { columns, texts, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * SEPA direct debit batches (docs/PAYMENTS.md, "SEPA direct debit files"): a batch of a space's open invoices that
@@ -11,8 +12,7 @@ export const sepaBatches = migration(async (db, dialect) => {
   await db.schema.alterTable('space_billing_settings').addColumn('sepaBic', 'text').execute();
 
   await withStamps(
-    accountTable(db, 'sepa_batches', dialect)
-      .addColumn('space', 'integer', cascadeTo('spaces.id'))
+    accountTable(db, 'sepa_batches', dialect, { space: 'spaces.id' })
       .addColumn('collectionDate', 'text', (c) => c.notNull())
       .addColumn('messageId', 'text', (c) => c.notNull().unique())
       // created (file made, invoices in collection) or collected
@@ -27,18 +27,23 @@ export const sepaBatches = migration(async (db, dialect) => {
   ).execute();
   await index(db, 'sepa_batches', ['space']);
 
-  await accountTable(db, 'sepa_debits', dialect)
-    .addColumn('batch', 'integer', cascadeTo('sepa_batches.id'))
-    .addColumn('invoice', 'integer', cascadeTo('invoices.id'))
-    .addColumn('member', 'integer', cascadeTo('members.id'))
-    .addColumn('amount', 'text', (c) => c.notNull())
-    .addColumn('sequenceType', 'text', (c) => c.notNull())
-    .addColumn('endToEndId', 'text', (c) => c.notNull())
-    .addColumn('mandateReference', 'text', (c) => c.notNull())
-    .addColumn('mandateDate', 'text', (c) => c.notNull())
-    .addColumn('iban', 'text', (c) => c.notNull())
-    .addColumn('debtorName', 'text', (c) => c.notNull())
-    .addColumn('remittance', 'text', (c) => c.notNull())
+  await accountTable(db, 'sepa_debits', dialect, {
+    batch: 'sepa_batches.id',
+    invoice: 'invoices.id',
+    member: 'members.id',
+  })
+    .$call(
+      columns({
+        amount: 'text not null',
+        sequenceType: 'text not null',
+        endToEndId: 'text not null',
+        mandateReference: 'text not null',
+        mandateDate: 'text not null',
+        iban: 'text not null',
+        debtorName: 'text not null',
+        remittance: 'text not null',
+      }),
+    )
     // inCollection, collected or returned
     .addColumn('state', 'text', (c) => c.notNull().defaultTo('inCollection'))
     .$call(texts('bic', 'returnReason', 'returnNotes', 'returnedDate'))

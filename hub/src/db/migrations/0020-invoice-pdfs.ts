@@ -1,4 +1,4 @@
-import { bytesType, cascadeTo } from './helpers.js';
+import { bytesType, cascadeTo } from './columns.js';
 import { migration } from './migration.js';
 
 /**

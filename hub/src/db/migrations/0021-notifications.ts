@@ -1,5 +1,6 @@
-import { cascadeTo, index, withId } from './helpers.js';
+import { cascadeTo } from './columns.js';
 import { migration } from './migration.js';
+import { index, withId } from './tables.js';
 
 /**
  * Mail notifications: the outbox of mails to members and admins (written in the transaction of

@@ -1,5 +1,6 @@
-import { cascadeTo, index, linkTable, withCreation, withId } from './helpers.js';
+import { cascadeTo, withCreation } from './columns.js';
 import { migration } from './migration.js';
+import { index, linkTable, withId } from './tables.js';
 
 /**
  * Trainers: members who record trainings of given courses themselves (`course_trainers`), and

@@ -1,5 +1,6 @@
-import { accountTable, bytesType, cascadeTo, index, linkTable, sideTable, withCreation } from './helpers.js';
+import { bytesType, cascadeTo, columns, withCreation } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, linkTable, sideTable } from './tables.js';
 
 /**
  * Problem reports (docs/DECISIONS.md, "Problem reports"): a member reports a broken door or
@@ -8,8 +9,7 @@ import { migration } from './migration.js';
  * a resource type's machines (`resource_type_maintainers`) resolve them.
  */
 export const problemReports = migration(async (db, dialect) => {
-  await accountTable(db, 'problem_reports', dialect)
-    .addColumn('resource', 'integer', cascadeTo('resources.id'))
+  await accountTable(db, 'problem_reports', dialect, { resource: 'resources.id' })
     .addColumn('member', 'integer', (c) => c.references('members.id').onDelete('set null'))
     .addColumn('description', 'text', (c) => c.notNull())
     // info or unsafe
@@ -21,9 +21,13 @@ export const problemReports = migration(async (db, dialect) => {
     .addColumn('unlockedResource', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('resolvedAt', 'text')
     .addColumn('resolvedBy', 'integer', (c) => c.references('members.id').onDelete('set null'))
-    .addColumn('resolutionNote', 'text')
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('updatedAt', 'text', (c) => c.notNull())
+    .$call(
+      columns({
+        resolutionNote: 'text',
+        createdAt: 'text not null',
+        updatedAt: 'text not null',
+      }),
+    )
     .execute();
   await index(db, 'problem_reports', ['account', 'state']);
   await index(db, 'problem_reports', ['resource', 'state']);

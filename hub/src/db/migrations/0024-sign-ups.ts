@@ -1,13 +1,6 @@
-import {
-  accountTable,
-  cascadeTo,
-  index,
-  required,
-  sideTable,
-  withCreation,
-  withDefaults,
-} from './helpers.js';
+import { columns, required, withCreation, withDefaults } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, sideTable } from './tables.js';
 
 /**
  * Sign-up (docs/DECISIONS.md, "Sign-up"): a space's sign-up settings, the versions of its house
@@ -23,37 +16,41 @@ export const signUps = migration(async (db, dialect) => {
     .execute();
 
   await withCreation(
-    accountTable(db, 'house_rules', dialect)
-      .addColumn('space', 'integer', cascadeTo('spaces.id'))
+    accountTable(db, 'house_rules', dialect, { space: 'spaces.id' })
       .addColumn('version', 'integer', (c) => c.notNull())
       .$call(required('text', 'houseRules', 'waiver')),
   ).execute();
   await index(db, 'house_rules', ['space', 'version'], true);
 
-  await accountTable(db, 'house_rules_acceptances', dialect)
-    .addColumn('space', 'integer', cascadeTo('spaces.id'))
-    .addColumn('member', 'integer', cascadeTo('members.id'))
-    .addColumn('version', 'integer', (c) => c.notNull())
-    .addColumn('acceptedAt', 'text', (c) => c.notNull())
-    .addColumn('via', 'text', (c) => c.notNull())
+  await accountTable(db, 'house_rules_acceptances', dialect, { space: 'spaces.id', member: 'members.id' })
+    .$call(
+      columns({
+        version: 'integer not null',
+        acceptedAt: 'text not null',
+        via: 'text not null',
+      }),
+    )
     .execute();
   await index(db, 'house_rules_acceptances', ['member', 'version'], true);
   await index(db, 'house_rules_acceptances', ['space', 'version']);
 
-  await accountTable(db, 'sign_ups', dialect)
-    .addColumn('space', 'integer', cascadeTo('spaces.id'))
+  await accountTable(db, 'sign_ups', dialect, { space: 'spaces.id' })
     .addColumn('member', 'integer', (c) => c.notNull().unique().references('members.id').onDelete('cascade'))
     .addColumn('package', 'integer', (c) => c.references('packages.id').onDelete('set null'))
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
-    .addColumn('emailConfirmedAt', 'text')
-    .addColumn('emailConfirmedBy', 'text')
-    .addColumn('confirmTokenHash', 'text')
-    .addColumn('confirmExpiresAt', 'text')
-    .addColumn('ipAddress', 'text')
-    .addColumn('createdAt', 'text', (c) => c.notNull())
-    .addColumn('decidedAt', 'text')
-    .addColumn('decidedBy', 'integer')
-    .addColumn('rejectReason', 'text')
+    .$call(
+      columns({
+        emailConfirmedAt: 'text',
+        emailConfirmedBy: 'text',
+        confirmTokenHash: 'text',
+        confirmExpiresAt: 'text',
+        ipAddress: 'text',
+        createdAt: 'text not null',
+        decidedAt: 'text',
+        decidedBy: 'integer',
+        rejectReason: 'text',
+      }),
+    )
     .execute();
   await index(db, 'sign_ups', ['account', 'status']);
   await index(db, 'sign_ups', ['confirmTokenHash'], true);

@@ -1,5 +1,6 @@
-import { accountTable, cascadeTo, index, sideTable, withCreation, withStamps } from './helpers.js';
+import { columns, withCreation, withStamps } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index, sideTable } from './tables.js';
 
 /**
  * Presence and door modes (docs/DECISIONS.md, "Presence and door modes"): entrances
@@ -19,14 +20,16 @@ export const presence = migration(async (db, dialect) => {
     .execute();
   await db.schema.alterTable('spaces').addColumn('occupancyLimit', 'integer').execute();
   await withStamps(
-    accountTable(db, 'check_ins', dialect)
-      .addColumn('space', 'integer', cascadeTo('spaces.id'))
-      .addColumn('member', 'integer', cascadeTo('members.id'))
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('checkedInAt', 'text', (c) => c.notNull())
-      .addColumn('checkedOutAt', 'text')
-      .addColumn('checkInMethod', 'text', (c) => c.notNull())
-      .addColumn('checkOutMethod', 'text')
+    accountTable(db, 'check_ins', dialect, { space: 'spaces.id', member: 'members.id' })
+      .$call(
+        columns({
+          state: 'text not null',
+          checkedInAt: 'text not null',
+          checkedOutAt: 'text',
+          checkInMethod: 'text not null',
+          checkOutMethod: 'text',
+        }),
+      )
       .addColumn('checkInResource', 'integer', (c) => c.references('resources.id').onDelete('set null'))
       .addColumn('checkOutResource', 'integer', (c) => c.references('resources.id').onDelete('set null')),
   ).execute();

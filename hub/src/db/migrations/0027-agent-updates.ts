@@ -1,5 +1,5 @@
-import { sideTable } from './helpers.js';
 import { migration } from './migration.js';
+import { sideTable } from './tables.js';
 
 /**
  * Agent updates (docs/OPERATIONS.md, "Updating agents"): the last update an admin started for each

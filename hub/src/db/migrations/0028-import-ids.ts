@@ -1,5 +1,6 @@
-import { accountTable, index } from './helpers.js';
+import { columns } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * Moving in (docs/OPERATIONS.md, "Moving in"): which record of another server became which
@@ -8,13 +9,17 @@ import { migration } from './migration.js';
  */
 export const importIds = migration(async (db, dialect) => {
   await accountTable(db, 'import_ids', dialect)
-    .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('oldId', 'text', (c) => c.notNull())
-    .addColumn('newId', 'integer', (c) => c.notNull())
-    // A hash of what was written from the other server's record: unchanged means skip.
-    .addColumn('fingerprint', 'text', (c) => c.notNull())
-    .addColumn('createdAt', 'text', (c) => c.notNull())
+    .$call(
+      columns({
+        source: 'text not null',
+        kind: 'text not null',
+        oldId: 'text not null',
+        newId: 'integer not null',
+        // A hash of what was written from the other server's record: unchanged means skip.
+        fingerprint: 'text not null',
+        createdAt: 'text not null',
+      }),
+    )
     .execute();
   await index(db, 'import_ids', ['account', 'source', 'kind', 'oldId'], true);
 });

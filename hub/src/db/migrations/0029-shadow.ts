@@ -1,5 +1,6 @@
-import { accountTable, columns, index } from './helpers.js';
+import { columns } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * Shadow mode (docs/MOVING.md): each decision another access server logged (allowed or denied),

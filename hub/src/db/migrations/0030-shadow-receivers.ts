@@ -1,5 +1,6 @@
-import { accountTable, index } from './helpers.js';
+import { columns } from './columns.js';
 import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * Shadow mode's webhook receivers (docs/MOVING.md): the secret URL another access server posts
@@ -8,12 +9,16 @@ import { migration } from './migration.js';
 export const shadowReceivers = migration(
   async (db, dialect) => {
     await accountTable(db, 'shadow_receivers', dialect)
-      .addColumn('source', 'text', (c) => c.notNull())
-      .addColumn('secretHash', 'text', (c) => c.notNull())
-      .addColumn('createdAt', 'text', (c) => c.notNull())
-      .addColumn('rotatedAt', 'text', (c) => c.notNull())
-      .addColumn('lastEventAt', 'text')
-      .addColumn('updatedBy', 'integer')
+      .$call(
+        columns({
+          source: 'text not null',
+          secretHash: 'text not null',
+          createdAt: 'text not null',
+          rotatedAt: 'text not null',
+          lastEventAt: 'text',
+          updatedBy: 'integer',
+        }),
+      )
       .execute();
     await index(db, 'shadow_receivers', ['account', 'source'], true);
   },

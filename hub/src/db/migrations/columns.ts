@@ -1,12 +1,8 @@
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
 import type { DialectName } from '../database.js';
 
-/** Integer primary key that counts up, in either dialect. */
-export function withId<T extends string>(table: CreateTableBuilder<T, never>, dialect: DialectName) {
-  return dialect === 'postgres'
-    ? table.addColumn('id', 'serial', (c) => c.primaryKey())
-    : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
-}
+// Columns and sets of columns the migrations add to their tables. Released migrations use these:
+// a change here must leave the DDL they produce the same.
 
 /** The type of a column of bytes (a photo, a PDF) in the dialect. */
 export function bytesType(dialect: DialectName) {
@@ -20,15 +16,6 @@ export function withStamps<T extends string>(table: CreateTableBuilder<T, never>
     .addColumn('createdAt', 'text', (c) => c.notNull())
     .addColumn('updatedAt', 'text', (c) => c.notNull())
     .addColumn('updatedBy', 'integer');
-}
-
-export async function index(db: Kysely<any>, table: string, columns: string[], unique = false) {
-  let builder = db.schema
-    .createIndex(`${table}_${columns.join('_')}_idx`)
-    .on(table)
-    .columns(columns);
-  if (unique) builder = builder.unique();
-  await builder.execute();
 }
 
 /** Nullable text columns, in this order (`.$call(texts('address', 'city'))`). */
@@ -71,49 +58,6 @@ export function integers(...names: string[]) {
     for (const name of names) builder = builder.addColumn(name, 'integer');
     return builder;
   };
-}
-
-/** A table of an account's records: its id, then `account` (the rows go with their account). */
-export function accountTable(db: Kysely<any>, name: string, dialect: DialectName) {
-  return withId(db.schema.createTable(name), dialect).addColumn(
-    'account',
-    'integer',
-    cascadeTo('accounts.id'),
-  );
-}
-
-/**
- * A table of one row per row of another: its key `key` is that row's id (`target`, the row goes
- * with it), then the `account`.
- */
-export function sideTable(db: Kysely<any>, name: string, key: string, target: string) {
-  return db.schema
-    .createTable(name)
-    .addColumn(key, 'integer', (c) => c.primaryKey().references(target).onDelete('cascade'))
-    .addColumn('account', 'integer', cascadeTo('accounts.id'));
-}
-
-/**
- * A table that links two others (`['course', 'training_courses.id']`, `['member', 'members.id']`):
- * one row per pair, keyed by both, that goes when either side goes; `more` adds the columns a
- * link carries. The second side is indexed for look-ups from it.
- */
-export async function linkTable(
-  db: Kysely<any>,
-  name: string,
-  [first, firstTarget]: [string, string],
-  [second, secondTarget]: [string, string],
-  more: (table: CreateTableBuilder<string, any>) => CreateTableBuilder<string, any> = (table) => table,
-) {
-  await more(
-    db.schema
-      .createTable(name)
-      .addColumn(first, 'integer', cascadeTo(firstTarget))
-      .addColumn(second, 'integer', cascadeTo(secondTarget)),
-  )
-    .addPrimaryKeyConstraint(`${name}_pk`, [first, second])
-    .execute();
-  await index(db, name, [second]);
 }
 
 /** When and by whom a row was made. */
