@@ -1,4 +1,4 @@
-import { integers, texts, withDefaults, withStamps } from './columns.js';
+import { columns, texts, withDefaults, withStamps } from './columns.js';
 import { migration } from './migration.js';
 import { accountTable, index, sideTable, withId } from './tables.js';
 
@@ -26,8 +26,14 @@ export const resources = migration(async (db, dialect) => {
         }),
       )
       .$call(texts('description', 'notes', 'maintenanceNotes', 'displayTitle', 'safetyMessage'))
-      .$call(integers('maxOfflineUsage', 'deadManIntervalBusy', 'deadManIntervalIdle'))
-      .addColumn('idlePowerThreshold', 'text')
+      .$call(
+        columns({
+          maxOfflineUsage: 'integer',
+          deadManIntervalBusy: 'integer',
+          deadManIntervalIdle: 'integer',
+          idlePowerThreshold: 'text',
+        }),
+      )
       .addColumn('pricePerTimeBusy', 'text', (c) => c.notNull().defaultTo('0'))
       .addColumn('pricePerTimeBusySeconds', 'integer', (c) => c.notNull().defaultTo(3600))
       .addColumn('pricePerTimeIdle', 'text', (c) => c.notNull().defaultTo('0'))
