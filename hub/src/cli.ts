@@ -21,6 +21,7 @@ import { allRules } from './hub.js';
 import { shadowCommand } from './shadow/shadow-command.js';
 import type { Database } from './db/schema.js';
 import { runImport } from './import/import.cli.js';
+import { stringOptions } from './kernel/command-line.js';
 import { UsageError } from './import/usage-error.js';
 
 const usage = `Usage: makerspace-hub <command> [options]
@@ -104,21 +105,26 @@ async function main(argv: string[]): Promise<number> {
     if (!target || rest.length > 1) throw new ConfigError('backup', ['usage: makerspace-hub backup FILE']);
     const summary = await backupDatabase(settings.databaseUrl, target);
     logger.info(summary, `backup written; keep ${settings.secretFile} with it (it is not in the backup)`);
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
-    return 0;
+    return printResult(summary);
   }
   if (command === 'restore') {
     const [backup] = rest;
     if (!backup || rest.length > 1) throw new ConfigError('restore', ['usage: makerspace-hub restore FILE']);
     const result = restoreDatabase(settings.databaseUrl, backup);
     logger.info(result, 'database restored; start the hub (it migrates the restored database if needed)');
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    return printResult(result);
   }
 
   const storage = createStorage({ url: settings.databaseUrl });
   // Migrations that seal stored values read HUB_SECRET_FILE only when they need it.
   const secretBox = () => new TokenBox(loadSecret(settings.secretFile));
+  /** Migrates, then reads the secret key and checks the database's values were sealed with it. */
+  const migrateWithSecretKey = async (): Promise<TokenBox> => {
+    await migrateToLatest(storage.db, storage.dialect, secretBox);
+    const box = secretBox();
+    await checkSecretKey(storage.db, box, settings.secretFile);
+    return box;
+  };
   try {
     if (command === 'migrate') {
       const applied = await migrateToLatest(storage.db, storage.dialect, secretBox);
@@ -131,20 +137,13 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parseArgs({
         args: rest,
         options: {
-          account: { type: 'string' },
-          email: { type: 'string' },
-          'first-name': { type: 'string' },
-          'last-name': { type: 'string' },
-          space: { type: 'string' },
-          timezone: { type: 'string' },
+          ...stringOptions('account', 'email', 'first-name', 'last-name', 'space', 'timezone'),
           superuser: { type: 'boolean', default: false },
         },
       });
       if (!values.account || !values.email)
         throw new ConfigError('init', ['--account and --email are required']);
-      await migrateToLatest(storage.db, storage.dialect, secretBox);
-      const box = new TokenBox(loadSecret(settings.secretFile));
-      await checkSecretKey(storage.db, box, settings.secretFile);
+      const box = await migrateWithSecretKey();
       const created = await createAccountWithOwner(storage.db, box, {
         accountName: values.account,
         emailAddress: values.email,
@@ -155,8 +154,7 @@ async function main(argv: string[]): Promise<number> {
         superuser: values.superuser,
       });
       logger.info({ accountId: created.accountId, memberId: created.memberId }, 'account created');
-      process.stdout.write(`${JSON.stringify(created)}\n`);
-      return 0;
+      return printResult(created);
     }
     if (command === 'superuser') {
       const { values } = parseArgs({
@@ -174,27 +172,18 @@ async function main(argv: string[]): Promise<number> {
     }
     if (command === 'token') {
       const [sub, ...args] = rest;
-      const { values } = parseArgs({
-        args,
-        options: { member: { type: 'string' }, account: { type: 'string' }, label: { type: 'string' } },
-      });
+      const { values } = parseArgs({ args, options: stringOptions('member', 'account', 'label') });
       if (sub !== 'create' || !values.member)
         throw new ConfigError('token', [
           'usage: token create --member EMAIL|ID [--account ID] [--label TEXT]',
         ]);
-      await migrateToLatest(storage.db, storage.dialect, secretBox);
-      const box = new TokenBox(loadSecret(settings.secretFile));
-      await checkSecretKey(storage.db, box, settings.secretFile);
+      const box = await migrateWithSecretKey();
       const created = await createTokenForMember(storage.db, box, values);
       logger.info({ memberId: created.memberId, apiKeyId: created.apiKeyId }, 'API token issued');
-      process.stdout.write(`${JSON.stringify(created)}\n`);
-      return 0;
+      return printResult(created);
     }
     if (command === 'sign-in-link') {
-      const { values } = parseArgs({
-        args: rest,
-        options: { member: { type: 'string' }, account: { type: 'string' } },
-      });
+      const { values } = parseArgs({ args: rest, options: stringOptions('member', 'account') });
       if (!values.member)
         throw new ConfigError('sign-in-link', ['usage: sign-in-link --member EMAIL|ID [--account ID]']);
       await migrateToLatest(storage.db, storage.dialect);
@@ -221,9 +210,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'import') {
-      await migrateToLatest(storage.db, storage.dialect, secretBox);
-      const box = new TokenBox(loadSecret(settings.secretFile));
-      await checkSecretKey(storage.db, box, settings.secretFile);
+      const box = await migrateWithSecretKey();
       const out = await runImport(rest, { storage, tokens: box, clock: systemClock, logger });
       process.stdout.write(out.text);
       return out.code;
@@ -231,13 +218,7 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'shadow') {
       const { values } = parseArgs({
         args: rest,
-        options: {
-          url: { type: 'string' },
-          token: { type: 'string' },
-          since: { type: 'string' },
-          every: { type: 'string' },
-          account: { type: 'string' },
-        },
+        options: stringOptions('url', 'token', 'since', 'every', 'account'),
       });
       const token = values.token ?? process.env.HUB_SHADOW_TOKEN;
       const problems: string[] = [];
@@ -275,6 +256,12 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await storage.close();
   }
+}
+
+/** Prints a command's result as one line of JSON; the exit code of a command that succeeded. */
+function printResult(result: unknown): 0 {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  return 0;
 }
 
 /** A member named on the command line by id or e-mail address (one account's, if several match). */

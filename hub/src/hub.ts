@@ -199,13 +199,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy, cluster: cluster?.cluster });
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();
-    await extensions.start(
-      extension(
-        'broker',
-        () => broker.start(),
-        () => broker.stop(),
-      ),
-    );
+    await extensions.start(ownLifecycle('broker', broker));
     // Payments through Stripe (billing/stripe*.ts): Stripe's API, or HUB_STRIPE_API_URL's.
     const stripe = new StripeGateway(settings.stripeApiUrl);
     const stripeDeps = {
@@ -227,31 +221,13 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     });
     // In-flight requests finish first when stopping (a switch-on may still wait for its agent's
     // reply); the live channel's streams end before (an open stream would hold app.close()).
-    await extensions.start(
-      extension(
-        'http',
-        () => {},
-        () => app.close(),
-      ),
-    );
-    await extensions.start(
-      extension(
-        'live channel',
-        () => {},
-        () => app.live.close(),
-      ),
-    );
+    await extensions.start(stopOnly('http', () => app.close()));
+    await extensions.start(stopOnly('live channel', () => app.live.close()));
     if (settings.homeAssistant) {
       // The Home Assistant link (an MQTT client) is loaded only when configured.
       const { HomeAssistantLink } = await import('./home-assistant/home-assistant.js');
       const link = new HomeAssistantLink(ctx, apiCaller(app), settings.homeAssistant);
-      await extensions.start(
-        extension(
-          'home-assistant',
-          () => link.start(),
-          () => link.stop(),
-        ),
-      );
+      await extensions.start(ownLifecycle('home-assistant', link));
     }
     const webhookWorker = new WebhookWorker({
       db: storage.db,
@@ -263,13 +239,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       metrics: ctx.metrics,
     });
     ctx.events.onCommit(() => webhookWorker.wake());
-    await extensions.start(
-      extension(
-        'webhook worker',
-        () => webhookWorker.start(),
-        () => webhookWorker.stop(),
-      ),
-    );
+    await extensions.start(ownLifecycle('webhook worker', webhookWorker));
     // Mail notifications: queued with the events of a change (the outbox's hook), sent by the
     // worker on every hub (leases keep two hubs off one mail).
     setEventNotifier(eventNotifier);
@@ -284,13 +254,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       linkBase: () => ctx.linkBase,
     });
     ctx.events.onCommit(() => notificationWorker.wake());
-    await extensions.start(
-      extension(
-        'notification worker',
-        () => notificationWorker.start(),
-        () => notificationWorker.stop(),
-      ),
-    );
+    await extensions.start(ownLifecycle('notification worker', notificationWorker));
     // Periodic work: in cluster mode it runs on the one hub holding the lock (cluster/leadership.ts).
     const leaderTasks: LeaderTask[] = [];
     const periodic = (name: string, task: LeaderTask): Extension =>
@@ -299,6 +263,9 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
         () => (cluster ? leaderTasks.push(task) : task.start()),
         () => task.stop(),
       );
+    /** A periodic check that also runs once as soon as it starts. */
+    const periodicFromNow = (name: string, check: PeriodicCheck): Extension =>
+      periodic(name, { start: () => check.start({ immediately: true }), stop: () => check.stop() });
     const jobs = new JobRunner({
       db: storage.db,
       clock: ctx.clock,
@@ -310,30 +277,14 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     });
     await extensions.start(periodic('jobs', jobs));
     const accessChanges = followAccessChanges(ctx);
-    await extensions.start(
-      extension(
-        'access changes',
-        () => {},
-        () => accessChanges.stop(),
-      ),
-    );
+    await extensions.start(stopOnly('access changes', () => accessChanges.stop()));
     const localDates = watchLocalDates(ctx);
-    await extensions.start(
-      periodic('local dates', {
-        start: () => localDates.start({ immediately: true }),
-        stop: () => localDates.stop(),
-      }),
-    );
+    await extensions.start(periodicFromNow('local dates', localDates));
     // Presence: closing-time check-outs, and doors held unlocked told when their window changes.
     const closingTimes = watchClosingTimes(ctx);
     await extensions.start(periodic('closing-time check-outs', closingTimes));
     const doorWindows = watchDoorWindows(ctx);
-    await extensions.start(
-      periodic('door unlock windows', {
-        start: () => doorWindows.start({ immediately: true }),
-        stop: () => doorWindows.stop(),
-      }),
-    );
+    await extensions.start(periodicFromNow('door unlock windows', doorWindows));
     const heartbeats = watchHeartbeats(ctx);
     await extensions.start(periodic('bridge heartbeats', heartbeats));
     const walCheckpoint = periodicCheck(
@@ -342,13 +293,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       logger,
       'WAL checkpoint failed',
     );
-    await extensions.start(
-      extension(
-        'WAL checkpoint',
-        () => walCheckpoint.start(),
-        () => walCheckpoint.stop(),
-      ),
-    );
+    await extensions.start(ownLifecycle('WAL checkpoint', walCheckpoint));
     const signInPurge = periodicCheck(
       () => purgeEnded(storage.db, new Date(clock.now().getTime() - signInKeepMs).toISOString()),
       3600_000,
@@ -362,12 +307,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       { db: storage.db, clock: ctx.clock, logger, timing: notificationTiming },
       () => notificationWorker.wake(),
     );
-    await extensions.start(
-      periodic('notifications', {
-        start: () => notices.start({ immediately: true }),
-        stop: () => notices.stop(),
-      }),
-    );
+    await extensions.start(periodicFromNow('notifications', notices));
     const leadership = cluster
       ? await extensions.start(
           await leadershipExtension(settings.databaseUrl, options.schema, logger, leaderTasks),
@@ -448,6 +388,20 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
 async function smtpMailer(url: string, from: string) {
   const { SmtpMailer } = await import('./sign-in/mailer.js');
   return new SmtpMailer(url, from);
+}
+
+/** An extension of a part that starts and stops itself (the broker, a worker, a periodic check). */
+function ownLifecycle(name: string, part: { start(): unknown; stop(): unknown }): Extension {
+  return extension(
+    name,
+    () => part.start(),
+    () => part.stop(),
+  );
+}
+
+/** An extension with nothing to start, only `stop` to run when the hub stops. */
+function stopOnly(name: string, stop: () => unknown): Extension {
+  return extension(name, () => {}, stop);
 }
 
 /** The hub's own API as the Home Assistant link calls it: a POST with the link's token. */

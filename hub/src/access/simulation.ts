@@ -400,19 +400,9 @@ async function decideByClass(
       const resource = resources[r.first[rc]];
       const spaceKeys = keys.slotKeys.get(resource.space) as string[];
       const resourceInstants = keys.resourceInstants(resource);
-      const groups = new Map<string, number>();
-      const group = new Int32Array(slots.length);
-      const firsts: number[] = [];
-      for (let s = 0; s < slots.length; s++) {
-        const key = `${spaceKeys[s]}|${memberInstants[mc][s]}|${resourceInstants[s]}`;
-        let g = groups.get(key);
-        if (g === undefined) {
-          g = firsts.length;
-          groups.set(key, g);
-          firsts.push(s);
-        }
-        group[s] = g;
-      }
+      const { classOf: group, first: firsts } = classesOf(
+        slots.map((_, s) => `${spaceKeys[s]}|${memberInstants[mc][s]}|${resourceInstants[s]}`),
+      );
       decisions += firsts.length;
       if (budget.spent + decisions > budget.max)
         throw tooLarge(members, resources, slots, budget.spent + decisions, budget.max);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { stringOptions } from '../kernel/command-line.js';
 import { ApiImport, summaryTable } from './api-import.js';
 import { ApiSource, SourceError } from './api-source.js';
 import { type ImportEnvironment, importCaller, importContext } from './command.js';
@@ -32,11 +33,8 @@ export async function runImport(
     const { values } = parseArgs({
       args: rest,
       options: {
-        url: { type: 'string' },
-        token: { type: 'string' },
-        account: { type: 'string' },
+        ...stringOptions('url', 'token', 'account', 'page-size'),
         'dry-run': { type: 'boolean', default: false },
-        'page-size': { type: 'string' },
       },
     });
     const token = values.token ?? process.env.IMPORT_TOKEN;

@@ -10,68 +10,59 @@ export type SwitchOnOutcome = string;
 export class HubMetrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
-    name: 'makerspace_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
+  readonly httpRequests = this.counter(
+    'makerspace_http_requests_total',
+    'HTTP requests answered, by method, route pattern and status code',
+    ['method', 'route', 'status'],
+  );
 
-  readonly httpSeconds = new Histogram({
-    name: 'makerspace_http_request_duration_seconds',
-    help: 'Time from request to response, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  readonly httpSeconds = this.histogram(
+    'makerspace_http_request_duration_seconds',
+    'Time from request to response, by method and route pattern',
+    ['method', 'route'],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
 
-  readonly switchOns = new Counter({
-    name: 'makerspace_switch_ons_total',
-    help: 'Switch-on requests by outcome: switched, or the deny or failure reason',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly switchOns = this.counter(
+    'makerspace_switch_ons_total',
+    'Switch-on requests by outcome: switched, or the deny or failure reason',
+    ['outcome'],
+  );
 
-  readonly switchOnSeconds = new Histogram({
-    name: 'makerspace_switch_on_duration_seconds',
-    help: 'Time from a switch-on request to its answer (policy, command and the agent reply), by outcome',
-    labelNames: ['outcome'] as const,
-    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  readonly switchOnSeconds = this.histogram(
+    'makerspace_switch_on_duration_seconds',
+    'Time from a switch-on request to its answer (policy, command and the agent reply), by outcome',
+    ['outcome'],
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
 
-  readonly logsIngested = new Counter({
-    name: 'makerspace_bridge_logs_ingested_total',
-    help: 'Resource logs received from bridges over MQTT and stored (rate() gives the ingest rate)',
-    registers: [this.registry],
-  });
+  readonly logsIngested = this.counter(
+    'makerspace_bridge_logs_ingested_total',
+    'Resource logs received from bridges over MQTT and stored (rate() gives the ingest rate)',
+  );
 
-  readonly bridgeMessagesQueued = new Gauge({
-    name: 'makerspace_bridge_messages_queued',
-    help: 'Bridge messages received and not yet handled (the ingest queue depth)',
-    registers: [this.registry],
-  });
+  readonly bridgeMessagesQueued = this.gauge(
+    'makerspace_bridge_messages_queued',
+    'Bridge messages received and not yet handled (the ingest queue depth)',
+  );
 
-  readonly webhookDeliveries = new Counter({
-    name: 'makerspace_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome: delivered, or failed',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly webhookDeliveries = this.counter(
+    'makerspace_webhook_deliveries_total',
+    'Webhook delivery attempts by outcome: delivered, or failed',
+    ['outcome'],
+  );
 
-  readonly bridgeConnectsRefused = new Counter({
-    name: 'makerspace_bridge_connects_refused_total',
-    help: 'MQTT connections refused, by reason: badKey, wrongClientId, throttled (too many failed authentications), takeoverDamped (a second device with the same key)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
+  readonly bridgeConnectsRefused = this.counter(
+    'makerspace_bridge_connects_refused_total',
+    'MQTT connections refused, by reason: badKey, wrongClientId, throttled (too many failed authentications), takeoverDamped (a second device with the same key)',
+    ['reason'],
+  );
 
-  readonly bridgeTakeovers = new Counter({
-    name: 'makerspace_bridge_takeovers_total',
-    help: 'Connections that replaced a live connection of the same bridge, by kind: reconnect, or duplicate (more than 3 in a minute: two devices use the key)',
-    labelNames: ['kind'] as const,
-    registers: [this.registry],
-  });
+  readonly bridgeTakeovers = this.counter(
+    'makerspace_bridge_takeovers_total',
+    'Connections that replaced a live connection of the same bridge, by kind: reconnect, or duplicate (more than 3 in a minute: two devices use the key)',
+    ['kind'],
+  );
 
   /** Set by the broker once it runs; counted at each scrape. */
   countBridgesOnline: () => number = () => 0;
@@ -87,6 +78,23 @@ export class HubMetrics {
       },
     });
     collectDefaultMetrics({ register: this.registry, prefix: 'makerspace_hub_' });
+  }
+
+  private counter<L extends string = string>(name: string, help: string, labelNames: readonly L[] = []) {
+    return new Counter<L>({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ) {
+    return new Histogram<L>({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  private gauge(name: string, help: string) {
+    return new Gauge({ name, help, registers: [this.registry] });
   }
 
   async text(): Promise<string> {

@@ -1,19 +1,15 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { cascadeTo, index, required, withId } from './helpers.js';
+import { cascadeTo, required } from './columns.js';
+import { migration } from './migration.js';
+import { index, withId } from './tables.js';
 
 /**
  * Switch-on codes a resource had before (old QR stickers), kept as hashes so the machine page
  * can say "this sticker is out of date" instead of counting a wrong guess.
  */
-export function retiredCodes(dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await withId(db.schema.createTable('retired_switch_on_codes'), dialect)
-        .addColumn('resource', 'integer', cascadeTo('resources.id'))
-        .$call(required('text', 'codeHash', 'retiredAt'))
-        .execute();
-      await index(db, 'retired_switch_on_codes', ['resource', 'codeHash']);
-    },
-  };
-}
+export const retiredCodes = migration(async (db, dialect) => {
+  await withId(db.schema.createTable('retired_switch_on_codes'), dialect)
+    .addColumn('resource', 'integer', cascadeTo('resources.id'))
+    .$call(required('text', 'codeHash', 'retiredAt'))
+    .execute();
+  await index(db, 'retired_switch_on_codes', ['resource', 'codeHash']);
+});

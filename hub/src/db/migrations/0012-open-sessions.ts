@@ -1,5 +1,5 @@
-import { type Kysely, type Migration, sql } from 'kysely';
-import type { DialectName } from '../database.js';
+import { sql } from 'kysely';
+import { migration } from './migration.js';
 
 /**
  * The running sessions: allowed logs not yet stopped, by resource. A resource's state (the live
@@ -8,16 +8,12 @@ import type { DialectName } from '../database.js';
  * resource, all of them for a door (its logs stop at once), so the question grew with the
  * history. This index holds only the few running sessions.
  */
-export function openSessions(_dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createIndex('resource_logs_open_sessions_idx')
-        .on('resource_logs')
-        .columns(['resource', 'id'])
-        .where(sql.ref('type'), '=', 'allowed')
-        .where(sql.ref('stoppedAt'), 'is', null)
-        .execute();
-    },
-  };
-}
+export const openSessions = migration(async (db) => {
+  await db.schema
+    .createIndex('resource_logs_open_sessions_idx')
+    .on('resource_logs')
+    .columns(['resource', 'id'])
+    .where(sql.ref('type'), '=', 'allowed')
+    .where(sql.ref('stoppedAt'), 'is', null)
+    .execute();
+});

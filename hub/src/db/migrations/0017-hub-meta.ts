@@ -1,18 +1,13 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
+import { migration } from './migration.js';
 
 /**
  * Values the hub keeps about itself, by name. The first is `keyCheck`: proof of the secret key
  * (HUB_SECRET_FILE) the database's sealed values were written with (secrets.ts).
  */
-export function hubMeta(_dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('hub_meta')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .execute();
-    },
-  };
-}
+export const hubMeta = migration(async (db) => {
+  await db.schema
+    .createTable('hub_meta')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('value', 'text', (c) => c.notNull())
+    .execute();
+});

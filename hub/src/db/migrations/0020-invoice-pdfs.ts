@@ -1,6 +1,5 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { cascadeTo } from './helpers.js';
+import { bytesType, cascadeTo } from './columns.js';
+import { migration } from './migration.js';
 
 /**
  * Invoice PDFs. The billing settings get what an invoice prints about the space beside its
@@ -10,30 +9,26 @@ import { cascadeTo } from './helpers.js';
  * made: `content` (what it prints, as JSON, so a cancelled invoice still prints its lines),
  * `pdf` (the issued PDF's bytes) and `cancelledPdf` (the same marked cancelled).
  */
-export function invoicePdfs(dialect: DialectName): Migration {
-  const bytes = dialect === 'postgres' ? 'bytea' : 'blob';
-  return {
-    async up(db: Kysely<any>) {
-      for (const column of ['invoiceName', 'invoiceAddress', 'invoiceTaxId', 'invoiceLogoType'])
-        await db.schema.alterTable('space_billing_settings').addColumn(column, 'text').execute();
-      await db.schema
-        .createTable('invoice_logos')
-        .addColumn('space', 'integer', (c) => cascadeTo('spaces.id')(c).primaryKey())
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
-        .addColumn('contentType', 'text', (c) => c.notNull())
-        .addColumn('bytes', bytes, (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable('invoice_pdfs')
-        .addColumn('invoice', 'integer', (c) => cascadeTo('invoices.id')(c).primaryKey())
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
-        .addColumn('content', 'text', (c) => c.notNull())
-        .addColumn('pdf', bytes)
-        .addColumn('cancelledPdf', bytes)
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .addColumn('updatedAt', 'text', (c) => c.notNull())
-        .execute();
-    },
-  };
-}
+export const invoicePdfs = migration(async (db, dialect) => {
+  const bytes = bytesType(dialect);
+  for (const column of ['invoiceName', 'invoiceAddress', 'invoiceTaxId', 'invoiceLogoType'])
+    await db.schema.alterTable('space_billing_settings').addColumn(column, 'text').execute();
+  await db.schema
+    .createTable('invoice_logos')
+    .addColumn('space', 'integer', (c) => cascadeTo('spaces.id')(c).primaryKey())
+    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+    .addColumn('contentType', 'text', (c) => c.notNull())
+    .addColumn('bytes', bytes, (c) => c.notNull())
+    .addColumn('createdAt', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('invoice_pdfs')
+    .addColumn('invoice', 'integer', (c) => cascadeTo('invoices.id')(c).primaryKey())
+    .addColumn('account', 'integer', cascadeTo('accounts.id'))
+    .addColumn('content', 'text', (c) => c.notNull())
+    .addColumn('pdf', bytes)
+    .addColumn('cancelledPdf', bytes)
+    .addColumn('createdAt', 'text', (c) => c.notNull())
+    .addColumn('updatedAt', 'text', (c) => c.notNull())
+    .execute();
+});

@@ -1,66 +1,57 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { accountTable, cascadeTo, index, withDefaults } from './helpers.js';
+import { columns, required, withCreation, withDefaults } from './columns.js';
+import { migration } from './migration.js';
+import { accountTable, index, sideTable } from './tables.js';
 
 /**
  * Sign-up (docs/DECISIONS.md, "Sign-up"): a space's sign-up settings, the versions of its house
  * rules and waiver, who accepted which version, and the sign-ups waiting for the checklist.
  */
-export function signUps(dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('sign_up_settings')
-        .addColumn('space', 'integer', (c) => c.primaryKey().references('spaces.id').onDelete('cascade'))
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
-        .$call(withDefaults('integer', { enabled: 0, requireKeyCard: 0, requireFirstPayment: 0 }))
-        .$call(withDefaults('text', { packages: '[]' }))
-        .addColumn('requireTraining', 'integer', (c) =>
-          c.references('training_courses.id').onDelete('set null'),
-        )
-        .addColumn('updatedAt', 'text', (c) => c.notNull())
-        .addColumn('updatedBy', 'integer')
-        .execute();
+export const signUps = migration(async (db, dialect) => {
+  await sideTable(db, 'sign_up_settings', 'space', 'spaces.id')
+    .$call(withDefaults('integer', { enabled: 0, requireKeyCard: 0, requireFirstPayment: 0 }))
+    .$call(withDefaults('text', { packages: '[]' }))
+    .addColumn('requireTraining', 'integer', (c) => c.references('training_courses.id').onDelete('set null'))
+    .addColumn('updatedAt', 'text', (c) => c.notNull())
+    .addColumn('updatedBy', 'integer')
+    .execute();
 
-      await accountTable(db, 'house_rules', dialect)
-        .addColumn('space', 'integer', cascadeTo('spaces.id'))
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('houseRules', 'text', (c) => c.notNull())
-        .addColumn('waiver', 'text', (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .addColumn('createdBy', 'integer')
-        .execute();
-      await index(db, 'house_rules', ['space', 'version'], true);
+  await withCreation(
+    accountTable(db, 'house_rules', dialect, { space: 'spaces.id' })
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .$call(required('text', 'houseRules', 'waiver')),
+  ).execute();
+  await index(db, 'house_rules', ['space', 'version'], true);
 
-      await accountTable(db, 'house_rules_acceptances', dialect)
-        .addColumn('space', 'integer', cascadeTo('spaces.id'))
-        .addColumn('member', 'integer', cascadeTo('members.id'))
-        .addColumn('version', 'integer', (c) => c.notNull())
-        .addColumn('acceptedAt', 'text', (c) => c.notNull())
-        .addColumn('via', 'text', (c) => c.notNull())
-        .execute();
-      await index(db, 'house_rules_acceptances', ['member', 'version'], true);
-      await index(db, 'house_rules_acceptances', ['space', 'version']);
+  await accountTable(db, 'house_rules_acceptances', dialect, { space: 'spaces.id', member: 'members.id' })
+    .$call(
+      columns({
+        version: 'integer not null',
+        acceptedAt: 'text not null',
+        via: 'text not null',
+      }),
+    )
+    .execute();
+  await index(db, 'house_rules_acceptances', ['member', 'version'], true);
+  await index(db, 'house_rules_acceptances', ['space', 'version']);
 
-      await accountTable(db, 'sign_ups', dialect)
-        .addColumn('space', 'integer', cascadeTo('spaces.id'))
-        .addColumn('member', 'integer', (c) =>
-          c.notNull().unique().references('members.id').onDelete('cascade'),
-        )
-        .addColumn('package', 'integer', (c) => c.references('packages.id').onDelete('set null'))
-        .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
-        .addColumn('emailConfirmedAt', 'text')
-        .addColumn('emailConfirmedBy', 'text')
-        .addColumn('confirmTokenHash', 'text')
-        .addColumn('confirmExpiresAt', 'text')
-        .addColumn('ipAddress', 'text')
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .addColumn('decidedAt', 'text')
-        .addColumn('decidedBy', 'integer')
-        .addColumn('rejectReason', 'text')
-        .execute();
-      await index(db, 'sign_ups', ['account', 'status']);
-      await index(db, 'sign_ups', ['confirmTokenHash'], true);
-    },
-  };
-}
+  await accountTable(db, 'sign_ups', dialect, { space: 'spaces.id' })
+    .addColumn('member', 'integer', (c) => c.notNull().unique().references('members.id').onDelete('cascade'))
+    .addColumn('package', 'integer', (c) => c.references('packages.id').onDelete('set null'))
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
+    .$call(
+      columns({
+        emailConfirmedAt: 'text',
+        emailConfirmedBy: 'text',
+        confirmTokenHash: 'text',
+        confirmExpiresAt: 'text',
+        ipAddress: 'text',
+        createdAt: 'text not null',
+        decidedAt: 'text',
+        decidedBy: 'integer',
+        rejectReason: 'text',
+      }),
+    )
+    .execute();
+  await index(db, 'sign_ups', ['account', 'status']);
+  await index(db, 'sign_ups', ['confirmTokenHash'], true);
+});

@@ -1,6 +1,6 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { accountTable, cascadeTo, index, withStamps } from './helpers.js';
+import { columns, withCreation, withStamps } from './columns.js';
+import { migration } from './migration.js';
+import { accountTable, index, sideTable } from './tables.js';
 
 /**
  * Presence and door modes (docs/DECISIONS.md, "Presence and door modes"): entrances
@@ -9,50 +9,40 @@ import { accountTable, cascadeTo, index, withStamps } from './helpers.js';
  * by name while in (`presence_settings`), and an admin's "lock now" until a door's window ends
  * (`door_locks`).
  */
-export function presence(dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .alterTable('resources')
-        .addColumn('entrance', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
-      await db.schema
-        .alterTable('resources')
-        .addColumn('unlockMode', 'text', (c) => c.notNull().defaultTo('normal'))
-        .execute();
-      await db.schema.alterTable('spaces').addColumn('occupancyLimit', 'integer').execute();
-      await withStamps(
-        accountTable(db, 'check_ins', dialect)
-          .addColumn('space', 'integer', cascadeTo('spaces.id'))
-          .addColumn('member', 'integer', cascadeTo('members.id'))
-          .addColumn('state', 'text', (c) => c.notNull())
-          .addColumn('checkedInAt', 'text', (c) => c.notNull())
-          .addColumn('checkedOutAt', 'text')
-          .addColumn('checkInMethod', 'text', (c) => c.notNull())
-          .addColumn('checkOutMethod', 'text')
-          .addColumn('checkInResource', 'integer', (c) => c.references('resources.id').onDelete('set null'))
-          .addColumn('checkOutResource', 'integer', (c) => c.references('resources.id').onDelete('set null')),
-      ).execute();
-      await index(db, 'check_ins', ['space', 'state']);
-      await index(db, 'check_ins', ['member', 'state']);
-      await index(db, 'check_ins', ['account', 'checkedInAt']);
-      await db.schema
-        .createTable('presence_settings')
-        .addColumn('member', 'integer', (c) => c.primaryKey().references('members.id').onDelete('cascade'))
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
-        .addColumn('showPresence', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('updatedAt', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createTable('door_locks')
-        .addColumn('resource', 'integer', (c) =>
-          c.primaryKey().references('resources.id').onDelete('cascade'),
-        )
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
-        .addColumn('lockedUntil', 'text', (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .addColumn('createdBy', 'integer')
-        .execute();
-    },
-  };
-}
+export const presence = migration(async (db, dialect) => {
+  await db.schema
+    .alterTable('resources')
+    .addColumn('entrance', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('resources')
+    .addColumn('unlockMode', 'text', (c) => c.notNull().defaultTo('normal'))
+    .execute();
+  await db.schema.alterTable('spaces').addColumn('occupancyLimit', 'integer').execute();
+  await withStamps(
+    accountTable(db, 'check_ins', dialect, { space: 'spaces.id', member: 'members.id' })
+      .$call(
+        columns({
+          state: 'text not null',
+          checkedInAt: 'text not null',
+          checkedOutAt: 'text',
+          checkInMethod: 'text not null',
+          checkOutMethod: 'text',
+        }),
+      )
+      .addColumn('checkInResource', 'integer', (c) => c.references('resources.id').onDelete('set null'))
+      .addColumn('checkOutResource', 'integer', (c) => c.references('resources.id').onDelete('set null')),
+  ).execute();
+  await index(db, 'check_ins', ['space', 'state']);
+  await index(db, 'check_ins', ['member', 'state']);
+  await index(db, 'check_ins', ['account', 'checkedInAt']);
+  await sideTable(db, 'presence_settings', 'member', 'members.id')
+    .addColumn('showPresence', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('updatedAt', 'text', (c) => c.notNull())
+    .execute();
+  await withCreation(
+    sideTable(db, 'door_locks', 'resource', 'resources.id').addColumn('lockedUntil', 'text', (c) =>
+      c.notNull(),
+    ),
+  ).execute();
+});

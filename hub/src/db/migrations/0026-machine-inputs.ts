@@ -1,5 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
+import { migration } from './migration.js';
 
 /**
  * Machines that sense whether they are busy (docs/HARDWARE.md, "Inputs"): per resource the idle
@@ -8,14 +7,10 @@ import type { DialectName } from '../database.js';
  * null: none); per bridge the inputs its agent last reported (`inputs`, the protocol's inputs
  * message as JSON) and when.
  */
-export function machineInputs(_dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema.alterTable('resources').addColumn('idleTimeoutSeconds', 'integer').execute();
-      await db.schema.alterTable('resources').addColumn('idleWarningSeconds', 'integer').execute();
-      await db.schema.alterTable('resources').addColumn('busyGraceSeconds', 'integer').execute();
-      await db.schema.alterTable('bridges').addColumn('inputs', 'text').execute();
-      await db.schema.alterTable('bridges').addColumn('inputsAt', 'text').execute();
-    },
-  };
-}
+export const machineInputs = migration(async (db) => {
+  await db.schema.alterTable('resources').addColumn('idleTimeoutSeconds', 'integer').execute();
+  await db.schema.alterTable('resources').addColumn('idleWarningSeconds', 'integer').execute();
+  await db.schema.alterTable('resources').addColumn('busyGraceSeconds', 'integer').execute();
+  await db.schema.alterTable('bridges').addColumn('inputs', 'text').execute();
+  await db.schema.alterTable('bridges').addColumn('inputsAt', 'text').execute();
+});

@@ -1,29 +1,19 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { cascadeTo } from './helpers.js';
+import { migration } from './migration.js';
+import { sideTable } from './tables.js';
 
 /**
  * Agent updates (docs/OPERATIONS.md, "Updating agents"): the last update an admin started for each
  * bridge and how far its agent got. The hub's release signing key lives in `hub_meta`, sealed.
  */
-export function agentUpdates(_dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('agent_updates')
-        .addColumn('resource', 'integer', (c) =>
-          c.primaryKey().references('resources.id').onDelete('cascade'),
-        )
-        .addColumn('account', 'integer', cascadeTo('accounts.id'))
-        .addColumn('updateId', 'text', (c) => c.notNull())
-        .addColumn('version', 'text', (c) => c.notNull())
-        .addColumn('fromVersion', 'text')
-        .addColumn('step', 'text', (c) => c.notNull())
-        .addColumn('error', 'text')
-        .addColumn('startedBy', 'integer')
-        .addColumn('startedAt', 'text', (c) => c.notNull())
-        .addColumn('updatedAt', 'text', (c) => c.notNull())
-        .execute();
-    },
-  };
-}
+export const agentUpdates = migration(async (db) => {
+  await sideTable(db, 'agent_updates', 'resource', 'resources.id')
+    .addColumn('updateId', 'text', (c) => c.notNull())
+    .addColumn('version', 'text', (c) => c.notNull())
+    .addColumn('fromVersion', 'text')
+    .addColumn('step', 'text', (c) => c.notNull())
+    .addColumn('error', 'text')
+    .addColumn('startedBy', 'integer')
+    .addColumn('startedAt', 'text', (c) => c.notNull())
+    .addColumn('updatedAt', 'text', (c) => c.notNull())
+    .execute();
+});

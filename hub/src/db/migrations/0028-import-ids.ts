@@ -1,25 +1,25 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { accountTable, index } from './helpers.js';
+import { columns } from './columns.js';
+import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * Moving in (docs/OPERATIONS.md, "Moving in"): which record of another server became which
  * record here (`import_ids`), so an import run again updates instead of duplicating, and a run
  * stopped halfway carries on where it was.
  */
-export function importIds(dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await accountTable(db, 'import_ids', dialect)
-        .addColumn('source', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('oldId', 'text', (c) => c.notNull())
-        .addColumn('newId', 'integer', (c) => c.notNull())
+export const importIds = migration(async (db, dialect) => {
+  await accountTable(db, 'import_ids', dialect)
+    .$call(
+      columns({
+        source: 'text not null',
+        kind: 'text not null',
+        oldId: 'text not null',
+        newId: 'integer not null',
         // A hash of what was written from the other server's record: unchanged means skip.
-        .addColumn('fingerprint', 'text', (c) => c.notNull())
-        .addColumn('createdAt', 'text', (c) => c.notNull())
-        .execute();
-      await index(db, 'import_ids', ['account', 'source', 'kind', 'oldId'], true);
-    },
-  };
-}
+        fingerprint: 'text not null',
+        createdAt: 'text not null',
+      }),
+    )
+    .execute();
+  await index(db, 'import_ids', ['account', 'source', 'kind', 'oldId'], true);
+});

@@ -1,36 +1,38 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../database.js';
-import { accountTable, index } from './helpers.js';
+import { columns } from './columns.js';
+import { migration } from './migration.js';
+import { accountTable, index } from './tables.js';
 
 /**
  * Shadow mode (docs/MOVING.md): each decision another access server logged (allowed or denied),
  * with what our access policy decides for the same member, resource and moment. One row per
  * log of the other server (`source`, `remoteLog`): a run that starts again skips what it compared.
  */
-export function shadow(dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await accountTable(db, 'shadow_decisions', dialect)
-        .addColumn('source', 'text', (c) => c.notNull())
-        .addColumn('remoteLog', 'integer', (c) => c.notNull())
-        .addColumn('at', 'text', (c) => c.notNull())
-        .addColumn('remoteResource', 'integer', (c) => c.notNull())
-        .addColumn('remoteMember', 'integer')
-        .addColumn('resource', 'integer')
-        .addColumn('member', 'integer')
-        .addColumn('theirs', 'text', (c) => c.notNull())
-        .addColumn('theirReason', 'text')
-        .addColumn('ours', 'text', (c) => c.notNull())
-        .addColumn('ourReason', 'text')
-        .addColumn('ourMessage', 'text')
-        .addColumn('agrees', 'integer', (c) => c.notNull())
-        .addColumn('checkedAt', 'text', (c) => c.notNull())
-        .execute();
-      await index(db, 'shadow_decisions', ['source', 'remoteLog'], true);
-      await index(db, 'shadow_decisions', ['account', 'source', 'at']);
-    },
-    async down(db: Kysely<any>) {
-      await db.schema.dropTable('shadow_decisions').execute();
-    },
-  };
-}
+export const shadow = migration(
+  async (db, dialect) => {
+    await accountTable(db, 'shadow_decisions', dialect)
+      .$call(
+        columns({
+          source: 'text not null',
+          remoteLog: 'integer not null',
+          at: 'text not null',
+          remoteResource: 'integer not null',
+          remoteMember: 'integer',
+          resource: 'integer',
+          member: 'integer',
+          theirs: 'text not null',
+          theirReason: 'text',
+          ours: 'text not null',
+          ourReason: 'text',
+          ourMessage: 'text',
+          agrees: 'integer not null',
+          checkedAt: 'text not null',
+        }),
+      )
+      .execute();
+    await index(db, 'shadow_decisions', ['source', 'remoteLog'], true);
+    await index(db, 'shadow_decisions', ['account', 'source', 'at']);
+  },
+  async (db) => {
+    await db.schema.dropTable('shadow_decisions').execute();
+  },
+);
