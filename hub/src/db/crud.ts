@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -132,5 +132,96 @@ interface AnyQuery {
   selectAll(): AnyQuery;
   where(column: string, op: '=', value: unknown): AnyQuery;
   executeTakeFirst(): Promise<unknown>;
+  execute(): Promise<unknown[]>;
+}
+
+/** A write's `where`: the rows of `table` whose columns equal `match`, which must name a column. */
+function writeMatching<Q extends { where(column: string, op: '=', value: unknown): Q }>(
+  query: Q,
+  match: Record<string, unknown>,
+): Q {
+  const entries = Object.entries(match);
+  if (entries.length === 0) throw new Error('a write needs at least one column to match');
+  for (const [column, value] of entries) query = query.where(column, '=', value);
+  return query;
+}
+
+/** Inserts `row` into `table` and answers it as stored, generated columns included. */
+export function insertReturning<T extends keyof Database>(
+  db: Db,
+  table: T,
+  row: Insertable<Database[T]>,
+): Promise<Row<T>> {
+  const query = db.insertInto(table) as unknown as AnyInsert;
+  return query.values(row).returningAll().executeTakeFirstOrThrow() as Promise<Row<T>>;
+}
+
+/** Sets `values` on the rows of `table` whose columns equal `match`; answers how many it changed. */
+export async function updateWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  values: Updateable<Database[T]>,
+): Promise<number> {
+  const query = writeMatching((db.updateTable(table) as unknown as AnyWrite).set(values), match);
+  return Number((await query.executeTakeFirst()).numUpdatedRows ?? 0);
+}
+
+/** Deletes the rows of `table` whose columns equal `match`; answers how many it deleted. */
+export async function deleteWhere<T extends keyof Database>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+): Promise<number> {
+  const query = writeMatching(db.deleteFrom(table) as unknown as AnyWrite, match);
+  return Number((await query.executeTakeFirst()).numDeletedRows ?? 0);
+}
+
+// Kysely cannot type a write to a table chosen at run time either: the exported signatures do.
+interface AnyInsert {
+  values(row: unknown): AnyInsert;
+  returningAll(): AnyInsert;
+  executeTakeFirstOrThrow(): Promise<unknown>;
+}
+interface AnyWrite {
+  set(values: unknown): AnyWrite;
+  where(column: string, op: '=', value: unknown): AnyWrite;
+  executeTakeFirst(): Promise<{ numUpdatedRows?: bigint; numDeletedRows?: bigint }>;
+}
+
+/** The tables with a `member` column (a row about one member). */
+export type MemberTable = {
+  [T in keyof Database]: Row<T> extends { member: number } ? T : never;
+}[keyof Database];
+
+/** A member's name as lists show it. */
+export interface MemberName {
+  firstName: string;
+  lastName: string | null;
+}
+
+/**
+ * The rows of `table` whose columns equal `match`, with only `columns` and their member's name,
+ * by first name, last name and member id.
+ */
+export function namedMembersWhere<T extends MemberTable, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<(Pick<Row<T>, C> & MemberName)[]> {
+  let query = (db.selectFrom(`${table} as t`) as unknown as AnyListing)
+    .innerJoin('members as m', 'm.id', 't.member')
+    .select([...columns.map((c) => `t.${c}`), 'm.firstName', 'm.lastName']);
+  for (const [column, value] of Object.entries(match)) query = query.where(`t.${column}`, '=', value);
+  const rows = query.orderBy('m.firstName').orderBy('m.lastName').orderBy('t.member').execute();
+  return rows as Promise<(Pick<Row<T>, C> & MemberName)[]>;
+}
+
+interface AnyListing {
+  innerJoin(table: string, left: string, right: string): AnyListing;
+  select(columns: readonly string[]): AnyListing;
+  where(column: string, op: '=', value: unknown): AnyListing;
+  orderBy(column: string): AnyListing;
   execute(): Promise<unknown[]>;
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { allWhere, type Db } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { ProblemReportPhotosTable, ProblemReportsTable } from '../db/schema.js';
 
@@ -133,52 +133,9 @@ export async function putReportPhoto(db: Db, row: Insertable<ProblemReportPhotos
 
 // ---- maintainers ----
 
-/** The maintainers of a resource type, with their names, by name. */
-export function maintainersOfType(db: Db, type: number) {
-  return db
-    .selectFrom('resource_type_maintainers as t')
-    .innerJoin('members as m', 'm.id', 't.member')
-    .select(['t.type', 't.member', 't.createdAt', 't.createdBy', 'm.firstName', 'm.lastName'])
-    .where('t.type', '=', type)
-    .orderBy('m.firstName')
-    .orderBy('m.lastName')
-    .orderBy('t.member')
-    .execute();
-}
-
-export function maintainer(db: Db, type: number, member: number) {
-  return db
-    .selectFrom('resource_type_maintainers')
-    .selectAll()
-    .where('type', '=', type)
-    .where('member', '=', member)
-    .executeTakeFirst();
-}
-
-export function insertMaintainer(
-  db: Db,
-  row: { type: number; member: number; account: number; createdAt: string; createdBy: number | null },
-) {
-  return db.insertInto('resource_type_maintainers').values(row).returningAll().executeTakeFirstOrThrow();
-}
-
-export async function deleteMaintainer(db: Db, type: number, member: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('resource_type_maintainers')
-    .where('type', '=', type)
-    .where('member', '=', member)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
-}
-
 /** Ids of the resource types a member maintains. */
 export async function typesMaintainedBy(db: Db, member: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('resource_type_maintainers')
-    .select('type')
-    .where('member', '=', member)
-    .execute();
-  return rows.map((r) => r.type);
+  return (await allWhere(db, 'resource_type_maintainers', { member }, ['type'])).map((r) => r.type);
 }
 
 /** Active members of the account who maintain this resource type: ids and e-mail addresses, by id. */
