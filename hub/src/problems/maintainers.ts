@@ -18,7 +18,7 @@ async function visibleType(db: Db, caller: Caller, typeId: number) {
   return type;
 }
 
-const maintainers: MemberRole<'resource_type_maintainers', 'resourceType'> = {
+const maintainers: MemberRole<'resourceType', 'resource_type_maintainers'> = {
   table: 'resource_type_maintainers',
   subject: 'type',
   recordKey: 'resourceType',

@@ -27,7 +27,7 @@ interface RoleSubjects {
 }
 type RoleTable = keyof RoleSubjects;
 
-export interface MemberRole<T extends RoleTable, K extends string> {
+export interface MemberRole<K extends string, T extends RoleTable = RoleTable> {
   table: T;
   subject: RoleSubjects[T];
   /** The subject's name in a record (`trainingCourse`). */
@@ -64,16 +64,11 @@ function roleRecord<K extends string>(role: { recordKey: K }, subject: number, r
 }
 
 /** The row saying this member holds the role for the subject, if they do. */
-export function roleHeld(
-  db: Db,
-  role: MemberRole<RoleTable, string>,
-  subject: number,
-  member: number,
-) {
+export function roleHeld(db: Db, role: MemberRole<string>, subject: number, member: number) {
   return firstWhere(db, role.table, holding(role, subject, member));
 }
 
-function holding(role: MemberRole<RoleTable, string>, subject: number, member?: number) {
+function holding(role: MemberRole<string>, subject: number, member?: number) {
   return { [role.subject]: subject, ...(member === undefined ? {} : { member }) } as Match<RoleTable>;
 }
 
@@ -81,7 +76,7 @@ function holding(role: MemberRole<RoleTable, string>, subject: number, member?: 
 export async function roleHolders<K extends string>(
   db: Db,
   caller: Caller,
-  role: MemberRole<RoleTable, K>,
+  role: MemberRole<K>,
   subjectId: number,
 ): Promise<RoleRecord<K>[]> {
   const subject = await role.visibleSubject(db, caller, subjectId);
@@ -97,7 +92,7 @@ export async function roleHolders<K extends string>(
 export async function addRoleHolder<K extends string>(
   db: Db,
   caller: Caller,
-  role: MemberRole<RoleTable, K>,
+  role: MemberRole<K>,
   subjectId: number,
   memberId: number,
   at: string,
@@ -124,7 +119,7 @@ export async function addRoleHolder<K extends string>(
 export async function removeRoleHolder(
   db: Db,
   caller: Caller,
-  role: MemberRole<RoleTable, string>,
+  role: MemberRole<string>,
   subjectId: number,
   memberId: number,
 ): Promise<void> {

@@ -24,7 +24,7 @@ async function visibleCourse(db: Db, caller: Caller, courseId: number) {
   return course;
 }
 
-const trainers: MemberRole<'course_trainers', 'trainingCourse'> = {
+const trainers: MemberRole<'trainingCourse', 'course_trainers'> = {
   table: 'course_trainers',
   subject: 'course',
   recordKey: 'trainingCourse',
