@@ -225,3 +225,34 @@ interface AnyListing {
   orderBy(column: string): AnyListing;
   execute(): Promise<unknown[]>;
 }
+
+/**
+ * `columns` of the table known as `alias` in a joined select: `qualified('b', ['id', 'member'])`
+ * is `['b.id', 'b.member']`; the query checks the names.
+ */
+export function qualified<A extends string, C extends string>(
+  alias: A,
+  columns: readonly C[],
+): `${A}.${C}`[] {
+  return columns.map((column) => `${alias}.${column}` as `${A}.${C}`);
+}
+
+/** Every row of `table` whose `column` is one of `values`, in no particular order. */
+export function allWhereIn<T extends keyof Database, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  column: C,
+  values: readonly Exclude<Row<T>[C], null>[],
+): Promise<Row<T>[]> {
+  const query = db.selectFrom(table) as unknown as AnyInQuery;
+  return query
+    .selectAll()
+    .where(column, 'in', [...values])
+    .execute() as Promise<Row<T>[]>;
+}
+
+interface AnyInQuery {
+  selectAll(): AnyInQuery;
+  where(column: string, op: 'in', values: unknown[]): AnyInQuery;
+  execute(): Promise<unknown[]>;
+}

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
 import type { DialectName } from '../db/database.js';
 
 /**
@@ -40,12 +40,7 @@ export async function insertNotification(db: Db, n: NewNotification): Promise<bo
 
 /** A member's stored choices (JSON), undefined when they never chose. */
 export async function storedKinds(db: Db, memberId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('notification_settings')
-    .select('kinds')
-    .where('member', '=', memberId)
-    .executeTakeFirst();
-  return row?.kinds;
+  return (await firstWhere(db, 'notification_settings', { member: memberId }, ['kinds']))?.kinds;
 }
 
 export async function writeKinds(db: Db, member: { id: number; account: number }, kinds: string, at: string) {
@@ -62,13 +57,7 @@ export function recipientOf(db: Db, memberId: number) {
     .selectFrom('members as m')
     .innerJoin('spaces as s', 's.id', 'm.space')
     .select([
-      'm.id',
-      'm.account',
-      'm.firstName',
-      'm.lastName',
-      'm.emailAddress',
-      'm.language',
-      'm.privileges',
+      ...qualified('m', ['id', 'account', 'firstName', 'lastName', 'emailAddress', 'language', 'privileges']),
       's.name as spaceName',
       's.locale as spaceLocale',
       's.timezone',
@@ -120,23 +109,16 @@ export async function leaseDue(
 }
 
 export function notificationById(db: Db, id: number) {
-  return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'notifications', { id });
 }
 
 export async function markSent(db: Db, id: number, attempts: number, subject: string, at: string) {
-  await db
-    .updateTable('notifications')
-    .set({
-      state: 'sent',
-      attempts,
-      subject,
-      sentAt: at,
-      nextAttemptAt: null,
-      leaseUntil: null,
-      lastError: null,
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateWhere(
+    db,
+    'notifications',
+    { id },
+    { state: 'sent', attempts, subject, sentAt: at, nextAttemptAt: null, leaseUntil: null, lastError: null },
+  );
 }
 
 /** A failed attempt: tried again at `nextAttemptAt`, or given up (`failed`) when that is null. */
@@ -148,23 +130,24 @@ export async function markAttemptFailed(
   subject: string | null,
   nextAttemptAt: string | null,
 ) {
-  await db
-    .updateTable('notifications')
-    .set({
+  await updateWhere(
+    db,
+    'notifications',
+    { id },
+    {
       state: nextAttemptAt ? 'queued' : 'failed',
       attempts,
       lastError: error.slice(0, 1000),
       subject,
       nextAttemptAt,
       leaseUntil: null,
-    })
-    .where('id', '=', id)
-    .execute();
+    },
+  );
 }
 
 /** The lease goes (the hub is closing): the mail waits for the next pass. */
 export async function releaseLease(db: Db, id: number) {
-  await db.updateTable('notifications').set({ leaseUntil: null }).where('id', '=', id).execute();
+  await updateWhere(db, 'notifications', { id }, { leaseUntil: null });
 }
 
 /** An admin's retry: a queued or failed mail of the account is due now. False when there is none. */
@@ -202,16 +185,18 @@ export function outboxOf(db: Db, accountId: number, limit: number, state?: strin
     .selectFrom('notifications as n')
     .leftJoin('members as m', 'm.id', 'n.member')
     .select([
-      'n.id',
-      'n.member',
-      'n.kind',
-      'n.subject',
-      'n.state',
-      'n.attempts',
-      'n.nextAttemptAt',
-      'n.lastError',
-      'n.sentAt',
-      'n.createdAt',
+      ...qualified('n', [
+        'id',
+        'member',
+        'kind',
+        'subject',
+        'state',
+        'attempts',
+        'nextAttemptAt',
+        'lastError',
+        'sentAt',
+        'createdAt',
+      ]),
       'm.firstName',
       'm.lastName',
     ])
@@ -239,13 +224,15 @@ export function bookingsStarting(db: Db, from: string, until: string) {
     .selectFrom('bookings as b')
     .innerJoin('resources as r', 'r.id', 'b.resource')
     .select([
-      'b.id',
-      'b.account',
-      'b.member',
-      'b.resource',
-      'b.fromDateTime',
-      'b.untilDateTime',
-      'b.createdAt',
+      ...qualified('b', [
+        'id',
+        'account',
+        'member',
+        'resource',
+        'fromDateTime',
+        'untilDateTime',
+        'createdAt',
+      ]),
       'r.name as resourceName',
     ])
     .where('b.state', '!=', 'cancelled')

@@ -1,5 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, qualified, updateWhere } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
 
@@ -27,6 +27,12 @@ export async function lockResourceRow(trx: Db, resourceId: number): Promise<void
   await sql`select id from resources where id = ${resourceId} for update`.execute(trx);
 }
 
+/** Confirmed bookings (as `b`), other than `except` (the one being changed) when given. */
+function confirmedBookings(db: Db, except: number | null = null) {
+  const query = db.selectFrom('bookings as b').where('b.state', '=', 'confirmed');
+  return except === null ? query : query.where('b.id', '!=', except);
+}
+
 /** A confirmed booking of the resource overlapping [from, until), other than `except`. */
 export function overlappingBooking(
   db: Db,
@@ -34,15 +40,12 @@ export function overlappingBooking(
   slot: { from: string; until: string },
   except: number | null,
 ) {
-  let query = db
-    .selectFrom('bookings')
-    .select(['id', 'member', 'fromDateTime', 'untilDateTime'])
-    .where('resource', '=', resourceId)
-    .where('state', '=', 'confirmed')
-    .where('fromDateTime', '<', slot.until)
-    .where('untilDateTime', '>', slot.from);
-  if (except !== null) query = query.where('id', '!=', except);
-  return query.executeTakeFirst();
+  return confirmedBookings(db, except)
+    .select(qualified('b', ['id', 'member', 'fromDateTime', 'untilDateTime']))
+    .where('b.resource', '=', resourceId)
+    .where('b.fromDateTime', '<', slot.until)
+    .where('b.untilDateTime', '>', slot.from)
+    .executeTakeFirst();
 }
 
 /** The member's confirmed bookings in the space starting in [from, until), other than `except`. */
@@ -53,17 +56,14 @@ export function memberBookingsStarting(
   range: { from: string; until: string },
   except: number | null,
 ) {
-  let query = db
-    .selectFrom('bookings as b')
+  return confirmedBookings(db, except)
     .innerJoin('resources as r', 'r.id', 'b.resource')
     .select(['b.fromDateTime', 'b.untilDateTime'])
     .where('b.member', '=', memberId)
     .where('r.space', '=', spaceId)
-    .where('b.state', '=', 'confirmed')
     .where('b.fromDateTime', '>=', range.from)
-    .where('b.fromDateTime', '<', range.until);
-  if (except !== null) query = query.where('b.id', '!=', except);
-  return query.execute();
+    .where('b.fromDateTime', '<', range.until)
+    .execute();
 }
 
 /**
@@ -79,21 +79,15 @@ export function bookableResourceRow(db: Db, caller: Caller, id: number) {
 
 /** The calendar feed's bookings: confirmed, of the space, ending after `since`, by start. */
 export function calendarBookings(db: Db, spaceId: number, since: string) {
-  return db
-    .selectFrom('bookings as b')
+  return confirmedBookings(db)
     .innerJoin('resources as r', 'r.id', 'b.resource')
     .innerJoin('members as m', 'm.id', 'b.member')
     .select([
-      'b.id',
-      'b.fromDateTime',
-      'b.untilDateTime',
-      'b.updatedAt',
+      ...qualified('b', ['id', 'fromDateTime', 'untilDateTime', 'updatedAt']),
       'r.name as resourceName',
-      'm.firstName',
-      'm.lastName',
+      ...qualified('m', ['firstName', 'lastName']),
     ])
     .where('r.space', '=', spaceId)
-    .where('b.state', '=', 'confirmed')
     .where('b.untilDateTime', '>', since)
     .orderBy('b.fromDateTime')
     .limit(5000)
@@ -102,5 +96,5 @@ export function calendarBookings(db: Db, spaceId: number, since: string) {
 
 /** Marks a booking charged (bookings). */
 export async function markBookingCharged(db: Db, bookingId: number): Promise<void> {
-  await db.updateTable('bookings').set({ charged: 1 }).where('id', '=', bookingId).execute();
+  await updateWhere(db, 'bookings', { id: bookingId }, { charged: 1 });
 }
