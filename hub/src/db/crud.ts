@@ -256,3 +256,65 @@ interface AnyInQuery {
   where(column: string, op: 'in', values: unknown[]): AnyInQuery;
   execute(): Promise<unknown[]>;
 }
+
+/** The tables whose rows belong to an account by id. */
+export type AccountTable = {
+  [T in keyof Database]: Row<T> extends { id: number; account: number } ? T : never;
+}[keyof Database];
+
+/** Of these ids, those of rows of `table` in the account (in no particular order). */
+export async function idsInAccount(
+  db: Db,
+  table: AccountTable,
+  account: number,
+  ids: readonly number[],
+): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const query = matching(db, table, { account }).select(['id']) as unknown as AnyInQuery;
+  const rows = (await query.where('id', 'in', [...ids]).execute()) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
+/** The tables of waits that expire (a pending key assignment, a trainer's waiting tap). */
+export type ExpiringTable = {
+  [T in keyof Database]: Row<T> extends { id: number; expiresAt: string } ? T : never;
+}[keyof Database];
+
+/** The rows of `table` whose columns equal `match` and that have not expired at `at`, newest first. */
+export function unexpiredWhere<T extends ExpiringTable>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  at: string,
+): Promise<Row<T>[]> {
+  const query = matching(db, table, match).selectAll() as unknown as AnyExpiring;
+  return query.where('expiresAt', '>', at).orderBy('id', 'desc').execute() as Promise<Row<T>[]>;
+}
+
+interface AnyExpiring {
+  where(column: 'expiresAt', op: '>', value: string): AnyExpiring;
+  orderBy(column: 'id', direction: 'desc'): AnyExpiring;
+  execute(): Promise<unknown[]>;
+}
+
+/** The tables whose rows have an increasing id (the newest row has the highest). */
+export type IdTable = {
+  [T in keyof Database]: Row<T> extends { id: number } ? T : never;
+}[keyof Database];
+
+/** The newest row (highest id) of `table` whose columns equal `match`, with only `columns`. */
+export function newestWhere<T extends IdTable, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<Pick<Row<T>, C> | undefined> {
+  const query = matching(db, table, match).select(columns) as unknown as AnyNewest;
+  return query.orderBy('id', 'desc').limit(1).executeTakeFirst() as Promise<Pick<Row<T>, C> | undefined>;
+}
+
+interface AnyNewest {
+  orderBy(column: 'id', direction: 'desc'): AnyNewest;
+  limit(n: number): AnyNewest;
+  executeTakeFirst(): Promise<unknown>;
+}

@@ -1,7 +1,6 @@
 import type { ResourceTypeMaintainerRecord } from '@makerspace/shared';
-import { type Db, firstWhere } from '../db/crud.js';
-import { notFound } from '../errors.js';
-import { type Caller, seesAccount } from '../kernel/caller.js';
+import type { Db } from '../db/crud.js';
+import type { Caller } from '../kernel/caller.js';
 import { addRoleHolder, type MemberRole, removeRoleHolder, roleHolders } from '../resources/member-roles.js';
 
 /**
@@ -11,18 +10,12 @@ import { addRoleHolder, type MemberRole, removeRoleHolder, roleHolders } from '.
  * `problemReportRecipients` names for a new report.
  */
 
-/** The resource type the caller sees (its account), or 404. */
-async function visibleType(db: Db, caller: Caller, typeId: number) {
-  const type = await firstWhere(db, 'resource_types', { id: typeId });
-  if (!type || !seesAccount(caller, type.account)) throw notFound('Resource type');
-  return type;
-}
-
 const maintainers: MemberRole<'resourceType', 'resource_type_maintainers'> = {
   table: 'resource_type_maintainers',
   subject: 'type',
   recordKey: 'resourceType',
-  visibleSubject: visibleType,
+  subjectTable: 'resource_types',
+  subjectName: 'Resource type',
   alreadyHeld: {
     message: 'This member already maintains this resource type',
     data: { alreadyMaintainer: true },

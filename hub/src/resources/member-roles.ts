@@ -11,7 +11,7 @@ import {
 import type { Database } from '../db/schema.js';
 import { conflict, notFound, unprocessable } from '../errors.js';
 import { memberById } from '../identity/members.repository.js';
-import type { Caller } from '../kernel/caller.js';
+import { type Caller, seesAccount } from '../kernel/caller.js';
 
 /**
  * Member roles: an admin names a member of the account to one thing of it, the role's subject —
@@ -27,13 +27,17 @@ interface RoleSubjects {
 }
 type RoleTable = keyof RoleSubjects;
 
+/** The tables of the subjects. */
+type SubjectTable = 'training_courses' | 'resource_types';
+
 export interface MemberRole<K extends string, T extends RoleTable = RoleTable> {
   table: T;
   subject: RoleSubjects[T];
   /** The subject's name in a record (`trainingCourse`). */
   recordKey: K;
-  /** The subject the caller sees (its account), or 404. */
-  visibleSubject(db: Db, caller: Caller, id: number): Promise<{ id: number; account: number }>;
+  /** The subjects' table, and what one is called in a 404 (`Training course`). */
+  subjectTable: SubjectTable;
+  subjectName: string;
   /** Refusal of a member who holds the role already (409). */
   alreadyHeld: { message: string; data: Record<string, boolean> };
   /** What a missing role is called in a 404 (`Trainer`). */
@@ -63,6 +67,13 @@ function roleRecord<K extends string>(role: { recordKey: K }, subject: number, r
   } as RoleRecord<K>;
 }
 
+/** The role's subject the caller sees (of its account), or 404. */
+export async function visibleSubject(db: Db, caller: Caller, role: MemberRole<string>, id: number) {
+  const subject = await firstWhere(db, role.subjectTable, { id }, ['id', 'account']);
+  if (!subject || !seesAccount(caller, subject.account)) throw notFound(role.subjectName);
+  return subject;
+}
+
 /** The row saying this member holds the role for the subject, if they do. */
 export function roleHeld(db: Db, role: MemberRole<string>, subject: number, member: number) {
   return firstWhere(db, role.table, holding(role, subject, member));
@@ -79,7 +90,7 @@ export async function roleHolders<K extends string>(
   role: MemberRole<K>,
   subjectId: number,
 ): Promise<RoleRecord<K>[]> {
-  const subject = await role.visibleSubject(db, caller, subjectId);
+  const subject = await visibleSubject(db, caller, role, subjectId);
   const rows = await namedMembersWhere(db, role.table, holding(role, subject.id), [
     'member',
     'createdAt',
@@ -97,7 +108,7 @@ export async function addRoleHolder<K extends string>(
   memberId: number,
   at: string,
 ): Promise<RoleRecord<K>> {
-  const subject = await role.visibleSubject(db, caller, subjectId);
+  const subject = await visibleSubject(db, caller, role, subjectId);
   const member = await memberById(db, memberId);
   if (!member || member.account !== subject.account) {
     throw unprocessable(`Member ${memberId} does not exist in this account`, { unknownMember: true });
@@ -123,7 +134,7 @@ export async function removeRoleHolder(
   subjectId: number,
   memberId: number,
 ): Promise<void> {
-  const subject = await role.visibleSubject(db, caller, subjectId);
+  const subject = await visibleSubject(db, caller, role, subjectId);
   if ((await deleteWhere(db, role.table, holding(role, subject.id, memberId))) === 0) {
     throw notFound(role.holderName);
   }

@@ -2,23 +2,6 @@ import type { Insertable } from 'kysely';
 import { type Db, deleteWhere, firstWhere, insertReturning, qualified } from '../db/crud.js';
 import type { ShadowDecisionsTable, ShadowReceiversTable } from '../db/schema.js';
 
-/** Which of these ids our account has (members or resources). */
-export async function existingIds(
-  db: Db,
-  table: 'members' | 'resources',
-  account: number,
-  ids: number[],
-): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom(table)
-    .select('id')
-    .where('account', '=', account)
-    .where('id', 'in', ids)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
 export const memberRow = (db: Db, account: number, id: number) => firstWhere(db, 'members', { account, id });
 
 export const resourceRow = (db: Db, account: number, id: number) =>

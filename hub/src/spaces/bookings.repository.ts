@@ -33,19 +33,34 @@ function confirmedBookings(db: Db, except: number | null = null) {
   return except === null ? query : query.where('b.id', '!=', except);
 }
 
-/** A confirmed booking of the resource overlapping [from, until), other than `except`. */
-export function overlappingBooking(
-  db: Db,
-  resourceId: number,
-  slot: { from: string; until: string },
-  except: number | null,
-) {
+/** Confirmed bookings of the resource overlapping [from, until), other than `except`. */
+function overlapping(db: Db, resourceId: number, slot: Slot, except: number | null = null) {
   return confirmedBookings(db, except)
-    .select(qualified('b', ['id', 'member', 'fromDateTime', 'untilDateTime']))
     .where('b.resource', '=', resourceId)
     .where('b.fromDateTime', '<', slot.until)
-    .where('b.untilDateTime', '>', slot.from)
+    .where('b.untilDateTime', '>', slot.from);
+}
+
+interface Slot {
+  from: string;
+  until: string;
+}
+
+/** A confirmed booking of the resource overlapping [from, until), other than `except`. */
+export function overlappingBooking(db: Db, resourceId: number, slot: Slot, except: number | null) {
+  return overlapping(db, resourceId, slot, except)
+    .select(qualified('b', ['id', 'member', 'fromDateTime', 'untilDateTime']))
     .executeTakeFirst();
+}
+
+/** Confirmed bookings of a resource that overlap [from, until), oldest first: when and whose. */
+export function busyTimes(db: Db, resourceId: number, from: string, until: string) {
+  return overlapping(db, resourceId, { from, until })
+    .select(qualified('b', ['fromDateTime', 'untilDateTime', 'member']))
+    .orderBy('b.fromDateTime')
+    .orderBy('b.id')
+    .limit(1000)
+    .execute();
 }
 
 /** The member's confirmed bookings in the space starting in [from, until), other than `except`. */
@@ -53,7 +68,7 @@ export function memberBookingsStarting(
   db: Db,
   memberId: number,
   spaceId: number,
-  range: { from: string; until: string },
+  range: Slot,
   except: number | null,
 ) {
   return confirmedBookings(db, except)

@@ -4,8 +4,9 @@ import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
-import { columnsOf, flags, inAccount, recordEvents, requiredRow, stampColumns } from '../db/records.js';
-import type { BookingsTable, ResourcesTable } from '../db/schema.js';
+import { flags, inAccount, recordEvents, recordOf, requiredRow } from '../db/records.js';
+import type { BookingsTable } from '../db/schema.js';
+import type { ResourceRow } from '../access/policy.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import { memberEventRecord } from '../identity/members.js';
@@ -22,11 +23,10 @@ import { holidaysEndingAfter, openingHoursOf, type SpaceRow, spaceById } from '.
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from '../kernel/zoned-time.js';
 
 export type BookingRow = Selectable<BookingsTable>;
-type ResourceRow = Selectable<ResourcesTable>;
 
 export function bookingRecord(row: BookingRow): BookingRecord {
   return {
-    ...columnsOf(row, [
+    ...recordOf(row, [
       'id',
       'account',
       'resource',
@@ -35,7 +35,6 @@ export function bookingRecord(row: BookingRow): BookingRecord {
       'untilDateTime',
       'state',
       'notes',
-      ...stampColumns,
     ]),
     ...flags(row, ['charged']),
   };

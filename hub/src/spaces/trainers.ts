@@ -1,13 +1,14 @@
-import { type Db, firstWhere } from '../db/crud.js';
+import type { Db } from '../db/crud.js';
 import { forbidden, notFound } from '../errors.js';
 import { memberById, membersMatching } from '../identity/members.repository.js';
-import { type Caller, isAdmin, seesAccount } from '../kernel/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import {
   addRoleHolder,
   type MemberRole,
   removeRoleHolder,
   roleHeld,
   roleHolders,
+  visibleSubject,
 } from '../resources/member-roles.js';
 import { coursesOfTrainer } from './trainers.repository.js';
 
@@ -17,18 +18,12 @@ import { coursesOfTrainer } from './trainers.repository.js';
  * existing POST /members/{id}/trainings. Admins record any course, as before.
  */
 
-/** The course the caller sees (its account), or 404. */
-async function visibleCourse(db: Db, caller: Caller, courseId: number) {
-  const course = await firstWhere(db, 'training_courses', { id: courseId });
-  if (!course || !seesAccount(caller, course.account)) throw notFound('Training course');
-  return course;
-}
-
 const trainers: MemberRole<'trainingCourse', 'course_trainers'> = {
   table: 'course_trainers',
   subject: 'course',
   recordKey: 'trainingCourse',
-  visibleSubject: visibleCourse,
+  subjectTable: 'training_courses',
+  subjectName: 'Training course',
   alreadyHeld: { message: 'This member already trains this course', data: { alreadyTrainer: true } },
   holderName: 'Trainer',
 };
@@ -88,7 +83,7 @@ export async function isTrainerFor(db: Db, caller: Caller, memberId: number): Pr
 
 /** Members a trainer may pick by name (id and name only): active members of the account. */
 export async function traineeCandidates(db: Db, caller: Caller, courseId: number, q: string) {
-  const course = await visibleCourse(db, caller, courseId);
+  const course = await visibleSubject(db, caller, trainers, courseId);
   if (!isAdmin(caller) && !(await trainsCourse(db, course.id, caller.memberId))) {
     throw forbidden('Only admins and the trainers of this course may look for trainees', {
       reason: 'notTrainer',
