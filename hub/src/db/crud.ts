@@ -237,42 +237,62 @@ export function qualified<A extends string, C extends string>(
   return columns.map((column) => `${alias}.${column}` as `${A}.${C}`);
 }
 
-/** Every row of `table` whose `column` is one of `values`, in no particular order. */
+/**
+ * Every row of `table` whose columns equal `match` and whose `column` is one of `values`, with
+ * all its columns or only `columns`, in no particular order.
+ */
 export function allWhereIn<T extends keyof Database, C extends keyof Row<T> & string>(
   db: Db,
   table: T,
+  match: Match<T>,
   column: C,
   values: readonly Exclude<Row<T>[C], null>[],
-): Promise<Row<T>[]> {
-  const query = db.selectFrom(table) as unknown as AnyInQuery;
-  return query
-    .selectAll()
-    .where(column, 'in', [...values])
-    .execute() as Promise<Row<T>[]>;
+): Promise<Row<T>[]>;
+export function allWhereIn<
+  T extends keyof Database,
+  C extends keyof Row<T> & string,
+  S extends keyof Row<T> & string,
+>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  column: C,
+  values: readonly Exclude<Row<T>[C], null>[],
+  columns: readonly S[],
+): Promise<Pick<Row<T>, S>[]>;
+export function allWhereIn(
+  db: Db,
+  table: keyof Database,
+  match: Record<string, unknown>,
+  column: string,
+  values: readonly unknown[],
+  columns?: readonly string[],
+) {
+  const query = matching(db, table, match);
+  const selected = (columns ? query.select(columns) : query.selectAll()) as unknown as AnyInQuery;
+  return selected.where(column, 'in', [...values]).execute();
 }
 
 interface AnyInQuery {
-  selectAll(): AnyInQuery;
   where(column: string, op: 'in', values: unknown[]): AnyInQuery;
   execute(): Promise<unknown[]>;
 }
 
-/** The tables whose rows belong to an account by id. */
-export type AccountTable = {
-  [T in keyof Database]: Row<T> extends { id: number; account: number } ? T : never;
-}[keyof Database];
-
-/** Of these ids, those of rows of `table` in the account (in no particular order). */
-export async function idsInAccount(
+/**
+ * Of `values`, those `column` holds in rows of `table` whose columns equal `match` (once per
+ * such row, in no particular order).
+ */
+export async function valuesWhere<T extends keyof Database, C extends keyof Row<T> & string>(
   db: Db,
-  table: AccountTable,
-  account: number,
-  ids: readonly number[],
-): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const query = matching(db, table, { account }).select(['id']) as unknown as AnyInQuery;
-  const rows = (await query.where('id', 'in', [...ids]).execute()) as { id: number }[];
-  return rows.map((r) => r.id);
+  table: T,
+  match: Match<T>,
+  column: C,
+  values: readonly Exclude<Row<T>[C], null>[],
+): Promise<Row<T>[C][]> {
+  if (values.length === 0) return [];
+  const query = matching(db, table, match).select([column]) as unknown as AnyInQuery;
+  const rows = (await query.where(column, 'in', [...values]).execute()) as Row<T>[];
+  return rows.map((r) => r[column]);
 }
 
 /** The tables of waits that expire (a pending key assignment, a trainer's waiting tap). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
+import { allWhere, type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
 import type { DialectName } from '../db/database.js';
 
 /**
@@ -241,30 +241,39 @@ export function bookingsStarting(db: Db, from: string, until: string) {
     .execute();
 }
 
-/** Member packages whose last day (untilDate) is in [fromDate, untilDate], with the package's name. */
-export function packagesEnding(db: Db, fromDate: string, untilDate: string) {
-  return db
-    .selectFrom('member_packages as mp')
-    .innerJoin('packages as p', 'p.id', 'mp.package')
-    .innerJoin('members as m', 'm.id', 'mp.member')
-    .leftJoin('spaces as s', 's.id', 'm.space')
-    .select(['mp.id', 'mp.account', 'mp.member', 'mp.untilDate', 'p.name as packageName', 's.timezone'])
-    .where('mp.untilDate', '>=', fromDate)
-    .where('mp.untilDate', '<=', untilDate)
-    .execute();
+/** What a member holds until a last day: packages (named) and trainings (of a titled course). */
+const holdings = {
+  member_packages: { parent: 'packages', via: 'package', name: 'name' },
+  member_trainings: { parent: 'training_courses', via: 'trainingCourse', name: 'title' },
+} as const;
+
+/** A member's package or training that ends, with its package's name or course's title. */
+export interface Ending {
+  id: number;
+  account: number;
+  member: number;
+  untilDate: string;
+  name: string;
+  /** The time zone of the member's space. */
+  timezone: string | null;
 }
 
-/** Member trainings that end in [fromDate, untilDate], with the course's title and the member's space's zone. */
-export function trainingsExpiring(db: Db, fromDate: string, untilDate: string) {
-  return db
-    .selectFrom('member_trainings as mt')
-    .innerJoin('training_courses as c', 'c.id', 'mt.trainingCourse')
-    .innerJoin('members as m', 'm.id', 'mt.member')
-    .leftJoin('spaces as s', 's.id', 'm.space')
-    .select(['mt.id', 'mt.account', 'mt.member', 'mt.untilDate', 'c.title as courseTitle', 's.timezone'])
-    .where('mt.untilDate', '>=', fromDate)
-    .where('mt.untilDate', '<=', untilDate)
-    .execute();
+/** Member packages or trainings whose last day (untilDate) is in [fromDate, untilDate]. */
+export async function endingBetween(
+  db: Db,
+  table: keyof typeof holdings,
+  fromDate: string,
+  untilDate: string,
+): Promise<Ending[]> {
+  const { parent, via, name } = holdings[table];
+  const { rows } = await sql<Ending>`
+    select e."id", e."account", e."member", e."untilDate", p.${sql.ref(name)} as "name", s."timezone"
+    from ${sql.table(table)} as e
+    inner join ${sql.table(parent)} as p on p."id" = e.${sql.ref(via)}
+    inner join "members" as m on m."id" = e."member"
+    left join "spaces" as s on s."id" = m."space"
+    where e."untilDate" between ${fromDate} and ${untilDate}`.execute(db);
+  return rows;
 }
 
 /** Bridges offline and last seen before `seenBefore`, with their resource's name. */
@@ -281,11 +290,13 @@ export function bridgesOfflineSince(db: Db, seenBefore: string) {
 
 /** Webhooks in state `failing`. */
 export function failingWebhooks(db: Db) {
-  return db
-    .selectFrom('webhooks')
-    .select(['id', 'account', 'label', 'failingSince', 'consecutiveFailures'])
-    .where('state', '=', 'failing')
-    .execute();
+  return allWhere(db, 'webhooks', { state: 'failing' }, [
+    'id',
+    'account',
+    'label',
+    'failingSince',
+    'consecutiveFailures',
+  ]);
 }
 
 /** The id of the member's newest completed payment (0: none): a low balance is told once per payment. */

@@ -31,7 +31,7 @@ export async function bridgesForUpdates(db: Db, account: number | null, resource
 
 export async function agentUpdatesOf(db: Db, resources: readonly number[]): Promise<AgentUpdateRow[]> {
   if (resources.length === 0) return [];
-  return allWhereIn(db, 'agent_updates', 'resource', resources);
+  return allWhereIn(db, 'agent_updates', {}, 'resource', resources);
 }
 
 /** A new update for the bridge replaces the one before. */

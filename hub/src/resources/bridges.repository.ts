@@ -179,7 +179,7 @@ export async function bumpConfigVersions(db: Db, account: number): Promise<numbe
 
 /** The bridges of these resources. */
 export function bridgesOf(db: Db, resources: readonly number[]): Promise<BridgeRow[]> {
-  return allWhereIn(db, 'bridges', 'resource', resources);
+  return allWhereIn(db, 'bridges', {}, 'resource', resources);
 }
 
 /** The resource's bridge gets a new config version (its resource changed). */

@@ -1,5 +1,5 @@
 import { importedIdOf, importedIds } from '../import/import-ids.repository.js';
-import { type Db, idsInAccount } from '../db/crud.js';
+import { type Db, valuesWhere } from '../db/crud.js';
 
 /**
  * How the other server's member and resource ids become ours: through the moving-in importer's
@@ -20,7 +20,9 @@ export function sameIds(db: Db, account: number): IdTranslation {
   const look = async (kind: 'member' | 'resource', id: number) => {
     let found = known[kind].get(id);
     if (found === undefined) {
-      found = (await idsInAccount(db, kind === 'member' ? 'members' : 'resources', account, [id])).length > 0;
+      found =
+        (await valuesWhere(db, kind === 'member' ? 'members' : 'resources', { account }, 'id', [id])).length >
+        0;
       known[kind].set(id, found);
     }
     return found ? id : null;

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { type Db, deleteWhere, firstWhere, insertReturning, qualified } from '../db/crud.js';
+import { type Db, deleteWhere, firstWhere, insertReturning, qualified, valuesWhere } from '../db/crud.js';
 import type { ShadowDecisionsTable, ShadowReceiversTable } from '../db/schema.js';
 
 export const memberRow = (db: Db, account: number, id: number) => firstWhere(db, 'members', { account, id });
@@ -9,14 +9,7 @@ export const resourceRow = (db: Db, account: number, id: number) =>
 
 /** Of these logs of the source, those already compared. */
 export async function comparedLogs(db: Db, source: string, logs: number[]): Promise<Set<number>> {
-  if (logs.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('shadow_decisions')
-    .select('remoteLog')
-    .where('source', '=', source)
-    .where('remoteLog', 'in', logs)
-    .execute();
-  return new Set(rows.map((r) => r.remoteLog));
+  return new Set(await valuesWhere(db, 'shadow_decisions', { source }, 'remoteLog', logs));
 }
 
 /** The time of the latest compared log of the source (where the next run goes on). */

@@ -1,6 +1,8 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { type Db, qualified, updateWhere } from '../db/crud.js';
-import type { Database } from '../db/schema.js';
+import type { BookingsTable, Database } from '../db/schema.js';
+
+export type BookingRow = Selectable<BookingsTable>;
 import { type Caller, isAdmin } from '../kernel/caller.js';
 
 /** The list's time range (`from`/`until` are aliases) and space filters. */

@@ -1,11 +1,9 @@
 import type { BookingRecord } from '@makerspace/shared';
-import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
 import { flags, inAccount, recordEvents, recordOf, requiredRow } from '../db/records.js';
-import type { BookingsTable } from '../db/schema.js';
 import type { ResourceRow } from '../access/policy.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
@@ -15,14 +13,13 @@ import { holidaysDuring, withinOpeningHours } from './schedule.js';
 import { accountOrOwn } from '../db/records.js';
 import {
   bookableResourceRow,
+  type BookingRow,
   lockResourceRow,
   memberBookingsStarting,
   overlappingBooking,
 } from './bookings.repository.js';
 import { holidaysEndingAfter, openingHoursOf, type SpaceRow, spaceById } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from '../kernel/zoned-time.js';
-
-export type BookingRow = Selectable<BookingsTable>;
 
 export function bookingRecord(row: BookingRow): BookingRecord {
   return {

@@ -1,5 +1,5 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
-import { type Db, firstWhere, idsInAccount } from '../db/crud.js';
+import { type Db, firstWhere, valuesWhere } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { recordEvents, recordOf } from '../db/records.js';
@@ -108,7 +108,7 @@ export async function courseResources(db: Db, courseIds: number[]): Promise<Map<
 async function checkResources(db: Db, account: number, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return unique;
-  const known = new Set(await idsInAccount(db, 'resources', account, unique));
+  const known = new Set(await valuesWhere(db, 'resources', { account }, 'id', unique));
   const unknown = unique.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw unprocessable(`Unknown resources: ${unknown.join(', ')}`, { unknownResources: unknown });
