@@ -138,29 +138,27 @@ export async function typesMaintainedBy(db: Db, member: number): Promise<number[
   return (await allWhere(db, 'resource_type_maintainers', { member }, ['type'])).map((r) => r.type);
 }
 
-/** Active members of the account who maintain this resource type: ids and e-mail addresses, by id. */
-export function activeMaintainerAddresses(db: Db, account: number, type: number) {
+/** Active members of the account (`m`): ids and e-mail addresses, by id, to narrow further. */
+function activeAddresses(db: Db, account: number) {
   return db
-    .selectFrom('resource_type_maintainers as t')
-    .innerJoin('members as m', 'm.id', 't.member')
+    .selectFrom('members as m')
     .select(['m.id as memberId', 'm.emailAddress'])
-    .where('t.type', '=', type)
     .where('m.account', '=', account)
     .where('m.state', '=', 'active')
-    .orderBy('m.id')
+    .orderBy('m.id');
+}
+
+/** Active members of the account who maintain this resource type: ids and e-mail addresses, by id. */
+export function activeMaintainerAddresses(db: Db, account: number, type: number) {
+  return activeAddresses(db, account)
+    .innerJoin('resource_type_maintainers as t', 't.member', 'm.id')
+    .where('t.type', '=', type)
     .execute();
 }
 
 /** Active admins and owners of the account: ids and e-mail addresses, by id. */
 export function activeAdminAddresses(db: Db, account: number) {
-  return db
-    .selectFrom('members')
-    .select(['id as memberId', 'emailAddress'])
-    .where('account', '=', account)
-    .where('state', '=', 'active')
-    .where('privileges', 'in', ['admin', 'owner'])
-    .orderBy('id')
-    .execute();
+  return activeAddresses(db, account).where('m.privileges', 'in', ['admin', 'owner']).execute();
 }
 
 /** A resource's account and type (for the recipients of its reports). */

@@ -34,25 +34,19 @@ export async function insertShadowDecision(db: Db, row: Insertable<ShadowDecisio
 
 /** Per source and resource: decisions compared and agreed. */
 export async function agreementByResource(db: Db, account: number) {
+  const keys = qualified('shadow_decisions', ['source', 'remoteResource', 'resource']);
   return db
     .selectFrom('shadow_decisions')
     .leftJoin('resources', 'resources.id', 'shadow_decisions.resource')
     .select((eb) => [
-      'shadow_decisions.source as source',
-      'shadow_decisions.remoteResource as remoteResource',
-      'shadow_decisions.resource as resource',
+      ...keys,
       'resources.name as resourceName',
       eb.fn.countAll<number>().as('compared'),
       eb.fn.sum<number>('shadow_decisions.agrees').as('agreed'),
       eb.fn.max('shadow_decisions.at').as('latest'),
     ])
     .where('shadow_decisions.account', '=', account)
-    .groupBy([
-      'shadow_decisions.source',
-      'shadow_decisions.remoteResource',
-      'shadow_decisions.resource',
-      'resources.name',
-    ])
+    .groupBy([...keys, 'resources.name'])
     .orderBy('shadow_decisions.source')
     .orderBy('shadow_decisions.remoteResource')
     .execute();
