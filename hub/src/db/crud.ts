@@ -295,7 +295,7 @@ export async function valuesWhere<T extends keyof Database, C extends keyof Row<
   return rows.map((r) => r[column]);
 }
 
-/** The tables of waits that expire (a pending key assignment, a trainer's waiting tap). */
+/** The tables of rows that expire at `expiresAt` (a trainer's waiting tap, a pending key assignment). */
 export type ExpiringTable = {
   [T in keyof Database]: Row<T> extends { id: number; expiresAt: string } ? T : never;
 }[keyof Database];

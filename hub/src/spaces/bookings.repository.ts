@@ -1,9 +1,9 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { type Db, qualified, updateWhere } from '../db/crud.js';
 import type { BookingsTable, Database } from '../db/schema.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 
 export type BookingRow = Selectable<BookingsTable>;
-import { type Caller, isAdmin } from '../kernel/caller.js';
 
 /** The list's time range (`from`/`until` are aliases) and space filters. */
 export function bookingFilters(
