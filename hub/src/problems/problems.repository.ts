@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { allWhere, type Db } from '../db/crud.js';
+import { allWhere, type Db, firstWhere, insertReturning, updateWhere } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { ProblemReportPhotosTable, ProblemReportsTable } from '../db/schema.js';
 
@@ -92,7 +92,7 @@ export function reportRowForUpdate(db: Db, id: number): Promise<ProblemReportRow
 }
 
 export function insertReport(db: Db, row: Insertable<ProblemReportsTable>): Promise<ProblemReportRow> {
-  return db.insertInto('problem_reports').values(row).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'problem_reports', row);
 }
 
 export async function updateReport(
@@ -100,7 +100,7 @@ export async function updateReport(
   id: number,
   values: Partial<Omit<ProblemReportRow, 'id' | 'account' | 'resource'>>,
 ): Promise<void> {
-  await db.updateTable('problem_reports').set(values).where('id', '=', id).execute();
+  await updateWhere(db, 'problem_reports', { id }, values);
 }
 
 /** The other open unsafe reports of a resource, oldest first. */
@@ -122,7 +122,7 @@ export function reportPhoto(
   db: Db,
   report: number,
 ): Promise<Selectable<ProblemReportPhotosTable> | undefined> {
-  return db.selectFrom('problem_report_photos').selectAll().where('report', '=', report).executeTakeFirst();
+  return firstWhere(db, 'problem_report_photos', { report });
 }
 
 /** Stores the report's photo, replacing the one it had. */
