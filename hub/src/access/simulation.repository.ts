@@ -1,4 +1,4 @@
-import type { Db } from '../db/crud.js';
+import { allWhere, type Db, firstWhere, selectWhere } from '../db/crud.js';
 import type { MemberRow, ResourceRow } from './policy.js';
 
 /*
@@ -30,24 +30,23 @@ export async function simulatedResources(
 }
 
 /** Members who hold (or held, or will hold) the package. */
-export async function holdersOfPackage(db: Db, packageId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('member_packages')
-    .select('member')
-    .distinct()
-    .where('package', '=', packageId)
-    .execute();
-  return rows.map((r) => r.member);
+export function holdersOfPackage(db: Db, packageId: number): Promise<number[]> {
+  return holders(db, 'member_packages', 'package', packageId);
 }
 
 /** Members with a training of the course (any dates). */
-export async function holdersOfCourse(db: Db, courseId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('member_trainings')
-    .select('member')
-    .distinct()
-    .where('trainingCourse', '=', courseId)
-    .execute();
+export function holdersOfCourse(db: Db, courseId: number): Promise<number[]> {
+  return holders(db, 'member_trainings', 'trainingCourse', courseId);
+}
+
+/** The members of the rows of a member's packages or trainings whose `column` is `id`, each once. */
+async function holders(
+  db: Db,
+  table: 'member_packages' | 'member_trainings',
+  column: 'package' | 'trainingCourse',
+  id: number,
+): Promise<number[]> {
+  const rows = await db.selectFrom(table).select('member').distinct().where(column, '=', id).execute();
   return rows.map((r) => r.member);
 }
 
@@ -58,15 +57,9 @@ export async function ownerOf(
   id: number,
 ): Promise<number | null> {
   if (table === 'package_permissions') {
-    const row = await db
-      .selectFrom('package_permissions')
-      .select('package')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row?.package ?? null;
+    return (await firstWhere(db, table, { id }, ['package']))?.package ?? null;
   }
-  const row = await db.selectFrom(table).select('member').where('id', '=', id).executeTakeFirst();
-  return row?.member ?? null;
+  return (await firstWhere(db, table, { id }, ['member']))?.member ?? null;
 }
 
 /** The space's time zone, or the account's first space's (UTC when unset). */
@@ -130,18 +123,20 @@ export async function policyInputRows(
   const spaces = spaceIds.length === 0 ? [0] : spaceIds;
   return {
     memberPackages: await byMembers((ids) =>
-      db
-        .selectFrom('member_packages')
-        .select(['member', 'package', 'fromDate', 'untilDate'])
-        .where('member', 'in', ids)
-        .execute(),
+      selectWhere(
+        db,
+        'member_packages',
+        { member: ids },
+        { columns: ['member', 'package', 'fromDate', 'untilDate'] },
+      ),
     ),
     memberTrainings: await byMembers((ids) =>
-      db
-        .selectFrom('member_trainings')
-        .select(['member', 'trainingCourse', 'fromDate', 'untilDate'])
-        .where('member', 'in', ids)
-        .execute(),
+      selectWhere(
+        db,
+        'member_trainings',
+        { member: ids },
+        { columns: ['member', 'trainingCourse', 'fromDate', 'untilDate'] },
+      ),
     ),
     bookings: await byResources((ids) =>
       db
@@ -161,12 +156,12 @@ export async function policyInputRows(
         .where('at', '>', attemptsAfter)
         .execute(),
     ),
-    checkIns: await db
-      .selectFrom('check_ins')
-      .select(['member', 'space'])
-      .where('space', 'in', spaces)
-      .where('state', '=', 'in')
-      .execute(),
+    checkIns: await selectWhere(
+      db,
+      'check_ins',
+      { state: 'in', space: spaces },
+      { columns: ['member', 'space'] },
+    ),
     courseResources: await byResources((ids) =>
       db
         .selectFrom('training_course_resources as r')
@@ -177,29 +172,26 @@ export async function policyInputRows(
         .execute(),
     ),
     resourcePermissions: await byResources((ids) =>
-      db
-        .selectFrom('package_permissions')
-        .select(['id', 'resource'])
-        .where('resource', 'in', ids)
-        .where('type', '=', 'resource')
-        .execute(),
+      selectWhere(
+        db,
+        'package_permissions',
+        { type: 'resource', resource: ids },
+        { columns: ['id', 'resource'] },
+      ),
     ),
-    permissionTimes: await db
-      .selectFrom('package_permissions')
-      .select('times')
-      .where('account', '=', account)
-      .where('timeType', '=', 'custom')
-      .execute(),
-    spaces: await db.selectFrom('spaces').select(['id', 'timezone']).where('id', 'in', spaces).execute(),
-    openingHours: await db
-      .selectFrom('opening_hours')
-      .select(['space', 'fromTime', 'untilTime'])
-      .where('space', 'in', spaces)
-      .execute(),
-    holidays: await db
-      .selectFrom('holidays')
-      .select(['space', 'fromDateTime', 'untilDateTime'])
-      .where('space', 'in', spaces)
-      .execute(),
+    permissionTimes: await allWhere(db, 'package_permissions', { account, timeType: 'custom' }, ['times']),
+    spaces: await selectWhere(db, 'spaces', { id: spaces }, { columns: ['id', 'timezone'] }),
+    openingHours: await selectWhere(
+      db,
+      'opening_hours',
+      { space: spaces },
+      { columns: ['space', 'fromTime', 'untilTime'] },
+    ),
+    holidays: await selectWhere(
+      db,
+      'holidays',
+      { space: spaces },
+      { columns: ['space', 'fromDateTime', 'untilDateTime'] },
+    ),
   };
 }

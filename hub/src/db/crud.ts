@@ -227,7 +227,7 @@ export async function updateWhere<T extends keyof Database>(
   where: Where<T>,
   changes: Changes<T>,
 ): Promise<number> {
-  const query = narrowed((db.updateTable(table) as unknown as LooseQuery).set(changes), where);
+  const query = narrowed((db.updateTable(table) as unknown as LooseQuery).set(changes), writing(where));
   if (!query) return 0;
   const result = (await query.executeTakeFirst()) as { numUpdatedRows: bigint };
   return Number(result.numUpdatedRows);
@@ -244,7 +244,7 @@ export function updateReturning<T extends keyof Database, C extends Column<T> = 
   changes: Changes<T>,
   columns?: readonly C[],
 ): Promise<Pick<Row<T>, C>[]> {
-  const query = narrowed((db.updateTable(table) as unknown as LooseQuery).set(changes), where);
+  const query = narrowed((db.updateTable(table) as unknown as LooseQuery).set(changes), writing(where));
   if (!query) return Promise.resolve([]);
   return (columns ? query.returning(columns) : query.returningAll()).execute() as Promise<Pick<Row<T>, C>[]>;
 }
@@ -255,10 +255,17 @@ export async function deleteWhere<T extends keyof Database>(
   table: T,
   where: Where<T>,
 ): Promise<number> {
-  const query = narrowed(db.deleteFrom(table) as unknown as LooseQuery, where);
+  const query = narrowed(db.deleteFrom(table) as unknown as LooseQuery, writing(where));
   if (!query) return 0;
   const result = (await query.executeTakeFirst()) as { numDeletedRows: bigint };
   return Number(result.numDeletedRows);
+}
+
+/** A write's `where`, which must hold a condition: a write without one would change every row. */
+function writing(where: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.values(where).some((condition) => condition !== undefined))
+    throw new Error('a write needs at least one condition on its rows');
+  return where;
 }
 
 /** The select of selectWhere and selectFirstWhere; undefined when an empty list leaves no row to read. */
@@ -313,16 +320,56 @@ interface LooseQuery {
   execute(): Promise<unknown[]>;
 }
 
-/** Columns of `table` named with it (`invoices.id`), for the select of a join. */
-export function qualified<T extends keyof Database & string, C extends Column<T>>(
-  table: T,
-  columns: readonly C[],
-): `${T}.${C}`[] {
-  return columns.map((column) => `${table}.${column}` as `${T}.${C}`);
-}
-
 /** A row of `table` as read: `TableRow<'members'>`. */
 export type TableRow<T extends keyof Database> = Selectable<Database[T]>;
 
 /** A row of `table` as an insert writes it (generated columns may be left out). */
 export type NewRow<T extends keyof Database> = Insertable<Database[T]>;
+
+/** The tables with a `member` column (a row about one member). */
+export type MemberTable = {
+  [T in keyof Database]: Row<T> extends { member: number } ? T : never;
+}[keyof Database];
+
+/** A member's name as lists show it. */
+export interface MemberName {
+  firstName: string;
+  lastName: string | null;
+}
+
+/**
+ * The rows of `table` whose columns equal `match`, with only `columns` and their member's name,
+ * by first name, last name and member id.
+ */
+export function namedMembersWhere<T extends MemberTable, C extends keyof Row<T> & string>(
+  db: Db,
+  table: T,
+  match: Match<T>,
+  columns: readonly C[],
+): Promise<(Pick<Row<T>, C> & MemberName)[]> {
+  let query = (db.selectFrom(`${table} as t`) as unknown as AnyListing)
+    .innerJoin('members as m', 'm.id', 't.member')
+    .select([...columns.map((c) => `t.${c}`), 'm.firstName', 'm.lastName']);
+  for (const [column, value] of Object.entries(match)) query = query.where(`t.${column}`, '=', value);
+  const rows = query.orderBy('m.firstName').orderBy('m.lastName').orderBy('t.member').execute();
+  return rows as Promise<(Pick<Row<T>, C> & MemberName)[]>;
+}
+
+interface AnyListing {
+  innerJoin(table: string, left: string, right: string): AnyListing;
+  select(columns: readonly string[]): AnyListing;
+  where(column: string, op: '=', value: unknown): AnyListing;
+  orderBy(column: string): AnyListing;
+  execute(): Promise<unknown[]>;
+}
+
+/**
+ * `columns` of the table known as `alias` in a joined select: `qualified('b', ['id', 'member'])`
+ * is `['b.id', 'b.member']`; the query checks the names.
+ */
+export function qualified<A extends string, C extends string>(
+  alias: A,
+  columns: readonly C[],
+): `${A}.${C}`[] {
+  return columns.map((column) => `${alias}.${column}` as `${A}.${C}`);
+}

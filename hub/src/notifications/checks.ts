@@ -9,8 +9,8 @@ import {
   bookingsStarting,
   bridgesOfflineSince,
   failingWebhooks,
-  packagesEnding,
-  trainingsExpiring,
+  endingBetween,
+  type Ending,
 } from './notifications.repository.js';
 import type { NotificationTiming } from './worker.js';
 
@@ -65,36 +65,37 @@ export async function queuePeriodicNotices(
       const today = localDate(new Date(now), zone || 'UTC');
       return untilDate !== null && untilDate >= today && untilDate <= addDays(today, days);
     };
-    const ending = await packagesEnding(trx, dateOf(now - day), dateOf(now + (packageEndingDays + 1) * day));
-    for (const p of ending.filter((row) => dueWithin(row.untilDate, row.timezone, packageEndingDays))) {
-      count(
-        await notify(trx, {
-          account: p.account,
-          member: p.member,
-          kind: 'packageEnding',
-          params: { memberPackageId: p.id, packageName: p.packageName, untilDate: p.untilDate },
-          dedupeKey: `packageEnding:${p.id}:${p.untilDate}`,
-          at,
-        }),
-      );
-    }
-    const expiring = await trainingsExpiring(
-      trx,
-      dateOf(now - day),
-      dateOf(now + (trainingExpiringDays + 1) * day),
-    );
-    for (const t of expiring.filter((row) => dueWithin(row.untilDate, row.timezone, trainingExpiringDays))) {
-      count(
-        await notify(trx, {
-          account: t.account,
-          member: t.member,
-          kind: 'trainingExpiring',
-          params: { memberTrainingId: t.id, courseTitle: t.courseTitle, untilDate: t.untilDate },
-          dedupeKey: `trainingExpiring:${t.id}:${t.untilDate}`,
-          at,
-        }),
-      );
-    }
+    // A package or training that ends within `days`: its member is told once per last day.
+    const remindEnding = async (
+      kind: 'packageEnding' | 'trainingExpiring',
+      table: Parameters<typeof endingBetween>[1],
+      days: number,
+      params: (row: Ending) => Record<string, unknown>,
+    ) => {
+      const ending = await endingBetween(trx, table, dateOf(now - day), dateOf(now + (days + 1) * day));
+      for (const row of ending.filter((r) => dueWithin(r.untilDate, r.timezone, days))) {
+        count(
+          await notify(trx, {
+            account: row.account,
+            member: row.member,
+            kind,
+            params: params(row),
+            dedupeKey: `${kind}:${row.id}:${row.untilDate}`,
+            at,
+          }),
+        );
+      }
+    };
+    await remindEnding('packageEnding', 'member_packages', packageEndingDays, (p) => ({
+      memberPackageId: p.id,
+      packageName: p.name,
+      untilDate: p.untilDate,
+    }));
+    await remindEnding('trainingExpiring', 'member_trainings', trainingExpiringDays, (t) => ({
+      memberTrainingId: t.id,
+      courseTitle: t.name,
+      untilDate: t.untilDate,
+    }));
     for (const b of await bridgesOfflineSince(trx, new Date(now - timing.bridgeOfflineMs).toISOString())) {
       count(
         await notifyAdmins(trx, {

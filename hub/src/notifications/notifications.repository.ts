@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { allWhere, type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
 import type { DialectName } from '../db/database.js';
 
 /**
@@ -40,12 +40,7 @@ export async function insertNotification(db: Db, n: NewNotification): Promise<bo
 
 /** A member's stored choices (JSON), undefined when they never chose. */
 export async function storedKinds(db: Db, memberId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('notification_settings')
-    .select('kinds')
-    .where('member', '=', memberId)
-    .executeTakeFirst();
-  return row?.kinds;
+  return (await firstWhere(db, 'notification_settings', { member: memberId }, ['kinds']))?.kinds;
 }
 
 export async function writeKinds(db: Db, member: { id: number; account: number }, kinds: string, at: string) {
@@ -62,13 +57,7 @@ export function recipientOf(db: Db, memberId: number) {
     .selectFrom('members as m')
     .innerJoin('spaces as s', 's.id', 'm.space')
     .select([
-      'm.id',
-      'm.account',
-      'm.firstName',
-      'm.lastName',
-      'm.emailAddress',
-      'm.language',
-      'm.privileges',
+      ...qualified('m', ['id', 'account', 'firstName', 'lastName', 'emailAddress', 'language', 'privileges']),
       's.name as spaceName',
       's.locale as spaceLocale',
       's.timezone',
@@ -120,23 +109,16 @@ export async function leaseDue(
 }
 
 export function notificationById(db: Db, id: number) {
-  return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'notifications', { id });
 }
 
 export async function markSent(db: Db, id: number, attempts: number, subject: string, at: string) {
-  await db
-    .updateTable('notifications')
-    .set({
-      state: 'sent',
-      attempts,
-      subject,
-      sentAt: at,
-      nextAttemptAt: null,
-      leaseUntil: null,
-      lastError: null,
-    })
-    .where('id', '=', id)
-    .execute();
+  await updateWhere(
+    db,
+    'notifications',
+    { id },
+    { state: 'sent', attempts, subject, sentAt: at, nextAttemptAt: null, leaseUntil: null, lastError: null },
+  );
 }
 
 /** A failed attempt: tried again at `nextAttemptAt`, or given up (`failed`) when that is null. */
@@ -148,23 +130,24 @@ export async function markAttemptFailed(
   subject: string | null,
   nextAttemptAt: string | null,
 ) {
-  await db
-    .updateTable('notifications')
-    .set({
+  await updateWhere(
+    db,
+    'notifications',
+    { id },
+    {
       state: nextAttemptAt ? 'queued' : 'failed',
       attempts,
       lastError: error.slice(0, 1000),
       subject,
       nextAttemptAt,
       leaseUntil: null,
-    })
-    .where('id', '=', id)
-    .execute();
+    },
+  );
 }
 
 /** The lease goes (the hub is closing): the mail waits for the next pass. */
 export async function releaseLease(db: Db, id: number) {
-  await db.updateTable('notifications').set({ leaseUntil: null }).where('id', '=', id).execute();
+  await updateWhere(db, 'notifications', { id }, { leaseUntil: null });
 }
 
 /** An admin's retry: a queued or failed mail of the account is due now. False when there is none. */
@@ -202,16 +185,18 @@ export function outboxOf(db: Db, accountId: number, limit: number, state?: strin
     .selectFrom('notifications as n')
     .leftJoin('members as m', 'm.id', 'n.member')
     .select([
-      'n.id',
-      'n.member',
-      'n.kind',
-      'n.subject',
-      'n.state',
-      'n.attempts',
-      'n.nextAttemptAt',
-      'n.lastError',
-      'n.sentAt',
-      'n.createdAt',
+      ...qualified('n', [
+        'id',
+        'member',
+        'kind',
+        'subject',
+        'state',
+        'attempts',
+        'nextAttemptAt',
+        'lastError',
+        'sentAt',
+        'createdAt',
+      ]),
       'm.firstName',
       'm.lastName',
     ])
@@ -239,13 +224,15 @@ export function bookingsStarting(db: Db, from: string, until: string) {
     .selectFrom('bookings as b')
     .innerJoin('resources as r', 'r.id', 'b.resource')
     .select([
-      'b.id',
-      'b.account',
-      'b.member',
-      'b.resource',
-      'b.fromDateTime',
-      'b.untilDateTime',
-      'b.createdAt',
+      ...qualified('b', [
+        'id',
+        'account',
+        'member',
+        'resource',
+        'fromDateTime',
+        'untilDateTime',
+        'createdAt',
+      ]),
       'r.name as resourceName',
     ])
     .where('b.state', '!=', 'cancelled')
@@ -254,30 +241,39 @@ export function bookingsStarting(db: Db, from: string, until: string) {
     .execute();
 }
 
-/** Member packages whose last day (untilDate) is in [fromDate, untilDate], with the package's name. */
-export function packagesEnding(db: Db, fromDate: string, untilDate: string) {
-  return db
-    .selectFrom('member_packages as mp')
-    .innerJoin('packages as p', 'p.id', 'mp.package')
-    .innerJoin('members as m', 'm.id', 'mp.member')
-    .leftJoin('spaces as s', 's.id', 'm.space')
-    .select(['mp.id', 'mp.account', 'mp.member', 'mp.untilDate', 'p.name as packageName', 's.timezone'])
-    .where('mp.untilDate', '>=', fromDate)
-    .where('mp.untilDate', '<=', untilDate)
-    .execute();
+/** What a member holds until a last day: packages (named) and trainings (of a titled course). */
+const holdings = {
+  member_packages: { parent: 'packages', via: 'package', name: 'name' },
+  member_trainings: { parent: 'training_courses', via: 'trainingCourse', name: 'title' },
+} as const;
+
+/** A member's package or training that ends, with its package's name or course's title. */
+export interface Ending {
+  id: number;
+  account: number;
+  member: number;
+  untilDate: string;
+  name: string;
+  /** The time zone of the member's space. */
+  timezone: string | null;
 }
 
-/** Member trainings that end in [fromDate, untilDate], with the course's title and the member's space's zone. */
-export function trainingsExpiring(db: Db, fromDate: string, untilDate: string) {
-  return db
-    .selectFrom('member_trainings as mt')
-    .innerJoin('training_courses as c', 'c.id', 'mt.trainingCourse')
-    .innerJoin('members as m', 'm.id', 'mt.member')
-    .leftJoin('spaces as s', 's.id', 'm.space')
-    .select(['mt.id', 'mt.account', 'mt.member', 'mt.untilDate', 'c.title as courseTitle', 's.timezone'])
-    .where('mt.untilDate', '>=', fromDate)
-    .where('mt.untilDate', '<=', untilDate)
-    .execute();
+/** Member packages or trainings whose last day (untilDate) is in [fromDate, untilDate]. */
+export async function endingBetween(
+  db: Db,
+  table: keyof typeof holdings,
+  fromDate: string,
+  untilDate: string,
+): Promise<Ending[]> {
+  const { parent, via, name } = holdings[table];
+  const { rows } = await sql<Ending>`
+    select e."id", e."account", e."member", e."untilDate", p.${sql.ref(name)} as "name", s."timezone"
+    from ${sql.table(table)} as e
+    inner join ${sql.table(parent)} as p on p."id" = e.${sql.ref(via)}
+    inner join "members" as m on m."id" = e."member"
+    left join "spaces" as s on s."id" = m."space"
+    where e."untilDate" between ${fromDate} and ${untilDate}`.execute(db);
+  return rows;
 }
 
 /** Bridges offline and last seen before `seenBefore`, with their resource's name. */
@@ -294,11 +290,13 @@ export function bridgesOfflineSince(db: Db, seenBefore: string) {
 
 /** Webhooks in state `failing`. */
 export function failingWebhooks(db: Db) {
-  return db
-    .selectFrom('webhooks')
-    .select(['id', 'account', 'label', 'failingSince', 'consecutiveFailures'])
-    .where('state', '=', 'failing')
-    .execute();
+  return allWhere(db, 'webhooks', { state: 'failing' }, [
+    'id',
+    'account',
+    'label',
+    'failingSince',
+    'consecutiveFailures',
+  ]);
 }
 
 /** The id of the member's newest completed payment (0: none): a low balance is told once per payment. */

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere, insertReturning, qualified } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { CheckInsTable } from '../db/schema.js';
 
@@ -18,7 +18,7 @@ export function openCheckIn(db: Db, space: number, member: number): Promise<Chec
 }
 
 export function checkInById(db: Db, id: number): Promise<CheckInRow | undefined> {
-  return db.selectFrom('check_ins').selectAll().where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'check_ins', { id });
 }
 
 export function insertCheckIn(
@@ -33,22 +33,18 @@ export function insertCheckIn(
     by: number | null;
   },
 ): Promise<CheckInRow> {
-  return db
-    .insertInto('check_ins')
-    .values({
-      account: row.account,
-      space: row.space,
-      member: row.member,
-      state: 'in',
-      checkedInAt: row.at,
-      checkInMethod: row.method,
-      checkInResource: row.resource,
-      createdAt: row.at,
-      updatedAt: row.at,
-      updatedBy: row.by,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return insertReturning(db, 'check_ins', {
+    account: row.account,
+    space: row.space,
+    member: row.member,
+    state: 'in',
+    checkedInAt: row.at,
+    checkInMethod: row.method,
+    checkInResource: row.resource,
+    createdAt: row.at,
+    updatedAt: row.at,
+    updatedBy: row.by,
+  });
 }
 
 /** Ends a stay if it is still open; undefined when it was ended already (a second tap or the job). */
@@ -126,11 +122,8 @@ export function presentMembers(db: Db, space: number) {
     .innerJoin('members', 'members.id', 'check_ins.member')
     .leftJoin('presence_settings', 'presence_settings.member', 'check_ins.member')
     .select([
-      'check_ins.id',
-      'check_ins.member',
-      'check_ins.checkedInAt',
-      'members.firstName',
-      'members.lastName',
+      ...qualified('check_ins', ['id', 'member', 'checkedInAt']),
+      ...qualified('members', ['firstName', 'lastName']),
       'presence_settings.showPresence',
     ])
     .where('check_ins.space', '=', space)
@@ -161,20 +154,11 @@ export async function occupancyLimitOf(reads: FastReads, space: number): Promise
 }
 
 export function spaceOf(db: Db, space: number) {
-  return db
-    .selectFrom('spaces')
-    .select(['id', 'account', 'timezone', 'occupancyLimit'])
-    .where('id', '=', space)
-    .executeTakeFirst();
+  return firstWhere(db, 'spaces', { id: space }, ['id', 'account', 'timezone', 'occupancyLimit']);
 }
 
 export async function showPresenceOf(db: Db, member: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('presence_settings')
-    .select('showPresence')
-    .where('member', '=', member)
-    .executeTakeFirst();
-  return row?.showPresence === 1;
+  return (await firstWhere(db, 'presence_settings', { member }, ['showPresence']))?.showPresence === 1;
 }
 
 export async function putShowPresence(db: Db, account: number, member: number, show: boolean, at: string) {
@@ -197,11 +181,14 @@ export function heldDoors(db: Db) {
 }
 
 export function doorRow(db: Db, id: number) {
-  return db
-    .selectFrom('resources')
-    .select(['id', 'account', 'space', 'controlType', 'unlockMode', 'state'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return firstWhere(db, 'resources', { id }, [
+    'id',
+    'account',
+    'space',
+    'controlType',
+    'unlockMode',
+    'state',
+  ]);
 }
 
 /** Members' allowed entries at the door since `since` (a firstIn door opens at the first). */
@@ -218,7 +205,7 @@ export async function entriesSince(db: Db, resource: number, since: string): Pro
 }
 
 export function doorLock(db: Db, resource: number) {
-  return db.selectFrom('door_locks').selectAll().where('resource', '=', resource).executeTakeFirst();
+  return firstWhere(db, 'door_locks', { resource });
 }
 
 export async function putDoorLock(

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { allWhere, type Db, firstWhere, insertReturning, updateWhere } from '../db/crud.js';
 import { isPostgres } from '../db/fast-reads.js';
 import type { ProblemReportPhotosTable, ProblemReportsTable } from '../db/schema.js';
 
@@ -92,7 +92,7 @@ export function reportRowForUpdate(db: Db, id: number): Promise<ProblemReportRow
 }
 
 export function insertReport(db: Db, row: Insertable<ProblemReportsTable>): Promise<ProblemReportRow> {
-  return db.insertInto('problem_reports').values(row).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'problem_reports', row);
 }
 
 export async function updateReport(
@@ -100,7 +100,7 @@ export async function updateReport(
   id: number,
   values: Partial<Omit<ProblemReportRow, 'id' | 'account' | 'resource'>>,
 ): Promise<void> {
-  await db.updateTable('problem_reports').set(values).where('id', '=', id).execute();
+  await updateWhere(db, 'problem_reports', { id }, values);
 }
 
 /** The other open unsafe reports of a resource, oldest first. */
@@ -122,7 +122,7 @@ export function reportPhoto(
   db: Db,
   report: number,
 ): Promise<Selectable<ProblemReportPhotosTable> | undefined> {
-  return db.selectFrom('problem_report_photos').selectAll().where('report', '=', report).executeTakeFirst();
+  return firstWhere(db, 'problem_report_photos', { report });
 }
 
 /** Stores the report's photo, replacing the one it had. */
@@ -133,77 +133,32 @@ export async function putReportPhoto(db: Db, row: Insertable<ProblemReportPhotos
 
 // ---- maintainers ----
 
-/** The maintainers of a resource type, with their names, by name. */
-export function maintainersOfType(db: Db, type: number) {
-  return db
-    .selectFrom('resource_type_maintainers as t')
-    .innerJoin('members as m', 'm.id', 't.member')
-    .select(['t.type', 't.member', 't.createdAt', 't.createdBy', 'm.firstName', 'm.lastName'])
-    .where('t.type', '=', type)
-    .orderBy('m.firstName')
-    .orderBy('m.lastName')
-    .orderBy('t.member')
-    .execute();
-}
-
-export function maintainer(db: Db, type: number, member: number) {
-  return db
-    .selectFrom('resource_type_maintainers')
-    .selectAll()
-    .where('type', '=', type)
-    .where('member', '=', member)
-    .executeTakeFirst();
-}
-
-export function insertMaintainer(
-  db: Db,
-  row: { type: number; member: number; account: number; createdAt: string; createdBy: number | null },
-) {
-  return db.insertInto('resource_type_maintainers').values(row).returningAll().executeTakeFirstOrThrow();
-}
-
-export async function deleteMaintainer(db: Db, type: number, member: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('resource_type_maintainers')
-    .where('type', '=', type)
-    .where('member', '=', member)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
-}
-
 /** Ids of the resource types a member maintains. */
 export async function typesMaintainedBy(db: Db, member: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('resource_type_maintainers')
-    .select('type')
-    .where('member', '=', member)
-    .execute();
-  return rows.map((r) => r.type);
+  return (await allWhere(db, 'resource_type_maintainers', { member }, ['type'])).map((r) => r.type);
+}
+
+/** Active members of the account (`m`): ids and e-mail addresses, by id, to narrow further. */
+function activeAddresses(db: Db, account: number) {
+  return db
+    .selectFrom('members as m')
+    .select(['m.id as memberId', 'm.emailAddress'])
+    .where('m.account', '=', account)
+    .where('m.state', '=', 'active')
+    .orderBy('m.id');
 }
 
 /** Active members of the account who maintain this resource type: ids and e-mail addresses, by id. */
 export function activeMaintainerAddresses(db: Db, account: number, type: number) {
-  return db
-    .selectFrom('resource_type_maintainers as t')
-    .innerJoin('members as m', 'm.id', 't.member')
-    .select(['m.id as memberId', 'm.emailAddress'])
+  return activeAddresses(db, account)
+    .innerJoin('resource_type_maintainers as t', 't.member', 'm.id')
     .where('t.type', '=', type)
-    .where('m.account', '=', account)
-    .where('m.state', '=', 'active')
-    .orderBy('m.id')
     .execute();
 }
 
 /** Active admins and owners of the account: ids and e-mail addresses, by id. */
 export function activeAdminAddresses(db: Db, account: number) {
-  return db
-    .selectFrom('members')
-    .select(['id as memberId', 'emailAddress'])
-    .where('account', '=', account)
-    .where('state', '=', 'active')
-    .where('privileges', 'in', ['admin', 'owner'])
-    .orderBy('id')
-    .execute();
+  return activeAddresses(db, account).where('m.privileges', 'in', ['admin', 'owner']).execute();
 }
 
 /** A resource's account and type (for the recipients of its reports). */

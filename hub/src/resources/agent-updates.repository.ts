@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, qualified, selectWhere, updateWhere } from '../db/crud.js';
 import type { AgentUpdatesTable } from '../db/schema.js';
 
 export type AgentUpdateRow = Selectable<AgentUpdatesTable>;
@@ -15,11 +15,9 @@ export async function bridgesForUpdates(db: Db, account: number | null, resource
     .selectFrom('bridges')
     .innerJoin('resources', 'resources.id', 'bridges.resource')
     .select([
-      'bridges.resource as resource',
-      'bridges.account as account',
+      ...qualified('bridges', ['resource', 'account']),
       'resources.name as name',
-      'bridges.offline as offline',
-      'bridges.agentVersion as agentVersion',
+      ...qualified('bridges', ['offline', 'agentVersion']),
     ])
     .orderBy('resources.name')
     .orderBy('bridges.resource');
@@ -33,11 +31,7 @@ export async function bridgesForUpdates(db: Db, account: number | null, resource
 
 export async function agentUpdatesOf(db: Db, resources: readonly number[]): Promise<AgentUpdateRow[]> {
   if (resources.length === 0) return [];
-  return db
-    .selectFrom('agent_updates')
-    .selectAll()
-    .where('resource', 'in', [...resources])
-    .execute();
+  return selectWhere(db, 'agent_updates', { resource: resources });
 }
 
 /** A new update for the bridge replaces the one before. */
@@ -57,11 +51,5 @@ export async function setAgentUpdateStep(
   updateId: string,
   change: { step: string; error: string | null; updatedAt: string },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('agent_updates')
-    .set(change)
-    .where('resource', '=', resource)
-    .where('updateId', '=', updateId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return (await updateWhere(db, 'agent_updates', { resource, updateId }, change)) > 0;
 }

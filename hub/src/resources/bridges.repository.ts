@@ -1,5 +1,14 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import {
+  allWhere,
+  type Db,
+  deleteWhere,
+  firstWhere,
+  insertReturning,
+  qualified,
+  selectWhere,
+  updateWhere,
+} from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { BridgesTable, MembersTable, ResourcesTable } from '../db/schema.js';
 
@@ -30,20 +39,17 @@ export async function setBridgeOnline(
   at: string,
   agent?: { agentVersion: string; hardware: string },
 ): Promise<void> {
-  await db
-    .updateTable('bridges')
-    .set({ offline: 0, ...(agent ?? {}), lastSeenAt: at, updatedAt: at })
-    .where('resource', '=', resourceId)
-    .execute();
+  await updateWhere(
+    db,
+    'bridges',
+    { resource: resourceId },
+    { offline: 0, ...agent, lastSeenAt: at, updatedAt: at },
+  );
 }
 
 /** A request of an HTTP bridge: online and seen now (its record's change time stays). */
 export async function setBridgeSeen(db: Db, resourceId: number, at: string): Promise<void> {
-  await db
-    .updateTable('bridges')
-    .set({ offline: 0, lastSeenAt: at })
-    .where('resource', '=', resourceId)
-    .execute();
+  await updateWhere(db, 'bridges', { resource: resourceId }, { offline: 0, lastSeenAt: at });
 }
 
 /** The relay's state as the bridge reports it (or as the hub knows it from an HTTP bridge's session). */
@@ -52,15 +58,16 @@ export async function setRelayState(
   resourceId: number,
   state: { inUse: boolean; relaySince: string; lastSeenAt?: string },
 ): Promise<void> {
-  await db
-    .updateTable('bridges')
-    .set({
+  await updateWhere(
+    db,
+    'bridges',
+    { resource: resourceId },
+    {
       inUse: state.inUse ? 1 : 0,
       relaySince: state.relaySince,
       ...(state.lastSeenAt === undefined ? {} : { lastSeenAt: state.lastSeenAt }),
-    })
-    .where('resource', '=', resourceId)
-    .execute();
+    },
+  );
 }
 
 /** The resources whose bridge is flagged online. */
@@ -83,15 +90,15 @@ export function heartbeatBridges(db: Db) {
 }
 
 export function findBridge(db: Db, resourceId: number): Promise<BridgeRow | undefined> {
-  return db.selectFrom('bridges').selectAll().where('resource', '=', resourceId).executeTakeFirst();
+  return firstWhere(db, 'bridges', { resource: resourceId });
 }
 
 export async function deleteBridgeRow(db: Db, resourceId: number): Promise<void> {
-  await db.deleteFrom('bridges').where('resource', '=', resourceId).execute();
+  await deleteWhere(db, 'bridges', { resource: resourceId });
 }
 
 export function insertBridgeRow(db: Db, values: Insertable<BridgesTable>): Promise<BridgeRow> {
-  return db.insertInto('bridges').values(values).returningAll().executeTakeFirstOrThrow();
+  return insertReturning(db, 'bridges', values);
 }
 
 /** Changes a bridge's settings; its config version goes up (the agent works from it). */
@@ -115,11 +122,12 @@ export async function setBridgeKey(
   key: { apiKeyHash: string; apiKeyEncrypted: string },
   at: string,
 ): Promise<void> {
-  await db
-    .updateTable('bridges')
-    .set({ ...key, duplicateDeviceAt: null, duplicateDeviceAddresses: null, updatedAt: at })
-    .where('resource', '=', resource)
-    .execute();
+  await updateWhere(
+    db,
+    'bridges',
+    { resource },
+    { ...key, duplicateDeviceAt: null, duplicateDeviceAddresses: null, updatedAt: at },
+  );
 }
 
 /** Two devices use the bridge's key; answers the bridge's account (none without a bridge). */
@@ -138,24 +146,24 @@ export function bridgeConfigRow(db: Db, resourceId: number) {
     .selectFrom('resources')
     .innerJoin('bridges', 'bridges.resource', 'resources.id')
     .select([
-      'resources.name',
-      'resources.account',
-      'resources.space',
-      'resources.type',
-      'resources.state',
-      'resources.requiresTraining',
-      'resources.controlType',
-      'resources.pulseSeconds',
-      'resources.maxOfflineUsage',
-      'resources.codeMode',
-      'resources.switchOnCodeEncrypted',
-      'resources.unlockMode',
-      'resources.idleTimeoutSeconds',
-      'resources.idleWarningSeconds',
-      'resources.busyGraceSeconds',
-      'bridges.configVersion',
-      'bridges.heartbeatInterval',
-      'bridges.apiKeyEncrypted',
+      ...qualified('resources', [
+        'name',
+        'account',
+        'space',
+        'type',
+        'state',
+        'requiresTraining',
+        'controlType',
+        'pulseSeconds',
+        'maxOfflineUsage',
+        'codeMode',
+        'switchOnCodeEncrypted',
+        'unlockMode',
+        'idleTimeoutSeconds',
+        'idleWarningSeconds',
+        'busyGraceSeconds',
+      ]),
+      ...qualified('bridges', ['configVersion', 'heartbeatInterval', 'apiKeyEncrypted']),
     ])
     .where('resources.id', '=', resourceId)
     .executeTakeFirst();
@@ -163,31 +171,28 @@ export function bridgeConfigRow(db: Db, resourceId: number) {
 
 /** The account's bridges get a new config version; answers their resources. */
 export async function bumpConfigVersions(db: Db, account: number): Promise<number[]> {
-  const bridges = await db.selectFrom('bridges').select('resource').where('account', '=', account).execute();
+  const bridges = await allWhere(db, 'bridges', { account }, ['resource']);
   if (bridges.length === 0) return [];
-  await db
-    .updateTable('bridges')
-    .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
-    .where('account', '=', account)
-    .execute();
+  await bumpConfigVersionWhere(db, 'account', account);
   return bridges.map((b) => b.resource);
 }
 
 /** The bridges of these resources. */
 export function bridgesOf(db: Db, resources: readonly number[]): Promise<BridgeRow[]> {
-  return db
-    .selectFrom('bridges')
-    .selectAll()
-    .where('resource', 'in', [...resources])
-    .execute();
+  return selectWhere(db, 'bridges', { resource: resources });
 }
 
 /** The resource's bridge gets a new config version (its resource changed). */
 export async function bumpConfigVersion(db: Db, resource: number): Promise<void> {
+  await bumpConfigVersionWhere(db, 'resource', resource);
+}
+
+/** The config version goes up for one resource's bridge or all of an account's. */
+async function bumpConfigVersionWhere(db: Db, column: 'resource' | 'account', value: number) {
   await db
     .updateTable('bridges')
     .set((eb) => ({ configVersion: eb('configVersion', '+', 1) }))
-    .where('resource', '=', resource)
+    .where(column, '=', value)
     .execute();
 }
 

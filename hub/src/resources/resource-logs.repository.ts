@@ -1,6 +1,6 @@
 import type { ResourceLogType } from '@makerspace/shared';
 import type { SelectQueryBuilder } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, selectFirstWhere } from '../db/crud.js';
 import type { Database } from '../db/schema.js';
 import { badRequest } from '../errors.js';
 
@@ -47,15 +47,13 @@ const iso = (time: string) => new Date(time).toISOString();
 
 /** The id of the resource's newest allowed log. */
 export async function newestAllowedLog(db: Db, resource: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('resource_logs')
-    .select('id')
-    .where('resource', '=', resource)
-    .where('type', '=', 'allowed')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id;
+  const newest = await selectFirstWhere(
+    db,
+    'resource_logs',
+    { resource, type: 'allowed' },
+    { columns: ['id'], orderBy: ['id desc'], limit: 1 },
+  );
+  return newest?.id;
 }
 
 /** The members a page of logs names, as the logs show them (the identity area's table). */

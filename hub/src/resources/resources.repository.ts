@@ -1,4 +1,4 @@
-import type { Db } from '../db/crud.js';
+import { type Db, firstWhere, qualified } from '../db/crud.js';
 import { type FastReads, isPostgres } from '../db/fast-reads.js';
 import type { Caller } from '../kernel/caller.js';
 import { isAdmin } from '../kernel/caller.js';
@@ -29,12 +29,12 @@ export function resourceRowForUpdate(db: Db, id: number) {
 
 /** A resource's id and account. */
 export function resourceAccount(db: Db, id: number) {
-  return db.selectFrom('resources').select(['id', 'account']).where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'resources', { id }, ['id', 'account']);
 }
 
 /** A resource's id and control type (door or machine). */
 export function resourceControl(db: Db, id: number) {
-  return db.selectFrom('resources').select(['id', 'controlType']).where('id', '=', id).executeTakeFirst();
+  return firstWhere(db, 'resources', { id }, ['id', 'controlType']);
 }
 
 /** Each resource's last use: its newest allowed log, with how it stopped. */
@@ -44,10 +44,8 @@ export function lastUseRows(db: Db, resourceIds: number[]) {
     .innerJoin('resource_logs', 'resource_logs.id', 'resources.lastUsedLog')
     .select([
       'resources.id as resource',
-      'resource_logs.id as id',
       'resource_logs.createdAt as at',
-      'resource_logs.member as member',
-      'resource_logs.stopType as stopType',
+      ...qualified('resource_logs', ['id', 'member', 'stopType']),
     ])
     .where('resources.id', 'in', resourceIds)
     .execute();

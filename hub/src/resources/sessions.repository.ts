@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
 import { rawRows } from '../db/fast-reads.js';
 import type { MembersTable, ResourceLogsTable, ResourcesTable } from '../db/schema.js';
@@ -153,14 +153,9 @@ export function tapLog(db: Db, resource: number, tapId: string) {
     .selectFrom('resource_logs as l')
     .leftJoin('members as m', 'm.id', 'l.member')
     .select([
-      'l.id',
-      'l.type',
-      'l.reason',
-      'l.stoppedAt',
-      'l.offline',
+      ...qualified('l', ['id', 'type', 'reason', 'stoppedAt', 'offline']),
       'm.id as memberId',
-      'm.firstName',
-      'm.lastName',
+      ...qualified('m', ['firstName', 'lastName']),
     ])
     .where('l.resource', '=', resource)
     .where('l.clientId', '=', tapId)
@@ -169,7 +164,7 @@ export function tapLog(db: Db, resource: number, tapId: string) {
 
 /** The log tells a decision the bridge took offline. */
 export async function setLogOffline(db: Db, id: number): Promise<void> {
-  await db.updateTable('resource_logs').set({ offline: 1 }).where('id', '=', id).execute();
+  await updateWhere(db, 'resource_logs', { id }, { offline: 1 });
 }
 
 /** The resource's running sessions (allowed logs not stopped). */

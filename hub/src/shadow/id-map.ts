@@ -1,6 +1,5 @@
-import type { Db } from '../db/crud.js';
 import { importedIdOf, importedIds } from '../import/import-ids.repository.js';
-import { existingIds } from './shadow.repository.js';
+import { type Db, existsWhere } from '../db/crud.js';
 
 /**
  * How the other server's member and resource ids become ours: through the moving-in importer's
@@ -21,7 +20,9 @@ export function sameIds(db: Db, account: number): IdTranslation {
   const look = async (kind: 'member' | 'resource', id: number) => {
     let found = known[kind].get(id);
     if (found === undefined) {
-      found = (await existingIds(db, kind === 'member' ? 'members' : 'resources', account, [id])).length > 0;
+      found = await (kind === 'member'
+        ? existsWhere(db, 'members', { account, id })
+        : existsWhere(db, 'resources', { account, id }));
       known[kind].set(id, found);
     }
     return found ? id : null;

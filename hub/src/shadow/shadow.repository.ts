@@ -1,45 +1,21 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/crud.js';
+import { type Db, deleteWhere, firstWhere, insertReturning, qualified, selectWhere } from '../db/crud.js';
 import type { ShadowDecisionsTable, ShadowReceiversTable } from '../db/schema.js';
 
-/** Which of these ids our account has (members or resources). */
-export async function existingIds(
-  db: Db,
-  table: 'members' | 'resources',
-  account: number,
-  ids: number[],
-): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom(table)
-    .select('id')
-    .where('account', '=', account)
-    .where('id', 'in', ids)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-export const memberRow = (db: Db, account: number, id: number) =>
-  db.selectFrom('members').selectAll().where('account', '=', account).where('id', '=', id).executeTakeFirst();
+export const memberRow = (db: Db, account: number, id: number) => firstWhere(db, 'members', { account, id });
 
 export const resourceRow = (db: Db, account: number, id: number) =>
-  db
-    .selectFrom('resources')
-    .selectAll()
-    .where('account', '=', account)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  firstWhere(db, 'resources', { account, id });
 
 /** Of these logs of the source, those already compared. */
 export async function comparedLogs(db: Db, source: string, logs: number[]): Promise<Set<number>> {
-  if (logs.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('shadow_decisions')
-    .select('remoteLog')
-    .where('source', '=', source)
-    .where('remoteLog', 'in', logs)
-    .execute();
-  return new Set(rows.map((r) => r.remoteLog));
+  const compared = await selectWhere(
+    db,
+    'shadow_decisions',
+    { source, remoteLog: logs },
+    { columns: ['remoteLog'] },
+  );
+  return new Set(compared.map((r) => r.remoteLog));
 }
 
 /** The time of the latest compared log of the source (where the next run goes on). */
@@ -64,25 +40,19 @@ export async function insertShadowDecision(db: Db, row: Insertable<ShadowDecisio
 
 /** Per source and resource: decisions compared and agreed. */
 export async function agreementByResource(db: Db, account: number) {
+  const keys = qualified('shadow_decisions', ['source', 'remoteResource', 'resource']);
   return db
     .selectFrom('shadow_decisions')
     .leftJoin('resources', 'resources.id', 'shadow_decisions.resource')
     .select((eb) => [
-      'shadow_decisions.source as source',
-      'shadow_decisions.remoteResource as remoteResource',
-      'shadow_decisions.resource as resource',
+      ...keys,
       'resources.name as resourceName',
       eb.fn.countAll<number>().as('compared'),
       eb.fn.sum<number>('shadow_decisions.agrees').as('agreed'),
       eb.fn.max('shadow_decisions.at').as('latest'),
     ])
     .where('shadow_decisions.account', '=', account)
-    .groupBy([
-      'shadow_decisions.source',
-      'shadow_decisions.remoteResource',
-      'shadow_decisions.resource',
-      'resources.name',
-    ])
+    .groupBy([...keys, 'resources.name'])
     .orderBy('shadow_decisions.source')
     .orderBy('shadow_decisions.remoteResource')
     .execute();
@@ -95,21 +65,19 @@ export async function disagreements(db: Db, account: number, limit: number) {
     .leftJoin('resources', 'resources.id', 'shadow_decisions.resource')
     .leftJoin('members', 'members.id', 'shadow_decisions.member')
     .select([
-      'shadow_decisions.source as source',
-      'shadow_decisions.remoteLog as remoteLog',
-      'shadow_decisions.at as at',
-      'shadow_decisions.remoteResource as remoteResource',
-      'shadow_decisions.remoteMember as remoteMember',
-      'shadow_decisions.resource as resource',
-      'shadow_decisions.member as member',
+      ...qualified('shadow_decisions', [
+        'source',
+        'remoteLog',
+        'at',
+        'remoteResource',
+        'remoteMember',
+        'resource',
+        'member',
+      ]),
       'resources.name as resourceName',
       'members.firstName as firstName',
       'members.lastName as lastName',
-      'shadow_decisions.theirs as theirs',
-      'shadow_decisions.theirReason as theirReason',
-      'shadow_decisions.ours as ours',
-      'shadow_decisions.ourReason as ourReason',
-      'shadow_decisions.ourMessage as ourMessage',
+      ...qualified('shadow_decisions', ['theirs', 'theirReason', 'ours', 'ourReason', 'ourMessage']),
     ])
     .where('shadow_decisions.account', '=', account)
     .where('shadow_decisions.agrees', '=', 0)
@@ -127,19 +95,13 @@ export async function firstAccount(db: Db): Promise<number | undefined> {
 export const shadowReceivers = (db: Db, account: number) =>
   db.selectFrom('shadow_receivers').selectAll().where('account', '=', account).orderBy('id').execute();
 
-export const shadowReceiver = (db: Db, id: number) =>
-  db.selectFrom('shadow_receivers').selectAll().where('id', '=', id).executeTakeFirst();
+export const shadowReceiver = (db: Db, id: number) => firstWhere(db, 'shadow_receivers', { id });
 
 export const shadowReceiverOf = (db: Db, account: number, source: string) =>
-  db
-    .selectFrom('shadow_receivers')
-    .selectAll()
-    .where('account', '=', account)
-    .where('source', '=', source)
-    .executeTakeFirst();
+  firstWhere(db, 'shadow_receivers', { account, source });
 
 export const insertShadowReceiver = (db: Db, row: Insertable<ShadowReceiversTable>) =>
-  db.insertInto('shadow_receivers').values(row).returningAll().executeTakeFirstOrThrow();
+  insertReturning(db, 'shadow_receivers', row);
 
 export const updateShadowReceiver = (
   db: Db,
@@ -154,10 +116,5 @@ export const updateShadowReceiver = (
     .executeTakeFirstOrThrow();
 
 export async function deleteShadowReceiver(db: Db, account: number, id: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('shadow_receivers')
-    .where('account', '=', account)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return (await deleteWhere(db, 'shadow_receivers', { account, id })) > 0;
 }

@@ -12,6 +12,8 @@ import {
   resourceRow,
 } from './shadow.repository.js';
 
+type DisagreementRow = Awaited<ReturnType<typeof disagreements>>[number];
+
 /*
  * Shadow mode (docs/MOVING.md): read the decisions another access server logged (Fabman's
  * resource logs, or another hub's), and ask our access policy what it decides for the same
@@ -244,22 +246,8 @@ export interface ShadowReport {
     agreed: number;
     latest: string | null;
   }[];
-  disagreements: {
-    source: string;
-    remoteLog: number;
-    at: string;
-    remoteResource: number;
-    remoteMember: number | null;
-    resource: number | null;
-    resourceName: string | null;
-    member: number | null;
-    memberName: string | null;
-    theirs: string;
-    theirReason: string | null;
-    ours: string;
-    ourReason: string | null;
-    ourMessage: string | null;
-  }[];
+  /** The decisions compared, with our resource's name and our member's full name. */
+  disagreements: (Omit<DisagreementRow, 'firstName' | 'lastName'> & { memberName: string | null })[];
 }
 
 /** Agreement per resource, and the latest disagreements (newest first) with both reasons. */

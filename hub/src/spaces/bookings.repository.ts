@@ -1,7 +1,9 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
-import type { Db } from '../db/crud.js';
-import type { Database } from '../db/schema.js';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type Db, qualified, updateWhere } from '../db/crud.js';
+import type { BookingsTable, Database } from '../db/schema.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
+
+export type BookingRow = Selectable<BookingsTable>;
 
 /** The list's time range (`from`/`until` are aliases) and space filters. */
 export function bookingFilters(
@@ -27,22 +29,40 @@ export async function lockResourceRow(trx: Db, resourceId: number): Promise<void
   await sql`select id from resources where id = ${resourceId} for update`.execute(trx);
 }
 
+/** Confirmed bookings (as `b`), other than `except` (the one being changed) when given. */
+function confirmedBookings(db: Db, except: number | null = null) {
+  const query = db.selectFrom('bookings as b').where('b.state', '=', 'confirmed');
+  return except === null ? query : query.where('b.id', '!=', except);
+}
+
+/** Confirmed bookings of the resource overlapping [from, until), other than `except`. */
+function overlapping(db: Db, resourceId: number, slot: Slot, except: number | null = null) {
+  return confirmedBookings(db, except)
+    .where('b.resource', '=', resourceId)
+    .where('b.fromDateTime', '<', slot.until)
+    .where('b.untilDateTime', '>', slot.from);
+}
+
+interface Slot {
+  from: string;
+  until: string;
+}
+
 /** A confirmed booking of the resource overlapping [from, until), other than `except`. */
-export function overlappingBooking(
-  db: Db,
-  resourceId: number,
-  slot: { from: string; until: string },
-  except: number | null,
-) {
-  let query = db
-    .selectFrom('bookings')
-    .select(['id', 'member', 'fromDateTime', 'untilDateTime'])
-    .where('resource', '=', resourceId)
-    .where('state', '=', 'confirmed')
-    .where('fromDateTime', '<', slot.until)
-    .where('untilDateTime', '>', slot.from);
-  if (except !== null) query = query.where('id', '!=', except);
-  return query.executeTakeFirst();
+export function overlappingBooking(db: Db, resourceId: number, slot: Slot, except: number | null) {
+  return overlapping(db, resourceId, slot, except)
+    .select(qualified('b', ['id', 'member', 'fromDateTime', 'untilDateTime']))
+    .executeTakeFirst();
+}
+
+/** Confirmed bookings of a resource that overlap [from, until), oldest first: when and whose. */
+export function busyTimes(db: Db, resourceId: number, from: string, until: string) {
+  return overlapping(db, resourceId, { from, until })
+    .select(qualified('b', ['fromDateTime', 'untilDateTime', 'member']))
+    .orderBy('b.fromDateTime')
+    .orderBy('b.id')
+    .limit(1000)
+    .execute();
 }
 
 /** The member's confirmed bookings in the space starting in [from, until), other than `except`. */
@@ -50,20 +70,17 @@ export function memberBookingsStarting(
   db: Db,
   memberId: number,
   spaceId: number,
-  range: { from: string; until: string },
+  range: Slot,
   except: number | null,
 ) {
-  let query = db
-    .selectFrom('bookings as b')
+  return confirmedBookings(db, except)
     .innerJoin('resources as r', 'r.id', 'b.resource')
     .select(['b.fromDateTime', 'b.untilDateTime'])
     .where('b.member', '=', memberId)
     .where('r.space', '=', spaceId)
-    .where('b.state', '=', 'confirmed')
     .where('b.fromDateTime', '>=', range.from)
-    .where('b.fromDateTime', '<', range.until);
-  if (except !== null) query = query.where('b.id', '!=', except);
-  return query.execute();
+    .where('b.fromDateTime', '<', range.until)
+    .execute();
 }
 
 /**
@@ -79,21 +96,15 @@ export function bookableResourceRow(db: Db, caller: Caller, id: number) {
 
 /** The calendar feed's bookings: confirmed, of the space, ending after `since`, by start. */
 export function calendarBookings(db: Db, spaceId: number, since: string) {
-  return db
-    .selectFrom('bookings as b')
+  return confirmedBookings(db)
     .innerJoin('resources as r', 'r.id', 'b.resource')
     .innerJoin('members as m', 'm.id', 'b.member')
     .select([
-      'b.id',
-      'b.fromDateTime',
-      'b.untilDateTime',
-      'b.updatedAt',
+      ...qualified('b', ['id', 'fromDateTime', 'untilDateTime', 'updatedAt']),
       'r.name as resourceName',
-      'm.firstName',
-      'm.lastName',
+      ...qualified('m', ['firstName', 'lastName']),
     ])
     .where('r.space', '=', spaceId)
-    .where('b.state', '=', 'confirmed')
     .where('b.untilDateTime', '>', since)
     .orderBy('b.fromDateTime')
     .limit(5000)
@@ -102,5 +113,5 @@ export function calendarBookings(db: Db, spaceId: number, since: string) {
 
 /** Marks a booking charged (bookings). */
 export async function markBookingCharged(db: Db, bookingId: number): Promise<void> {
-  await db.updateTable('bookings').set({ charged: 1 }).where('id', '=', bookingId).execute();
+  await updateWhere(db, 'bookings', { id: bookingId }, { charged: 1 });
 }

@@ -1,11 +1,10 @@
 import type { BookingRecord } from '@makerspace/shared';
-import type { Selectable } from 'kysely';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { bool, defined } from '../db/crud.js';
-import { columnsOf, flags, inAccount, recordEvents, requiredRow, stampColumns } from '../db/records.js';
-import type { BookingsTable, ResourcesTable } from '../db/schema.js';
+import { flags, inAccount, recordEvents, recordOf, requiredRow } from '../db/records.js';
+import type { ResourceRow } from '../access/policy.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
 import { conflict, forbidden, unprocessable } from '../errors.js';
 import { memberEventRecord } from '../identity/members.js';
@@ -14,6 +13,7 @@ import { holidaysDuring, withinOpeningHours } from './schedule.js';
 import { accountOrOwn } from '../db/records.js';
 import {
   bookableResourceRow,
+  type BookingRow,
   lockResourceRow,
   memberBookingsStarting,
   overlappingBooking,
@@ -21,12 +21,9 @@ import {
 import { holidaysEndingAfter, openingHoursOf, type SpaceRow, spaceById } from './spaces.repository.js';
 import { addDays, localDate, localDateTime, wallTime, zonedInstant } from '../kernel/zoned-time.js';
 
-export type BookingRow = Selectable<BookingsTable>;
-type ResourceRow = Selectable<ResourcesTable>;
-
 export function bookingRecord(row: BookingRow): BookingRecord {
   return {
-    ...columnsOf(row, [
+    ...recordOf(row, [
       'id',
       'account',
       'resource',
@@ -35,7 +32,6 @@ export function bookingRecord(row: BookingRow): BookingRecord {
       'untilDateTime',
       'state',
       'notes',
-      ...stampColumns,
     ]),
     ...flags(row, ['charged']),
   };

@@ -42,20 +42,8 @@ export async function setupFacts(db: Db, accountId: number) {
   };
 }
 
-/** Confirmed bookings of a resource that overlap [from, until), oldest first: when and whose. */
-export function busyTimes(db: Db, resourceId: number, from: string, until: string) {
-  return db
-    .selectFrom('bookings')
-    .select(['fromDateTime', 'untilDateTime', 'member'])
-    .where('resource', '=', resourceId)
-    .where('state', '=', 'confirmed')
-    .where('untilDateTime', '>', from)
-    .where('fromDateTime', '<', until)
-    .orderBy('fromDateTime')
-    .orderBy('id')
-    .limit(1000)
-    .execute();
-}
+/** Confirmed bookings of a resource that overlap a period (the calendar of the checklist). */
+export { busyTimes } from './bookings.repository.js';
 
 /** The space's time zone (the resource's space). */
 export { spaceTimeZone as timezoneOfSpace } from './spaces.repository.js';

@@ -3,7 +3,7 @@ import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { insertRow } from '../db/collection-rows.js';
 import { type Db, firstWhere } from '../db/crud.js';
 import { defined } from '../db/crud.js';
-import { columnsOf, flags, stampColumns } from '../db/records.js';
+import { columnsOf, flags, recordOf, stampColumns } from '../db/records.js';
 import type { Database, HolidaysTable, SpaceBillingSettingsTable, SpacesTable } from '../db/schema.js';
 import { conflict, staleLockVersion, unprocessable } from '../errors.js';
 import { type Caller, isAdmin } from '../kernel/caller.js';
@@ -195,24 +195,17 @@ export async function replaceOpeningHours(trx: Db, space: SpaceRow, hours: Openi
 // ---- holidays ----
 
 export function holidayRecord(row: HolidayRow): HolidayRecord {
-  return columnsOf(row, [
-    'id',
-    'space',
-    'title',
-    'fromDateTime',
-    'untilDateTime',
-    'affects',
-    ...stampColumns,
-  ]);
+  return recordOf(row, ['id', 'space', 'title', 'fromDateTime', 'untilDateTime', 'affects']);
+}
+
+/** The space's holidays, to narrow further. */
+function holidaysOf(db: Db, spaceId: number) {
+  return db.selectFrom('holidays').where('space', '=', spaceId);
 }
 
 /** The space's holidays that are not over on its wall clock at `at`. */
 export function upcomingHolidays(db: Db, space: SpaceRow, at: Date) {
-  return db
-    .selectFrom('holidays')
-    .selectAll()
-    .where('space', '=', space.id)
-    .where('untilDateTime', '>=', localDateTime(at, space.timezone));
+  return holidaysOf(db, space.id).selectAll().where('untilDateTime', '>=', localDateTime(at, space.timezone));
 }
 
 /** Of a space's holidays (`base`), those not over on the space's wall clock at `at`. */
@@ -232,23 +225,15 @@ export async function upcomingOnly(
 
 /** The space's holidays ending after `localFrom` (a wall-clock time), when, and their titles. */
 export function holidaysEndingAfter(db: Db, spaceId: number, localFrom: string) {
-  return db
-    .selectFrom('holidays')
+  return holidaysOf(db, spaceId)
     .select(['fromDateTime', 'untilDateTime', 'title'])
-    .where('space', '=', spaceId)
     .where('untilDateTime', '>', localFrom)
     .execute();
 }
 
 /** The space's holidays, by start (at most 1000). */
 export function holidaysOfSpace(db: Db, spaceId: number) {
-  return db
-    .selectFrom('holidays')
-    .selectAll()
-    .where('space', '=', spaceId)
-    .orderBy('fromDateTime')
-    .limit(1000)
-    .execute();
+  return holidaysOf(db, spaceId).selectAll().orderBy('fromDateTime').limit(1000).execute();
 }
 
 function checkHolidayRange(from: string, until: string) {
@@ -290,7 +275,7 @@ export function holidayChanges(row: HolidayRow, input: Partial<HolidayInput> & {
 
 export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsRecord {
   return {
-    ...columnsOf(row, [
+    ...recordOf(row, [
       'id',
       'space',
       'account',
@@ -315,7 +300,6 @@ export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsR
       'invoiceAddress',
       'invoiceTaxId',
       'invoiceLogoType',
-      ...stampColumns,
     ]),
     ...flags(row, ['stripeLivemode', 'enableSepa']),
     // The secrets themselves are sealed and never answered.

@@ -1,14 +1,16 @@
-import { type Db, firstWhere } from '../db/crud.js';
-import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
+import type { Db } from '../db/crud.js';
+import { forbidden, notFound } from '../errors.js';
 import { memberById, membersMatching } from '../identity/members.repository.js';
-import { type Caller, isAdmin, seesAccount } from '../kernel/caller.js';
+import { type Caller, isAdmin } from '../kernel/caller.js';
 import {
-  coursesOfTrainer,
-  courseTrainer,
-  deleteCourseTrainer,
-  insertCourseTrainer,
-  trainersOfCourse,
-} from './trainers.repository.js';
+  addRoleHolder,
+  type MemberRole,
+  removeRoleHolder,
+  roleHeld,
+  roleHolders,
+  visibleSubject,
+} from '../resources/member-roles.js';
+import { coursesOfTrainer } from './trainers.repository.js';
 
 /**
  * Trainers (docs/DECISIONS.md, "Trainers"): an admin makes a member trainer of given courses; a
@@ -16,70 +18,34 @@ import {
  * existing POST /members/{id}/trainings. Admins record any course, as before.
  */
 
-/** The course the caller sees (its account), or 404. */
-async function visibleCourse(db: Db, caller: Caller, courseId: number) {
-  const course = await firstWhere(db, 'training_courses', { id: courseId });
-  if (!course || !seesAccount(caller, course.account)) throw notFound('Training course');
-  return course;
-}
-
-export function trainerRecord(row: {
-  course: number;
-  member: number;
-  createdAt: string;
-  createdBy: number | null;
-  firstName?: string;
-  lastName?: string | null;
-}) {
-  const record = {
-    trainingCourse: row.course,
-    member: row.member,
-    createdAt: row.createdAt,
-    createdBy: row.createdBy,
-  };
-  if (row.firstName === undefined) return record;
-  return {
-    ...record,
-    _embedded: { member: { id: row.member, firstName: row.firstName, lastName: row.lastName ?? null } },
-  };
-}
+const trainers: MemberRole<'trainingCourse', 'course_trainers'> = {
+  table: 'course_trainers',
+  subject: 'course',
+  recordKey: 'trainingCourse',
+  subjectTable: 'training_courses',
+  subjectName: 'Training course',
+  alreadyHeld: { message: 'This member already trains this course', data: { alreadyTrainer: true } },
+  holderName: 'Trainer',
+};
 
 /** GET /training-courses/{id}/trainers: every member of the account may see who trains a course. */
-export async function courseTrainers(db: Db, caller: Caller, courseId: number) {
-  const course = await visibleCourse(db, caller, courseId);
-  return (await trainersOfCourse(db, course.id)).map(trainerRecord);
+export function courseTrainers(db: Db, caller: Caller, courseId: number) {
+  return roleHolders(db, caller, trainers, courseId);
 }
 
 /** POST /training-courses/{id}/trainers (admins): the member may record trainings of the course. */
-export async function addCourseTrainer(
-  db: Db,
-  caller: Caller,
-  courseId: number,
-  memberId: number,
-  at: string,
-) {
-  const course = await visibleCourse(db, caller, courseId);
-  const member = await memberById(db, memberId);
-  if (!member || member.account !== course.account) {
-    throw unprocessable(`Member ${memberId} does not exist in this account`, { unknownMember: true });
-  }
-  if (await courseTrainer(db, course.id, member.id)) {
-    throw conflict('This member already trains this course', { alreadyTrainer: true });
-  }
-  const row = await insertCourseTrainer(db, {
-    course: course.id,
-    member: member.id,
-    account: course.account,
-    createdAt: at,
-    createdBy: caller.memberId || null,
-  });
-  return trainerRecord({ ...row, firstName: member.firstName, lastName: member.lastName });
+export function addCourseTrainer(db: Db, caller: Caller, courseId: number, memberId: number, at: string) {
+  return addRoleHolder(db, caller, trainers, courseId, memberId, at);
 }
 
 /** DELETE /training-courses/{id}/trainers/{memberId} (admins). Trainings they signed stay. */
-export async function removeCourseTrainer(db: Db, caller: Caller, courseId: number, memberId: number) {
-  const course = await visibleCourse(db, caller, courseId);
-  if (!(await deleteCourseTrainer(db, course.id, memberId))) throw notFound('Trainer');
+export function removeCourseTrainer(db: Db, caller: Caller, courseId: number, memberId: number) {
+  return removeRoleHolder(db, caller, trainers, courseId, memberId);
+}
+
+/** Does the member train the course? */
+export function trainsCourse(db: Db, courseId: number, memberId: number) {
+  return roleHeld(db, trainers, courseId, memberId);
 }
 
 /**
@@ -89,7 +55,7 @@ export async function removeCourseTrainer(db: Db, caller: Caller, courseId: numb
  */
 export async function traineeOfTrainer(db: Db, caller: Caller, memberId: number, courseId: number) {
   if (isAdmin(caller)) throw new Error('admins record trainings through findMember');
-  const trains = caller.memberId ? await courseTrainer(db, courseId, caller.memberId) : undefined;
+  const trains = caller.memberId ? await trainsCourse(db, courseId, caller.memberId) : undefined;
   if (!trains) {
     throw forbidden('Only admins and the trainers of this course may record its trainings', {
       reason: 'notTrainer',
@@ -117,8 +83,8 @@ export async function isTrainerFor(db: Db, caller: Caller, memberId: number): Pr
 
 /** Members a trainer may pick by name (id and name only): active members of the account. */
 export async function traineeCandidates(db: Db, caller: Caller, courseId: number, q: string) {
-  const course = await visibleCourse(db, caller, courseId);
-  if (!isAdmin(caller) && !(await courseTrainer(db, course.id, caller.memberId))) {
+  const course = await visibleSubject(db, caller, trainers, courseId);
+  if (!isAdmin(caller) && !(await trainsCourse(db, course.id, caller.memberId))) {
     throw forbidden('Only admins and the trainers of this course may look for trainees', {
       reason: 'notTrainer',
     });

@@ -14,7 +14,7 @@ import {
   trainingTapById,
   waitingTapAt,
 } from './training-taps.repository.js';
-import { courseTrainer } from './trainers.repository.js';
+import { trainsCourse } from './trainers.js';
 
 /** How long a trainer's "tap your card now" waits for the trainee. */
 export const TRAINING_TAP_WAIT_MS = 2 * 60_000;
@@ -57,7 +57,7 @@ export async function openTrainingTap(
   if (!course || course.account !== resource.account) {
     throw unprocessable(`Training course ${courseId} does not exist`, { unknownTrainingCourse: true });
   }
-  if (!isAdmin(caller) && !(await courseTrainer(db, course.id, caller.memberId))) {
+  if (!isAdmin(caller) && !(await trainsCourse(db, course.id, caller.memberId))) {
     throw forbidden('Only admins and the trainers of this course may record its trainings', {
       reason: 'notTrainer',
       trainingCourse: course.id,

@@ -1,5 +1,5 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, firstWhere, selectWhere } from '../db/crud.js';
 import { defined } from '../db/crud.js';
 import { insertRow } from '../db/collection-rows.js';
 import { recordEvents, recordOf } from '../db/records.js';
@@ -108,13 +108,9 @@ export async function courseResources(db: Db, courseIds: number[]): Promise<Map<
 async function checkResources(db: Db, account: number, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return unique;
-  const found = await db
-    .selectFrom('resources')
-    .select('id')
-    .where('account', '=', account)
-    .where('id', 'in', unique)
-    .execute();
-  const known = new Set(found.map((r) => r.id));
+  const known = new Set(
+    (await selectWhere(db, 'resources', { account, id: unique }, { columns: ['id'] })).map((r) => r.id),
+  );
   const unknown = unique.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw unprocessable(`Unknown resources: ${unknown.join(', ')}`, { unknownResources: unknown });
@@ -172,23 +168,27 @@ export async function refuseDeleteOfTakenCourse(db: Db, course: TrainingCourseRo
   }
 }
 
+type CourseQuery = SelectQueryBuilder<any, 'training_courses', object>;
+
 /** Courses a member trains. */
-export function coursesTrainedBy<Q extends SelectQueryBuilder<any, 'training_courses', object>>(
-  query: Q,
-  member: number,
-): Q {
-  return query.where('training_courses.id', 'in', (eb: any) =>
-    eb.selectFrom('course_trainers').select('course').where('member', '=', member),
-  ) as Q;
+export function coursesTrainedBy<Q extends CourseQuery>(query: Q, member: number): Q {
+  return coursesLinked(query, 'course_trainers', 'member', member);
 }
 
 /** Courses that qualify for a resource. */
-export function coursesOfResource<Q extends SelectQueryBuilder<any, 'training_courses', object>>(
+export function coursesOfResource<Q extends CourseQuery>(query: Q, resource: number): Q {
+  return coursesLinked(query, 'training_course_resources', 'resource', resource);
+}
+
+/** Courses named by the rows of a link table whose `column` is `value`. */
+function coursesLinked<Q extends CourseQuery>(
   query: Q,
-  resource: number,
+  table: 'course_trainers' | 'training_course_resources',
+  column: 'member' | 'resource',
+  value: number,
 ): Q {
   return query.where('training_courses.id', 'in', (eb: any) =>
-    eb.selectFrom('training_course_resources').select('course').where('resource', '=', resource),
+    eb.selectFrom(table).select('course').where(column, '=', value),
   ) as Q;
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Db, firstWhere } from '../db/crud.js';
+import { type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
 import type { SendResult } from './delivery.js';
 
 /**
@@ -22,11 +22,7 @@ export async function moveWebhookState(db: Db, webhookId: number, from: string[]
 
 /** A delivery succeeded: the webhook's run of failures ends. */
 export async function clearWebhookFailures(db: Db, webhookId: number): Promise<void> {
-  await db
-    .updateTable('webhooks')
-    .set({ consecutiveFailures: 0, failingSince: null })
-    .where('id', '=', webhookId)
-    .execute();
+  await updateWhere(db, 'webhooks', { id: webhookId }, { consecutiveFailures: 0, failingSince: null });
 }
 
 /**
@@ -145,7 +141,7 @@ export async function leaseDelivery(db: Db, id: number, at: string, lease: strin
 
 /** The lease goes; the delivery waits for the next pass. */
 export async function releaseDelivery(db: Db, id: number): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ leaseUntil: null }).where('id', '=', id).execute();
+  await updateWhere(db, 'webhook_deliveries', { id }, { leaseUntil: null });
 }
 
 /** What the worker needs to send one delivery: its attempts, the webhook and the event. */
@@ -158,12 +154,9 @@ export function deliveryToSend(db: Db, id: number) {
       'd.attempts',
       'w.urlEncrypted',
       'w.state as webhookState',
-      'w.secretEncrypted',
-      'w.failingSince',
+      ...qualified('w', ['secretEncrypted', 'failingSince']),
       'e.id as eventId',
-      'e.type',
-      'e.createdAt',
-      'e.details',
+      ...qualified('e', ['type', 'createdAt', 'details']),
     ])
     .where('d.id', '=', id)
     .executeTakeFirst();
@@ -176,11 +169,12 @@ export async function markDelivered(
   attempts: number,
   deliveredAt: string,
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'delivered', attempts, deliveredAt, nextAttemptAt: null, leaseUntil: null })
-    .where('id', '=', id)
-    .execute();
+  await updateWhere(
+    db,
+    'webhook_deliveries',
+    { id },
+    { state: 'delivered', attempts, deliveredAt, nextAttemptAt: null, leaseUntil: null },
+  );
 }
 
 /** A queued delivery failed: tried again at `nextAttemptAt`, its lease gone. */
@@ -190,11 +184,7 @@ export async function scheduleRetry(
   attempts: number,
   nextAttemptAt: string,
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ attempts, nextAttemptAt, leaseUntil: null })
-    .where('id', '=', id)
-    .execute();
+  await updateWhere(db, 'webhook_deliveries', { id }, { attempts, nextAttemptAt, leaseUntil: null });
 }
 
 /** The webhook's pending deliveries (those up to `upToId` when given) are due at `at`. */
@@ -244,15 +234,16 @@ export async function finishDelivery(
   id: number,
   outcome: { ok: boolean; attempts: number; at: string },
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
+  await updateWhere(
+    db,
+    'webhook_deliveries',
+    { id },
+    {
       state: outcome.ok ? 'delivered' : 'failed',
       attempts: outcome.attempts,
       deliveredAt: outcome.ok ? outcome.at : null,
-    })
-    .where('id', '=', id)
-    .execute();
+    },
+  );
 }
 
 // Attempts.
