@@ -1,4 +1,4 @@
-import { columns } from './columns.js';
+import { required, texts } from './columns.js';
 import { migration } from './migration.js';
 import { accountTable, index } from './tables.js';
 
@@ -9,16 +9,9 @@ import { accountTable, index } from './tables.js';
 export const shadowReceivers = migration(
   async (db, dialect) => {
     await accountTable(db, 'shadow_receivers', dialect)
-      .$call(
-        columns({
-          source: 'text not null',
-          secretHash: 'text not null',
-          createdAt: 'text not null',
-          rotatedAt: 'text not null',
-          lastEventAt: 'text',
-          updatedBy: 'integer',
-        }),
-      )
+      .$call(required('text', 'source', 'secretHash', 'createdAt', 'rotatedAt'))
+      .$call(texts('lastEventAt'))
+      .addColumn('updatedBy', 'integer')
       .execute();
     await index(db, 'shadow_receivers', ['account', 'source'], true);
   },
