@@ -46,7 +46,12 @@ const dayRange = (records: string, day: string) => ({
   from: from.describe(`Only ${records} on or after this day (${day})`),
   until: until.describe(`Only ${records} on or before this day (${day})`),
 });
-const searchText = (what: string) => z.string().max(200).optional().describe(`Search text (${what})`);
+
+/** `from` and `until` (dayRange), and `q`: a search text in the records' `searched` text. */
+const dayRangeAndSearch = (records: string, day: string, searched: string) => ({
+  ...dayRange(records, day),
+  q: z.string().max(200).optional().describe(`Search text (${searched})`),
+});
 
 export const chargeFilterParams = {
   member: Id.optional(),
@@ -57,8 +62,7 @@ export const chargeFilterParams = {
     .describe('true: only charges on no invoice yet; false: only invoiced ones'),
   resourceLog: Id.optional(),
   booking: Id.optional(),
-  ...dayRange('charges', 'UTC, YYYY-MM-DD'),
-  q: searchText('description'),
+  ...dayRangeAndSearch('charges', 'UTC, YYYY-MM-DD', 'description'),
 };
 export const ChargeFilters = z.object(chargeFilterParams);
 export type ChargeFilters = z.infer<typeof ChargeFilters>;
@@ -116,8 +120,7 @@ export const invoiceFilterParams = {
   member: Id.optional(),
   space: Id.optional(),
   state: InvoiceState.optional(),
-  ...dayRange('invoices dated', "the invoice's date"),
-  q: searchText('invoice number'),
+  ...dayRangeAndSearch('invoices dated', "the invoice's date", 'invoice number'),
 };
 export const InvoiceFilters = z.object(invoiceFilterParams);
 export type InvoiceFilters = z.infer<typeof InvoiceFilters>;
