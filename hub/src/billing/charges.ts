@@ -363,17 +363,16 @@ async function unbilled(
   return resource && member ? { resource, member } : null;
 }
 
+/** Bills one use of a resource (a session, a booking) by its id, once: null when nothing is to bill. */
+type UseBiller = (trx: Db, ctx: BillingContext, id: number) => Promise<UsageBill | null>;
+
 /**
  * Bills a stopped machine session (resource log): pricePerUsage, plus busy and idle time each in
  * units of its granularity rounded up (at least pricingMinDurationSeconds in all), minus the
  * covering permission's usage discount, paid from the member's credits first; the rest becomes a
  * charge. Runs once per log: a second call returns null. The hub calls it when a session stops.
  */
-export async function chargeForStoppedSession(
-  trx: Db,
-  ctx: BillingContext,
-  logId: number,
-): Promise<UsageBill | null> {
+export const chargeForStoppedSession: UseBiller = async (trx, ctx, logId) => {
   const log = await rowById(trx, 'resource_logs', logId);
   if (!log?.stoppedAt || log.member === null || log.type !== 'allowed') return null;
   const found = await unbilled(trx, 'resourceLog', log.id, log.resource, log.member);
@@ -400,18 +399,14 @@ export async function chargeForStoppedSession(
       description: `${resource.name}: ${Math.max(1, Math.ceil(duration / 60))} min`,
     },
   });
-}
+};
 
 /**
  * Bills a booking of a resource with pricePerBooking (per pricePerBookingSeconds, rounded up),
  * minus the booking discount of the covering permission, from booking credits first. Once per
  * booking; marks the booking `charged`.
  */
-export async function chargeForBooking(
-  trx: Db,
-  ctx: BillingContext,
-  bookingId: number,
-): Promise<UsageBill | null> {
+export const chargeForBooking: UseBiller = async (trx, ctx, bookingId) => {
   const booking = await rowById(trx, 'bookings', bookingId);
   if (!booking || booking.state === 'cancelled') return null;
   const found = await unbilled(trx, 'booking', booking.id, booking.resource, booking.member);
@@ -433,7 +428,7 @@ export async function chargeForBooking(
   });
   await markBookingCharged(trx, booking.id);
   return bill;
-}
+};
 
 /** charge_created/updated/deleted {charge, member}. */
 export const emitCharge = recordEvents<ChargeRow, 'charge'>(async (db, row) => ({
