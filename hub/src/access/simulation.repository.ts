@@ -1,4 +1,12 @@
-import { allWhere, type Db, firstWhere, selectWhere } from '../db/crud.js';
+import {
+  allWhere,
+  type Db,
+  firstWhere,
+  type MemberTable,
+  selectWhere,
+  type TableRow,
+  type Where,
+} from '../db/crud.js';
 import type { MemberRow, ResourceRow } from './policy.js';
 
 /*
@@ -118,26 +126,22 @@ export async function policyInputRows(
 ): Promise<PolicyInputRows> {
   const byMembers = async <T>(read: (ids: number[]) => Promise<T[]>) =>
     (await Promise.all(chunks(memberIds).map(read))).flat();
+  /** `columns` of the rows of a member's table (packages, trainings) that these members hold. */
+  const heldByMembers = <T extends MemberTable, C extends keyof TableRow<T> & string>(
+    table: T,
+    columns: readonly C[],
+  ) => byMembers((ids) => selectWhere(db, table, { member: ids } as Where<T>, { columns }));
   const byResources = async <T>(read: (ids: number[]) => Promise<T[]>) =>
     (await Promise.all(chunks(resourceIds).map(read))).flat();
   const spaces = spaceIds.length === 0 ? [0] : spaceIds;
   return {
-    memberPackages: await byMembers((ids) =>
-      selectWhere(
-        db,
-        'member_packages',
-        { member: ids },
-        { columns: ['member', 'package', 'fromDate', 'untilDate'] },
-      ),
-    ),
-    memberTrainings: await byMembers((ids) =>
-      selectWhere(
-        db,
-        'member_trainings',
-        { member: ids },
-        { columns: ['member', 'trainingCourse', 'fromDate', 'untilDate'] },
-      ),
-    ),
+    memberPackages: await heldByMembers('member_packages', ['member', 'package', 'fromDate', 'untilDate']),
+    memberTrainings: await heldByMembers('member_trainings', [
+      'member',
+      'trainingCourse',
+      'fromDate',
+      'untilDate',
+    ]),
     bookings: await byResources((ids) =>
       db
         .selectFrom('bookings')
