@@ -373,3 +373,75 @@ export function qualified<A extends string, C extends string>(
 ): `${A}.${C}`[] {
   return columns.map((column) => `${alias}.${column}` as `${A}.${C}`);
 }
+
+/** The tables with a `resource` column (a row about one resource). */
+export type ResourceTable = {
+  [T in keyof Database]: Row<T> extends { resource: number } ? T : never;
+}[keyof Database];
+
+/** A member's name beside a row of theirs, both null when the member is gone. */
+export interface MaybeMemberName {
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/**
+ * The rows of `table` that meet `where`, as `read` asks (only its `columns`), each with its
+ * member's name; null names when the member is gone.
+ */
+export function selectWhereWithMemberName<T extends MemberTable, C extends Column<T>>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+  read: Omit<Read<T, C>, 'distinct'> & { columns: readonly C[] },
+): Promise<(Pick<Row<T>, C> & MaybeMemberName)[]> {
+  const join = { table: 'members', via: 'member', outer: true, columns: ['p.firstName', 'p.lastName'] };
+  return readingJoined(db, table, join, where, read) as Promise<(Pick<Row<T>, C> & MaybeMemberName)[]>;
+}
+
+/**
+ * The rows of `table` that meet `where`, as `read` asks (only its `columns`), each with its
+ * resource's name (`resourceName`).
+ */
+export function selectWhereWithResourceName<T extends ResourceTable, C extends Column<T>>(
+  db: Db,
+  table: T,
+  where: Where<T>,
+  read: Omit<Read<T, C>, 'distinct'> & { columns: readonly C[] },
+): Promise<(Pick<Row<T>, C> & { resourceName: string })[]> {
+  const join = { table: 'resources', via: 'resource', outer: false, columns: ['p.name as resourceName'] };
+  return readingJoined(db, table, join, where, read) as Promise<
+    (Pick<Row<T>, C> & { resourceName: string })[]
+  >;
+}
+
+/**
+ * The rows of `table` (as `t`) that meet `where`, joined with the row their `via` column refers
+ * to (`join.table` as `p`; a left join when `outer`): the read's columns of `t`, then `join.columns`.
+ */
+function readingJoined(
+  db: Db,
+  table: keyof Database,
+  join: { table: string; via: string; outer: boolean; columns: readonly string[] },
+  where: Record<string, unknown>,
+  read: { columns: readonly string[]; orderBy?: readonly string[]; limit?: number },
+): Promise<unknown[]> {
+  // Kysely cannot type a query over a table chosen at run time: the exported signatures do.
+  const from = db.selectFrom(`${table} as t` as keyof Database) as unknown as JoiningQuery;
+  const parent = [`${join.table} as p`, 'p.id', `t.${join.via}`] as const;
+  const joined = join.outer ? from.leftJoin(...parent) : from.innerJoin(...parent);
+  const conditions = Object.entries(where).map(([column, condition]) => [`t.${column}`, condition]);
+  let query = narrowed(joined, Object.fromEntries(conditions));
+  if (!query) return Promise.resolve([]);
+  query = query.select([...read.columns.map((column) => `t.${column}`), ...join.columns]);
+  for (const order of read.orderBy ?? []) {
+    const [column, direction] = order.split(' ');
+    query = direction === 'desc' ? query.orderBy(`t.${column}`, 'desc') : query.orderBy(`t.${column}`);
+  }
+  return (read.limit === undefined ? query : query.limit(read.limit)).execute();
+}
+
+interface JoiningQuery {
+  innerJoin(table: string, left: string, right: string): LooseQuery;
+  leftJoin(table: string, left: string, right: string): LooseQuery;
+}

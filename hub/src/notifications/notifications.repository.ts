@@ -1,5 +1,13 @@
 import { sql } from 'kysely';
-import { allWhere, type Db, firstWhere, qualified, updateWhere } from '../db/crud.js';
+import {
+  allWhere,
+  type Db,
+  firstWhere,
+  qualified,
+  selectWhereWithMemberName,
+  selectWhereWithResourceName,
+  updateWhere,
+} from '../db/crud.js';
 import type { DialectName } from '../db/database.js';
 
 /**
@@ -179,30 +187,28 @@ export async function pruneOutbox(db: Db, before: string, keysBefore: string) {
     .execute();
 }
 
+/** What the outbox shows of a mail (with its recipient's name). */
+const outboxColumns = [
+  'id',
+  'member',
+  'kind',
+  'subject',
+  'state',
+  'attempts',
+  'nextAttemptAt',
+  'lastError',
+  'sentAt',
+  'createdAt',
+] as const;
+
 /** The account's outbox, newest first, with the recipients' names. */
 export function outboxOf(db: Db, accountId: number, limit: number, state?: string) {
-  let query = db
-    .selectFrom('notifications as n')
-    .leftJoin('members as m', 'm.id', 'n.member')
-    .select([
-      ...qualified('n', [
-        'id',
-        'member',
-        'kind',
-        'subject',
-        'state',
-        'attempts',
-        'nextAttemptAt',
-        'lastError',
-        'sentAt',
-        'createdAt',
-      ]),
-      'm.firstName',
-      'm.lastName',
-    ])
-    .where('n.account', '=', accountId);
-  if (state) query = query.where('n.state', '=', state);
-  return query.orderBy('n.id', 'desc').limit(limit).execute();
+  return selectWhereWithMemberName(
+    db,
+    'notifications',
+    { account: accountId, state },
+    { columns: outboxColumns, orderBy: ['id desc'], limit },
+  );
 }
 
 export async function outboxCounts(db: Db, accountId: number): Promise<Record<string, number>> {
@@ -220,25 +226,12 @@ export async function outboxCounts(db: Db, accountId: number): Promise<Record<st
 
 /** Bookings (not cancelled) starting in [from, until), with their resource's name. */
 export function bookingsStarting(db: Db, from: string, until: string) {
-  return db
-    .selectFrom('bookings as b')
-    .innerJoin('resources as r', 'r.id', 'b.resource')
-    .select([
-      ...qualified('b', [
-        'id',
-        'account',
-        'member',
-        'resource',
-        'fromDateTime',
-        'untilDateTime',
-        'createdAt',
-      ]),
-      'r.name as resourceName',
-    ])
-    .where('b.state', '!=', 'cancelled')
-    .where('b.fromDateTime', '>=', from)
-    .where('b.fromDateTime', '<', until)
-    .execute();
+  return selectWhereWithResourceName(
+    db,
+    'bookings',
+    { state: { '<>': 'cancelled' }, fromDateTime: { '>=': from, '<': until } },
+    { columns: ['id', 'account', 'member', 'resource', 'fromDateTime', 'untilDateTime', 'createdAt'] },
+  );
 }
 
 /** What a member holds until a last day: packages (named) and trainings (of a titled course). */
@@ -278,14 +271,12 @@ export async function endingBetween(
 
 /** Bridges offline and last seen before `seenBefore`, with their resource's name. */
 export function bridgesOfflineSince(db: Db, seenBefore: string) {
-  return db
-    .selectFrom('bridges as b')
-    .innerJoin('resources as r', 'r.id', 'b.resource')
-    .select(['b.resource', 'b.account', 'b.lastSeenAt', 'r.name as resourceName'])
-    .where('b.offline', '=', 1)
-    .where('b.lastSeenAt', 'is not', null)
-    .where('b.lastSeenAt', '<', seenBefore)
-    .execute();
+  return selectWhereWithResourceName(
+    db,
+    'bridges',
+    { offline: 1, lastSeenAt: { '<': seenBefore } },
+    { columns: ['resource', 'account', 'lastSeenAt'] },
+  );
 }
 
 /** Webhooks in state `failing`. */
