@@ -140,31 +140,34 @@ export function setDuplicateDevice(db: Db, resource: number, addresses: readonly
     .executeTakeFirst();
 }
 
+/** What a bridge's config takes of its resource's settings. */
+const configSettings = [
+  'name',
+  'account',
+  'space',
+  'type',
+  'state',
+  'requiresTraining',
+  'controlType',
+  'pulseSeconds',
+  'maxOfflineUsage',
+  'codeMode',
+  'switchOnCodeEncrypted',
+  'unlockMode',
+  'idleTimeoutSeconds',
+  'idleWarningSeconds',
+  'busyGraceSeconds',
+] as const;
+
+/** What a bridge's config takes of the bridge itself. */
+const configOfBridge = ['configVersion', 'heartbeatInterval', 'apiKeyEncrypted'] as const;
+
 /** What a bridge's config is made of: its resource's settings and its own. */
 export function bridgeConfigRow(db: Db, resourceId: number) {
   return db
     .selectFrom('resources')
     .innerJoin('bridges', 'bridges.resource', 'resources.id')
-    .select([
-      ...qualified('resources', [
-        'name',
-        'account',
-        'space',
-        'type',
-        'state',
-        'requiresTraining',
-        'controlType',
-        'pulseSeconds',
-        'maxOfflineUsage',
-        'codeMode',
-        'switchOnCodeEncrypted',
-        'unlockMode',
-        'idleTimeoutSeconds',
-        'idleWarningSeconds',
-        'busyGraceSeconds',
-      ]),
-      ...qualified('bridges', ['configVersion', 'heartbeatInterval', 'apiKeyEncrypted']),
-    ])
+    .select([...qualified('resources', configSettings), ...qualified('bridges', configOfBridge)])
     .where('resources.id', '=', resourceId)
     .executeTakeFirst();
 }
