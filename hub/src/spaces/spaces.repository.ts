@@ -273,34 +273,37 @@ export function holidayChanges(row: HolidayRow, input: Partial<HolidayInput> & {
 
 // ---- billing settings ----
 
+/** The billing settings' columns a record shows as stored (then its stamps). */
+const billingSettingsFields = [
+  'id',
+  'space',
+  'account',
+  'currency',
+  'taxPercent',
+  'invoiceNumberPrefix',
+  'nextInvoiceNumber',
+  'invoiceHeader',
+  'invoiceFooter',
+  'defaultInvoiceDeadline',
+  'defaultInvoiceDeadlineUnit',
+  'statementName',
+  'stripeUser',
+  'stripePublicKey',
+  'stripeName',
+  'sepaCreditorId',
+  'sepaIban',
+  'sepaAccountOwnerName',
+  'sepaMandateText',
+  'sepaBic',
+  'invoiceName',
+  'invoiceAddress',
+  'invoiceTaxId',
+  'invoiceLogoType',
+] as const;
+
 export function billingSettingsRecord(row: BillingSettingsRow): BillingSettingsRecord {
   return {
-    ...recordOf(row, [
-      'id',
-      'space',
-      'account',
-      'currency',
-      'taxPercent',
-      'invoiceNumberPrefix',
-      'nextInvoiceNumber',
-      'invoiceHeader',
-      'invoiceFooter',
-      'defaultInvoiceDeadline',
-      'defaultInvoiceDeadlineUnit',
-      'statementName',
-      'stripeUser',
-      'stripePublicKey',
-      'stripeName',
-      'sepaCreditorId',
-      'sepaIban',
-      'sepaAccountOwnerName',
-      'sepaMandateText',
-      'sepaBic',
-      'invoiceName',
-      'invoiceAddress',
-      'invoiceTaxId',
-      'invoiceLogoType',
-    ]),
+    ...recordOf(row, billingSettingsFields),
     ...flags(row, ['stripeLivemode', 'enableSepa']),
     // The secrets themselves are sealed and never answered.
     stripeSecretKeySet: row.stripeSecretKey !== null,
