@@ -10,7 +10,7 @@ import { accountOf, adminOnly, type Caller } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';
-import type { OperationDoc } from './openapi-doc.js';
+import { lockedDescription, type OperationDoc, removedDescription, type WriteDoc } from './openapi-doc.js';
 import { pathId } from './params.js';
 import type { HubServices } from './services.js';
 
@@ -60,9 +60,11 @@ export interface Collection<T extends Table, Rec = unknown> {
   /**
    * Each operation's docs in the makerspace's words (http/openapi-doc.ts); an operation without
    * them gets a generated summary and description (`Create a training course`, ...). A write the
-   * docs describe says `admins` by its rule (the default), not by its docs.
+   * docs describe says `admins` by its rule (the default), not by its docs. An update under
+   * `lockVersion` begins its description with how that works, a delete ends with its 204: theirs
+   * say only what is particular (`WriteDoc`).
    */
-  docs?: Partial<Record<Part, OperationDoc>>;
+  docs?: { [P in Part]?: P extends 'update' | 'remove' ? WriteDoc : OperationDoc };
   /**
    * The rows the caller sees, as a select from `table` (tenant scoping). May read the parent
    * from `params` and throw 404 when the caller does not see it. Reads through `db` (a
@@ -486,10 +488,16 @@ function registerAt<T extends Table>(
   const written = (part: Part, summary: string, description: string) => {
     const doc = c.docs?.[part];
     if (!doc) return { tags, summary, description };
+    const declared =
+      part === 'update' && !c.update?.write
+        ? lockedDescription(doc.description)
+        : part === 'remove'
+          ? removedDescription(doc.description)
+          : (doc.description ?? '');
     const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
-    const also = aka && !doc.description.includes('Also at') ? ` Also at ${main}.` : '';
+    const also = aka && !declared.includes('Also at') ? ` Also at ${main}.` : '';
     const admins = isWrite(part) && c[part]?.rule !== 'member';
-    return { tags, ...doc, ...(admins ? { admins } : {}), description: `${doc.description}${also}` };
+    return { tags, ...doc, ...(admins ? { admins } : {}), description: `${declared}${also}` };
   };
   const docs = (part: Part, verb: string, description: string) =>
     written(part, `${verb} ${a} ${noun}`, description);

@@ -8,7 +8,7 @@ import { memberRoute } from '../http/route.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../kernel/caller.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
@@ -34,7 +34,8 @@ export const accounts = collection({
     },
     update: {
       summary: 'Change the account',
-      description: `${lockedNote} Owners and admins change its name, locale, billing contact and \`inviteMembers\`; \`trialEndDate\` and the stamps are read-only and ignored.`,
+      description:
+        'Owners and admins change its name, locale, billing contact and `inviteMembers`; `trialEndDate` and the stamps are read-only and ignored.',
       example: { lockVersion: 0, name: 'Makerspace Linz', billingEmailAddress: 'board@example.org' },
     },
   },

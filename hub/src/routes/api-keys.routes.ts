@@ -9,7 +9,7 @@ import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys
 import { isAdmin } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.1: API keys. Members manage their own; admins their account's. */
 export const apiKeys = collection({
@@ -64,12 +64,11 @@ export const apiKeys = collection({
     },
     update: {
       summary: 'Change an API key’s label',
-      description: lockedNote,
       example: { lockVersion: 1, label: 'Front desk tablet' },
     },
     remove: {
       summary: 'Revoke an API key',
-      description: 'The token stops working at once. Answers 204.',
+      description: 'The token stops working at once.',
     },
   },
 });
