@@ -1,13 +1,12 @@
 import { LoginBody, SignInResult } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
 import type { MemberRow } from '../identity/members.js';
-import { clearSessionCookie } from '../sign-in/cookie.js';
 import { verifyPassword } from '../sign-in/passwords.js';
 import { loginCandidates } from '../sign-in/sign-in.repository.js';
 import {
   createSession,
+  endSessions,
   refuseCrossSite,
   signInRoute,
   startSession,
@@ -83,14 +82,7 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           description: 'Ends the current browser session and clears the cookie.',
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        if (caller.sessionId !== null) {
-          await ctx.sessions.revokeOfMember(caller.memberId, { only: [caller.sessionId] });
-        }
-        clearSessionCookie(request, reply);
-        return reply.code(204).send();
-      },
+      (request, reply) => endSessions(ctx, request, reply, 'this'),
     );
   };
 }
