@@ -311,6 +311,22 @@ export async function findIn<T extends Table>(
   return row as RowOf<T>;
 }
 
+/**
+ * The handler of a plain route on one record of a collection (`<path>/:<id>/...`, beside its
+ * routes): it gets the row as the caller sees it (`findIn`: 404 otherwise) before the request and
+ * the caller.
+ */
+export function onRecord<T extends Table, Request extends { params: object }, Answer>(
+  c: Collection<T, any>,
+  ctx: HubServices,
+  handler: (row: RowOf<T>, request: Request, caller: Caller) => Answer | Promise<Answer>,
+): (request: Request, caller: Caller) => Promise<Answer> {
+  return async (request, caller) => {
+    const params = request.params as Params;
+    return handler(await findIn(c, ctx, caller, params, params[c.id]), request, caller);
+  };
+}
+
 /** " Filters: `a`, `b`." for the docs (nothing for none). */
 const named = (what: string, names: readonly string[]) =>
   names.length === 0 ? '' : ` ${what}: ${names.map((n) => `\`${n}\``).join(', ')}.`;

@@ -2,7 +2,7 @@ import { AccountPaymentInfo, AccountRecord, AccountUpdate } from '@makerspace/sh
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { defined, flag } from '../db/crud.js';
-import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { collection, collectionRoutes, onRecord } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
@@ -58,12 +58,11 @@ export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: IdParams,
         response: { 200: AccountPaymentInfo },
       },
-      async (request, caller) => {
-        const row = await findIn(accounts, ctx, caller, {}, request.params.accountId);
+      onRecord(accounts, ctx, (row, _request, caller) => {
         adminOnly(caller);
         // The hub is self-hosted: nobody bills the account, so it has no payment method.
         return { id: row.id, paymentMethod: null, lockVersion: row.lockVersion };
-      },
+      }),
     );
   });
 }

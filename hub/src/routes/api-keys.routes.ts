@@ -2,7 +2,7 @@ import { ApiKeyCreate, ApiKeyRecord, ApiKeyToken, ApiKeyUpdate, Id } from '@make
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../errors.js';
-import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { collection, collectionRoutes, onRecord } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
@@ -92,8 +92,7 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: z.object({ apiKeyId: pathId }),
         response: { 200: ApiKeyToken },
       },
-      async (request, caller) => {
-        const row = await findIn(apiKeys, ctx, caller, {}, request.params.apiKeyId);
+      onRecord(apiKeys, ctx, (row, _request, caller) => {
         if (caller.via !== 'apiKey') {
           throw forbidden('An API key token is shown only to calls made with an API key', {
             reason: 'apiKeyRequired',
@@ -104,7 +103,7 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         if (!own && !accountAdmin)
           throw forbidden("Only the key's member and the account's admins may read its token");
         return { token: ctx.tokens.open(row.tokenEncrypted) };
-      },
+      }),
     );
   });
 }

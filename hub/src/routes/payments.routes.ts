@@ -20,7 +20,7 @@ import {
   requestPayment,
   visiblePayments,
 } from '../billing/payments.js';
-import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { collection, collectionRoutes, onRecord } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { adminRoute } from '../http/route.js';
 import { billingList } from './billing-lists.js';
@@ -101,8 +101,7 @@ export function paymentsRoutes(
         body: PaymentRequestCreate,
         response: { 200: PaymentRequestRecord },
       },
-      async (request, caller) => {
-        const row = await findIn(payments, ctx, caller, {}, request.params.paymentId);
+      onRecord(payments, ctx, async (row, request, caller) => {
         const created = await requestPayment(
           ctx.db,
           provider,
@@ -112,7 +111,7 @@ export function paymentsRoutes(
           ctx.clock.now().toISOString(),
         );
         return paymentRequestRecord(created);
-      },
+      }),
     );
   });
 }
