@@ -465,6 +465,69 @@ export function collectionRoutes<T extends Table>(
   };
 }
 
+/**
+ * The docs of one operation at a path (`aka`: " Also at <main path>." at an alias, else empty):
+ * the declared docs where there are some (written for people; at an alias they name the
+ * operation's main path), else generated ones.
+ */
+function operationDocs<T extends Table>(c: Collection<T>, part: Part, aka: string) {
+  const doc = c.docs?.[part];
+  if (!doc) return generatedDocs(c, part, aka);
+  const declared =
+    part === 'update' && !c.update?.write
+      ? lockedDescription(doc.description)
+      : part === 'remove'
+        ? removedDescription(doc.description)
+        : (doc.description ?? '');
+  const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
+  const also = aka && !declared.includes('Also at') ? ` Also at ${main}.` : '';
+  const admins = isWrite(part) && c[part]?.rule !== 'member';
+  return { ...doc, ...(admins ? { admins } : {}), description: `${declared}${also}` };
+}
+
+/** The docs of an operation the collection declares none for: `Create a training course`, and what it does. */
+function generatedDocs<T extends Table>(
+  c: Collection<T>,
+  part: Part,
+  aka: string,
+): { summary: string; description: string } {
+  const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
+  const noun = c.noun.toLowerCase();
+  const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
+  const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
+  switch (part) {
+    case 'list': {
+      const list = c.list ?? {};
+      const searched = list.search ? `searched by \`q\` in ${list.search}, ` : '';
+      const filters = [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})];
+      return {
+        summary: `List ${c.nouns}`,
+        description: `The ${c.nouns} the caller sees, ${searched}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', filters)}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
+      };
+    }
+    case 'get':
+      return {
+        summary: `Get ${a} ${noun}`,
+        description: `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`,
+      };
+    case 'create':
+      return {
+        summary: `Create ${a} ${noun}`,
+        description: `Creates ${a} ${noun}${whoWrites(c.create?.rule)}; answers it with 201.${more(c.create?.note)}`,
+      };
+    case 'update':
+      return {
+        summary: `Update ${a} ${noun}`,
+        description: `Changes the fields sent${whoWrites(c.update?.rule)}.${c.update?.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(c.update?.note)}`,
+      };
+    case 'remove':
+      return {
+        summary: `Delete ${a} ${noun}`,
+        description: `Deletes the ${noun}${whoWrites(c.remove?.rule)}; answers 204.${more(c.remove?.note)}`,
+      };
+  }
+}
+
 const allParts: readonly Part[] = ['list', 'get', 'create', 'update', 'remove'];
 
 export function registerCollection<T extends Table>(
@@ -489,35 +552,10 @@ function registerAt<T extends Table>(
 ): void {
   const parent = z.object(c.parent ?? {});
   const withId = parent.extend({ [c.id]: pathId });
-  const tags = [c.tag];
   const idOf = (request: FastifyRequest) => (request.params as Params)[c.id];
   const paramsOf = (request: FastifyRequest) => request.params as Params;
   const itemPath = `${path}/:${c.id}`;
-  const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
-  const noun = c.noun.toLowerCase();
-  const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
-  /**
-   * The docs of one operation: its tag, and the declared docs where there are some (written for
-   * people; at an alias they name the operation's main path), else the generated `Create a
-   * thing` and description.
-   */
-  const written = (part: Part, summary: string, description: string) => {
-    const doc = c.docs?.[part];
-    if (!doc) return { tags, summary, description };
-    const declared =
-      part === 'update' && !c.update?.write
-        ? lockedDescription(doc.description)
-        : part === 'remove'
-          ? removedDescription(doc.description)
-          : (doc.description ?? '');
-    const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
-    const also = aka && !declared.includes('Also at') ? ` Also at ${main}.` : '';
-    const admins = isWrite(part) && c[part]?.rule !== 'member';
-    return { tags, ...doc, ...(admins ? { admins } : {}), description: `${declared}${also}` };
-  };
-  const docs = (part: Part, verb: string, description: string) =>
-    written(part, `${verb} ${a} ${noun}`, description);
-  const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
+  const docs = (part: Part) => ({ tags: [c.tag], ...operationDocs(c, part, aka) });
 
   if (c.list && parts.includes('list')) {
     const list = c.list;
@@ -529,11 +567,7 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          ...written(
-            'list',
-            `List ${c.nouns}`,
-            `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
-          ),
+          ...docs('list'),
           ...(c.parent ? { params: parent } : {}),
           querystring: z.object({
             ...pageParams,
@@ -594,7 +628,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs('get', 'Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
+          ...docs('get'),
           params: withId,
           ...(c.embeds || c.recordQuery
             ? {
@@ -626,11 +660,7 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          ...written(
-            'create',
-            `Create ${a} ${noun}`,
-            `Creates ${a} ${noun}${whoWrites(create.rule)}; answers it with 201.${more(create.note)}`,
-          ),
+          ...docs('create'),
           ...(c.parent ? { params: parent } : {}),
           ...(create.body ? { body: create.body } : {}),
           response: { 201: c.record },
@@ -659,11 +689,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs(
-            'update',
-            'Update',
-            `Changes the fields sent${whoWrites(update.rule)}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
-          ),
+          ...docs('update'),
           params: withId,
           body: update.body,
           response: { 200: c.record },
@@ -680,11 +706,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs(
-            'remove',
-            'Delete',
-            `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`,
-          ),
+          ...docs('remove'),
           params: withId,
         },
       },
