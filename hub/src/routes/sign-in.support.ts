@@ -37,6 +37,17 @@ export async function throttled(checks: [Throttle, string][]): Promise<void> {
   if (wait > 0) throw tooManyAttempts(wait);
 }
 
+/** Counts one attempt against each throttle for its key (a failure, or every request). */
+export async function countAttempt(checks: [Throttle, string][]): Promise<void> {
+  for (const [throttle, key] of checks) await throttle.hit(key);
+}
+
+/** Admits a request that every one counts (`throttled`, then `countAttempt`). */
+export async function admitted(checks: [Throttle, string][]): Promise<void> {
+  await throttled(checks);
+  await countAttempt(checks);
+}
+
 /**
  * The routes that set the session cookie are public, so the auth hook's CSRF rule does not
  * cover them: a page of another site must not sign a browser in (to an account of its choice).
