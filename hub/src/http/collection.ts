@@ -10,7 +10,7 @@ import { accountOf, adminOnly, type Caller } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { callerOf } from './auth.js';
 import { embedParam, pageParams, queryPage, sendJson, sendPage } from './list.js';
-import type { OperationDoc } from './openapi-doc.js';
+import { lockedDescription, type OperationDoc, removedDescription, type WriteDoc } from './openapi-doc.js';
 import { pathId } from './params.js';
 import type { HubServices } from './services.js';
 
@@ -60,9 +60,11 @@ export interface Collection<T extends Table, Rec = unknown> {
   /**
    * Each operation's docs in the makerspace's words (http/openapi-doc.ts); an operation without
    * them gets a generated summary and description (`Create a training course`, ...). A write the
-   * docs describe says `admins` by its rule (the default), not by its docs.
+   * docs describe says `admins` by its rule (the default), not by its docs. An update under
+   * `lockVersion` begins its description with how that works, a delete ends with its 204: theirs
+   * say only what is particular (`WriteDoc`).
    */
-  docs?: Partial<Record<Part, OperationDoc>>;
+  docs?: { [P in Part]?: P extends 'update' | 'remove' ? WriteDoc : OperationDoc };
   /**
    * The rows the caller sees, as a select from `table` (tenant scoping). May read the parent
    * from `params` and throw 404 when the caller does not see it. Reads through `db` (a
@@ -309,6 +311,22 @@ export async function findIn<T extends Table>(
   return row as RowOf<T>;
 }
 
+/**
+ * The handler of a plain route on one record of a collection (`<path>/:<id>/...`, beside its
+ * routes): it gets the row as the caller sees it (`findIn`: 404 otherwise) before the request and
+ * the caller.
+ */
+export function onRecord<T extends Table, Request extends { params: object }, Answer>(
+  c: Collection<T, any>,
+  ctx: HubServices,
+  handler: (row: RowOf<T>, request: Request, caller: Caller) => Answer | Promise<Answer>,
+): (request: Request, caller: Caller) => Promise<Answer> {
+  return async (request, caller) => {
+    const params = request.params as Params;
+    return handler(await findIn(c, ctx, caller, params, params[c.id]), request, caller);
+  };
+}
+
 /** " Filters: `a`, `b`." for the docs (nothing for none). */
 const named = (what: string, names: readonly string[]) =>
   names.length === 0 ? '' : ` ${what}: ${names.map((n) => `\`${n}\``).join(', ')}.`;
@@ -447,6 +465,69 @@ export function collectionRoutes<T extends Table>(
   };
 }
 
+/**
+ * The docs of one operation at a path (`aka`: " Also at <main path>." at an alias, else empty):
+ * the declared docs where there are some (written for people; at an alias they name the
+ * operation's main path), else generated ones.
+ */
+function operationDocs<T extends Table>(c: Collection<T>, part: Part, aka: string) {
+  const doc = c.docs?.[part];
+  if (!doc) return generatedDocs(c, part, aka);
+  const declared =
+    part === 'update' && !c.update?.write
+      ? lockedDescription(doc.description)
+      : part === 'remove'
+        ? removedDescription(doc.description)
+        : (doc.description ?? '');
+  const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
+  const also = aka && !declared.includes('Also at') ? ` Also at ${main}.` : '';
+  const admins = isWrite(part) && c[part]?.rule !== 'member';
+  return { ...doc, ...(admins ? { admins } : {}), description: `${declared}${also}` };
+}
+
+/** The docs of an operation the collection declares none for: `Create a training course`, and what it does. */
+function generatedDocs<T extends Table>(
+  c: Collection<T>,
+  part: Part,
+  aka: string,
+): { summary: string; description: string } {
+  const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
+  const noun = c.noun.toLowerCase();
+  const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
+  const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
+  switch (part) {
+    case 'list': {
+      const list = c.list ?? {};
+      const searched = list.search ? `searched by \`q\` in ${list.search}, ` : '';
+      const filters = [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})];
+      return {
+        summary: `List ${c.nouns}`,
+        description: `The ${c.nouns} the caller sees, ${searched}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', filters)}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
+      };
+    }
+    case 'get':
+      return {
+        summary: `Get ${a} ${noun}`,
+        description: `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`,
+      };
+    case 'create':
+      return {
+        summary: `Create ${a} ${noun}`,
+        description: `Creates ${a} ${noun}${whoWrites(c.create?.rule)}; answers it with 201.${more(c.create?.note)}`,
+      };
+    case 'update':
+      return {
+        summary: `Update ${a} ${noun}`,
+        description: `Changes the fields sent${whoWrites(c.update?.rule)}.${c.update?.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(c.update?.note)}`,
+      };
+    case 'remove':
+      return {
+        summary: `Delete ${a} ${noun}`,
+        description: `Deletes the ${noun}${whoWrites(c.remove?.rule)}; answers 204.${more(c.remove?.note)}`,
+      };
+  }
+}
+
 const allParts: readonly Part[] = ['list', 'get', 'create', 'update', 'remove'];
 
 export function registerCollection<T extends Table>(
@@ -471,29 +552,10 @@ function registerAt<T extends Table>(
 ): void {
   const parent = z.object(c.parent ?? {});
   const withId = parent.extend({ [c.id]: pathId });
-  const tags = [c.tag];
   const idOf = (request: FastifyRequest) => (request.params as Params)[c.id];
   const paramsOf = (request: FastifyRequest) => request.params as Params;
   const itemPath = `${path}/:${c.id}`;
-  const a = /^[aeiou]/i.test(c.noun) ? 'an' : 'a';
-  const noun = c.noun.toLowerCase();
-  const more = (note: string | undefined) => `${note ? ` ${note}` : ''}${aka}`;
-  /**
-   * The docs of one operation: its tag, and the declared docs where there are some (written for
-   * people; at an alias they name the operation's main path), else the generated `Create a
-   * thing` and description.
-   */
-  const written = (part: Part, summary: string, description: string) => {
-    const doc = c.docs?.[part];
-    if (!doc) return { tags, summary, description };
-    const main = part === 'list' || part === 'create' ? c.path : `${c.path}/:${c.id}`;
-    const also = aka && !doc.description.includes('Also at') ? ` Also at ${main}.` : '';
-    const admins = isWrite(part) && c[part]?.rule !== 'member';
-    return { tags, ...doc, ...(admins ? { admins } : {}), description: `${doc.description}${also}` };
-  };
-  const docs = (part: Part, verb: string, description: string) =>
-    written(part, `${verb} ${a} ${noun}`, description);
-  const whoWrites = (rule: WriteRule | undefined) => (rule === 'member' ? '' : ' (admins and owners)');
+  const docs = (part: Part) => ({ tags: [c.tag], ...operationDocs(c, part, aka) });
 
   if (c.list && parts.includes('list')) {
     const list = c.list;
@@ -505,11 +567,7 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          ...written(
-            'list',
-            `List ${c.nouns}`,
-            `The ${c.nouns} the caller sees, ${list.search ? `searched by \`q\` in ${list.search}, ` : ''}a page at a time (\`limit\`, \`offset\`; \`X-Total-Count\` and \`Link\` rel="next").${named('Filters', [...Object.keys(list.equals ?? {}), ...Object.keys(list.query ?? {})])}${named('Embeds', c.embeds ?? [])}${more(list.note)}`,
-          ),
+          ...docs('list'),
           ...(c.parent ? { params: parent } : {}),
           querystring: z.object({
             ...pageParams,
@@ -570,7 +628,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs('get', 'Get', `The ${noun} with this id, if the caller sees it (404 otherwise).${aka}`),
+          ...docs('get'),
           params: withId,
           ...(c.embeds || c.recordQuery
             ? {
@@ -602,11 +660,7 @@ function registerAt<T extends Table>(
       path,
       {
         schema: {
-          ...written(
-            'create',
-            `Create ${a} ${noun}`,
-            `Creates ${a} ${noun}${whoWrites(create.rule)}; answers it with 201.${more(create.note)}`,
-          ),
+          ...docs('create'),
           ...(c.parent ? { params: parent } : {}),
           ...(create.body ? { body: create.body } : {}),
           response: { 201: c.record },
@@ -635,11 +689,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs(
-            'update',
-            'Update',
-            `Changes the fields sent${whoWrites(update.rule)}.${update.write ? '' : ' `lockVersion` must be the one read: a stale one answers 409 and changes nothing.'}${more(update.note)}`,
-          ),
+          ...docs('update'),
           params: withId,
           body: update.body,
           response: { 200: c.record },
@@ -656,11 +706,7 @@ function registerAt<T extends Table>(
       itemPath,
       {
         schema: {
-          ...docs(
-            'remove',
-            'Delete',
-            `Deletes the ${noun}${whoWrites(remove.rule)}; answers 204.${more(remove.note)}`,
-          ),
+          ...docs('remove'),
           params: withId,
         },
       },

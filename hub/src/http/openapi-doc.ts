@@ -27,6 +27,13 @@ export interface OperationDoc extends OperationNotes {
   description: string;
 }
 
+/**
+ * The docs of a collection's update or delete: the description says only what is particular to
+ * it (or nothing), as the collection adds what every one does (`lockedDescription`,
+ * `removedDescription`).
+ */
+export type WriteDoc = Omit<OperationDoc, 'description'> & { description?: string };
+
 declare module 'fastify' {
   interface FastifySchema extends OperationNotes {}
 }
@@ -40,3 +47,11 @@ export const pagedNote =
 
 /** How every change with a `lockVersion` works, for its description. */
 export const lockedNote = 'Send the record’s current `lockVersion`; fields left out keep their value.';
+
+/** A change's description under `lockVersion`: how that works (`lockedNote`), then what is particular. */
+export const lockedDescription = (particular?: string): string =>
+  particular ? `${lockedNote} ${particular}` : lockedNote;
+
+/** A delete's description: what is particular, then its answer. */
+export const removedDescription = (particular?: string): string =>
+  particular ? `${particular} Answers 204.` : 'Answers 204.';

@@ -2,13 +2,13 @@ import { AccountPaymentInfo, AccountRecord, AccountUpdate } from '@makerspace/sh
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { defined, flag } from '../db/crud.js';
-import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { collection, collectionRoutes, onRecord } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
 import { accountRecord, visibleAccounts } from '../identity/accounts.js';
 import { adminOnly } from '../kernel/caller.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.1: accounts (callers see their own; superusers every account). */
 export const accounts = collection({
@@ -34,7 +34,8 @@ export const accounts = collection({
     },
     update: {
       summary: 'Change the account',
-      description: `${lockedNote} Owners and admins change its name, locale, billing contact and \`inviteMembers\`; \`trialEndDate\` and the stamps are read-only and ignored.`,
+      description:
+        'Owners and admins change its name, locale, billing contact and `inviteMembers`; `trialEndDate` and the stamps are read-only and ignored.',
       example: { lockVersion: 0, name: 'Makerspace Linz', billingEmailAddress: 'board@example.org' },
     },
   },
@@ -57,12 +58,11 @@ export function accountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: IdParams,
         response: { 200: AccountPaymentInfo },
       },
-      async (request, caller) => {
-        const row = await findIn(accounts, ctx, caller, {}, request.params.accountId);
+      onRecord(accounts, ctx, (row, _request, caller) => {
         adminOnly(caller);
         // The hub is self-hosted: nobody bills the account, so it has no payment method.
         return { id: row.id, paymentMethod: null, lockVersion: row.lockVersion };
-      },
+      }),
     );
   });
 }

@@ -11,9 +11,9 @@ import type { HubServices } from '../http/services.js';
 import { adminRoute } from '../http/route.js';
 import { adminCreatedRoute, publicRoute } from '../http/route-kinds.js';
 import { createPairing, redeemPairing } from '../resources/pairing.js';
-import { findResourceInAccount } from '../resources/resources.js';
 import { recentUnknownCards } from '../resources/unknown-cards.js';
 import { ResourceParams } from '../http/params.js';
+import { onResourceInAccount } from './on-member.js';
 
 /** What the admin console needs beyond the Fabman interface: bridge pairing and unknown cards. */
 export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
@@ -30,8 +30,7 @@ export function adminConsoleRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: ResourceParams,
         response: { 201: PairingCode },
       },
-      async (request, caller) =>
-        createPairing(ctx, caller, await findResourceInAccount(ctx.db, caller, request.params.resourceId)),
+      onResourceInAccount(ctx.db, (resource, _request, caller) => createPairing(ctx, caller, resource)),
     );
 
     publicRoute(

@@ -2,14 +2,14 @@ import { ApiKeyCreate, ApiKeyRecord, ApiKeyToken, ApiKeyUpdate, Id } from '@make
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { forbidden } from '../errors.js';
-import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { collection, collectionRoutes, onRecord } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
 import { apiKeyRecord, insertApiKey, visibleApiKeys } from '../identity/api-keys.js';
 import { isAdmin } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.1: API keys. Members manage their own; admins their account's. */
 export const apiKeys = collection({
@@ -64,12 +64,11 @@ export const apiKeys = collection({
     },
     update: {
       summary: 'Change an API key’s label',
-      description: lockedNote,
       example: { lockVersion: 1, label: 'Front desk tablet' },
     },
     remove: {
       summary: 'Revoke an API key',
-      description: 'The token stops working at once. Answers 204.',
+      description: 'The token stops working at once.',
     },
   },
 });
@@ -93,8 +92,7 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: z.object({ apiKeyId: pathId }),
         response: { 200: ApiKeyToken },
       },
-      async (request, caller) => {
-        const row = await findIn(apiKeys, ctx, caller, {}, request.params.apiKeyId);
+      onRecord(apiKeys, ctx, (row, _request, caller) => {
         if (caller.via !== 'apiKey') {
           throw forbidden('An API key token is shown only to calls made with an API key', {
             reason: 'apiKeyRequired',
@@ -105,7 +103,7 @@ export function apiKeysRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         if (!own && !accountAdmin)
           throw forbidden("Only the key's member and the account's admins may read its token");
         return { token: ctx.tokens.open(row.tokenEncrypted) };
-      },
+      }),
     );
   });
 }

@@ -12,7 +12,7 @@ import {
   emitBooking,
   visibleBookings,
 } from '../spaces/bookings.service.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 const When = z
   .string()
@@ -90,7 +90,8 @@ export const bookings = collection({
     },
     update: {
       summary: 'Change or cancel a booking',
-      description: `${lockedNote} Members may only cancel their own future bookings (\`state: cancelled\`), not within the space’s lock-in hours; admins change times within the rules.`,
+      description:
+        'Members may only cancel their own future bookings (`state: cancelled`), not within the space’s lock-in hours; admins change times within the rules.',
       errors: {
         403: 'A member tried something other than cancelling their own booking.',
         409: 'The new time clashes with another booking.',
@@ -101,7 +102,7 @@ export const bookings = collection({
     remove: {
       summary: 'Delete a booking',
       description:
-        'Removes the booking (members cancel with PUT `state: cancelled` instead). Sends `booking_deleted`. Answers 204.',
+        'Removes the booking (members cancel with PUT `state: cancelled` instead). Sends `booking_deleted`.',
     },
   },
 });

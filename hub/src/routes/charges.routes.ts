@@ -13,7 +13,7 @@ import { chargeFilterParams, filterCharges } from '../billing/list-filters.js';
 import { collection, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { billingList } from './billing-lists.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec: charges (usage, bookings, package fees and manual charges). */
 export const charges = collection({
@@ -59,13 +59,13 @@ export const charges = collection({
     },
     update: {
       summary: 'Change a charge',
-      description: `${lockedNote} Only while the charge is on no invoice; sends \`charge_updated\`.`,
+      description: 'Only while the charge is on no invoice; sends `charge_updated`.',
       errors: { 409: 'The charge is on an invoice (`data.invoiced`: its id): cancel the invoice first.' },
       example: { lockVersion: 1, description: 'Plywood 4 mm, 3 sheets', price: '19.20' },
     },
     remove: {
       summary: 'Delete a charge',
-      description: 'Only while the charge is on no invoice; sends `charge_deleted`. Answers 204.',
+      description: 'Only while the charge is on no invoice; sends `charge_deleted`.',
       errors: {
         409: 'The charge is on an invoice (`data.invoiced`), or is a package fee (`data.packageFee`: set its price to 0.00 to waive it).',
       },

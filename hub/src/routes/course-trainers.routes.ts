@@ -39,7 +39,7 @@ export function courseTrainerRoutes(app: App, ctx: HubServices): void {
       },
       remove: {
         summary: 'End a member’s role as trainer of a course',
-        description: 'The trainings they signed stay valid. Answers 204.',
+        description: 'The trainings they signed stay valid.',
       },
     },
     holders: courseTrainers,

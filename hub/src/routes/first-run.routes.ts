@@ -5,10 +5,10 @@ import { ResourceParams } from '../http/params.js';
 import type { HubServices } from '../http/services.js';
 import { publicRoute } from '../http/route-kinds.js';
 import { adminRoute, memberRoute } from '../http/route.js';
-import { findResource } from '../resources/resources.js';
 import { busyTimes, setupFacts, timezoneOfSpace } from '../spaces/first-run.repository.js';
 import { openingHoursOf } from '../spaces/spaces.repository.js';
 import { linkLifetimeMs } from '../sign-in/links.js';
+import { onResource } from './on-member.js';
 
 /** The longest availability window one call answers. */
 const maxWindowMs = 31 * 86_400_000;
@@ -75,8 +75,7 @@ export function firstRunRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         querystring: AvailabilityQuery,
         response: { 200: ResourceAvailability },
       },
-      async (request, caller) => {
-        const resource = await findResource(ctx.db, caller, request.params.resourceId);
+      onResource(ctx.db, async (resource, request, caller) => {
         const from = new Date(request.query.from);
         const until = new Date(request.query.until);
         if (until <= from) {
@@ -104,7 +103,7 @@ export function firstRunRoutes(ctx: HubServices): FastifyPluginAsyncZod {
             mine: b.member === caller.memberId,
           })),
         };
-      },
+      }),
     );
   };
 }

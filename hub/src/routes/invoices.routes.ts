@@ -25,7 +25,7 @@ import type { HubServices } from '../http/services.js';
 import { adminRoute } from '../http/route.js';
 import { billingList } from './billing-lists.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec: invoices; `embed=details` adds each invoice's lines and tax totals. */
 export const invoices = collection({
@@ -68,7 +68,7 @@ export const invoices = collection({
     },
     update: {
       summary: 'Change an invoice’s texts and due date',
-      description: `${lockedNote} Amounts and charges cannot be changed: cancel the invoice instead.`,
+      description: 'Amounts and charges cannot be changed: cancel the invoice instead.',
       example: { lockVersion: 1, dueDate: '2026-12-31', notes: 'Paying in two parts' },
     },
   },

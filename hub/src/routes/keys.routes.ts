@@ -69,7 +69,6 @@ export const keyAssignments = collection({
     },
     remove: {
       summary: 'Cancel a key assignment',
-      description: 'Answers 204.',
     },
   },
 });

@@ -1,13 +1,14 @@
 import { LoginBody, SignInResult } from '@makerspace/shared';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
 import type { MemberRow } from '../identity/members.js';
-import { clearSessionCookie } from '../sign-in/cookie.js';
 import { verifyPassword } from '../sign-in/passwords.js';
 import { loginCandidates } from '../sign-in/sign-in.repository.js';
+import type { Throttle } from '../sign-in/throttle.js';
 import {
+  countAttempt,
   createSession,
+  endSessions,
   refuseCrossSite,
   signInRoute,
   startSession,
@@ -40,10 +41,11 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         refuseCrossSite(ctx, request);
         const email = request.body.emailAddress.trim().toLowerCase();
-        await throttled([
+        const checks: [Throttle, string][] = [
           [t.loginPerEmail, email],
           [t.loginPerAddress, request.ip],
-        ]);
+        ];
+        await throttled(checks);
         const { account } = request.body;
         const candidates = (await loginCandidates(ctx.db, email)).filter(
           (m) => m.passwordHash !== null && (account === undefined || m.account === account),
@@ -58,8 +60,7 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           }
         }
         if (!member) {
-          await t.loginPerEmail.hit(email);
-          await t.loginPerAddress.hit(request.ip);
+          await countAttempt(checks);
           throw wrongCredentials();
         }
         // A success forgets the address's failures, not those of the source address.
@@ -83,14 +84,7 @@ export function loginRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           description: 'Ends the current browser session and clears the cookie.',
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        if (caller.sessionId !== null) {
-          await ctx.sessions.revokeOfMember(caller.memberId, { only: [caller.sessionId] });
-        }
-        clearSessionCookie(request, reply);
-        return reply.code(204).send();
-      },
+      (request, reply) => endSessions(ctx, request, reply, 'this'),
     );
   };
 }

@@ -5,7 +5,6 @@ import { collection, insertForMember, registerCollection, underMember } from '..
 import type { HubServices } from '../http/services.js';
 import { createMemberChange, memberChangeColumns, memberChangeRecords } from '../identity/member-changes.js';
 import type { MemberRow } from '../identity/members.js';
-import { lockedNote } from '../http/openapi-doc.js';
 
 /**
  * Scheduled changes of a member's data: member fields with the `date` they apply on. The hub's
@@ -42,7 +41,7 @@ export const memberChanges = collection({
     },
     update: {
       summary: 'Change a scheduled change',
-      description: `Its \`date\`, and the member fields sent replace the change’s. An applied change answers 409. ${lockedNote}`,
+      description: `Its \`date\`, and the member fields sent replace the change’s. An applied change answers 409.`,
       errors: { 409: 'The change was applied already (`data.applied`), or the lockVersion is stale.' },
       example: { date: '2027-02-01', lockVersion: 1 },
     },

@@ -20,7 +20,7 @@ import { collection, collectionRoutes, findIn, registerCollection, underMember }
 import type { HubServices } from '../http/services.js';
 import type { Caller } from '../kernel/caller.js';
 import { findMember } from '../identity/members.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 const today = (ctx: HubServices) => ctx.clock.now().toISOString().slice(0, 10);
 
@@ -79,13 +79,13 @@ export const memberCredits = collection({
     },
     update: {
       summary: 'Change a member’s credit',
-      description: `A new \`amount\` moves \`remaining\` by the difference (what was spent stays spent; never below zero). Emits memberCredit_updated. ${lockedNote}`,
+      description: `A new \`amount\` moves \`remaining\` by the difference (what was spent stays spent; never below zero). Emits memberCredit_updated.`,
       errors: { 422: '`untilDate` is not after `fromDate`.' },
       example: { amount: '25.00', notes: 'Topped up', lockVersion: 1 },
     },
     remove: {
       summary: 'Delete a member’s credit',
-      description: 'Its uses go with it; emits memberCredit_deleted. Answers 204.',
+      description: 'Its uses go with it; emits memberCredit_deleted.',
     },
   },
 });

@@ -19,7 +19,6 @@ import {
 } from '../identity/member-devices.js';
 import { onMember } from './on-member.js';
 import { MemberParams } from '../http/params.js';
-import { lockedNote } from '../http/openapi-doc.js';
 
 /** The history of a member's device (each PUT of the device adds one); admins may edit it. */
 export const deviceChanges = collection({
@@ -47,7 +46,6 @@ export const deviceChanges = collection({
     },
     update: {
       summary: 'Change a device change',
-      description: lockedNote,
       example: { name: 'Ada’s old phone', lockVersion: 1 },
     },
   },

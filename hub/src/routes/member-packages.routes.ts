@@ -17,7 +17,7 @@ import { adminRoute } from '../http/route.js';
 import { emitMemberPackage, memberPackageChanges, memberPackageRecords } from '../billing/packages.js';
 import { collection, underMember } from '../http/collection.js';
 import { findMember } from '../identity/members.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** Why giving a member a package (or its preview) answers 422. */
 const packageRefused = 'The package does not exist or is archived, or `untilDate` is before `fromDate`.';
@@ -77,13 +77,13 @@ export const memberPackages = collection({
     },
     update: {
       summary: 'Change a member’s package',
-      description: `${lockedNote} Set \`untilDate\` to end it.`,
+      description: 'Set `untilDate` to end it.',
       errors: { 422: '`untilDate` is before `fromDate`.' },
       example: { lockVersion: 1, untilDate: '2027-06-30' },
     },
     remove: {
       summary: 'Take a package away from a member',
-      description: 'The member’s credits from it go with it. Answers 204.',
+      description: 'The member’s credits from it go with it.',
     },
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/crud.js';
-import type { OperationDoc } from '../http/openapi-doc.js';
+import { type OperationDoc, removedDescription, type WriteDoc } from '../http/openapi-doc.js';
 import { pathId } from '../http/params.js';
 import { type App, memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
@@ -20,7 +20,8 @@ export interface MemberRole<Key extends string, Holder extends z.ZodType> {
   holder: Holder;
   /** The body that gives the role: `{member}`. */
   create: z.ZodType<{ member: number }>;
-  docs: { list: OperationDoc; create: OperationDoc; remove: OperationDoc };
+  /** The remove's description ends with its 204 (`removedDescription`). */
+  docs: { list: OperationDoc; create: OperationDoc; remove: WriteDoc };
   holders(db: Db, caller: Caller, recordId: number): Promise<z.output<Holder>[]>;
   give(db: Db, caller: Caller, recordId: number, memberId: number, at: string): Promise<z.output<Holder>>;
   end(db: Db, caller: Caller, recordId: number, memberId: number): Promise<void>;
@@ -69,7 +70,12 @@ export function memberRoleRoutes<Key extends string, Holder extends z.ZodType>(
     app,
     'delete',
     `${role.path}/:memberId`,
-    { tags: role.tags, ...remove, params: Params.extend({ memberId: pathId }) },
+    {
+      tags: role.tags,
+      ...remove,
+      description: removedDescription(remove.description),
+      params: Params.extend({ memberId: pathId }),
+    },
     (request, caller) => role.end(ctx.db, caller, recordId(request.params), request.params.memberId),
   );
 }

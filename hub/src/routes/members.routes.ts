@@ -31,7 +31,7 @@ import {
 import { onMember } from './on-member.js';
 import { hotMember, hotMemberList } from './members.hot.js';
 import { MemberParams } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** Why a member's create or update answers 422. */
 const memberRefused =
@@ -121,14 +121,14 @@ export const members = collection({
     },
     update: {
       summary: 'Change a member',
-      description: `${lockedNote} Members may change their own record; admins any member of their account. A member set \`locked\`, or no longer allowed to sign in (\`allowLogin: false\`), is signed out everywhere at once.`,
+      description:
+        'Members may change their own record; admins any member of their account. A member set `locked`, or no longer allowed to sign in (`allowLogin: false`), is signed out everywhere at once.',
       errors: { 422: memberRefused },
       example: { lockVersion: 3, phone: '+43 1 234 5678', city: 'Vienna' },
     },
     remove: {
       summary: 'Delete a member',
-      description:
-        'Deletes the member and ends their sessions. Answers 204. Only owners may delete an owner.',
+      description: 'Deletes the member and ends their sessions. Only owners may delete an owner.',
       errors: { 409: 'The caller tried to delete their own member record.' },
     },
   },

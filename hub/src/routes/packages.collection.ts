@@ -11,7 +11,7 @@ import { isAdmin } from '../kernel/caller.js';
 import { collection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberToday } from '../billing/package-billing.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** Who may use what follows from packages, their permissions and time rules. */
 export const accessChanged = (ctx: HubServices, row: { account: number }) =>
@@ -62,13 +62,12 @@ export const packages = collection({
     },
     update: {
       summary: 'Change a package',
-      description: `${lockedNote} Only owners may change fees. Its time rules and state change who may use what at once.`,
+      description: 'Only owners may change fees. Its time rules and state change who may use what at once.',
       example: { lockVersion: 3, description: 'Access to all machines on weekdays' },
     },
     remove: {
       summary: 'Delete a package',
-      description:
-        'Only a package no member holds (archive it otherwise); only owners delete one with fees. Answers 204.',
+      description: 'Only a package no member holds (archive it otherwise); only owners delete one with fees.',
       errors: { 422: 'Members hold this package.' },
     },
   },

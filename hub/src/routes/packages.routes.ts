@@ -20,7 +20,7 @@ import type { Db } from '../db/crud.js';
 import { collection, findIn, registerCollection } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { memberPackagePreviewRoute, memberPackages } from './member-packages.routes.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 import { rowsOfPackage } from '../billing/packages.repository.js';
 import { accessChanged, packages } from './packages.collection.js';
 
@@ -89,7 +89,7 @@ export const packageCredits = collection({
     },
     update: {
       summary: 'Change a package credit',
-      description: `${lockedNote} Only owners may change the amount.`,
+      description: 'Only owners may change the amount.',
       example: {
         lockVersion: 1,
         scope: 'usage',
@@ -100,7 +100,7 @@ export const packageCredits = collection({
     },
     remove: {
       summary: 'Delete a package credit',
-      description: 'Members’ credits granted by it go with it. Answers 204.',
+      description: 'Members’ credits granted by it go with it.',
     },
   },
 });
@@ -148,7 +148,7 @@ export const packagePermissions = collection({
     },
     update: {
       summary: 'Change a package permission',
-      description: `${lockedNote} Only owners may change discounts.`,
+      description: 'Only owners may change discounts.',
       errors: {
         422: 'The resource or resource type is missing or unknown, or a custom time table has no times.',
       },
@@ -156,7 +156,6 @@ export const packagePermissions = collection({
     },
     remove: {
       summary: 'Delete a package permission',
-      description: 'Answers 204.',
     },
   },
 });

@@ -20,12 +20,12 @@ import {
   requestPayment,
   visiblePayments,
 } from '../billing/payments.js';
-import { collection, collectionRoutes, findIn } from '../http/collection.js';
+import { collection, collectionRoutes, onRecord } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
 import { adminRoute } from '../http/route.js';
 import { billingList } from './billing-lists.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec: payments (money received from members). */
 export const payments = collection({
@@ -67,13 +67,13 @@ export const payments = collection({
     },
     update: {
       summary: 'Change a payment',
-      description: `${lockedNote} Completing a pending payment settles its invoices.`,
+      description: 'Completing a pending payment settles its invoices.',
       errors: { 422: 'An invoice is not the member’s or is cancelled, or a pending payment lists invoices.' },
       example: { lockVersion: 1, state: 'completed', invoices: [118] },
     },
     remove: {
       summary: 'Delete a payment',
-      description: 'The invoices it settled are open again. Answers 204.',
+      description: 'The invoices it settled are open again.',
     },
   },
 });
@@ -101,8 +101,7 @@ export function paymentsRoutes(
         body: PaymentRequestCreate,
         response: { 200: PaymentRequestRecord },
       },
-      async (request, caller) => {
-        const row = await findIn(payments, ctx, caller, {}, request.params.paymentId);
+      onRecord(payments, ctx, async (row, request, caller) => {
         const created = await requestPayment(
           ctx.db,
           provider,
@@ -112,7 +111,7 @@ export function paymentsRoutes(
           ctx.clock.now().toISOString(),
         );
         return paymentRequestRecord(created);
-      },
+      }),
     );
   });
 }

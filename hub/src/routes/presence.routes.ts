@@ -16,11 +16,10 @@ import { MemberParams, pathId, ResourceParams } from '../http/params.js';
 import { adminRoute, memberRoute } from '../http/route.js';
 import type { HubServices } from '../http/services.js';
 import { createdRoute } from '../http/route-kinds.js';
-import { onMember } from './on-member.js';
+import { onMember, onResourceInAccount } from './on-member.js';
 import { checkInCaller, checkOut, getCheckIn, listCheckIns, presenceOf } from '../presence/check-ins.js';
 import { lockDoorNow } from '../presence/door-windows.js';
 import { putShowPresence, showPresenceOf } from '../presence/presence.repository.js';
-import { findResourceInAccount } from '../resources/resources.js';
 
 const CheckInParams = z.object({ checkInId: pathId });
 const presenceNote =
@@ -157,11 +156,10 @@ export function presenceRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         params: ResourceParams,
         response: { 200: DoorLockRecord },
       },
-      async (request, caller) => {
-        const resource = await findResourceInAccount(ctx.db, caller, request.params.resourceId);
+      onResourceInAccount(ctx.db, async (resource, _request, caller) => {
         const until = await lockDoorNow(ctx, resource, caller.memberId);
         return { lockedUntil: until ? until.toISOString() : null };
-      },
+      }),
     );
   };
 }

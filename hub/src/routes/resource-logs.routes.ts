@@ -21,7 +21,7 @@ import {
 } from '../resources/log-edits.js';
 import { visibleLogs } from '../resources/resource-logs.js';
 import { logFilters } from '../resources/resource-logs.repository.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 const resolvesMember = (request?: FastifyRequest) =>
   ((request?.query as { resolve?: string[] } | undefined)?.resolve ?? []).includes('member');
@@ -99,13 +99,14 @@ export const resourceLogs = collection({
     },
     update: {
       summary: 'Correct a resource log',
-      description: `${lockedNote} \`originalMember\` keeps the member the log was first recorded for; sends \`resourceLog_updated\`.`,
+      description:
+        '`originalMember` keeps the member the log was first recorded for; sends `resourceLog_updated`.',
       errors: { 422: 'The member does not exist in this account, or `stoppedAt` is before `createdAt`.' },
       example: { lockVersion: 2, member: 42, stoppedAt: '2026-11-21T15:30:00Z', stopType: 'normal' },
     },
     remove: {
       summary: 'Delete a resource log',
-      description: 'Sends `resourceLog_deleted` with the log as it was. Answers 204.',
+      description: 'Sends `resourceLog_deleted` with the log as it was.',
       errors: { 409: 'The log’s session is still running (`data.runningSession`): stop it first.' },
     },
   },

@@ -33,7 +33,7 @@ export function resourceTypeMaintainersRoutes(ctx: HubServices): FastifyPluginAs
         },
         remove: {
           summary: 'End a member’s role as maintainer of a resource type',
-          description: 'Reports they resolved stay resolved. Answers 204.',
+          description: 'Reports they resolved stay resolved.',
         },
       },
       holders: typeMaintainers,

@@ -2,7 +2,7 @@ import { ResourceTypeCreate, ResourceTypeRecord, ResourceTypeUpdate } from '@mak
 import { insertRow } from '../db/collection-rows.js';
 import { collection, collectionRoutes } from '../http/collection.js';
 import type { HubServices } from '../http/services.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.8: resource types (laser cutters, 3D printers, ...), which packages grant by type. */
 export const resourceTypes = collection({
@@ -40,12 +40,11 @@ export const resourceTypes = collection({
     },
     update: {
       summary: 'Rename a resource type',
-      description: lockedNote,
       example: { lockVersion: 1, name: 'Resin printer' },
     },
     remove: {
       summary: 'Delete a resource type',
-      description: 'Its resources keep existing without a type. Answers 204.',
+      description: 'Its resources keep existing without a type.',
     },
   },
 });

@@ -13,7 +13,7 @@ import {
 } from '../resources/resource-changes.js';
 import { visibleResources } from '../resources/resources.js';
 import { registerBridgeRoutes } from './resource-bridge.routes.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.8: resources. Members see those visible to members; admins every one of the account. */
 export const resources = collection({
@@ -83,14 +83,15 @@ export const resources = collection({
     },
     update: {
       summary: 'Change a resource',
-      description: `${lockedNote} Its bridge gets the new configuration at once. A new \`switchOnCode\` makes printed stickers out of date. Locking with a \`lockReason\` tells members why on the machine page (the access check shows it while the resource is locked).`,
+      description:
+        'Its bridge gets the new configuration at once. A new `switchOnCode` makes printed stickers out of date. Locking with a `lockReason` tells members why on the machine page (the access check shows it while the resource is locked).',
       errors: { 422: 'The space or resource type does not exist in this account.' },
       example: { lockVersion: 4, state: 'locked', lockReason: 'Lens being replaced until Friday' },
     },
     remove: {
       summary: 'Delete a resource',
       description:
-        'Deletes the resource and its bridge; the bridge’s key stops working and its agent is disconnected. Answers 204.',
+        'Deletes the resource and its bridge; the bridge’s key stops working and its agent is disconnected.',
     },
   },
 });

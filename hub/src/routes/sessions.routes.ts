@@ -5,9 +5,8 @@ import { callerOf } from '../http/auth.js';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
 import { notFound } from '../errors.js';
-import { clearSessionCookie } from '../sign-in/cookie.js';
 import { sessionRecord } from '../sign-in/sessions.js';
-import { tags } from './sign-in.support.js';
+import { endSessions, tags } from './sign-in.support.js';
 import { pathId } from '../http/params.js';
 
 const SessionParams = z.object({ sessionId: pathId });
@@ -64,15 +63,7 @@ export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           params: SessionParams,
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const id = request.params.sessionId;
-        const live = await ctx.sessions.list(caller.memberId);
-        if (!live.some((s) => s.id === id)) throw notFound('Session');
-        await ctx.sessions.revokeOfMember(caller.memberId, { only: [id] });
-        if (id === caller.sessionId) clearSessionCookie(request, reply);
-        return reply.code(204).send();
-      },
+      (request, reply) => endSessions(ctx, request, reply, request.params.sessionId),
     );
 
     app.delete(
@@ -84,12 +75,7 @@ export function sessionsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           description: 'Ends every session of the caller. Answers 204.',
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        await ctx.sessions.revokeOfMember(caller.memberId);
-        if (caller.sessionId !== null) clearSessionCookie(request, reply);
-        return reply.code(204).send();
-      },
+      (request, reply) => endSessions(ctx, request, reply, 'all'),
     );
   };
 }

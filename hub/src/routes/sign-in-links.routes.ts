@@ -27,6 +27,7 @@ import {
 } from '../sign-in/passwords.js';
 import { canSignIn, loginCandidates, memberById } from '../sign-in/sign-in.repository.js';
 import {
+  admitted,
   client,
   noAuth,
   open,
@@ -66,12 +67,10 @@ export function signInLinksRoutes(ctx: HubServices): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const email = request.body.emailAddress.trim().toLowerCase();
-        await throttled([
+        await admitted([
           [t.linksPerEmail, email],
           [t.linksPerAddress, request.ip],
         ]);
-        await t.linksPerEmail.hit(email);
-        await t.linksPerAddress.hit(request.ip);
         const { purpose, next } = request.body;
         if (ctx.mailer) {
           const work = (async () => {

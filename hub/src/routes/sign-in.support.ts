@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { csrfRefused, fromOwnOrigin } from '../http/auth.js';
+import { callerOf, csrfRefused, fromOwnOrigin } from '../http/auth.js';
 import type { OperationDoc } from '../http/openapi-doc.js';
 import type { HubServices } from '../http/services.js';
-import { HttpError } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import { type MemberRow, userMeRecord } from '../identity/members.js';
-import { setSessionCookie } from '../sign-in/cookie.js';
+import { clearSessionCookie, setSessionCookie } from '../sign-in/cookie.js';
 import { type SessionRow, type SignInMethod, sessionRecord } from '../sign-in/sessions.js';
 import type { Throttle } from '../sign-in/throttle.js';
 
@@ -35,6 +35,17 @@ export async function throttled(checks: [Throttle, string][]): Promise<void> {
   let wait = 0;
   for (const [throttle, key] of checks) wait = Math.max(wait, await throttle.retryAfter(key));
   if (wait > 0) throw tooManyAttempts(wait);
+}
+
+/** Counts one attempt against each throttle for its key (a failure, or every request). */
+export async function countAttempt(checks: [Throttle, string][]): Promise<void> {
+  for (const [throttle, key] of checks) await throttle.hit(key);
+}
+
+/** Admits a request that every one counts (`throttled`, then `countAttempt`). */
+export async function admitted(checks: [Throttle, string][]): Promise<void> {
+  await throttled(checks);
+  await countAttempt(checks);
 }
 
 /**
@@ -76,4 +87,32 @@ export function startSession(
     csrfToken: ctx.sessions.csrfToken(session.row),
     session: sessionRecord(session.row, session.row.id),
   };
+}
+
+/**
+ * Signs the caller out and answers 204: of this call's session (`'this'`, also when the call has
+ * none), of one of their live sessions by id (404 otherwise), or of `'all'`. The session cookie
+ * is cleared when this call's session ends, and by a sign-out of `'this'` in any case.
+ */
+export async function endSessions(
+  ctx: HubServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  which: 'this' | 'all' | number,
+) {
+  const caller = callerOf(request);
+  const own = caller.sessionId;
+  // The sessions to end: none named means every one.
+  let only: number[] | undefined;
+  if (which === 'this') only = own === null ? [] : [own];
+  else if (which !== 'all') {
+    const live = await ctx.sessions.list(caller.memberId);
+    if (!live.some((s) => s.id === which)) throw notFound('Session');
+    only = [which];
+  }
+  await ctx.sessions.revokeOfMember(caller.memberId, { only });
+  // A sign-out clears the cookie also when it names no live session.
+  const ownEnded = own !== null && (only === undefined || only.includes(own));
+  if (which === 'this' || ownEnded) clearSessionCookie(request, reply);
+  return reply.code(204).send();
 }

@@ -49,7 +49,7 @@ import {
   signUpSpaces,
   userHouseRules,
 } from '../sign-up/sign-ups.js';
-import { throttled } from './sign-in.support.js';
+import { admitted } from './sign-in.support.js';
 
 const tags = ['sign-up'];
 const open = { public: true };
@@ -257,8 +257,7 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await throttled([[signUpsPerAddress, request.ip]]);
-        await signUpsPerAddress.hit(request.ip);
+        await admitted([[signUpsPerAddress, request.ip]]);
         const answer = await createSignUp(ctx, request.body, request.ip ?? null);
         return reply.code(201).send(answer);
       },
@@ -301,8 +300,7 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await throttled([[linksPerAddress, request.ip]]);
-        await linksPerAddress.hit(request.ip);
+        await admitted([[linksPerAddress, request.ip]]);
         await resendConfirmLinks(ctx, request.body.emailAddress);
         return reply.code(202).send({});
       },

@@ -50,7 +50,7 @@ export const billingSettings = collection({
     },
     update: {
       summary: 'Change billing settings by their id',
-      description: `The same as PUT /spaces/{spaceId}/billing-settings. ${lockedNote}`,
+      description: 'The same as PUT /spaces/{spaceId}/billing-settings.',
       example: billingSettingsExample,
     },
   },

@@ -27,7 +27,7 @@ import {
 import { registerSpaceExtras, spaceAccess } from './space-extras.routes.js';
 import { billingSettings, registerSpaceBilling } from './space-billing.routes.js';
 import { registerInvoiceLogo } from './invoice-logo.routes.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 const stampOf = (at: string, caller: { memberId: number }) => ({ at, by: caller.memberId });
 
@@ -81,12 +81,11 @@ export const spaces = collection({
     },
     update: {
       summary: 'Change a space',
-      description: lockedNote,
       example: { lockVersion: 5, bookingMaxMinutesPerMemberDay: 240 },
     },
     remove: {
       summary: 'Delete a space',
-      description: 'Only an empty space: move or delete its resources and members first. Answers 204.',
+      description: 'Only an empty space: move or delete its resources and members first.',
       errors: { 409: 'The space still has resources or members (`data.resources`, `data.members`).' },
     },
   },
@@ -154,7 +153,6 @@ export const holidays = collection({
     },
     update: {
       summary: 'Change a holiday',
-      description: lockedNote,
       errors: { 422: '`untilDateTime` is not after `fromDateTime`.' },
       example: {
         lockVersion: 1,
@@ -165,7 +163,6 @@ export const holidays = collection({
     },
     remove: {
       summary: 'Delete a holiday',
-      description: 'Answers 204.',
     },
   },
 });

@@ -11,7 +11,7 @@ import {
   trainingCourseRecord,
 } from '../spaces/training.repository.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 /** spec 4.13: training courses. Every member may read them (to know what to sign up for). */
 export const trainingCourses = collection({
@@ -70,13 +70,13 @@ export const trainingCourses = collection({
     },
     update: {
       summary: 'Change a training course',
-      description: `${lockedNote} Its state and resources decide at once who counts as trained.`,
+      description: 'Its state and resources decide at once who counts as trained.',
       errors: { 422: 'A listed resource does not exist in this account.' },
       example: { lockVersion: 2, resources: [7, 9] },
     },
     remove: {
       summary: 'Delete a training course',
-      description: 'Only a course no member has taken; set it inactive otherwise. Answers 204.',
+      description: 'Only a course no member has taken; set it inactive otherwise.',
       errors: { 409: 'Members’ trainings refer to the course (`data.memberTrainings`).' },
     },
   },

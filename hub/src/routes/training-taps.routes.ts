@@ -4,13 +4,13 @@ import { pathId, ResourceParams } from '../http/params.js';
 import { type App, memberRoute } from '../http/route.js';
 import { createdRoute, noContentRoute } from '../http/route-kinds.js';
 import type { HubServices } from '../http/services.js';
-import { findResource } from '../resources/resources.js';
 import {
   endTrainingTap,
   openTrainingTap,
   trainingTapRecord,
   visibleTrainingTap,
 } from '../spaces/training-taps.js';
+import { onResource } from './on-member.js';
 
 const TapParams = z.object({ tapId: pathId });
 
@@ -34,10 +34,9 @@ export function trainingTapRoutes(app: App, ctx: HubServices): void {
       },
       example: { trainingCourse: 3 },
     },
-    async (request, caller) => {
-      const resource = await findResource(ctx.db, caller, request.params.resourceId);
-      return openTrainingTap(ctx.db, caller, resource, request.body.trainingCourse, ctx.clock.now());
-    },
+    onResource(ctx.db, (resource, request, caller) =>
+      openTrainingTap(ctx.db, caller, resource, request.body.trainingCourse, ctx.clock.now()),
+    ),
   );
   memberRoute(
     app,

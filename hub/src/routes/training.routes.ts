@@ -23,7 +23,7 @@ import {
   visibleMemberTrainings,
 } from '../spaces/training.repository.js';
 import { MemberParams } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 import { trainingCourses } from './training-courses.routes.js';
 import { courseTrainerRoutes } from './course-trainers.routes.js';
 import { trainingTapRoutes } from './training-taps.routes.js';
@@ -100,13 +100,13 @@ export const memberTrainings = collection({
     },
     update: {
       summary: 'Change a member’s training',
-      description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated. ${lockedNote}`,
+      description: `Its \`date\`, \`fromDate\`, \`untilDate\` and \`notes\`. Emits memberTraining_updated.`,
       errors: { 422: '`untilDate` is before `fromDate`.' },
       example: { untilDate: '2027-11-20', lockVersion: 1 },
     },
     remove: {
       summary: 'Delete a member’s training',
-      description: 'The member no longer counts as trained by it. Answers 204.',
+      description: 'The member no longer counts as trained by it.',
     },
   },
 });

@@ -4,10 +4,12 @@ import { z } from 'zod';
 import type { HubServices } from '../http/services.js';
 import { memberRoute } from '../http/route.js';
 import { callerOf } from '../http/auth.js';
-import { badRequest, HttpError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { verifyPassword } from '../sign-in/passwords.js';
 import { loginCandidates, memberById } from '../sign-in/sign-in.repository.js';
 import { accountNames } from '../identity/accounts.repository.js';
+import type { Throttle } from '../sign-in/throttle.js';
+import { countAttempt, throttled } from './sign-in.support.js';
 
 /**
  * docs/SIGN-IN.md, "Several accounts": which accounts a signed-in person may switch to. The
@@ -58,20 +60,9 @@ export function userAccountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         const caller = callerOf(request);
         const me = await memberById(ctx.db, caller.memberId);
         const email = me?.emailKey ?? null;
-        const checks: [typeof t.loginPerEmail, string][] = [[t.loginPerAddress, request.ip]];
+        const checks: [Throttle, string][] = [[t.loginPerAddress, request.ip]];
         if (email) checks.push([t.loginPerEmail, email]);
-        let wait = 0;
-        for (const [throttle, key] of checks) wait = Math.max(wait, await throttle.retryAfter(key));
-        if (wait > 0) {
-          throw new HttpError(
-            429,
-            `Too many attempts; try again in ${wait} seconds`,
-            { retryAfter: wait },
-            {
-              'retry-after': String(wait),
-            },
-          );
-        }
+        await throttled(checks);
         const candidates = email ? await loginCandidates(ctx.db, email) : [];
         const opened = [];
         for (const candidate of candidates) {
@@ -84,7 +75,7 @@ export function userAccountsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         }
         if (opened.length === 0) {
           if (candidates.length === 0) await verifyPassword(null, request.body.password);
-          for (const [throttle, key] of checks) await throttle.hit(key);
+          await countAttempt(checks);
           // 400 like a wrong current password (PUT /user/password): the request itself is
           // authenticated, and a 401 would tell clients the sign-in has ended.
           throw badRequest('Wrong password', { field: 'password', reason: 'wrong' });

@@ -30,7 +30,7 @@ import {
 } from '../webhooks/webhooks.js';
 import { sendTestEvent } from '../webhooks/worker.js';
 import { pathId } from '../http/params.js';
-import { lockedNote, pagedNote } from '../http/openapi-doc.js';
+import { pagedNote } from '../http/openapi-doc.js';
 
 const IdParams = z.object({ webhookId: pathId });
 
@@ -108,13 +108,13 @@ export const webhooks = collection({
     },
     update: {
       summary: 'Change a webhook',
-      description: `${lockedNote} Setting \`state: active\` resumes a failing webhook and sends its queue now; \`rotateSecret: true\` answers a new secret.`,
+      description:
+        'Setting `state: active` resumes a failing webhook and sends its queue now; `rotateSecret: true` answers a new secret.',
       errors: { 422: 'The URL is not allowed (`data.unsafeUrl`).' },
       example: { lockVersion: 2, state: 'paused' },
     },
     remove: {
       summary: 'Delete a webhook',
-      description: 'Answers 204.',
     },
   },
 });
