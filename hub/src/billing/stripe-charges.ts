@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { requiredRow } from '../db/records.js';
 import { formatMoney, parseMoney } from '../kernel/money.js';
 import { stripeMethodIn } from './payment-details.js';
@@ -12,6 +12,8 @@ import {
   settleStripeIntent,
   stripeAccountOf,
   toStripeAmount,
+  isStripeError,
+  stripeErrors,
 } from './stripe.js';
 import {
   accountsWithRetriesDue,
@@ -54,11 +56,16 @@ export class StripeUnavailable extends Error {
   }
 }
 
-const unavailable = (err: unknown) =>
-  err instanceof Stripe.errors.StripeConnectionError ||
-  err instanceof Stripe.errors.StripeAPIError ||
-  err instanceof Stripe.errors.StripeRateLimitError ||
-  (err instanceof Stripe.errors.StripeError && (err.statusCode ?? 0) >= 500);
+const unavailable = (err: unknown) => {
+  const errors = stripeErrors();
+  return (
+    !!errors &&
+    (err instanceof errors.StripeConnectionError ||
+      err instanceof errors.StripeAPIError ||
+      err instanceof errors.StripeRateLimitError ||
+      (err instanceof errors.StripeError && (err.statusCode ?? 0) >= 500))
+  );
+};
 
 /**
  * Charges the saved payment methods of the account's members (or the one member) for their
@@ -161,7 +168,7 @@ async function sendCharge(
     );
   } catch (err) {
     if (unavailable(err)) throw new StripeUnavailable(err);
-    if (!(err instanceof Stripe.errors.StripeError)) throw err;
+    if (!isStripeError(err)) throw err;
     // A decline (or a refused request): recorded with Stripe's reason.
     const raw = err.raw as { payment_intent?: { id?: string } } | undefined;
     await deps.db.transaction().execute((trx) =>

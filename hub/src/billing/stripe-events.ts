@@ -60,7 +60,7 @@ export async function receiveStripeEvent(
   let space = 0;
   for (const candidate of await spacesWithWebhookSecret(deps.db)) {
     try {
-      event = deps.stripe.verify(rawBody, signature, deps.tokens.open(candidate.stripeWebhookSecret!));
+      event = await deps.stripe.verify(rawBody, signature, deps.tokens.open(candidate.stripeWebhookSecret!));
       account = candidate.account;
       space = candidate.space;
       break;

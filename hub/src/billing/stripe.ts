@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Logger } from '@makerspace/shared';
 import type { Clock, Notifications } from '../context.js';
 import type { Db } from '../db/crud.js';
@@ -59,24 +59,52 @@ export class StripeGateway {
     } else this.endpoint = {};
   }
 
-  client(secretKey: string): Stripe {
+  async client(secretKey: string): Promise<Stripe> {
     let client = this.clients.get(secretKey);
     if (!client) {
-      client = new Stripe(secretKey, {
-        ...this.endpoint,
-        maxNetworkRetries: this.options.maxNetworkRetries ?? 2,
-        timeout: this.options.timeoutMs ?? 30_000,
-        appInfo: { name: 'makerspace-hub' },
-      });
+      const StripeClient = await stripeLibrary();
+      client =
+        this.clients.get(secretKey) ??
+        new StripeClient(secretKey, {
+          ...this.endpoint,
+          maxNetworkRetries: this.options.maxNetworkRetries ?? 2,
+          timeout: this.options.timeoutMs ?? 30_000,
+          appInfo: { name: 'makerspace-hub' },
+        });
       this.clients.set(secretKey, client);
     }
     return client;
   }
 
   /** Checks a webhook's signature (Stripe's own verifier) and answers its event; throws when it does not match. */
-  verify(rawBody: Buffer, signature: string, secret: string): Stripe.Event {
-    return Stripe.webhooks.constructEvent(rawBody, signature, secret);
+  async verify(rawBody: Buffer, signature: string, secret: string): Promise<Stripe.Event> {
+    return (await stripeLibrary()).webhooks.constructEvent(rawBody, signature, secret);
   }
+}
+
+let loaded: typeof Stripe | undefined;
+
+/**
+ * Stripe's library, loaded on first use: about 200 modules and several MiB that a hub whose
+ * spaces take no online payments never needs (docs/PERFORMANCE.md, "Memory").
+ */
+async function stripeLibrary(): Promise<typeof Stripe> {
+  loaded ??= (await import('stripe')).default;
+  return loaded;
+}
+
+/**
+ * Stripe's error classes once the library is loaded; before that no Stripe call was made, so
+ * no error can be one of them.
+ */
+export function stripeErrors(): typeof Stripe.errors | undefined {
+  return loaded?.errors;
+}
+
+/** Is `err` an error of a Stripe call? */
+export function isStripeError(err: unknown): err is Stripe.errors.StripeError {
+  const errors = stripeErrors();
+  return !!errors && err instanceof errors.StripeError;
 }
 
 /** What the hub and Stripe work with: the port's services. */
@@ -115,7 +143,7 @@ export async function stripeAccountOf(deps: StripeDeps, spaceId: number): Promis
     currency: (row.currency ?? 'EUR').toUpperCase(),
     publicKey: row.stripePublicKey,
     keyTag: deps.tokens.mac(`stripe-account:${secretKey}`).slice(0, 22),
-    client: deps.stripe.client(secretKey),
+    client: await deps.stripe.client(secretKey),
   };
 }
 
@@ -235,7 +263,7 @@ export type CheckoutPurpose =
 
 /** Stripe's answer to a failed call, for the member or admin (the message names what failed). */
 export function stripeRefused(err: unknown): HttpError {
-  const message = err instanceof Stripe.errors.StripeError ? err.message : (err as Error).message;
+  const message = isStripeError(err) ? err.message : (err as Error).message;
   return new HttpError(502, `Stripe refused the request: ${message}`, { stripe: 'refused' });
 }
 

@@ -1,5 +1,4 @@
 import { MemberCreate } from '@makerspace/shared';
-import { parse } from 'csv-parse/sync';
 import type { HubContext } from '../context.js';
 import type { Db } from '../db/crud.js';
 import { rowById } from '../db/records.js';
@@ -208,7 +207,9 @@ export interface CsvImportOptions {
 
 type Row = { line: number; cells: string[] };
 
-function readRows(text: string, separator: string): Row[] {
+/** The file's rows; the CSV parser is loaded on the first import (a hub seldom imports). */
+async function readRows(text: string, separator: string): Promise<Row[]> {
+  const { parse } = await import('csv-parse/sync');
   const records = parse(text, {
     delimiter: separator,
     bom: true,
@@ -237,7 +238,7 @@ export async function importMembersCsv(
   const { example } = dateOrder(locale);
   let rows: Row[];
   try {
-    rows = readRows(text, separator);
+    rows = await readRows(text, separator);
   } catch (err) {
     const line = (err as { lines?: number }).lines;
     return {
