@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { markBridgeOnline, markBridgesOffline } from '../../hub/src/resources/bridge-messages.js';
 import { bridgeConfigFor } from '../../hub/src/resources/bridge-config.js';
-import { bridgeInputs, openInterlock } from '../../hub/src/resources/bridge-inputs.js';
+import { bridgeInputs } from '../../hub/src/resources/bridge-inputs.js';
+import { interlockAt } from '../../hub/src/resources/switch-on.js';
 import { describeEachDialect } from '../support/dialects.js';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
@@ -83,13 +84,13 @@ describeEachDialect('machine inputs on the hub', (dialect) => {
     const reads = ctx.storage.reads;
     await markBridgeOnline(ctx, r.id);
     // Nothing reported yet: nothing to refuse.
-    expect(await openInterlock(reads, r.id)).toBeNull();
+    expect(await interlockAt(reads, r.id)).toBeNull();
     await bridgeInputs(ctx, r.id, inputs(false));
-    expect(await openInterlock(reads, r.id)).toBe('Lid');
+    expect(await interlockAt(reads, r.id)).toBe('Lid');
     await bridgeInputs(ctx, r.id, inputs(null));
-    expect(await openInterlock(reads, r.id)).toBe('Lid');
+    expect(await interlockAt(reads, r.id)).toBe('Lid');
     await bridgeInputs(ctx, r.id, inputs(true));
-    expect(await openInterlock(reads, r.id)).toBeNull();
+    expect(await interlockAt(reads, r.id)).toBeNull();
     const status = async () => (await api('GET', `/resources/${r.id}/access-check`)).json().status;
     expect((await status()).inputs).toEqual([
       expect.objectContaining({ name: 'busy', active: false, heldOpen: false }),
@@ -102,6 +103,6 @@ describeEachDialect('machine inputs on the hub', (dialect) => {
     await bridgeInputs(ctx, r.id, inputs(false));
     await markBridgesOffline(ctx, [r.id]);
     expect((await status()).inputs).toEqual([]);
-    expect(await openInterlock(reads, r.id)).toBeNull();
+    expect(await interlockAt(reads, r.id)).toBeNull();
   });
 });

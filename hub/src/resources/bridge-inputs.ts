@@ -1,9 +1,8 @@
 import { type InputsMessage, InputsMessage as InputsSchema } from '@makerspace/shared';
 import type { HubContext } from '../context.js';
-import { parseJson } from '../db/crud.js';
 import { emitEvent } from '../db/outbox.js';
-import type { FastReads } from '../db/fast-reads.js';
-import { bridgeInputsRow, setBridgeInputs } from './bridge-inputs.repository.js';
+import { setBridgeInputs } from './bridge-inputs.repository.js';
+import { type BridgeInputsRow, bridgeInputsRow } from './sessions.repository.js';
 import { resourceEventRecordById } from './resources.js';
 import { resourceAccount } from './resources.repository.js';
 
@@ -16,7 +15,13 @@ import { resourceAccount } from './resources.repository.js';
 /** The last inputs message of a bridge; null when none came or it no longer parses. */
 export function parseStoredInputs(text: string | null): InputsMessage | null {
   if (!text) return null;
-  const parsed = InputsSchema.safeParse(parseJson(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = InputsSchema.safeParse(json);
   return parsed.success ? parsed.data : null;
 }
 
@@ -54,10 +59,10 @@ export async function bridgeInputs(
 /**
  * The first interlock of the resource's bridge that is not closed (open, or its state unknown),
  * by its label; null when every interlock is closed, or the bridge reports none or is offline
- * (then switch-on fails for that reason anyway).
+ * (then switch-on fails for that reason anyway). `row` is the bridge as sessions.repository.ts's
+ * `bridgeInputsRow` reads it.
  */
-export async function openInterlock(reads: FastReads, resourceId: number): Promise<string | null> {
-  const row = await bridgeInputsRow(reads, resourceId);
+export function openInterlock(row: BridgeInputsRow | undefined): string | null {
   if (!row || Number(row.offline) !== 0) return null;
   const inputs = parseStoredInputs(row.inputs);
   const open = inputs?.inputs.find((i) => i.kind === 'interlock' && i.active !== true);

@@ -8,7 +8,13 @@ import { bumpConfigVersion } from './bridges.repository.js';
 import { insertLog } from './resource-logs.js';
 import { claimAssignment } from '../keys/key-assignments.js';
 import { keyByCard, putMemberKey } from '../keys/member-keys.js';
-import { recordAttempt, unknownKeyAttempts, runningSessionLog, tapLog } from './sessions.repository.js';
+import {
+  bridgeInputsRow,
+  recordAttempt,
+  unknownKeyAttempts,
+  runningSessionLog,
+  tapLog,
+} from './sessions.repository.js';
 
 /** Unknown cards at one resource: more than this many in the window are refused with tooManyAttempts. */
 export const UNKNOWN_KEY_LIMIT = 10;
@@ -157,7 +163,7 @@ export async function answerMember(
   // A machine's open interlock refuses like a rule (bridge-inputs.ts).
   const interlock =
     policy.allowed && resource.controlType !== 'door'
-      ? await openInterlock(ctx.storage.reads, resource.id)
+      ? openInterlock(await bridgeInputsRow(ctx.storage.reads, resource.id))
       : null;
   const decision =
     interlock === null

@@ -64,9 +64,22 @@ export async function unknownKeyAttempts(db: Db, resource: number, since: string
   return Number(row.n);
 }
 
+/** A bridge as a switch-on checks it: its `offline` flag and the inputs its agent last reported. */
+export interface BridgeInputsRow {
+  inputs: string | null;
+  offline: number;
+}
+
+/** The resource's bridge (undefined without one): its inputs message (JSON) and `offline` flag. */
+export function bridgeInputsRow(reads: FastReads, resourceId: number): Promise<BridgeInputsRow | undefined> {
+  return reads.first<BridgeInputsRow>('select "inputs", "offline" from "bridges" where "resource" = ?', [
+    resourceId,
+  ]);
+}
+
 /** The bridge's `offline` flag (why a switch-on cannot reach it); undefined without a bridge. */
-export async function bridgeOfflineFlag(db: Db, resourceId: number): Promise<number | undefined> {
-  const row = await firstWhere(db, 'bridges', { resource: resourceId }, ['offline']);
+export async function bridgeOfflineFlag(reads: FastReads, resourceId: number): Promise<number | undefined> {
+  const row = await bridgeInputsRow(reads, resourceId);
   return row === undefined ? undefined : Number(row.offline);
 }
 

@@ -14,6 +14,7 @@ import { insertLog } from './resource-logs.js';
 import { inCallersAccount, type ResourceRow } from './resources.js';
 import { commandDeadline, runSwitchOn, type SwitchOnResult } from './switch-sessions.js';
 import {
+  bridgeInputsRow,
   bridgeOfflineFlag,
   isRetiredCode,
   newestOpenSession,
@@ -168,7 +169,7 @@ export async function switchOn(
     throw serviceUnavailable(why.message, { reason: why.reason, resourceLog: entry.id });
   }
   // An open interlock (the lid, the extraction) as the agent last reported it (bridge-inputs.ts).
-  const interlock = await openInterlock(facts.request.reads, resource.id);
+  const interlock = await interlockAt(facts.request.reads, resource.id);
   if (interlock !== null) {
     const message = interlockMessage(interlock);
     const entry = await log('denied', { reason: 'interlock', notes: message });
@@ -187,6 +188,11 @@ export async function switchOn(
   throw new HttpError(502, outcome.notes, data);
 }
 
+/** The label of the resource's first open interlock as its agent last reported it, else null. */
+export async function interlockAt(reads: FastReads, resourceId: number): Promise<string | null> {
+  return openInterlock(await bridgeInputsRow(reads, resourceId));
+}
+
 /** Why no command reaches a resource's bridge (none holds a connection to the broker). */
 export const unreachableWords = {
   bridgeOffline: 'The bridge of this resource is offline',
@@ -200,7 +206,7 @@ export const unreachableWords = {
  * as GET /resources/{id}/access-check, so the verdict and the switch agree.
  */
 async function unreachable(ctx: PolicyContext, resourceId: number) {
-  const polls = (await bridgeOfflineFlag(ctx.db, resourceId)) === 0;
+  const polls = (await bridgeOfflineFlag(ctx.storage.reads, resourceId)) === 0;
   const reason = polls ? ('noRemoteSwitch' as const) : ('bridgeOffline' as const);
   const notes = polls ? 'The bridge connects over HTTP only: no command reaches it' : 'The bridge is offline';
   return { reason, message: unreachableWords[reason], notes };

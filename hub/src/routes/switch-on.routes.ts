@@ -16,6 +16,7 @@ import { findResourceInAccount } from '../resources/resources.js';
 import { readStatuses, statusFor } from '../resources/status.js';
 import {
   checkCode,
+  interlockAt,
   policyVerdict,
   switchOff,
   switchOn,
@@ -23,7 +24,7 @@ import {
   unreachableWords,
 } from '../resources/switch-on.js';
 import { ResourceParams } from '../http/params.js';
-import { interlockMessage, openInterlock } from '../resources/bridge-inputs.js';
+import { interlockMessage } from '../resources/bridge-inputs.js';
 import { registerStickerRoute } from './sticker.routes.js';
 import { resourceTypeName } from '../resources/resources.repository.js';
 
@@ -152,7 +153,7 @@ export function switchOnRoutes(ctx: HubServices): FastifyPluginAsyncZod {
           message = unreachableWords.noRemoteSwitch;
         } else {
           // The agent's interlocks as last reported: the member learns before the tap.
-          const interlock = await openInterlock(facts.request.reads, resource.id);
+          const interlock = await interlockAt(facts.request.reads, resource.id);
           if (interlock !== null) {
             reason = 'interlock';
             message = interlockMessage(interlock);
