@@ -18,7 +18,7 @@ import { StripeGateway, StripePaymentProvider } from './billing/stripe.js';
 import { chargeRetriesDue, chargeSavedMethods } from './billing/stripe-charges.js';
 import { stripeRoutes } from './routes/stripe.routes.js';
 import { BridgeBroker } from './broker/bridge-broker.js';
-import { HubMetrics } from './observability/metrics.js';
+import { hubMetrics } from './observability/metrics.js';
 import { checkReadiness } from './observability/observability.routes.js';
 import { type Caches, type Clock, ResourceSignals, systemClock } from './context.js';
 import type { HubServices } from './http/services.js';
@@ -178,7 +178,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       publicUrl: settings.publicUrl,
       agentReleaseDir: settings.agentReleaseDir,
       signals: new ResourceSignals(),
-      metrics: new HubMetrics(),
+      metrics: await hubMetrics(settings.metricsToken !== undefined),
       metricsTokenHash: settings.metricsToken ? hashToken(settings.metricsToken) : undefined,
       events: new EventBus(storage.db, clock),
       charges: usageCharges({ clock }),

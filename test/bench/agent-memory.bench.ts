@@ -1,24 +1,13 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentCli, repoRoot, startProcess, tempDir } from '../support/processes.js';
+import { agentCli, repoRoot, startProcess, tempDir, unitNodeFlags } from '../support/processes.js';
 import { ShellyGen2Simulator } from '../support/shelly-gen2-simulator.js';
 
 /** The agent's launcher, which the unit's ExecStart runs (it picks the installed release). */
 const agentBin = join(repoRoot, 'agent/bin/makerspace-agent.js');
 
 /** The node flags the agent's systemd unit starts it with, read from its ExecStart line. */
-export const AGENT_NODE_FLAGS = unitNodeFlags(
-  readFileSync(new URL('../../systemd/makerspace-agent.service', import.meta.url), 'utf8'),
-);
-
-function unitNodeFlags(unit: string): string[] {
-  const execStart = /^ExecStart=.*?\bnode\s+(.*)$/m.exec(unit)?.[1] ?? '';
-  const words = execStart.split(/\s+/);
-  return words.slice(
-    0,
-    words.findIndex((word) => !word.startsWith('--')),
-  );
-}
+export const AGENT_NODE_FLAGS = unitNodeFlags('makerspace-agent.service');
 
 function rssMiB(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type HubProcess, startHubProcess } from '../support/e2e.js';
-import { tempDir } from '../support/processes.js';
+import { tempDir, unitNodeFlags } from '../support/processes.js';
 
 const require = createRequire(import.meta.url);
 export const autocannonBin = join(require.resolve('autocannon/package.json'), '..', 'autocannon.js');
@@ -104,15 +104,20 @@ export function openLoop(options: {
   return lastJsonLine([runner, JSON.stringify(options)], 'open-loop generator');
 }
 
+/** The node flags of the hub's systemd unit: benchmark hubs run as the unit runs them. */
+export const HUB_NODE_FLAGS = unitNodeFlags('makerspace-hub.service');
+
 /**
- * A hub process for a benchmark; `cli` runs another build of it (a baseline to compare with).
- * BENCH_HUB_CLI does the same for every hub of a run.
+ * A hub process for a benchmark, run with its unit's node flags (`nodeArgs` others); `cli` runs
+ * another build of it (a baseline to compare with). BENCH_HUB_CLI does the same for every hub of
+ * a run.
  */
 export async function startBenchHub(
   cli = process.env.BENCH_HUB_CLI,
   env?: NodeJS.ProcessEnv,
+  nodeArgs = HUB_NODE_FLAGS,
 ): Promise<HubProcess> {
-  return startHubProcess({ cli, env });
+  return startHubProcess({ cli, env, nodeArgs });
 }
 
 /** HUB_METRICS_TOKEN of bench hubs that are asked for their event-loop delay. */

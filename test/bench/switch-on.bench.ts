@@ -84,12 +84,13 @@ export async function setUp(hub: HubProcess, count = BRIDGES) {
 
 /**
  * A bench hub with 100 doors (or `count`) whose bridges the agent farm holds online, and the
- * switch-on requests that cycle through them. `cli`: another build of the hub.
+ * switch-on requests that cycle through them. `cli`: another build of the hub; `nodeArgs`: other
+ * node flags than the hub unit's.
  */
 export async function startSwitchOnScene(
-  options: { cli?: string; count?: number; env?: NodeJS.ProcessEnv } = {},
+  options: { cli?: string; count?: number; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
 ) {
-  const hub = await startBenchHub(options.cli, options.env);
+  const hub = await startBenchHub(options.cli, options.env, options.nodeArgs);
   const { token, resources, memberId } = await setUp(hub, options.count);
   const farm = await startFarm(
     `mqtt://127.0.0.1:${hub.mqttPort}`,
@@ -110,6 +111,14 @@ export async function startSwitchOnScene(
 }
 
 /**
+ * The baseline hub's node flags: the unit's, or BENCH_BASELINE_NODE_FLAGS ('' for none) to
+ * measure what a flag costs (BENCH_BASELINE_HUB=hub/dist/cli.js then runs this build twice).
+ */
+function baselineNodeFlags(): string[] | undefined {
+  return process.env.BENCH_BASELINE_NODE_FLAGS?.split(' ').filter(Boolean);
+}
+
+/**
  * BENCH_BASELINE_HUB=path/to/cli.js: this build against another one (a copy of hub/dist built
  * from an earlier commit, placed beside hub/dist so it finds the same packages). Both hubs run
  * side by side with their own agent farms; rounds alternate between them (A B, B A, ...) so the
@@ -119,7 +128,7 @@ async function baselineComparison(seconds: number, baselineCli: string, say: (li
   const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
   const scenes = {
     this: await startSwitchOnScene(),
-    baseline: await startSwitchOnScene({ cli: baselineCli }),
+    baseline: await startSwitchOnScene({ cli: baselineCli, nodeArgs: baselineNodeFlags() }),
   };
   const figures = {
     this: { p50: [] as number[], p99: [] as number[], cpu: [] as number[] },

@@ -1,17 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/fake-agent.js';
 import { type HubProcess, startAgentProcess, startHubProcess } from '../support/e2e.js';
-import { stopAll } from '../support/processes.js';
+import { stopAll, unitNodeFlags } from '../support/processes.js';
 import { ShellyGen2Simulator } from '../support/shelly-gen2-simulator.js';
-
-/** The Node flags of the agent's systemd unit (ExecStart). */
-function unitNodeFlags(): string[] {
-  const unit = readFileSync(new URL('../../systemd/makerspace-agent.service', import.meta.url), 'utf8');
-  const exec = /^ExecStart=\/usr\/bin\/env node (.*?) \S+(?:cli|makerspace-agent)\.js/m.exec(unit);
-  if (!exec) throw new Error('ExecStart of the agent unit not found');
-  return exec[1].split(' ');
-}
 
 /**
  * Real processes: `makerspace-hub serve` and `makerspace-agent run` whose relay is a Shelly plug
@@ -47,7 +38,7 @@ describe('smart plug end to end: hub process, agent process, Shelly plug simulat
       controlType: 'machine',
       hardware: { kind: 'shelly', host, deadManSeconds: 3, pollSeconds: 0.5, timeoutMs: 400 },
       // As the systemd unit runs it: lite mode has no WebAssembly (so no fetch).
-      nodeArgs: unitNodeFlags(),
+      nodeArgs: unitNodeFlags('makerspace-agent.service'),
     });
     await eventually(
       async () => (await hub.api('GET', `/resources/${laser.id}/bridge`)).body.offline === false,

@@ -35,12 +35,14 @@ export async function startHubProcess(
     env?: NodeJS.ProcessEnv;
     /** Another build of the hub's CLI (benchmarks compare two builds). */
     cli?: string;
+    /** Node flags before the script (benchmarks run the hub with its unit's flags). */
+    nodeArgs?: string[];
   } = {},
 ): Promise<HubProcess> {
   const dataDir = options.dataDir ?? tempDir('hub-');
   // BENCH_HUB_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the hub of a benchmark.
   const nodeArgs = process.env.BENCH_HUB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const proc = startProcess([...nodeArgs, options.cli ?? hubCli, 'serve'], {
+  const proc = startProcess([...(options.nodeArgs ?? []), ...nodeArgs, options.cli ?? hubCli, 'serve'], {
     HUB_DATA_DIR: dataDir,
     HUB_HTTP_HOST: '127.0.0.1',
     HUB_HTTP_PORT: String(options.httpPort ?? 0),

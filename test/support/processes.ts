@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,21 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const hubCli = join(repoRoot, 'hub/dist/cli.js');
 export const agentCli = join(repoRoot, 'agent/dist/cli.js');
+
+/**
+ * The node flags a systemd unit of systemd/ starts its program with (the `--` words of its
+ * ExecStart line between `node` and the script), so tests and benchmarks run it as the unit does.
+ */
+export function unitNodeFlags(unitFile: 'makerspace-agent.service' | 'makerspace-hub.service'): string[] {
+  const unit = readFileSync(join(repoRoot, 'systemd', unitFile), 'utf8');
+  const execStart = /^ExecStart=.*?\bnode\s+(.*)$/m.exec(unit)?.[1];
+  if (execStart === undefined) throw new Error(`ExecStart of ${unitFile} not found`);
+  const words = execStart.split(/\s+/);
+  return words.slice(
+    0,
+    words.findIndex((word) => !word.startsWith('--')),
+  );
+}
 
 export interface Proc {
   child: ChildProcess;
