@@ -39,14 +39,17 @@ export async function checkReadiness(ctx: HubContext): Promise<Readiness> {
  * format, only with the HUB_METRICS_TOKEN bearer token; 404 when none is configured).
  */
 export function registerObservability(app: FastifyInstance, ctx: HubContext): void {
-  // Counted by route pattern (bounded label values), never by the raw URL.
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = routeOf(request).url ?? 'unmatched';
-    const method = request.method;
-    ctx.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });
-    ctx.metrics.httpSeconds.observe({ method, route }, reply.elapsedTime / 1000);
-    done();
-  });
+  // Counted by route pattern (bounded label values), never by the raw URL; only when something
+  // may read the counts (without HUB_METRICS_TOKEN the metrics are no-ops: no hook at all).
+  if (ctx.metricsTokenHash) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = routeOf(request).url ?? 'unmatched';
+      const method = request.method;
+      ctx.metrics.httpRequests.inc({ method, route, status: String(reply.statusCode) });
+      ctx.metrics.httpSeconds.observe({ method, route }, reply.elapsedTime / 1000);
+      done();
+    });
+  }
 
   app.get(
     '/health',
