@@ -4,7 +4,8 @@
  * web/src/i18n/ misses a key of the English one (or a plural form its language needs), has a key
  * English does not, an empty message, or other {{placeholders}} than English; and when a screen
  * (web/src/**\/*.tsx) shows a literal to people outside t(...): JSX text, or a string in a
- * user-visible attribute (title, placeholder, aria-label, alt, label...). Screens not yet
+ * user-visible attribute (title, placeholder, aria-label, alt, label...), or a message with words
+ * handed to a state setter (`setNotice('Saved.')`). Screens not yet
  * translated are listed in `untranslated` below and counted in the output; a listed screen
  * that has become clean fails too, so the list only shrinks.
  * Usage: node hub/scripts/check-i18n.mjs
@@ -154,6 +155,17 @@ export function literalProblems(source, fileName = 'screen.tsx') {
             report(literal, `${name}=${literal.getText(file)}`);
         }
       }
+    } else if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      /^set[A-Z]/.test(node.expression.text)
+    ) {
+      // A message a screen keeps in its state to show (`setNotice('Saved.')`): words, not a
+      // state's name (`setMode('new')`).
+      for (const arg of node.arguments)
+        for (const literal of shownLiterals(arg))
+          if (/\p{L}[\s.…!?:]/u.test(literal.getText(file).slice(1, -1)))
+            report(literal, literal.getText(file));
     } else if (
       ts.isJsxExpression(node) &&
       node.parent &&

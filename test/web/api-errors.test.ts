@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { errorText, waitWords } from '../../web/src/api';
+import { setLanguage } from '../../web/src/i18n/i18n';
 
 const bad = (validation: { path: string; message: string }[], message = 'body.x: raw') => ({
   statusCode: 400,
@@ -8,6 +9,8 @@ const bad = (validation: { path: string; message: string }[], message = 'body.x:
 });
 
 describe('errorText: the hub’s error body in words for every form', () => {
+  afterEach(() => setLanguage('en'));
+
   it('names each field in words, never the validator’s path', () => {
     expect(
       errorText(
@@ -40,6 +43,25 @@ describe('errorText: the hub’s error body in words for every form', () => {
       'The record was changed by someone else',
     );
     expect(errorText(500, null, null)).toBe('The hub answered 500');
+  });
+
+  it('says it in the member’s language: the field and the problem in German', () => {
+    setLanguage('de');
+    expect(
+      errorText(
+        400,
+        bad([
+          { path: 'firstName', message: 'Too big: expected string to have <=100 characters' },
+          { path: 'emailAddress', message: 'Invalid email address' },
+          { path: 'password', message: 'Too small: expected string to have >=12 characters' },
+          { path: 'lastName', message: 'Invalid input: expected string, received undefined' },
+        ]),
+        null,
+      ),
+    ).toBe(
+      'Vorname: höchstens 100 Zeichen. E-Mail-Adresse: keine gültige E-Mail-Adresse. Passwort: mindestens 12 Zeichen. Nachname: fehlt.',
+    );
+    expect(errorText(500, null, null)).toBe('Der Hub antwortete 500');
   });
 
   it('says once, in minutes, when a throttled call may be tried again', () => {

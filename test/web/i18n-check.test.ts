@@ -75,6 +75,25 @@ describe('the language check of npm run lint', () => {
     ]);
   });
 
+  it('finds a message a screen keeps in its state, not a state’s name', () => {
+    const screen = `
+      export function Page({ n }: { n: number }) {
+        setNotice('The door is not held open now.');
+        setStatus(\`Invoicing… \${n} %\`);
+        setError(n ? t('a') : 'Export failed.');
+        setMode('new');
+        setState(n ? 'busy' : 'idle');
+        setNotice(t('admin.saved', { n }));
+        return null;
+      }`;
+    expect(literalProblems(screen, 'page.tsx')).toEqual([
+      "page.tsx:3: 'The door is not held open now.'",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the screen's source text
+      'page.tsx:4: `Invoicing… ${n} %`',
+      "page.tsx:5: 'Export failed.'",
+    ]);
+  });
+
   it('holds for the app today: catalogs complete, translated screens clean, the rest listed', () => {
     const catalog = (l: string) =>
       JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n', `${l}.json`), 'utf8'));

@@ -23,7 +23,7 @@ import type {
   UserMe,
   SpaceRecord,
 } from '@makerspace/shared';
-import { t } from './i18n/i18n';
+import { t, tOr } from './i18n/i18n';
 
 // The record types pages use, from one place.
 export type * from '@makerspace/shared';
@@ -131,12 +131,12 @@ export function errorText(status: number, json: any, retryAfter: number | null):
     const lines: string[] = [];
     for (const v of validation as { path?: string; message?: string }[]) {
       const label = fieldLabel(v.path ?? '');
-      const line = `${label ? `${label}: ` : ''}${problemWords(v.message ?? 'not valid')}`;
+      const line = `${label ? `${label}: ` : ''}${problemWords(v.message ?? t('common.invalid.notValid'))}`;
       if (!lines.includes(line)) lines.push(line);
     }
     return `${lines.join('. ')}.`;
   }
-  const message: string = json?.message ?? `The hub answered ${status}`;
+  const message: string = json?.message ?? t('common.hubAnswered', { status });
   if (status === 429) {
     const plain = message.replace(/[;,.]?\s*try again in [^.;]*\.?$/i, '').trim();
     const wait = retryAfter
@@ -147,36 +147,46 @@ export function errorText(status: number, json: any, retryAfter: number | null):
   return message;
 }
 
-/** "firstName" -> "First name"; "lines.0.amount" -> "Amount"; "emailAddress" -> "E-mail address". */
+/**
+ * "firstName" -> "First name" ("Vorname"); "lines.0.amount" -> "Amount"; "emailAddress" ->
+ * "E-mail address". The fields of the members' forms are in the catalog (`common.field`); any
+ * other is its name in English words.
+ */
 function fieldLabel(path: string): string {
   const name = path
     .split('.')
     .filter((p) => p && !/^\d+$/.test(p))
     .pop();
   if (!name) return '';
-  if (name === 'emailAddress') return 'E-mail address';
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return tOr(`common.field.${name}`, words.charAt(0).toUpperCase() + words.slice(1));
 }
 
 /** A validator's problem and its plain words: "Too big: expected string to have <=100 characters" -> "at most 100 characters". */
 const problems: [RegExp, (m: RegExpMatchArray) => string][] = [
-  [/expected string to have <=(\d+) characters?/, (m) => `at most ${m[1]} characters`],
+  [/expected string to have <=(\d+) characters?/, (m) => t('common.invalid.atMostCharacters', { n: m[1] })],
   [
     /expected string to have >=(\d+) characters?/,
-    (m) => (m[1] === '1' ? 'required' : `at least ${m[1]} characters`),
+    (m) => (m[1] === '1' ? t('common.invalid.required') : t('common.invalid.atLeastCharacters', { n: m[1] })),
   ],
-  [/expected (?:array|set) to have <=(\d+) items?/, (m) => `at most ${m[1]} entries`],
-  [/expected (?:array|set) to have >=(\d+) items?/, (m) => `at least ${m[1]} entries`],
-  [/expected (?:number|int|bigint) to be <=(\S+)/, (m) => `at most ${m[1]}`],
-  [/expected (?:number|int|bigint) to be >=(\S+)/, (m) => `at least ${m[1]}`],
-  [/expected (?:number|int|bigint) to be <(\S+)/, (m) => `less than ${m[1]}`],
-  [/expected (?:number|int|bigint) to be >(\S+)/, (m) => `more than ${m[1]}`],
-  [/received undefined|^Required$/, () => 'required'],
-  [/Invalid email/i, () => 'not a valid e-mail address'],
-  [/Invalid option: expected one of (.*)$/, (m) => `one of ${m[1].replace(/"/g, '')}`],
-  [/Unrecognized keys?: (.*)$/, (m) => `unknown field ${m[1].replace(/"/g, '')}`],
-  [/^Invalid input: expected (\w+)/, (m) => `expected ${m[1] === 'string' ? 'text' : m[1]}`],
+  [/expected (?:array|set) to have <=(\d+) items?/, (m) => t('common.invalid.atMostEntries', { n: m[1] })],
+  [/expected (?:array|set) to have >=(\d+) items?/, (m) => t('common.invalid.atLeastEntries', { n: m[1] })],
+  [/expected (?:number|int|bigint) to be <=(\S+)/, (m) => t('common.invalid.atMost', { n: m[1] })],
+  [/expected (?:number|int|bigint) to be >=(\S+)/, (m) => t('common.invalid.atLeast', { n: m[1] })],
+  [/expected (?:number|int|bigint) to be <(\S+)/, (m) => t('common.invalid.lessThan', { n: m[1] })],
+  [/expected (?:number|int|bigint) to be >(\S+)/, (m) => t('common.invalid.moreThan', { n: m[1] })],
+  [/received undefined|^Required$/, () => t('common.invalid.required')],
+  [/Invalid email/i, () => t('common.invalid.email')],
+  [
+    /Invalid option: expected one of (.*)$/,
+    (m) => t('common.invalid.oneOf', { values: m[1].replace(/"/g, '') }),
+  ],
+  [/Unrecognized keys?: (.*)$/, (m) => t('common.invalid.unknownField', { names: m[1].replace(/"/g, '') })],
+  [
+    /^Invalid input: expected (\w+)/,
+    (m) =>
+      m[1] === 'string' ? t('common.invalid.expectedText') : t('common.invalid.expected', { type: m[1] }),
+  ],
 ];
 
 function problemWords(raw: string): string {

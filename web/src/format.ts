@@ -16,8 +16,13 @@ export function timeIn(iso: string, zone: string, now = new Date()): string {
   return `${weekday} ${time}`;
 }
 
-export function dateTime(iso: string): string {
-  return new Date(iso).toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
+/** A moment in the app's language; in the space's zone when it is known, else the browser's. */
+export function dateTime(iso: string, zone?: string | null): string {
+  return new Date(iso).toLocaleString(locale(), {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    ...(zone ? { timeZone: zone } : {}),
+  });
 }
 
 /** 75 -> "1 min 15 s", 3700 -> "1 h 1 min". */

@@ -367,9 +367,12 @@ function empty(
 }
 
 /** The result as the CLI prints it: what was found, each wrong row with its line, what was done. */
+/** "1 member", "2 members". */
+const counted = (n: number, one: string, other: string) => `${n} ${n === 1 ? one : other}`;
+
 export function csvResultText(r: CsvImportResult): string {
   const out = [
-    `${r.rows} rows; ${r.encoding}, separator "${r.separator}", dates as ${r.dateExample} (${r.dateLocale})`,
+    `${counted(r.rows, 'row', 'rows')}; ${r.encoding}, separator "${r.separator}", dates as ${r.dateExample} (${r.dateLocale})`,
     'Columns:',
     ...r.columns.map((c) => `  ${c.heading || '(no heading)'} -> ${c.field ?? 'not imported'}`),
   ];
@@ -384,10 +387,11 @@ export function csvResultText(r: CsvImportResult): string {
         .map((e) => e.line)
         .join(', ')}${r.existing.length > 10 ? ', ...' : ''})`,
     );
-  if (r.dryRun) out.push(`Dry run: ${r.wouldCreate} members would be created; nothing written.`);
+  if (r.dryRun)
+    out.push(`Dry run: ${counted(r.wouldCreate, 'member', 'members')} would be created; nothing written.`);
   else if (r.imported)
     out.push(
-      `Created ${r.created} members${r.errors.length > 0 ? `; ${r.errors.length} wrong rows skipped` : ''}.`,
+      `Created ${counted(r.created, 'member', 'members')}${r.errors.length > 0 ? `; ${counted(r.errors.length, 'wrong row', 'wrong rows')} skipped` : ''}.`,
     );
   else if (r.errors.length > 0)
     out.push('Nothing imported: correct the rows above, or run again with --skip-bad-rows.');

@@ -162,7 +162,7 @@ export function ActivityPage() {
   }
 
   async function exportCsv() {
-    setExporting('Reading every matching entry…');
+    setExporting(t('admin.activity.reading'));
     try {
       const all = await activityApi.all(filters);
       const range = [form.from, form.until]
@@ -170,9 +170,9 @@ export function ActivityPage() {
         .map((d) => d.replace(':', ''))
         .join('_');
       download(`activity${range ? `-${range}` : ''}.csv`, logsCsv(all, zone, names));
-      setExporting(`Exported ${all.length} ${all.length === 1 ? 'entry' : 'entries'}.`);
+      setExporting(t('admin.activity.exported', { count: all.length }));
     } catch (e) {
-      setExporting(`Export failed: ${(e as ApiError).message}`);
+      setExporting(t('admin.activity.exportFailed', { reason: (e as ApiError).message }));
     }
   }
 

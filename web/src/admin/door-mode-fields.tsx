@@ -3,11 +3,8 @@ import { type ApiError, call } from '../api';
 import { dateTime } from '../format';
 import { t } from '../i18n/i18n';
 
-const modes: [string, string][] = [
-  ['normal', 'Locked between taps'],
-  ['openingHours', 'Unlocked during opening hours'],
-  ['firstIn', 'Unlocked from the first entry of the day until closing'],
-];
+/** How a door is held unlocked; each mode's words are `admin.door_mode_fields.mode.<mode>`. */
+const modes = ['normal', 'openingHours', 'firstIn'] as const;
 
 /**
  * A door's presence and unlock fields on the resource form: whether it is an entrance (taps
@@ -28,7 +25,11 @@ export function DoorModeFields(props: {
         'POST',
         `/resources/${props.resourceId}/lock-now`,
       );
-      setNotice(lockedUntil ? `Locked until ${dateTime(lockedUntil)}.` : 'The door is not held open now.');
+      setNotice(
+        lockedUntil
+          ? t('admin.door_mode_fields.lockedUntil', { time: dateTime(lockedUntil) })
+          : t('admin.door_mode_fields.notHeldOpen'),
+      );
     } catch (err) {
       setNotice((err as ApiError).message);
     }
@@ -50,9 +51,9 @@ export function DoorModeFields(props: {
           value={props.unlockMode}
           onChange={(e) => props.setUnlockMode((e.target as HTMLSelectElement).value)}
         >
-          {modes.map(([value, text]) => (
-            <option key={value} value={value}>
-              {text}
+          {modes.map((mode) => (
+            <option key={mode} value={mode}>
+              {t(`admin.door_mode_fields.mode.${mode}`)}
             </option>
           ))}
         </select>

@@ -34,23 +34,24 @@ export function InvoiceRun({ onRan }: { onRan: () => void }) {
     setError(null);
     try {
       let job = await membersApi.runInvoices();
-      setStatus('Invoicing…');
+      setStatus(t('admin.invoice_run.invoicing'));
       for (let i = 0; i < 120 && (job.state === 'queued' || job.state === 'running'); i++) {
         await sleep(i < 10 ? 300 : 1000);
         job = await membersApi.job(job.id);
-        if (job.state === 'running') setStatus(`Invoicing… ${job.progress} %`);
+        if (job.state === 'running')
+          setStatus(t('admin.invoice_run.invoicingProgress', { progress: job.progress }));
       }
       if (job.state === 'succeeded') {
         const made = job.result?.invoices?.length ?? 0;
         const skipped = job.result?.skipped ?? [];
         setStatus(
-          `Made ${made} ${made === 1 ? 'invoice' : 'invoices'}.${skipped.length ? ` Skipped ${skipped.length}: ${skipped.map((s) => s.reason).join('; ')}` : ''}`,
+          `${t('admin.invoice_run.made', { count: made })}${skipped.length ? t('admin.invoice_run.skippedSome', { count: skipped.length, reasons: skipped.map((s) => s.reason).join('; ') }) : ''}`,
         );
         setPreview(null);
         onRan();
       } else if (job.state === 'failed')
-        setError(`The invoice run failed: ${job.error ?? 'no reason given'}`);
-      else setStatus('The invoice run is still queued: the lists show its invoices once it ran.');
+        setError(t('admin.invoice_run.failed', { reason: job.error ?? t('admin.invoice_run.noReason') }));
+      else setStatus(t('admin.invoice_run.queued'));
     } catch (e) {
       setError(errorText(e));
     } finally {

@@ -83,18 +83,18 @@ export function KeysPage() {
     setMessage(null);
     try {
       const a = await adminApi.startAssignment(member.id, readerId);
-      const reader = readers.find((r) => r.id === readerId)?.name ?? 'the reader';
+      const reader = readers.find((r) => r.id === readerId)?.name ?? t('admin.keys.theReader');
       setWaiting({ id: a.id, until: Date.parse(a.expiresAt), reader });
       while (!stop.current) {
         await new Promise((r) => setTimeout(r, 400));
         setNow(Date.now());
         const state = await adminApi.assignment(a.id);
         if (state.state === 'assigned') {
-          setMessage(`Card ${state.key?.token ?? ''} assigned to ${memberName(member)}.`);
+          setMessage(t('admin.keys.assigned', { token: state.key?.token ?? '', name: memberName(member) }));
           break;
         }
         if (state.state === 'expired') {
-          setMessage('No card was tapped in time. Try again.');
+          setMessage(t('admin.keys.noCardTapped'));
           break;
         }
       }
@@ -165,7 +165,9 @@ export function KeysPage() {
               class="secondary"
               disabled={key.state !== 'active'}
               onClick={() =>
-                void run(`${memberName(member)}'s card is marked lost.`, () => adminApi.keyLost(member.id))
+                void run(t('admin.keys.markedLost', { name: memberName(member) }), () =>
+                  adminApi.keyLost(member.id),
+                )
               }
             >
               {t('admin.keys.markCardLost')}
@@ -174,7 +176,9 @@ export function KeysPage() {
               type="button"
               class="secondary"
               onClick={() =>
-                void run(`The card is taken from ${memberName(member)}.`, () => adminApi.removeKey(member.id))
+                void run(t('admin.keys.takenFrom', { name: memberName(member) }), () =>
+                  adminApi.removeKey(member.id),
+                )
               }
             >
               {t('admin.keys.unassignCard')}

@@ -15,10 +15,11 @@ import { dayLabel } from './zoned';
 import { t } from '../i18n/i18n';
 
 /** "valid until Tue 24 Nov 2026", "expired on …", "no expiry" */
-export function expiryText(t: { fromDate: string | null; untilDate: string | null }, today: string): string {
-  if (t.untilDate === null) return 'no expiry';
-  if (t.untilDate < today) return `expired on ${dayLabel(t.untilDate, true)}`;
-  return `valid until ${dayLabel(t.untilDate, true)}`;
+export function expiryText(tr: { fromDate: string | null; untilDate: string | null }, today: string): string {
+  if (tr.untilDate === null) return t('admin.member_trainings.noExpiry');
+  const day = dayLabel(tr.untilDate, true);
+  if (tr.untilDate < today) return t('admin.member_trainings.expiredOn', { day });
+  return t('admin.member_trainings.validUntil', { day });
 }
 
 /** A member's trainings on the member page: course, date, trainer, expiry; record and delete. */

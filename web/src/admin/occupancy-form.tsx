@@ -21,8 +21,8 @@ export function OccupancyForm({ space, onSaved }: { space: SpaceRecord; onSaved:
       onSaved(saved);
       setStatus(
         saved.occupancyLimit === null
-          ? 'No occupancy limit.'
-          : `At most ${saved.occupancyLimit} checked in at once: further entries are refused.`,
+          ? t('admin.occupancy_form.noLimit')
+          : t('admin.occupancy_form.atMost', { limit: saved.occupancyLimit }),
       );
     } catch (err) {
       setError((err as ApiError).message);

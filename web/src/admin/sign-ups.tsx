@@ -195,7 +195,7 @@ function Settings({ space }: { space: SpaceRecord }) {
       setSettings(next);
       setHouseRules(rules.houseRules);
       setWaiver(rules.waiver);
-      setSaved(`Saved. House rules and waiver: version ${rules.version}.`);
+      setSaved(t('admin.sign_ups.savedVersion', { version: rules.version }));
     });
   };
   const check = (label: string, value: boolean, onChange: (v: boolean) => void) => (

@@ -166,7 +166,9 @@ function CourseForm({
     if (await run(() => packagesApi.deleteCourse(course))) onSaved(null);
   }
 
-  const heading = course ? `Edit ${course.title}` : 'New course';
+  const heading = course
+    ? t('admin.trainings.edit', { title: course.title })
+    : t('admin.trainings.newCourse');
   return (
     <form onSubmit={save} aria-label={heading}>
       <h2>{heading}</h2>

@@ -471,6 +471,8 @@ const clock = (m: number) =>
 
 function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
   const logs = useLoad<ResourceLogRecord[]>(() => api.myLogs(me.id), [me.id]);
+  // Times as the space's clocks show them (the member may read them elsewhere).
+  const space = useLoad(() => api.space(me.space), [me.space]);
   return (
     <section aria-labelledby="activity">
       <h2 id="activity">{t('activity.title')}</h2>
@@ -480,7 +482,8 @@ function Activity({ me, names }: { me: UserMe; names: Map<number, string> }) {
         {(logs.value ?? []).map((l) => (
           <li key={l.id}>
             <span>
-              {dateTime(l.createdAt)} · {names.get(l.resource) ?? t('common.resource', { id: l.resource })}
+              {dateTime(l.createdAt, space.value?.timezone)} ·{' '}
+              {names.get(l.resource) ?? t('common.resource', { id: l.resource })}
             </span>
             <span class={l.type === 'denied' ? 'bad' : ''}>{logWords(l)}</span>
           </li>

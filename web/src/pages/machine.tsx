@@ -11,7 +11,11 @@ import { dayText, locale, t } from '../i18n/i18n';
 type Outcome = { kind: 'success' | 'error'; text: string } | null;
 
 /** How the resource is now, in a few words. */
-function stateText(status: ResourceStatus, noun: string): { text: string; tone: string } {
+function stateText(
+  status: ResourceStatus,
+  noun: string,
+  zone: string | null,
+): { text: string; tone: string } {
   if (!status.bridge) return { text: t('machine.state.notConnected'), tone: 'muted' };
   if (!status.online) return { text: t('machine.state.offline'), tone: 'bad' };
   if (status.session?.mine)
@@ -20,6 +24,7 @@ function stateText(status: ResourceStatus, noun: string): { text: string; tone: 
         time: new Date(status.session.since).toLocaleTimeString(locale(), {
           hour: '2-digit',
           minute: '2-digit',
+          ...(zone ? { timeZone: zone } : {}),
         }),
       }),
       tone: 'mine',
@@ -156,7 +161,7 @@ export function MachinePage({ id, code: stickerCode }: { id: number; code: strin
   const status = liveStatus ?? check.status;
   const door = check.resource.controlType === 'door';
   const noun = door ? ('door' as const) : ('machine' as const);
-  const state = stateText(status, noun);
+  const state = stateText(status, noun, zone);
   const retryLeft = lockedUntil ? Math.max(0, Math.ceil((lockedUntil - now) / 1000)) : null;
   const locked = retryLeft !== null && retryLeft > 0;
   const mySession = status.session?.mine ? status.session : null;
