@@ -7,13 +7,14 @@ import { startTestHub, type TestHub } from '../support/hub.js';
  * all those days are before it: the simulation asks the policy about them once, not once each,
  * and still answers what then happens for those whose package or training begins or ends inside
  * the range. (A space's members each have their own join date: without this, 1,000 of them were
- * 1,000 classes and a simulation for everyone took seconds.)
+ * 1,000 classes and a simulation for everyone took seconds.) And changes that reach nobody (a
+ * new package or course, deleting one nobody holds) answer so, as then happens.
  */
 // Each comparison asks the policy about every member, resource and hour twice, one by one: on
 // PostgreSQL on a busy machine that took 75 s for two.
 vi.setConfig({ testTimeout: 240_000 });
 
-describeEachDialect('access simulations: package and training dates by the range', (dialect) => {
+describeEachDialect('access simulations: changes that reach nobody, and members by their dates', (dialect) => {
   let t: TestHub;
   const now = new Date('2026-03-23T08:30:00.000Z'); // Monday 09:30 in Vienna
   const ids: Record<string, number> = {};
