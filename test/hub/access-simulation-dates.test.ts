@@ -14,7 +14,7 @@ import { startTestHub, type TestHub } from '../support/hub.js';
 // PostgreSQL on a busy machine that took 75 s for two.
 vi.setConfig({ testTimeout: 240_000 });
 
-describeEachDialect('access simulations: changes that reach nobody, and members by their dates', (dialect) => {
+describeEachDialect('access simulations: what reaches nobody; members by their dates', (dialect) => {
   let t: TestHub;
   const now = new Date('2026-03-23T08:30:00.000Z'); // Monday 09:30 in Vienna
   const ids: Record<string, number> = {};
