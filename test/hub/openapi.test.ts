@@ -1,5 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { ErrorBody } from '@makerspace/shared';
+import { AccessSimulationResult, ErrorBody } from '@makerspace/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../support/hub.js';
 
@@ -199,9 +199,37 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it('an answer example is one the answer’s own schema takes (access simulations have one)', () => {
+    const answered = operations.flatMap(({ name, op }) =>
+      Object.entries<Json>(op.responses ?? {})
+        .filter(([status, response]) => /^2/.test(status) && response.content?.['application/json']?.example)
+        .map(([, response]) => ({ name, media: response.content['application/json'] })),
+    );
+    const simulation = answered.find(({ name }) => name === 'POST /api/v1/access-simulations');
+    expect(simulation).toBeDefined();
+    expect(AccessSimulationResult.parse(simulation?.media.example).changes[0]).toMatchObject({
+      gains: [expect.any(Object)],
+      reason: 'openingHours',
+    });
+    // Each against its schema as the document states it (additionalProperties, required fields).
+    const problems: string[] = [];
+    for (const { name, media } of answered) {
+      const required = (schema: Json, value: unknown, at: string) => {
+        if (schema?.type !== 'object' || typeof value !== 'object' || value === null) return;
+        for (const key of schema.required ?? [])
+          if (!(key in value)) problems.push(`${name}: ${at}${key} missing from the example`);
+        if (schema.additionalProperties === false)
+          for (const key of Object.keys(value))
+            if (!(key in (schema.properties ?? {}))) problems.push(`${name}: ${at}${key} is no field`);
+      };
+      required(media.schema, media.example, '');
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('the notes a route gives beside its schema stay out of the document', () => {
-    // admins, errors, errorExamples and example become answers and examples, not fields.
-    const notes = ['x-notes', 'admins', 'errors', 'errorExamples', 'example'];
+    // admins, errors, errorExamples, example and answerExample become answers and examples, not fields.
+    const notes = ['x-notes', 'admins', 'errors', 'errorExamples', 'example', 'answerExample'];
     expect(operations.filter(({ op }) => notes.some((key) => key in op)).map(({ name }) => name)).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { createLogger } from '@makerspace/shared';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { shadowCommand } from '../../hub/src/shadow/shadow-command.js';
-import { sourceBase } from '../../hub/src/import/api-source.js';
+import { ApiImport } from '../../hub/src/import/api-import.js';
+import { ApiSource, sourceBase } from '../../hub/src/import/api-source.js';
 import { saveImportedId } from '../../hub/src/import/import-ids.repository.js';
 import { defaultIdTranslation, sameIds } from '../../hub/src/shadow/id-map.js';
 import { runShadow, shadowReport, sourceName } from '../../hub/src/shadow/shadow.js';
@@ -343,5 +344,84 @@ describeEachDialect('shadow mode against another server’s decisions', (dialect
     expect(ourLog.join('')).not.toMatch(new RegExp(secrets.join('|')));
     const stored = JSON.stringify(await ours.hub.ctx.db.selectFrom('shadow_receivers').selectAll().execute());
     for (const secret of secrets) expect(stored).not.toContain(secret);
+  });
+  it('after the moving-in importer brought their records under other ids, only what we changed disagrees', async () => {
+    // A hub with records of its own: what the import brings gets other ids than theirs.
+    const moved = await startTestHub(dialect);
+    try {
+      const call = (method: string, url: string, payload?: unknown) =>
+        moved.call(moved.owner.token, {
+          method: method as any,
+          url: `/api/v1${url}`,
+          ...(payload === undefined ? {} : { payload: payload as any }),
+        });
+      for (const name of ['Workbench', 'Saw'])
+        expect(
+          (await call('POST', '/resources', { space: moved.owner.spaceId, name, controlType: 'machine' }))
+            .statusCode,
+        ).toBe(201);
+      for (const name of ['Zoe', 'Yan'])
+        expect(
+          (
+            await call('POST', '/members', {
+              firstName: name,
+              lastName: 'Here',
+              emailAddress: `${name}@here.example`,
+            })
+          ).statusCode,
+        ).toBe(201);
+      const caller = {
+        memberId: moved.owner.memberId,
+        accountId: moved.owner.accountId,
+        spaceId: moved.owner.spaceId,
+        privileges: 'owner' as const,
+        superuser: false,
+        via: 'apiKey' as const,
+        apiKeyId: null,
+        sessionId: null,
+      };
+      await new ApiImport(
+        new ApiSource({ url: theirUrl, token: theirs.owner.token, pageSize: 50 }),
+        { ctx: moved.hub.ctx, caller },
+        { dryRun: false },
+      ).run();
+      const members = (await call('GET', '/members?limit=50')).json();
+      const ada = members.find((m: any) => m.firstName === 'Ada');
+      expect(ada.id).not.toBe(ids.Ada);
+      // What we change after the import: Ada's package ends on Friday 27 March.
+      const held = (await call('GET', `/members/${ada.id}/packages`)).json();
+      expect(held).toHaveLength(1);
+      const ended = await call('PUT', `/members/${ada.id}/packages/${held[0].id}`, {
+        lockVersion: held[0].lockVersion,
+        untilDate: '2026-03-27',
+      });
+      expect(ended.statusCode, ended.body).toBe(200);
+
+      const db = moved.hub.ctx.db;
+      const account = moved.owner.accountId;
+      const result = await runShadow({
+        db,
+        policy: moved.hub.ctx.policy,
+        clock: moved.hub.ctx.clock,
+        account,
+        source: { url: theirUrl, token: theirs.owner.token },
+        since: '2026-03-01T00:00:00.000Z',
+        ids: await defaultIdTranslation(db, account, sourceName(theirUrl)),
+      });
+      const report = await shadowReport(db, account);
+      // Every decision of theirs from March found its member and resource here.
+      expect(report.resources.map((r) => r.resourceName).sort()).toEqual(['Front door', 'Laser']);
+      expect(result.compared).toBe(report.resources.reduce((n, r) => n + r.compared, 0));
+      // Ada's decisions after her package ended, and no other.
+      expect(result.disagreed).toBe(2);
+      expect(
+        report.disagreements.map((d) => [d.at, d.memberName, d.resourceName, d.theirs, d.ours, d.ourReason]),
+      ).toEqual([
+        ['2026-03-30T10:00:00.000Z', 'Ada Shadow', 'Laser', 'allowed', 'denied', 'noPackage'],
+        ['2026-03-28T10:00:00.000Z', 'Ada Shadow', 'Front door', 'allowed', 'denied', 'noPackage'],
+      ]);
+    } finally {
+      await moved.close();
+    }
   });
 });

@@ -153,6 +153,10 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     expect(lines).toContain('2 members lose Front door every day');
     await preview.getByText(/^Show the 4 member and resource changes$/).click();
     expect(await preview.getByRole('row', { name: /Ada Lovelace Laser cutter/ }).count()).toBe(1);
+    // On a phone each cell is led by its column's name; in a narrow column the list scrolls
+    // sideways rather than being cut off.
+    expect(await preview.locator('td[data-label="Why"]').count()).toBe(4);
+    expect(await preview.locator('details').evaluate((d) => getComputedStyle(d).overflowX)).toBe('auto');
     expect((await hub.api('GET', `/spaces/${ids.space}/opening-hours`)).body).toEqual([]);
     await saveScreenshot(page, 'admin-access-preview');
     await preview.getByRole('button', { name: 'Save anyway' }).click();

@@ -212,6 +212,18 @@ function rank<T>(bounds: T[], value: T): number {
   return lo;
 }
 
+/** How many of the sorted `bounds` are before `value`. */
+function below<T>(bounds: T[], value: T): number {
+  let lo = 0;
+  let hi = bounds.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bounds[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const sortedUnique = <T>(values: T[]): T[] =>
   [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
@@ -222,9 +234,10 @@ const sortedUnique = <T>(values: T[]): T[] =>
  * every input of the policy's rules:
  *
  * - member: its state, privileges, prepaid settings (a member whose balance is read is its own
- *   class); its packages (package and dates: the permissions are the package's); its trainings
- *   (course and dates); the spaces it is checked in to; its own class when it has bookings or
- *   wrong switch-on codes (rules compare those with its id);
+ *   class); its packages (package, and where its dates fall among the slots' local dates: the
+ *   permissions are the package's); its trainings (course, and the same of its dates); the
+ *   spaces it is checked in to; its own class when it has bookings or wrong switch-on codes
+ *   (rules compare those with its id);
  * - resource: the fields the rules read, the active courses that cover it, the permissions that
  *   name it; its own class when it has bookings or wrong codes;
  * - slot (per space, in its time zone): the local date (package, training dates; the weekday),
@@ -275,14 +288,34 @@ function classKeys(inputs: PolicyInputRows, members: MemberRow[], resources: Res
     return slots.map((at) => rank(bounds, at.getTime()));
   };
   const sorted = (values: string[]) => values.sort().join(',');
+  // A package's or training's dates count only as the rules compare them with the slot's local
+  // date (from <= date <= until): by where they fall among the local dates of the slots, in the
+  // time zone of every space asked about. Members who joined on different days before the range
+  // are alike for it. In a zone the runtime does not know, the dates themselves.
+  const spaces = [...new Set(resources.map((r) => r.space))];
+  let dates: string[] | null;
+  try {
+    dates = sortedUnique(
+      spaces.flatMap((space) => {
+        const zone = inputs.spaces.find((s) => s.id === space)?.timezone ?? 'UTC';
+        return slots.map((at) => localDate(at, zone));
+      }),
+    );
+  } catch {
+    dates = null;
+  }
+  const span = (from: string | null, until: string | null) =>
+    dates === null
+      ? `${from}:${until}`
+      : `${from === null ? 0 : below(dates, from)}:${until === null ? dates.length : rank(dates, until)}`;
   const memberKeys = members.map((m) => {
     const own =
       m.requireUpfrontPayment === 1 || bookingsOfMember.has(m.id) || codesOfMember.has(m.id) ? m.id : 0;
     return JSON.stringify([
       memberFields.map((f) => m[f]),
       own,
-      sorted((packages.get(m.id) ?? []).map((p) => `${p.package}:${p.fromDate}:${p.untilDate}`)),
-      sorted((trainings.get(m.id) ?? []).map((t) => `${t.trainingCourse}:${t.fromDate}:${t.untilDate}`)),
+      sorted((packages.get(m.id) ?? []).map((p) => `${p.package}:${span(p.fromDate, p.untilDate)}`)),
+      sorted((trainings.get(m.id) ?? []).map((t) => `${t.trainingCourse}:${span(t.fromDate, t.untilDate)}`)),
       sorted((checkIns.get(m.id) ?? []).map((c) => String(c.space))),
     ]);
   });

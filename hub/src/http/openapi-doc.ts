@@ -1,7 +1,7 @@
 /**
  * What a route says about itself in the OpenAPI document, in the makerspace's words, beside its
- * schema: `summary` and `description` (Fastify's own), and `admins`, `errors`, `errorExamples`
- * and `example` declared here. A collection declares the same per operation in its `docs`
+ * schema: `summary` and `description` (Fastify's own), and `admins`, `errors`, `errorExamples`,
+ * `example` and `answerExample` declared here. A collection declares the same per operation in its `docs`
  * (http/collection.ts). openapi-document.ts derives the error answers every operation of its
  * shape gives (401, 429, 400, 404, 409 on a stale lockVersion, 415) and adds these.
  */
@@ -19,6 +19,8 @@ export interface OperationNotes {
   errorExamples?: Partial<Record<ErrorStatus, { message: string; data?: Record<string, unknown> }>>;
   /** An example request body (JSON) that the hub accepts. */
   example?: unknown;
+  /** An example of the successful answer's body (JSON), where the answer's shape needs one. */
+  answerExample?: unknown;
 }
 
 /** All the docs of one operation, as a collection declares them for each of its parts. */
@@ -39,7 +41,7 @@ declare module 'fastify' {
 }
 
 /** The keys of `OperationNotes`, which the document takes out of a route's schema. */
-export const noteKeys = ['admins', 'errors', 'errorExamples', 'example'] as const;
+export const noteKeys = ['admins', 'errors', 'errorExamples', 'example', 'answerExample'] as const;
 
 /** The paging of every list, for its description. */
 export const pagedNote =

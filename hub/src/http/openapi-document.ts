@@ -236,6 +236,12 @@ export function completeDocument(doc: Json, prefix: string): Json {
     if (media && entry?.example !== undefined && media.example === undefined && media.examples === undefined)
       media.example = entry.example;
     op.responses ??= {};
+    if (entry?.answerExample !== undefined) {
+      const success = Object.keys(op.responses).find((status) => /^2\d\d$/.test(status));
+      const answer = success ? op.responses[success]?.content?.['application/json'] : undefined;
+      if (answer && answer.example === undefined && answer.examples === undefined)
+        answer.example = entry.answerExample;
+    }
     describeSuccess(method, op);
     const reasons = errorReasons(method, op, entry);
     for (const status of [...reasons.keys()].sort((a, b) => a - b)) {

@@ -287,6 +287,39 @@ const example = {
   ],
 };
 
+/**
+ * What the example answers for a space that was open every day 09:00-21:00 (Vienna, UTC+1), for
+ * a member who may use the printer whenever it is open: Monday's extra hour gained, the other
+ * days lost.
+ */
+const answerExample = {
+  from: '2026-03-02T08:00:00.000Z',
+  until: '2026-03-09T08:00:00.000Z',
+  slotMinutes: 60,
+  timeZone: 'Europe/Vienna',
+  evaluated: { members: 2, resources: 3, slots: 168, decisions: 96 },
+  changes: [
+    {
+      member: 12,
+      memberName: 'Ben Test',
+      resource: 7,
+      resourceName: 'Printer',
+      gains: [{ from: '2026-03-02T20:00:00.000Z', until: '2026-03-02T21:00:00.000Z' }],
+      loses: [
+        { from: '2026-03-03T08:00:00.000Z', until: '2026-03-03T20:00:00.000Z' },
+        { from: '2026-03-04T08:00:00.000Z', until: '2026-03-04T20:00:00.000Z' },
+        { from: '2026-03-05T08:00:00.000Z', until: '2026-03-05T20:00:00.000Z' },
+        { from: '2026-03-06T08:00:00.000Z', until: '2026-03-06T20:00:00.000Z' },
+        { from: '2026-03-07T08:00:00.000Z', until: '2026-03-07T09:00:00.000Z' },
+        { from: '2026-03-07T17:00:00.000Z', until: '2026-03-07T20:00:00.000Z' },
+        { from: '2026-03-08T08:00:00.000Z', until: '2026-03-08T20:00:00.000Z' },
+      ],
+      reason: 'openingHours',
+      message: 'loses: The space is closed now; gains: no longer “The space is closed now”',
+    },
+  ],
+};
+
 export function accessSimulationsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
     adminRoute(
@@ -302,6 +335,7 @@ export function accessSimulationsRoutes(ctx: HubServices): FastifyPluginAsyncZod
           422: 'The proposed request is not a change the simulation knows (`data.unsupported`), or its route would refuse it.',
         },
         example,
+        answerExample,
         body: AccessSimulationRequest,
         response: { 200: AccessSimulationResult },
       },

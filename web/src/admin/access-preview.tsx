@@ -139,11 +139,15 @@ export function useAccessPreview() {
               <tbody>
                 {shown.result.changes.map((c) => (
                   <tr key={`${c.member}:${c.resource}`}>
-                    <td>{c.memberName}</td>
-                    <td>{c.resourceName}</td>
-                    <td>{c.loses.map((s) => stretchText(s, shown.result.timeZone)).join(', ')}</td>
-                    <td>{c.gains.map((s) => stretchText(s, shown.result.timeZone)).join(', ')}</td>
-                    <td>{c.message}</td>
+                    <td data-label={t('admin.access_preview.member')}>{c.memberName}</td>
+                    <td data-label={t('admin.access_preview.resource')}>{c.resourceName}</td>
+                    <td data-label={t('admin.access_preview.loses')}>
+                      {c.loses.map((s) => stretchText(s, shown.result.timeZone)).join(', ')}
+                    </td>
+                    <td data-label={t('admin.access_preview.gains')}>
+                      {c.gains.map((s) => stretchText(s, shown.result.timeZone)).join(', ')}
+                    </td>
+                    <td data-label={t('admin.access_preview.why')}>{c.message}</td>
                   </tr>
                 ))}
               </tbody>
