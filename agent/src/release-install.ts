@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { UpdateRequest, UpdateStep } from '@makerspace/shared/agent';
 import semver from 'semver';
@@ -83,17 +85,7 @@ export async function installRelease(options: InstallOptions): Promise<string> {
 /** Streams the bundle to `file` (at most the announced size) and answers its SHA-256. */
 async function download(options: InstallOptions, file: string): Promise<string> {
   const { update } = options;
-  let response: Response;
-  try {
-    response = await fetch(options.url, {
-      headers: { authorization: `Bearer ${options.apiKey}`, accept: 'application/gzip' },
-      signal: AbortSignal.timeout(options.downloadTimeoutMs ?? 600_000),
-    });
-  } catch (err) {
-    throw new Error(`cannot download the release from ${options.url}: ${(err as Error).message}`);
-  }
-  if (!response.ok || !response.body)
-    throw new Error(`the hub answered ${response.status} to the download of the release`);
+  const timeoutMs = options.downloadTimeoutMs ?? 600_000;
   const hash = createHash('sha256');
   let size = 0;
   const count = new Transform({
@@ -107,14 +99,56 @@ async function download(options: InstallOptions, file: string): Promise<string> 
       done(null, chunk);
     },
   });
-  await pipeline(
-    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
-    count,
-    createWriteStream(file, { mode: 0o600 }),
+  const response = await get(options.url, {
+    authorization: `Bearer ${options.apiKey}`,
+    accept: 'application/gzip',
+  });
+  const timer = setTimeout(
+    () => response.destroy(new Error(`the download took longer than ${timeoutMs / 1000} s`)),
+    timeoutMs,
   );
+  try {
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      response.resume();
+      throw new Error(`the hub answered ${status} to the download of the release`);
+    }
+    await pipeline(response, count, createWriteStream(file, { mode: 0o600 }));
+  } finally {
+    clearTimeout(timer);
+  }
   if (size !== update.size)
     throw new ReleaseRefused(`the download has ${size} bytes, the hub announced ${update.size}`);
   return hash.digest('hex');
+}
+
+/**
+ * A GET with node:http(s) rather than fetch: the agent's unit runs Node in lite mode, without
+ * WebAssembly, which fetch's HTTP parser needs (the first fetch would fail the whole agent).
+ * Resolves with the response once its headers are in (within 30 s).
+ */
+function get(url: string, headers: Record<string, string>): Promise<IncomingMessage> {
+  const fail = (why: string) => new Error(`cannot download the release from ${url}: ${why}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return Promise.reject(fail('not a URL'));
+  }
+  const request =
+    parsed.protocol === 'https:' ? httpsRequest : parsed.protocol === 'http:' ? httpRequest : null;
+  if (!request) return Promise.reject(fail(`${parsed.protocol} is not http: or https:`));
+  return new Promise((resolve, reject) => {
+    const req = request(parsed, { method: 'GET', headers, timeout: 30_000 });
+    req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+    // Also after the response: a connection that breaks then fails the response stream, not the agent.
+    req.on('error', (err) => reject(fail(err.message)));
+    req.on('response', (response) => {
+      req.setTimeout(0);
+      resolve(response);
+    });
+    req.end();
+  });
 }
 
 /** The unpacked release is the announced version, and this Pi has the modules it needs. */

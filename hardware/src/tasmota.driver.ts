@@ -66,6 +66,11 @@ export class TasmotaRelay extends SmartPlugRelay {
       connectTimeout: options.timeoutMs,
       reconnectPeriod: 1000,
       clean: true,
+      // As the hub link: mqtt-packet would otherwise pre-build a Buffer for each of the 65,536
+      // two-byte numbers on the first write (about 6 MiB of heap). The plug is opened before the
+      // hub link, so its client must say so too, or the cache is built by the time the hub
+      // link's client turns it off.
+      writeCache: false,
     });
     this.client = client;
     client.on('message', (topic, payload) => this.message(topic, payload.toString('utf8')));

@@ -2,6 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentCli, repoRoot, startProcess, tempDir, unitNodeFlags } from '../support/processes.js';
 import { ShellyGen2Simulator } from '../support/shelly-gen2-simulator.js';
+import { startTestBroker, TasmotaSimulator } from '../support/tasmota-simulator.js';
 
 /** The agent's launcher, which the unit's ExecStart runs (it picks the installed release). */
 const agentBin = join(repoRoot, 'agent/bin/makerspace-agent.js');
@@ -34,8 +35,9 @@ const row = (label: string, samples: number[]) =>
  * Idle RSS of a real agent process (hub unreachable, so it sits in its reconnect loop): with a
  * simulated relay and reader, with and without the unit's flags; then, as the unit runs it
  * (its flags, through the release launcher), with every feature configured: inputs of each
- * kind, a display, a buzzer, updates; once on the simulated relay and once on a Shelly plug
- * (the simulator of its RPC on 127.0.0.1) whose power reading is the busy input.
+ * kind, a display, a buzzer, updates; on the simulated relay, on a Shelly plug (the simulator of
+ * its RPC on 127.0.0.1) and on a Tasmota plug (its simulator, on a broker on 127.0.0.1) whose
+ * power reading is the busy input.
  */
 export async function agentMemoryBench(): Promise<string[]> {
   const rows: string[] = [];
@@ -112,6 +114,29 @@ export async function agentMemoryBench(): Promise<string[]> {
     );
   } finally {
     await plug.stop();
+  }
+  // A Tasmota plug: a second MQTT client beside the hub link, to the plug's broker.
+  const broker = await startTestBroker();
+  const tasmota = new TasmotaSimulator({ broker: broker.url, topic: 'laser-plug', metering: true });
+  await tasmota.start();
+  try {
+    const dir = tempDir('agent-memory-');
+    const config = write(dir, {
+      hardware: { kind: 'tasmota', broker: broker.url, topic: 'laser-plug' },
+      inputs: [
+        { name: 'busy', kind: 'busy', source: { kind: 'power', thresholdWatts: 20, hysteresisWatts: 5 } },
+      ],
+      ...everything(dir),
+    });
+    rows.push(
+      row(
+        'agent idle RSS, all features, Tasmota plug (as the unit runs it)',
+        await idleRss([...AGENT_NODE_FLAGS, agentBin, 'run', '--config', config]),
+      ),
+    );
+  } finally {
+    await tasmota.stop();
+    await broker.close();
   }
   return rows;
 }

@@ -12,6 +12,7 @@ import {
   type TasmotaRelay,
   tasmotaTopic,
 } from '@makerspace/hardware';
+import mqttPacket from 'mqtt-packet';
 import { describe, expect, it } from 'vitest';
 import { startTestBroker, TasmotaSimulator } from '../support/tasmota-simulator.js';
 import { useTeardown } from './helpers/teardown.js';
@@ -47,6 +48,15 @@ async function setup(extra: Record<string, unknown> = {}, metering = true) {
 }
 
 describe('Tasmota plug over MQTT (against the simulator of the published commands)', () => {
+  it("turns mqtt-packet's number cache off before its first packet, as the hub link does", async () => {
+    // The default, as in an agent whose plug is opened before its hub link.
+    mqttPacket.writeToStream.cacheNumbers = true;
+    const { relay } = await setup();
+    await relay.open();
+    // Off: no 65,536 pre-built Buffers (about 6 MiB of the agent's 60 MiB).
+    expect(mqttPacket.writeToStream.cacheNumbers).toBe(false);
+  });
+
   it('sets PulseTime as the auto-off timer, switches off on open, then on and off', async () => {
     const { sim, relay } = await setup({ deadManSeconds: 60, pollSeconds: 5 });
     sim.power = true; // left on by a crash

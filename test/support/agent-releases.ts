@@ -38,17 +38,27 @@ export async function makeRelease(
   );
 }
 
+/** The Node flags of the agent's systemd unit (its ExecStart, up to the launcher). */
+export function unitNodeFlags(): string[] {
+  const unit = readFileSync(join(repoRoot, 'systemd/makerspace-agent.service'), 'utf8');
+  const exec = /^ExecStart=\/usr\/bin\/env node (.*?) \S+makerspace-agent\.js /m.exec(unit);
+  if (!exec) throw new Error('ExecStart of the agent unit not found');
+  return exec[1].split(' ');
+}
+
 /**
- * What systemd's Restart=always does for the unit: the agent runs through its launcher, and
- * whenever it exits it is started again (after RestartSec, here 300 ms).
+ * What systemd does for the unit: the agent runs through its launcher with the unit's Node flags
+ * (lite mode: no WebAssembly, so no fetch), and whenever it exits it is started again
+ * (Restart=always; after RestartSec, here 300 ms).
  */
 export function supervise(configFile: string) {
   let current: Proc | null = null;
   let stopped = false;
   let output = '';
   const exits: (number | null)[] = [];
+  const flags = unitNodeFlags();
   const start = () => {
-    const proc = startProcess([launcher, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
+    const proc = startProcess([...flags, launcher, 'run', '--config', configFile], { LOG_LEVEL: 'info' });
     current = proc;
     proc.child.on('exit', (code) => {
       output += proc.output();

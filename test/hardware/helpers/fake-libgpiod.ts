@@ -151,9 +151,11 @@ case "$level" in 0|1) ;; *) echo "gpioset: invalid value: $level" >&2; exit 1 ;;
 held="$S/held/$chip-$offset"
 t=0; until mkdir "$S/lock" 2>/dev/null; do t=$((t + 1)); [ $t -lt 200 ] || { echo "$busy" >&2; exit 1; }; sleep 0.01; done
 if alive "$held"; then rmdir "$S/lock"; echo "$busy" >&2; exit 1; fi
+# The level first, then the holder: a real gpioset requests the line with its value at once, so
+# whoever sees the line held (gpioinfo) must also see the level.
+echo "$chip $offset $level" >> "$S/levels.log"
 echo "$$ $consumer" > "$held"
 rmdir "$S/lock"
-echo "$chip $offset $level" >> "$S/levels.log"
 if [ "$once" = 1 ]; then rm -f "$held"; exit 0; fi
 trap 'rm -f "$held"; exit 0' TERM INT
 while :; do sleep 1 & wait $!; done
