@@ -21,7 +21,10 @@ afterEach(async () => {
   for (const h of hubs.splice(0)) await h.close();
 });
 
-/** A hub on a clock the test sets, with its log lines kept. */
+/**
+ * A hub on a clock the test sets, with its log lines kept, and its metrics on (they count only
+ * when GET /metrics may read them, that is with a metrics token).
+ */
 async function hubWithLog(settings: Parameters<typeof startTestHub>[1]['settings'] = {}) {
   const clock = settableClock();
   const lines: string[] = [];
@@ -33,7 +36,7 @@ async function hubWithLog(settings: Parameters<typeof startTestHub>[1]['settings
   });
   const t = await startTestHub('sqlite', {
     clock,
-    settings,
+    settings: { metricsToken: 'bridge-connect-metrics-token', ...settings },
     logger: createLogger({ name: 'test-hub', level: 'debug', destination: sink }),
   });
   hubs.push(t);
