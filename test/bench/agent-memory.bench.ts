@@ -73,6 +73,21 @@ export async function agentMemoryBench(): Promise<string[]> {
     feedback: { kind: 'simulated', stateFile: join(dir, 'buzzer.json') },
     updates: { hubUrl: 'http://127.0.0.1:9', confirmSeconds: 60 },
   });
+  /** Every feature on a smart plug, whose power reading is the busy input, as the unit runs it. */
+  const plugRow = async (name: string, hardware: Record<string, unknown>) => {
+    const dir = tempDir('agent-memory-');
+    const config = write(dir, {
+      hardware,
+      inputs: [
+        { name: 'busy', kind: 'busy', source: { kind: 'power', thresholdWatts: 20, hysteresisWatts: 5 } },
+      ],
+      ...everything(dir),
+    });
+    return row(
+      `agent idle RSS, all features, ${name} plug (as the unit runs it)`,
+      await idleRss([...AGENT_NODE_FLAGS, agentBin, 'run', '--config', config]),
+    );
+  };
   {
     const dir = tempDir('agent-memory-');
     writeFileSync(join(dir, 'inputs.json'), JSON.stringify({ busy: false, lid: true }));
@@ -98,20 +113,7 @@ export async function agentMemoryBench(): Promise<string[]> {
   const plug = new ShellyGen2Simulator();
   const host = await plug.start();
   try {
-    const dir = tempDir('agent-memory-');
-    const config = write(dir, {
-      hardware: { kind: 'shelly', host },
-      inputs: [
-        { name: 'busy', kind: 'busy', source: { kind: 'power', thresholdWatts: 20, hysteresisWatts: 5 } },
-      ],
-      ...everything(dir),
-    });
-    rows.push(
-      row(
-        'agent idle RSS, all features, Shelly plug (as the unit runs it)',
-        await idleRss([...AGENT_NODE_FLAGS, agentBin, 'run', '--config', config]),
-      ),
-    );
+    rows.push(await plugRow('Shelly', { kind: 'shelly', host }));
   } finally {
     await plug.stop();
   }
@@ -120,20 +122,7 @@ export async function agentMemoryBench(): Promise<string[]> {
   const tasmota = new TasmotaSimulator({ broker: broker.url, topic: 'laser-plug', metering: true });
   await tasmota.start();
   try {
-    const dir = tempDir('agent-memory-');
-    const config = write(dir, {
-      hardware: { kind: 'tasmota', broker: broker.url, topic: 'laser-plug' },
-      inputs: [
-        { name: 'busy', kind: 'busy', source: { kind: 'power', thresholdWatts: 20, hysteresisWatts: 5 } },
-      ],
-      ...everything(dir),
-    });
-    rows.push(
-      row(
-        'agent idle RSS, all features, Tasmota plug (as the unit runs it)',
-        await idleRss([...AGENT_NODE_FLAGS, agentBin, 'run', '--config', config]),
-      ),
-    );
+    rows.push(await plugRow('Tasmota', { kind: 'tasmota', broker: broker.url, topic: 'laser-plug' }));
   } finally {
     await tasmota.stop();
     await broker.close();
