@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStorage, type Storage } from '../../hub/src/db/database.js';
 import { numberedPlaceholders } from '../../hub/src/db/fast-reads.js';
+import { ReadMemo } from '../../hub/src/db/read-memo.js';
 import { migrateToLatest } from '../../hub/src/db/migrate.js';
 import { describeEachDialect, freshDatabase } from '../support/dialects.js';
 import { tempDir } from '../support/processes.js';
@@ -65,6 +67,79 @@ describe('fast reads on a SQLite file', () => {
   });
 });
 
+/** Renames an account from another process, as the hub's CLI writes the same file. */
+function renameElsewhere(file: string, id: number, name: string) {
+  const script = `const S = require('better-sqlite3'); const db = new S(process.argv[1]);
+db.pragma('busy_timeout = 5000');
+db.prepare('update "accounts" set "name" = ? where "id" = ?').run(process.argv[2], Number(process.argv[3]));
+db.close();`;
+  const run = spawnSync(process.execPath, ['-e', script, file, name, String(id)], { encoding: 'utf8' });
+  expect(run.status, run.stderr).toBe(0);
+}
+
+describe('the commit stamp of a SQLite file', () => {
+  it('stays while nothing commits and changes with each commit, of this process or another', async () => {
+    const file = join(tempDir('commit-stamp-'), 'hub.sqlite');
+    const storage = createStorage({ url: file });
+    opened.push(storage);
+    await migrateToLatest(storage.db, storage.dialect);
+    const id = await account(storage, 'First');
+    const stamp = () => storage.reads.commitStamp?.();
+
+    const first = stamp();
+    expect(first).toBeTypeOf('number');
+    await storage.reads.first('select "name" from "accounts" where "id" = ?', [id]);
+    expect(stamp()).toBe(first);
+
+    // A transaction in progress changes nothing yet; its commit does.
+    let commit = () => {};
+    const held = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let written = false;
+    const writer = storage.db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set({ name: 'Second' }).where('id', '=', id).execute();
+      written = true;
+      await held;
+    });
+    while (!written) await new Promise((r) => setTimeout(r, 5));
+    expect(stamp()).toBe(first);
+    commit();
+    await writer;
+    const second = stamp();
+    expect(second).not.toBe(first);
+    expect(stamp()).toBe(second);
+
+    renameElsewhere(file, id, 'Third');
+    expect(stamp()).not.toBe(second);
+  });
+
+  it("keeps a memo's answers until a commit, also another process's", async () => {
+    const file = join(tempDir('read-memo-'), 'hub.sqlite');
+    const storage = createStorage({ url: file });
+    opened.push(storage);
+    await migrateToLatest(storage.db, storage.dialect);
+    const id = await account(storage, 'First');
+    let reads = 0;
+    const memo = new ReadMemo(storage.reads, async (r, key: number) => {
+      reads++;
+      return (await r.first<{ name: string }>('select "name" from "accounts" where "id" = ?', [key]))?.name;
+    });
+    expect(await memo.get(id)).toBe('First');
+    expect(await memo.get(id)).toBe('First');
+    expect(await memo.get(id + 1)).toBeUndefined();
+    expect(await memo.get(id + 1)).toBeUndefined();
+    expect(reads).toBe(2);
+
+    await storage.db.updateTable('accounts').set({ name: 'Second' }).where('id', '=', id).execute();
+    expect(await memo.get(id)).toBe('Second');
+    renameElsewhere(file, id, 'Third');
+    expect(await memo.get(id)).toBe('Third');
+    expect(await memo.get(id)).toBe('Third');
+    expect(reads).toBe(4);
+  });
+});
+
 describeEachDialect('fast reads', (dialect) => {
   it('run the same SQL text on the dialect and answer rows and first rows', async () => {
     const db = await freshDatabase(dialect);
@@ -89,6 +164,8 @@ describeEachDialect('fast reads', (dialect) => {
     expect(
       await storage.reads.first('select "name" from "accounts" where "id" = ?', [b + 100]),
     ).toBeUndefined();
+    // Only a SQLite file has a commit stamp; elsewhere a memo reads every time.
+    if (dialect === 'postgres') expect(storage.reads.commitStamp?.()).toBeUndefined();
     await db.dispose();
   });
 });

@@ -99,19 +99,16 @@ export function createStorage(options: StorageOptions): Storage {
   // same in case an older hub created them under a looser umask.
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   // Opened lazily: the first hot read comes after the migrations have created the tables.
-  let reader: SQLite.Database | null = null;
-  let fast: FastReads | null = null;
-  const open = (): FastReads => {
-    if (!fast) {
-      reader = openReader(file);
-      fast = sqliteReads(reader);
-    }
+  let fast: ReturnType<typeof sqliteReads> | null = null;
+  const open = () => {
+    if (!fast) fast = sqliteReads(openReader(file));
     return fast;
   };
   const reads: FastReads = {
     rows: (text, params) => open().rows(text, params),
     first: (text, params) => open().first(text, params),
     tuples: (text, params) => open().tuples(text, params),
+    commitStamp: () => open().commitStamp(),
   };
   return {
     db,
@@ -124,7 +121,7 @@ export function createStorage(options: StorageOptions): Storage {
       sqlite.pragma('wal_checkpoint(TRUNCATE)');
     },
     close: async () => {
-      reader?.close();
+      fast?.close();
       await db.destroy();
     },
   };

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery } from 'kysely';
 import type { Db } from './crud.js';
@@ -18,6 +19,13 @@ export interface FastReads {
   first<T>(text: string, params: readonly unknown[]): Promise<T | undefined>;
   /** Rows as arrays of column values in select order (no object per row: for long pages). */
   tuples<T extends unknown[]>(text: string, params: readonly unknown[]): Promise<T[]>;
+  /**
+   * A number that stays the same while nothing is committed to the database, by this process or
+   * any other, and changes with every commit; undefined where the reads cannot tell (PostgreSQL,
+   * an in-memory database) or at a moment they cannot (a commit being written). Answers read
+   * under one stamp can be kept while it lasts (db/read-memo.ts).
+   */
+  commitStamp?(): number | undefined;
 }
 
 /** Whether a Kysely handle (a transaction included) talks to PostgreSQL. */
@@ -57,8 +65,48 @@ export function executorReads(db: Db): FastReads {
   };
 }
 
-/** Prepared statements on a read-only SQLite connection (see above). */
-export function sqliteReads(reader: SQLite.Database): FastReads {
+/**
+ * The commit stamp of a SQLite database in WAL mode, from the header of its WAL index (the
+ * `-shm` file beside it): every commit, by any connection of any process, rewrites that header
+ * (its change counter, its last frame, its checksum), and SQLite's own readers decide from it
+ * whether their cached pages are still good (https://sqlite.org/walformat.html, 2.1). The header
+ * is kept twice, the second copy written first; one `pread` of both that finds them different
+ * caught a commit in the middle, and tells nothing.
+ */
+function walCommitStamp(file: string): { stamp(): number | undefined; close(): void } {
+  let fd: number | null | undefined;
+  const header = Buffer.alloc(96);
+  const seen = Buffer.alloc(48);
+  let stamp = 0;
+  return {
+    stamp() {
+      if (fd === undefined) {
+        try {
+          fd = openSync(`${file}-shm`, 'r');
+        } catch {
+          fd = null;
+        }
+      }
+      if (fd === null) return undefined;
+      // Bytes 0-47 and 48-95: the two copies; byte 12 is isInit.
+      if (readSync(fd, header, 0, 96, 0) < 96 || header[12] !== 1) return undefined;
+      if (header.compare(header, 48, 96, 0, 48) !== 0) return undefined;
+      if (header.compare(seen, 0, 48, 0, 48) !== 0) {
+        header.copy(seen, 0, 0, 48);
+        stamp++;
+      }
+      return stamp;
+    },
+    close() {
+      if (typeof fd === 'number') closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/** Prepared statements on a read-only SQLite connection (see above), and its commit stamp. */
+export function sqliteReads(reader: SQLite.Database): Required<FastReads> & { close(): void } {
+  const commits = walCommitStamp(reader.name);
   const statements = new Map<string, SQLite.Statement>();
   const rawStatements = new Map<string, SQLite.Statement>();
   const statement = (text: string, raw = false) => {
@@ -75,5 +123,10 @@ export function sqliteReads(reader: SQLite.Database): FastReads {
     rows: async (text, params) => statement(text).all(...params) as any[],
     first: async (text, params) => statement(text).get(...params) as any,
     tuples: async (text, params) => statement(text, true).all(...params) as any[],
+    commitStamp: commits.stamp,
+    close: () => {
+      commits.close();
+      reader.close();
+    },
   };
 }

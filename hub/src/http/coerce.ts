@@ -76,7 +76,42 @@ function coerceScalar(
 
 /** Sets a key as an own property, whatever its name (`__proto__` included). */
 function put(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    out[key] = value;
+  }
+}
+
+/** What one declared field is: worked out once per schema, not per request. */
+interface FieldPlan {
+  base: AnySchema;
+  nullable: boolean;
+  /** An array field: its element's schema. */
+  element?: { base: AnySchema; nullable: boolean };
+}
+
+const plans = new WeakMap<object, Map<string, FieldPlan> | null>();
+
+/** The fields of an object schema (null: not an object schema, nothing to coerce). */
+function planOf(schema: object): Map<string, FieldPlan> | null {
+  let plan = plans.get(schema);
+  if (plan !== undefined) return plan;
+  const { base } = unwrap(schema as AnySchema);
+  plan = null;
+  if (base.def.type === 'object') {
+    plan = new Map();
+    for (const [key, field] of Object.entries(base.def.shape as Record<string, AnySchema>)) {
+      const { base: fieldBase, nullable } = unwrap(field);
+      plan.set(key, {
+        base: fieldBase,
+        nullable,
+        element: fieldBase.def.type === 'array' ? unwrap(fieldBase.def.element) : undefined,
+      });
+    }
+  }
+  plans.set(schema, plan);
+  return plan;
 }
 
 /**
@@ -89,21 +124,26 @@ function put(out: Record<string, unknown>, key: string, value: unknown): void {
  * create can name the unknown field. JSON bodies are never coerced.
  */
 export function coerceBySchema(schema: unknown, input: unknown, source: Source): unknown {
-  if (!schema || typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const { base } = unwrap(schema as AnySchema);
-  if (base.def.type !== 'object') return input;
-  const shape = base.def.shape as Record<string, AnySchema>;
+  if (
+    !schema ||
+    typeof schema !== 'object' ||
+    typeof input !== 'object' ||
+    input === null ||
+    Array.isArray(input)
+  )
+    return input;
+  const plan = planOf(schema);
+  if (!plan) return input;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(input)) {
     const raw = (input as Record<string, unknown>)[key];
-    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    const field = plan.get(key);
     if (!field) {
       if (source === 'form') put(out, key, raw);
       continue;
     }
-    const { base: fieldBase, nullable } = unwrap(field);
-    if (fieldBase.def.type === 'array') {
-      const element = unwrap(fieldBase.def.element);
+    const { element } = field;
+    if (element) {
       const list = Array.isArray(raw) ? raw : [raw];
       put(
         out,
@@ -113,7 +153,7 @@ export function coerceBySchema(schema: unknown, input: unknown, source: Source):
       continue;
     }
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    const coerced = coerceScalar(fieldBase, nullable, value, source, key);
+    const coerced = coerceScalar(field.base, field.nullable, value, source, key);
     if (coerced !== undefined) put(out, key, coerced);
   }
   return out;

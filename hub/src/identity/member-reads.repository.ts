@@ -1,5 +1,6 @@
 import type { Db } from '../db/crud.js';
 import type { FastReads } from '../db/fast-reads.js';
+import { ReadMemo } from '../db/read-memo.js';
 import type { Caller } from '../kernel/caller.js';
 import type { MemberRow } from './members.js';
 import { orderedMembers } from './members.js';
@@ -61,16 +62,30 @@ export function filteredMemberKeys(
 /** Whole rows of these members (record texts missing from the cache). */
 export { membersByIds } from './members.repository.js';
 
-/** A member's id, account and version (a prepared read), or undefined. */
-export async function memberVersion(
-  reads: FastReads,
-  id: number,
-): Promise<{ id: number; account: number; lockVersion: number } | undefined> {
+type MemberKey = { id: number; account: number; lockVersion: number };
+
+/** Members' keys per database (its reads), kept until the next commit (db/read-memo.ts). */
+const memberKeys = new WeakMap<FastReads, ReadMemo<number, MemberKey | undefined>>();
+
+async function readMemberKey(reads: FastReads, id: number): Promise<MemberKey | undefined> {
   const [key] = await reads.tuples<[number, number, number]>(
     'select "id", "account", "lockVersion" from "members" where "id" = ?',
     [id],
   );
   return key ? { id: key[0], account: key[1], lockVersion: key[2] } : undefined;
+}
+
+/**
+ * A member's id, account and version (a prepared read), or undefined. The answer is kept until
+ * anything is committed: the record reads of a member ask no query while nothing changes.
+ */
+export function memberVersion(reads: FastReads, id: number): Promise<MemberKey | undefined> {
+  let memo = memberKeys.get(reads);
+  if (!memo) {
+    memo = new ReadMemo(reads, readMemberKey);
+    memberKeys.set(reads, memo);
+  }
+  return memo.get(id);
 }
 
 /** A member's whole row (a prepared read), or undefined. */
