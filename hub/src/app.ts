@@ -116,11 +116,18 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     // otherwise choose the host of our Link headers and calendar URLs.
     trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // zod validates; response schemas document the API, and records are built by hand, so plain
+    // JSON is enough. Given here, Fastify never loads its own compilers (Ajv and
+    // fast-json-stringify, which no route would use).
+    schemaController: {
+      compilersFactory: {
+        // (Their types speak of Ajv's compile functions; Fastify calls each with a route's schema.)
+        buildValidator: (() => validatorCompiler) as never,
+        buildSerializer: (() => () => (data: unknown) => JSON.stringify(data)) as never,
+      },
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
-  // Response schemas document the API; records are built by hand, so plain JSON is enough.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
   app.decorateRequest('browserSession', null);
   decorateRouteOf(app);

@@ -1,4 +1,5 @@
-import { isValidBIC, isValidIBAN } from 'ibantools';
+import type * as IbanTools from 'ibantools';
+import { onFirstUse } from '../kernel/on-first-use.js';
 import { type Amount, formatMoney, parseMoney, roundToCents, sum } from '../kernel/money.js';
 
 /**
@@ -126,8 +127,10 @@ export function isValidMandateReference(reference: string): boolean {
 /** IBAN in electronic format: no spaces, upper case. */
 export const compactIban = (iban: string) => iban.replace(/\s+/g, '').toUpperCase();
 
-export const validIban = (iban: string) => isValidIBAN(compactIban(iban));
-export const validBic = (bic: string) => isValidBIC(bic.replace(/\s+/g, '').toUpperCase());
+/** IBAN and BIC checks (ibantools), loaded by the first account number to check. */
+export const ibanTools = onFirstUse<typeof IbanTools>('ibantools');
+export const validIban = (iban: string) => ibanTools().isValidIBAN(compactIban(iban));
+export const validBic = (bic: string) => ibanTools().isValidBIC(bic.replace(/\s+/g, '').toUpperCase());
 
 /** Digits of a text for the ISO 7064 mod 97 check: A = 10 ... Z = 35. */
 function mod97(text: string): number {

@@ -5,7 +5,6 @@ import type {
   SepaCollectedCreate,
   SepaReturnCreate,
 } from '@makerspace/shared';
-import { isSEPACountry } from 'ibantools';
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
 import { insertRow, updateRow } from '../db/collection-rows.js';
@@ -36,6 +35,7 @@ import {
   sepaXml,
   validBic,
   validIban,
+  ibanTools,
 } from './sepa-xml.js';
 import {
   debitsInCollection,
@@ -217,7 +217,7 @@ export async function createSepaBatch(
       );
       continue;
     }
-    if (!isSEPACountry(iban.slice(0, 2))) {
+    if (!ibanTools().isSEPACountry(iban.slice(0, 2))) {
       skip('invalidIban', `The member’s IBAN ${iban} is not of a SEPA country`);
       continue;
     }

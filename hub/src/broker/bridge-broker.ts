@@ -18,7 +18,9 @@ import {
   type UpTopicName,
 } from '@makerspace/shared';
 import { Aedes, type Client } from 'aedes';
-import { createWebSocketStream, WebSocketServer } from 'ws';
+import type * as WebSocketModule from 'ws';
+import type { WebSocketServer } from 'ws';
+import { onFirstUse } from '../kernel/on-first-use.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { BridgeLink } from '../context.js';
 import { recordDuplicateDevice } from '../resources/bridge-duplicates.js';
@@ -36,6 +38,8 @@ import { ConnectThrottle } from './connect-throttle.js';
 import { TakeoverGuard } from './takeover-guard.js';
 import type { Cluster } from '../cluster/cluster.js';
 import { minKeepaliveSeconds, offlineBoundMs } from '../cluster/timing.js';
+
+const webSocketLibrary = onFirstUse<typeof WebSocketModule>('ws');
 
 type BridgeClient = Client & {
   resourceId?: number;
@@ -278,15 +282,16 @@ export class BridgeBroker implements BridgeLink {
   attachWebSocket(server: HttpServer, path = '/mqtt'): void {
     if (!this.aedes) throw new Error('broker not started');
     const aedes = this.aedes;
-    const wss = new WebSocketServer({ noServer: true });
-    this.wss = wss;
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       if ((request.url ?? '').split('?')[0] !== path) {
         socket.destroy();
         return;
       }
-      wss.handleUpgrade(request, socket, head, (ws) => {
-        const stream = createWebSocketStream(ws);
+      // The WebSocket library is loaded by the first bridge that comes this way (most use TCP).
+      const ws = webSocketLibrary();
+      this.wss ??= new ws.WebSocketServer({ noServer: true });
+      this.wss.handleUpgrade(request, socket, head, (client) => {
+        const stream = ws.createWebSocketStream(client);
         this.addresses.set(stream, webSocketClientAddress(request, this.trusted));
         aedes.handle(stream, request);
       });

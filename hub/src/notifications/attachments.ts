@@ -1,9 +1,12 @@
-import ical, { ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
+import type * as Ical from 'ical-generator';
 import { invoicePdf, invoicePdfFileName } from '../billing/invoice-pdf.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/crud.js';
 import { rowById } from '../db/records.js';
 import type { NotificationKind } from './kinds.js';
+import { onFirstUse } from '../kernel/on-first-use.js';
+
+const icalLibrary = onFirstUse<typeof Ical>('ical-generator');
 
 /** A file sent with a mail. */
 export interface MailAttachment {
@@ -24,6 +27,7 @@ export function bookingCalendar(
   stamp: Date,
 ): MailAttachment {
   const cancelled = kind === 'bookingCancelled';
+  const { default: ical, ICalCalendarMethod, ICalEventStatus } = icalLibrary();
   const cal = ical({
     name: p.spaceName,
     prodId: { company: 'makerspace-hub', product: 'booking' },

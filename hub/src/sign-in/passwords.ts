@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { Algorithm, hash, verify } from '@node-rs/argon2';
+import type * as Argon2 from '@node-rs/argon2';
 import { badRequest } from '../errors.js';
+import { onFirstUse } from '../kernel/on-first-use.js';
 
 export const minPasswordLength = 10;
 export const maxPasswordLength = 200;
 
-// argon2id with the parameters OWASP recommends as the minimum (19 MiB, 2 passes, 1 lane).
-const argonOptions = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+/** The native argon2 library, loaded by the first password to hash or check. */
+const argon2 = onFirstUse<typeof Argon2>('@node-rs/argon2');
 
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, argonOptions);
+  const { Algorithm, hash } = argon2();
+  // argon2id with the parameters OWASP recommends as the minimum (19 MiB, 2 passes, 1 lane).
+  return hash(password, { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
 }
 
 // Verified against when no member (or no password) matches, so the answer takes as long as a
@@ -20,10 +23,14 @@ let dummyHash: Promise<string> | null = null;
 export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
   if (stored === null) {
     dummyHash ??= hashPassword('no password is this one: 4c1d0e3b');
-    await verify(await dummyHash, password).catch(() => false);
+    await argon2()
+      .verify(await dummyHash, password)
+      .catch(() => false);
     return false;
   }
-  return verify(stored, password).catch(() => false);
+  return argon2()
+    .verify(stored, password)
+    .catch(() => false);
 }
 
 let common: Set<string> | null = null;

@@ -1,8 +1,11 @@
-import ical, { ICalEventStatus } from 'ical-generator';
+import type * as Ical from 'ical-generator';
 import type { Db } from '../db/crud.js';
 import { calendarBookings } from './bookings.repository.js';
 import { holidaysOfSpace, type SpaceRow } from './spaces.repository.js';
 import { offsetMinutes, wallTime, zonedInstant } from '../kernel/zoned-time.js';
+import { onFirstUse } from '../kernel/on-first-use.js';
+
+const icalLibrary = onFirstUse<typeof Ical>('ical-generator');
 
 /*
  * The space's calendar feed (iCalendar, RFC 5545): confirmed bookings and holidays, with times
@@ -94,6 +97,7 @@ export async function calendarFeed(db: Db, space: SpaceRow, at: Date, host: stri
   const bookings = await calendarBookings(db, space.id, since.toISOString());
   const holidays = await holidaysOfSpace(db, space.id);
 
+  const { default: ical, ICalEventStatus } = icalLibrary();
   const cal = ical({ name: space.name, prodId: { company: 'makerspace-hub', product: 'calendar' } });
   const last = [
     at,
