@@ -77,13 +77,18 @@ db.close();`;
   expect(run.status, run.stderr).toBe(0);
 }
 
+/** A migrated SQLite file with one account. */
+async function fileWithAccount(name: string) {
+  const file = join(tempDir('commit-stamp-'), 'hub.sqlite');
+  const storage = createStorage({ url: file });
+  opened.push(storage);
+  await migrateToLatest(storage.db, storage.dialect);
+  return { file, storage, id: await account(storage, name) };
+}
+
 describe('the commit stamp of a SQLite file', () => {
   it('stays while nothing commits and changes with each commit, of this process or another', async () => {
-    const file = join(tempDir('commit-stamp-'), 'hub.sqlite');
-    const storage = createStorage({ url: file });
-    opened.push(storage);
-    await migrateToLatest(storage.db, storage.dialect);
-    const id = await account(storage, 'First');
+    const { file, storage, id } = await fileWithAccount('First');
     const stamp = () => storage.reads.commitStamp?.();
 
     const first = stamp();
@@ -115,11 +120,7 @@ describe('the commit stamp of a SQLite file', () => {
   });
 
   it("keeps a memo's answers until a commit, also another process's", async () => {
-    const file = join(tempDir('read-memo-'), 'hub.sqlite');
-    const storage = createStorage({ url: file });
-    opened.push(storage);
-    await migrateToLatest(storage.db, storage.dialect);
-    const id = await account(storage, 'First');
+    const { file, storage, id } = await fileWithAccount('First');
     let reads = 0;
     const memo = new ReadMemo(storage.reads, async (r, key: number) => {
       reads++;
