@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import type sanitizeHtmlModule from 'sanitize-html';
+import { onFirstUse } from './kernel/on-first-use.js';
 
 /** sanitize-html, loaded on the first rich text to clean. */
-let sanitizeHtml: typeof sanitizeHtmlModule | null = null;
+const sanitizeHtml = onFirstUse<typeof sanitizeHtmlModule>('sanitize-html');
 
 /** The small HTML subset rich-text fields keep (member notes, resource descriptions, ...). */
 const options: sanitizeHtmlModule.IOptions = {
@@ -33,6 +33,5 @@ const options: sanitizeHtmlModule.IOptions = {
 
 export function sanitizeRichText(html: string | null | undefined): string | null | undefined {
   if (html === null || html === undefined) return html;
-  sanitizeHtml ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtmlModule;
-  return sanitizeHtml(html, options);
+  return sanitizeHtml()(html, options);
 }

@@ -19,7 +19,6 @@ import {
 } from '@makerspace/shared';
 import { Aedes, type Client } from 'aedes';
 import type * as WebSocketModule from 'ws';
-import type { WebSocketServer } from 'ws';
 import { onFirstUse } from '../kernel/on-first-use.js';
 import type { PolicyContext } from '../access/policy.js';
 import type { BridgeLink } from '../context.js';
@@ -81,7 +80,7 @@ const authError = (message: string, returnCode: 3 | 4 | 5) =>
 export class BridgeBroker implements BridgeLink {
   private aedes: Aedes | null = null;
   private tcp: NetServer | null = null;
-  private wss: WebSocketServer | null = null;
+  private wss: WebSocketModule.WebSocketServer | null = null;
   private readonly clients = new Map<number, BridgeClient>();
   private readonly pending = new Map<
     string,
