@@ -38,6 +38,22 @@ describe('security headers', () => {
     expect(app.headers['content-security-policy']).not.toContain('unsafe-inline');
   });
 
+  it('headers for documents shown in a browser come with pages, not with API answers', async () => {
+    const documentOnly = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection'];
+    for (const url of ['/health', '/nowhere', '/api/v1/docs/']) {
+      const res = await t.call(t.owner.token, { url });
+      for (const name of documentOnly) expect(res.headers[name], `${url} ${name}`).toBeDefined();
+      expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
+    }
+    for (const url of ['/api/v1/members', '/api/v1/nowhere', '/api/v1/user/me']) {
+      const res = await t.call(t.owner.token, { url });
+      for (const name of documentOnly) expect(res.headers[name], `${url} ${name}`).toBeUndefined();
+      expect(res.headers['strict-transport-security'], url).toContain('max-age=');
+      expect(res.headers['cross-origin-resource-policy'], url).toBe('same-origin');
+      expect(res.headers['cache-control'], url).toBe('no-store');
+    }
+  });
+
   it('the live channel, which writes its stream itself, carries them too, once each', async () => {
     const { httpUrl } = await t.listen();
     const controller = new AbortController();

@@ -33,10 +33,26 @@ export const docsContentSecurityPolicy = Object.entries({
   .join('; ');
 
 /**
+ * Headers that act on a document a browser shows (a page, the docs page), not on an API answer:
+ * the OWASP REST Security Cheat Sheet lists them as "mainly for HTML responses". API answers go
+ * without them (a JSON answer is never a page, and every answer carries them all otherwise).
+ */
+const documentOnly = new Set([
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+]);
+
+/**
  * Security headers on every response (helmet's), and `Cache-Control: no-store` on every
  * API answer: tokens, bridge keys, switch-on codes and calendar URLs travel in API bodies, and
  * nothing behind a token belongs in a shared or browser cache. A route that chose its own
- * caching (the calendar feed) keeps it; the docs page and its assets hold no secret.
+ * caching (the calendar feed) keeps it; the docs page and its assets hold no secret. API answers
+ * carry the headers that matter to an API (CSP with `frame-ancestors 'none'`, nosniff, frame
+ * denial, HSTS, same-origin resources, no referrer) and not those of documentOnly.
  */
 export async function registerSecurityHeaders(
   app: FastifyInstance,
@@ -58,11 +74,20 @@ export async function registerSecurityHeaders(
     } as never,
     () => {},
   );
-  // They go among the reply's own headers, which Node checks once as it writes them. Routes that
-  // write the raw response themselves (`rawRoutes`: the live channel's streams) get them on the
-  // raw response too.
-  app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of headers) reply.header(name, value);
+  // They go among the reply's own headers, which Node checks once as it writes them; API
+  // answers get `no-store` in the same pass (a route that chose its own caching sets its own
+  // value over it). Routes that write the raw response themselves (`rawRoutes`: the live
+  // channel's streams) get them on the raw response too.
+  const api = `${apiPrefix}/`;
+  const docs = `${apiPrefix}/docs`;
+  const apiHeaders = [
+    ...headers.filter(([name]) => !documentOnly.has(name)),
+    ['cache-control', 'no-store'] as [string, string],
+  ];
+  app.addHook('onRequest', (request, reply, done) => {
+    const url = request.url;
+    const answer = url.startsWith(api) && !url.startsWith(docs) ? apiHeaders : headers;
+    for (const [name, value] of answer) reply.header(name, value);
     done();
   });
   const raw = new Set(rawRoutes);
@@ -74,14 +99,5 @@ export async function registerSecurityHeaders(
     if (!raw.has(route.url)) return;
     const own = route.onRequest;
     route.onRequest = own ? [onRaw, ...(Array.isArray(own) ? own : [own])] : [onRaw];
-  });
-  const api = `${apiPrefix}/`;
-  const docs = `${apiPrefix}/docs`;
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const url = request.url;
-    if (url.startsWith(api) && !url.startsWith(docs) && !reply.hasHeader('cache-control')) {
-      reply.header('cache-control', 'no-store');
-    }
-    done(null, payload);
   });
 }
