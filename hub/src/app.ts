@@ -1,6 +1,5 @@
 import { presenceRoutes } from './routes/presence.routes.js';
 import { agentUpdatesRoutes } from './routes/agent-updates.routes.js';
-import swagger from '@fastify/swagger';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -22,7 +21,7 @@ import {
 } from './http/auth-throttle.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { registerDocsPage } from './http/docs-page.js';
-import { documentObject, documentRoute } from './http/openapi-document.js';
+import { collectOpenApi } from './http/openapi-source.js';
 import {
   defaultHttpLimits,
   type HttpLimits,
@@ -223,39 +222,14 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
     done();
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Makerspace hub API',
-        version: '1.0.0',
-        description: apiDescription,
-        // The project publishes no licence of its own yet (docs/DECISIONS.md).
-        license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
-      },
-      // Without HUB_PUBLIC_URL the document's own host (a relative server URL).
-      servers: [ctx.publicUrl ? { url: ctx.publicUrl } : { url: '/', description: 'This hub' }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key token' },
-          basic: { type: 'http', scheme: 'basic', description: 'The token as username, empty password' },
-          session: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'makerspace_session',
-            description:
-              'The browser session of POST /user/login or a redeemed sign-in link; changes also need Origin and X-CSRF-Token',
-          },
-        },
-      },
-      security: [{ bearer: [] }, { basic: [] }, { session: [] }],
-    },
-    // Each route's summary, description and notes (http/openapi-doc.ts) make its docs.
-    transform: documentRoute,
-    transformObject: documentObject(API_PREFIX),
+  // The API's document is built on its first request (http/openapi-source.ts).
+  const openApi = collectOpenApi(app, {
+    prefix: API_PREFIX,
+    description: apiDescription,
+    publicUrl: ctx.publicUrl,
   });
   // The docs page: swagger-ui is loaded on its first visit (http/docs-page.ts).
-  registerDocsPage(app, `${API_PREFIX}/docs`, docsContentSecurityPolicy);
+  registerDocsPage(app, `${API_PREFIX}/docs`, docsContentSecurityPolicy, openApi);
   registerObservability(app, ctx);
 
   // Streams end before the server closes (an open stream would hold app.close() forever).
@@ -279,9 +253,7 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
 
   await app.register(
     async (api) => {
-      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () =>
-        app.swagger(),
-      );
+      api.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, () => openApi());
       await api.register(accountsRoutes(ctx));
       await api.register(membersRoutes(ctx));
       await api.register(apiKeysRoutes(ctx));

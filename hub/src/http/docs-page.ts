@@ -1,5 +1,6 @@
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OpenApiDocument } from './openapi-source.js';
 
 /** A wrench in a rounded square: the docs page's tab icon instead of the framework's. */
 const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5f8b"/><path d="M21.5 6.5a5 5 0 0 0-5.9 6.6L7.8 20.9a2 2 0 0 0 2.8 2.8l7.8-7.8a5 5 0 0 0 6.6-5.9l-3 3-2.4-.6-.6-2.4z" fill="#fff"/></svg>`;
@@ -107,26 +108,27 @@ const hopHeaders = new Set(['connection', 'content-length', 'date', 'keep-alive'
  * Serves the docs page at `routePrefix` (and its assets below it), loading swagger-ui only when
  * the page is first asked for: a space that never opens it never holds it. The page and its
  * assets come from a small Fastify app of their own, built on that first request, that reads
- * the hub's OpenAPI document (`app.swagger()`); each request is answered with what that app
+ * the hub's OpenAPI document (http/openapi-source.ts); each request is answered with what that app
  * answers (status, headers, body).
  */
 export function registerDocsPage(
   app: FastifyInstance,
   routePrefix: string,
   contentSecurityPolicy: string,
+  openApi: OpenApiDocument,
 ): void {
   let docs: Promise<FastifyInstance> | null = null;
   const load = async () => {
-    const [{ default: Fastify }, { default: swaggerUi }] = await Promise.all([
+    const [{ default: Fastify }, { default: swaggerUi }, document] = await Promise.all([
       import('fastify'),
       import('@fastify/swagger-ui'),
+      openApi(),
     ]);
     const page = Fastify({ routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } });
     // What swagger-ui reads: the hub's document, under the name of the plugin that makes it.
     const documentSource = Object.assign(
       async (instance: FastifyInstance) => {
-        instance.decorate('swagger', ((options?: { yaml?: boolean }) =>
-          app.swagger(options as never)) as never);
+        instance.decorate('swagger', (() => document) as never);
       },
       { [Symbol.for('skip-override')]: true, [Symbol.for('plugin-meta')]: { name: '@fastify/swagger' } },
     );
