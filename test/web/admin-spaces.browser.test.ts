@@ -156,6 +156,8 @@ describe.runIf(browserTestsEnabled())('admin spaces and bookings in Chromium (re
     // On a phone each cell is led by its column's name; in a narrow column the list scrolls
     // sideways rather than being cut off.
     expect(await preview.locator('td[data-label="Why"]').count()).toBe(4);
+    // Why, in the console's language: the hours of the coming week, not "now".
+    expect(await preview.locator('td[data-label="Why"]').allTextContents()).toContain('opening hours');
     expect(await preview.locator('details').evaluate((d) => getComputedStyle(d).overflowX)).toBe('auto');
     expect((await hub.api('GET', `/spaces/${ids.space}/opening-hours`)).body).toEqual([]);
     await saveScreenshot(page, 'admin-access-preview');

@@ -128,6 +128,18 @@ export function denyMessage(reason: DenyReason): string {
   return messages[reason] ?? `Access denied (${reason})`;
 }
 
+/** The words of denyMessage that speak of "now", for times that are not now (access previews). */
+const thenMessages: Partial<Record<DenyReason, string>> = {
+  timeTable: 'Their package does not allow this resource at that time',
+  openingHours: 'The space is closed at that time',
+  booking: 'Someone else has booked this resource at that time',
+};
+
+/** Why access is denied at a time to come or gone (access previews), rather than now. */
+export function denyMessageThen(reason: DenyReason): string {
+  return thenMessages[reason] ?? denyMessage(reason);
+}
+
 export function isPrivileged(member: MemberRow | null): boolean {
   return (
     member !== null &&

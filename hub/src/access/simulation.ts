@@ -4,7 +4,7 @@ import { executorReads, type FastReads } from '../db/fast-reads.js';
 import { unprocessable } from '../errors.js';
 import { localDate, localDateTime, wallTime } from '../kernel/zoned-time.js';
 import { ATTEMPT_WINDOW_MS } from './core.rules.js';
-import { type AccessPolicy, denyMessage, type MemberRow, type ResourceRow } from './policy.js';
+import { type AccessPolicy, denyMessageThen, type MemberRow, type ResourceRow } from './policy.js';
 import {
   type PolicyInputRows,
   policyInputRows,
@@ -624,8 +624,8 @@ export async function compareAccess(input: AccessComparisonInput): Promise<Acces
     let difference: Difference | null = null;
     if (gained.length > 0 || lost.length > 0) {
       const words = [
-        ...(lost.length > 0 ? [`loses: ${denyMessage(loseReason as DenyReason)}`] : []),
-        ...(gained.length > 0 ? [`gains: no longer “${denyMessage(gainReason as DenyReason)}”`] : []),
+        ...(lost.length > 0 ? [`loses: ${denyMessageThen(loseReason as DenyReason)}`] : []),
+        ...(gained.length > 0 ? [`gains: no longer “${denyMessageThen(gainReason as DenyReason)}”`] : []),
       ];
       difference = {
         gains: stretches(gained, slots, slotMs),

@@ -315,7 +315,7 @@ const answerExample = {
         { from: '2026-03-08T08:00:00.000Z', until: '2026-03-08T20:00:00.000Z' },
       ],
       reason: 'openingHours',
-      message: 'loses: The space is closed now; gains: no longer “The space is closed now”',
+      message: 'loses: The space is closed at that time; gains: no longer “The space is closed at that time”',
     },
   ],
 };

@@ -1,7 +1,7 @@
 import type { AccessChange, AccessSimulationResult } from '@makerspace/shared';
 import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
-import { t } from '../i18n/i18n';
+import { t, tOr } from '../i18n/i18n';
 import { wall } from './zoned';
 
 /** The request a form is about to make, as the simulation takes it. */
@@ -147,7 +147,9 @@ export function useAccessPreview() {
                     <td data-label={t('admin.access_preview.gains')}>
                       {c.gains.map((s) => stretchText(s, shown.result.timeZone)).join(', ')}
                     </td>
-                    <td data-label={t('admin.access_preview.why')}>{c.message}</td>
+                    <td data-label={t('admin.access_preview.why')} title={c.message}>
+                      {tOr(`log.reason.${c.reason}`, c.message)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
