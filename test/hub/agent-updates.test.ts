@@ -18,6 +18,8 @@ describeEachDialect(
     let dir: string;
     let member: { token: string };
     let space: number;
+    /** How far the hub's clock runs ahead of the machine's. */
+    let ahead = 0;
     const bundle = Buffer.from('the bytes of a release bundle');
     const agents: FakeAgent[] = [];
 
@@ -37,7 +39,10 @@ describeEachDialect(
 
     beforeAll(async () => {
       dir = tempDir('releases-');
-      t = await startTestHub(dialect, { settings: { agentReleaseDir: dir } });
+      t = await startTestHub(dialect, {
+        settings: { agentReleaseDir: dir },
+        clock: { now: () => new Date(Date.now() + ahead) },
+      });
       urls = await t.listen();
       member = await t.newMemberWithToken('Mo', 'Member');
       space = (await api('GET', '/user/me')).json().space;
@@ -185,6 +190,52 @@ describeEachDialect(
       const retry = await api('POST', `/resources/${printer.id}/bridge/agent-update`);
       expect(retry.statusCode).toBe(202);
       expect(retry.json().update.id).not.toBe(update.id);
+    });
+
+    it('an update whose agent falls silent mid-way shows as given up, and another may start', async () => {
+      const laser = await machineWithBridge('Laser');
+      const agent = await connectFakeAgent(urls.mqttUrl, laser.id, laser.apiKey);
+      agents.push(agent);
+      const received: any[] = [];
+      agent.client.on('message', (topic, payload) => {
+        if (topic === bridgeTopic(laser.id, 'update')) received.push(JSON.parse(payload.toString()));
+      });
+      await agent.client.subscribeAsync(bridgeTopic(laser.id, 'update'), { qos: 1 });
+      await eventually(
+        async () =>
+          (await api('GET', '/agent-updates')).json().some((u: any) => u.resource === laser.id && u.online),
+        5000,
+        'bridge online',
+      );
+      expect((await api('POST', `/resources/${laser.id}/bridge/agent-update`)).statusCode).toBe(202);
+      const [update] = await eventually(() => (received.length ? received : null), 5000, 'update message');
+      await agent.client.publishAsync(
+        bridgeTopic(laser.id, 'update/progress'),
+        JSON.stringify({
+          id: update.id,
+          version: '0.2.0',
+          step: 'downloading',
+          runningVersion: 'test',
+          at: new Date().toISOString(),
+        }),
+        { qos: 1 },
+      );
+      const stepOf = async () =>
+        (await api('GET', '/agent-updates')).json().find((u: any) => u.resource === laser.id).update;
+      await eventually(async () => (await stepOf()).step === 'downloading', 5000);
+      // Nine minutes without a word: still under way.
+      ahead = 9 * 60_000;
+      expect((await stepOf()).step).toBe('downloading');
+      expect((await api('POST', `/resources/${laser.id}/bridge/agent-update`)).statusCode).toBe(409);
+      // Ten: given up, with the step it stopped at, and the admin may start another.
+      ahead = 10 * 60_000;
+      const lost = await stepOf();
+      expect(lost).toMatchObject({ id: update.id, step: 'failed' });
+      expect(lost.error).toMatch(/No word from the agent for 10 minutes after "downloading"/);
+      const retry = await api('POST', `/resources/${laser.id}/bridge/agent-update`);
+      expect(retry.statusCode).toBe(202);
+      expect(retry.json().update).toMatchObject({ step: 'requested', error: null });
+      ahead = 0;
     });
 
     it('orders versions as semver does for x.y.z and pre-releases', () => {

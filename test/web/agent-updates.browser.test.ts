@@ -43,6 +43,8 @@ describe.runIf(browserTestsEnabled())('agent updates on the dashboard (Chromium,
       .poll(() => row.getByTestId('update-step').textContent(), { timeout: 30_000 })
       .toBe('0.9.0: running, connected to the hub');
     await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('Laser: agent 0.9.0');
+    // The update has ended: its row says how, and "Updating Laser to 0.9.0" is gone.
+    await expect.poll(() => panel.getByText('Updating Laser to 0.9.0').count()).toBe(0);
     await panel.screenshot({ path: join(repoRoot, 'docs/screenshots/admin-agent-updates.png') });
     // Up to date: no button for it, and "Update all" has nothing to do.
     expect(await row.getByRole('button').count()).toBe(0);

@@ -70,23 +70,37 @@ const isNewer = (release: AgentRelease, agentVersion: string | null) =>
   !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(agentVersion) ||
   compareVersions(release.version, agentVersion) > 0;
 
-function stateOf(row: AgentUpdateRow | undefined): AgentUpdateRecord['update'] {
+/** An update that has not reported for this long is taken as lost: another may start. */
+const UPDATE_QUIET_MS = 10 * 60_000;
+
+/**
+ * An update as the dashboard shows it. One that has not ended and not reported for
+ * UPDATE_QUIET_MS (its agent died or lost its connection mid-way) shows as failed, as the hub
+ * treats it: another may start.
+ */
+function stateOf(row: AgentUpdateRow | undefined, now: number): AgentUpdateRecord['update'] {
   if (!row) return null;
+  const lost = !ended(row.step) && now - Date.parse(row.updatedAt) >= UPDATE_QUIET_MS;
   return {
     id: row.updateId,
     version: row.version,
     fromVersion: row.fromVersion,
-    step: row.step as NonNullable<AgentUpdateRecord['update']>['step'],
-    error: row.error,
+    step: lost ? 'failed' : (row.step as NonNullable<AgentUpdateRecord['update']>['step']),
+    error: lost
+      ? `No word from the agent for ${UPDATE_QUIET_MS / 60_000} minutes after "${row.step}": the update was given up`
+      : row.error,
     startedAt: row.startedAt,
     updatedAt: row.updatedAt,
   };
 }
 
+const ended = (step: string) => step === 'connected' || step === 'failed' || step === 'rolledBack';
+
 /** Every bridge of the caller's account with its agent's version and last update. */
 export async function listAgentUpdates(ctx: HubContext, caller: Caller): Promise<AgentUpdateRecord[]> {
   const release = await agentReleases(ctx).current();
   const bridges = await bridgesForUpdates(ctx.db, caller.accountId);
+  const now = ctx.clock.now().getTime();
   const updates = new Map(
     (
       await agentUpdatesOf(
@@ -101,19 +115,16 @@ export async function listAgentUpdates(ctx: HubContext, caller: Caller): Promise
     online: b.offline === 0 && ctx.bridges.isOnline(b.resource),
     agentVersion: b.agentVersion,
     updateAvailable: release !== null && isNewer(release, b.agentVersion),
-    update: stateOf(updates.get(b.resource)),
+    update: stateOf(updates.get(b.resource), now),
   }));
 }
 
 type Bridge = Awaited<ReturnType<typeof bridgesForUpdates>>[number];
 
-/** An update that has not reported for this long is taken as lost: another may start. */
-const UPDATE_QUIET_MS = 10 * 60_000;
-
 /** The bridge's update under way (not ended, heard from lately), or null. */
 async function updateUnderWay(ctx: HubContext, resource: number): Promise<AgentUpdateRow | null> {
   const [row] = await agentUpdatesOf(ctx.db, [resource]);
-  if (!row || ['connected', 'failed', 'rolledBack'].includes(row.step)) return null;
+  if (!row || ended(row.step)) return null;
   return ctx.clock.now().getTime() - Date.parse(row.updatedAt) < UPDATE_QUIET_MS ? row : null;
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
 import { dateTime } from '../format';
 import { rich, slot, t } from '../i18n/i18n';
@@ -46,6 +46,13 @@ export function AgentUpdates() {
   useEffect(() => {
     const timer = setInterval(() => void load(), running ? 2000 : 60_000);
     return () => clearInterval(timer);
+  }, [running]);
+  // "Updating ..." says what was started: once every update has ended, each bridge's own line
+  // tells how it went, and the notice goes.
+  const wasRunning = useRef(false);
+  useEffect(() => {
+    if (wasRunning.current && !running) setNotice(null);
+    wasRunning.current = running;
   }, [running]);
 
   /** Runs an action; its answer (or why it failed) is the notice. */
