@@ -1,4 +1,11 @@
-import { Temporal } from 'temporal-polyfill';
+import { onFirstUse } from './on-first-use.js';
+
+/**
+ * The polyfill, loaded when the first wall time is asked for: at its import it makes an
+ * `Intl.DateTimeFormat`, which maps several MiB of ICU data that a hub with nothing to time does
+ * not need (docs/PERFORMANCE.md).
+ */
+const polyfill = onFirstUse<typeof import('temporal-polyfill')>('temporal-polyfill');
 
 /**
  * Wall-clock time in a space's IANA time zone, through Temporal (the polyfill until Node has
@@ -43,7 +50,7 @@ function computeWallTime(at: Date, zone: string): WallTime {
   const t = at.getTime();
   let stretch = stretches.get(zone);
   if (!stretch || t < stretch.from || t >= stretch.until) {
-    const z = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone);
+    const z = polyfill().Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone);
     const next = z.getTimeZoneTransition('next');
     stretch = {
       from: t,
@@ -81,7 +88,7 @@ export function localDateTime(at: Date, zone: string): string {
 
 /** Minutes the zone is ahead of UTC at this instant (Vienna: 60 in winter, 120 in summer). */
 export function offsetMinutes(at: Date, zone: string): number {
-  const z = Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(zone);
+  const z = polyfill().Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(zone);
   return Math.round(z.offsetNanoseconds / 60e9);
 }
 
@@ -110,7 +117,7 @@ function computeZonedInstant(local: string, zone: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(local);
   if (!m) throw new Error(`not a wall time: ${local}`);
   const hour = Number(m[4] ?? 0);
-  let wall = Temporal.PlainDateTime.from(
+  let wall = polyfill().Temporal.PlainDateTime.from(
     {
       year: Number(m[1]),
       month: Number(m[2]),
@@ -131,7 +138,7 @@ function computeZonedInstant(local: string, zone: string): Date {
 
 /** Adds days to a `YYYY-MM-DD` date. */
 export function addDays(date: string, days: number): string {
-  return Temporal.PlainDate.from(date).add({ days }).toString();
+  return polyfill().Temporal.PlainDate.from(date).add({ days }).toString();
 }
 
 /** `HH:MM` -> minutes since midnight (`24:00` -> 1440). */

@@ -119,11 +119,21 @@ export function refreshBridgeConfigs(ctx: HubContext, accountId: number): Promis
  */
 export function watchLocalDates(ctx: HubContext, intervalMs = 60_000): PeriodicCheck {
   const lastDates = new Map<number, string>();
+  // Spaces skipped while their account had no bridge: nothing to republish, so no wall time is
+  // worked out (a hub with nothing to time never loads the time-zone code). When a bridge comes,
+  // its config may have been made before a midnight that nobody watched: it is republished once.
+  const unwatched = new Set<number>();
   async function checkNow(): Promise<void> {
     const spaces = await spaceZones(ctx.db);
     const at = ctx.clock.now();
     const changed = new Set<number>();
     for (const space of spaces) {
+      if (!space.bridged) {
+        lastDates.delete(space.id);
+        unwatched.add(space.id);
+        continue;
+      }
+      if (unwatched.delete(space.id)) changed.add(space.account);
       let today: string;
       try {
         today = localDate(at, space.timezone ?? 'UTC');

@@ -65,8 +65,25 @@ export function spaceForResource(db: Db, caller: Caller, spaceId: number) {
 }
 
 /** Every space's time zone (local midnights change bridges' offline keys). The spaces area's table. */
-export function spaceZones(db: Db) {
-  return db.selectFrom('spaces').select(['id', 'account', 'timezone']).execute();
+/** Every space's time zone, and whether its account has a bridge (whose config may need a new date). */
+export async function spaceZones(db: Db) {
+  const rows = await db
+    .selectFrom('spaces')
+    .select((eb) => [
+      'id',
+      'account',
+      'timezone',
+      eb
+        .exists(
+          eb
+            .selectFrom('bridges')
+            .select('bridges.resource')
+            .whereRef('bridges.account', '=', 'spaces.account'),
+        )
+        .as('bridged'),
+    ])
+    .execute();
+  return rows.map((r) => ({ ...r, bridged: Boolean(r.bridged) }));
 }
 
 /** A replaced switch-on code (printed stickers with it then say "out of date", not "wrong code"). */
