@@ -17,7 +17,7 @@ import {
   AuthThrottle,
   type AuthThrottleSettings,
   defaultAuthThrottle,
-  registerAuthThrottle,
+  throttleUnauthorized,
 } from './http/auth-throttle.js';
 import { docsContentSecurityPolicy, registerSecurityHeaders } from './http/security-headers.js';
 import { registerDocsPage } from './http/docs-page.js';
@@ -131,18 +131,18 @@ export async function buildApp(ctx: HubServices, options: BuildOptions = {}): Pr
   app.decorateRequest('browserSession', null);
   decorateRouteOf(app);
   registerBodyParsers(app, limits.bodyLimit);
-  registerErrorHandler(app);
+  // Wrong tokens and bridge keys are counted per source address (http/auth-throttle.ts): a 401
+  // to a request with credentials may become a 429.
+  const authThrottle = new AuthThrottle(
+    ctx.clock,
+    { ...defaultAuthThrottle, ...options.authThrottle },
+    options.failureWindows,
+  );
+  registerErrorHandler(app, { onUnauthorized: throttleUnauthorized(authThrottle) });
   // Security headers and no-store on API answers (http/security-headers.ts); the live channel's
   // streams write the raw response.
   const liveUrl = `${API_PREFIX}/live`;
   await registerSecurityHeaders(app, API_PREFIX, [liveUrl]);
-
-  // Wrong tokens and bridge keys are counted per source address (http/auth-throttle.ts); this
-  // runs before the authentication below.
-  registerAuthThrottle(
-    app,
-    new AuthThrottle(ctx.clock, { ...defaultAuthThrottle, ...options.authThrottle }, options.failureWindows),
-  );
 
   // Either an API token (Bearer or Basic) or the browser session cookie (docs/SIGN-IN.md).
   const authenticate = async (request: FastifyRequest, reply: FastifyReply, token: string | null) => {

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../context.js';
 import { errorBody } from '../errors.js';
+import type { UnauthorizedAnswer } from './error-handler.js';
 import {
   addressKey,
   type FailureWindows,
@@ -53,33 +53,26 @@ export class AuthThrottle {
 }
 
 /**
- * Hooks the throttle into every request that carries an `Authorization` header. The credentials
- * are always looked at: API tokens and bridge keys are 122 random bits, so a right one is never
- * a guess and is never refused for failures of others behind the same address (a shared NAT
- * would otherwise lock out a whole space's integrations). A wrong one is counted when the answer
- * is 401, and once its address is throttled it is answered 429 with `Retry-After` instead of
- * 401, so guessing teaches nothing more and costs the guesser time. Passwords, sign-in links
- * and switch-on codes, which can be guessed, have their own throttles that refuse before
- * looking (sign-in/throttle.ts, resources/switch-on.ts).
+ * The throttle's say on a 401 to a request that carries an `Authorization` header (the error
+ * handler asks it, http/error-handler.ts). The credentials are always looked at: API tokens and
+ * bridge keys are 122 random bits, so a right one is never a guess and is never refused for
+ * failures of others behind the same address (a shared NAT would otherwise lock out a whole
+ * space's integrations). A wrong one is counted, and once its address is throttled it is answered
+ * 429 with `Retry-After` instead of 401, so guessing teaches nothing more and costs the guesser
+ * time. Passwords, sign-in links and switch-on codes, which can be guessed, have their own
+ * throttles that refuse before looking (sign-in/throttle.ts, resources/switch-on.ts). Other
+ * answers pass no hook of the throttle's.
  */
-export function registerAuthThrottle(app: FastifyInstance, throttle: AuthThrottle): void {
-  // Every answer passes here: only a 401 to a request with credentials costs a promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode !== 401 || !request.headers.authorization) return done(null, payload);
-    throttled(request.ip, reply, payload).then((body) => done(null, body), done);
-  });
-  const throttled = async (ip: string, reply: FastifyReply, payload: unknown) => {
-    const wait = await throttle.retryAfter(ip);
+export function throttleUnauthorized(throttle: AuthThrottle): UnauthorizedAnswer {
+  return async (request, reply, unauthorized) => {
+    const wait = await throttle.retryAfter(request.ip);
     if (wait === 0) {
-      await throttle.failed(ip);
-      return payload;
+      await throttle.failed(request.ip);
+      return unauthorized();
     }
-    reply
+    return reply
       .code(429)
       .header('retry-after', String(wait))
-      .header('content-type', 'application/json; charset=utf-8');
-    return JSON.stringify(
-      errorBody(429, `Too many failed authentications from this address; try again in ${wait} s`),
-    );
+      .send(errorBody(429, `Too many failed authentications from this address; try again in ${wait} s`));
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { logStorageFailure } from '../db/storage-errors.js';
 import { errorBody, HttpError } from '../errors.js';
@@ -51,12 +51,31 @@ export function isClientAbort(err: unknown, raw: { aborted?: boolean; destroyed?
   return e.syscall === undefined && (raw.aborted === true || raw.destroyed === true);
 }
 
+/**
+ * What answers a 401 to a request with credentials: `unauthorized()` sends the 401 itself (the
+ * failed-authentication throttle, http/auth-throttle.ts, may answer 429 instead).
+ */
+export type UnauthorizedAnswer = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  unauthorized: () => FastifyReply,
+) => Promise<FastifyReply>;
+
 /** One error handler: every error leaves as `{statusCode, error, message, data?}`. */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(
+  app: FastifyInstance,
+  options: { onUnauthorized?: UnauthorizedAnswer } = {},
+): void {
+  const { onUnauthorized } = options;
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof HttpError) {
-      if (err.headers) reply.headers(err.headers);
-      return reply.code(err.statusCode).send(errorBody(err.statusCode, err.message, err.data));
+      const answer = () => {
+        if (err.headers) reply.headers(err.headers);
+        return reply.code(err.statusCode).send(errorBody(err.statusCode, err.message, err.data));
+      };
+      if (err.statusCode === 401 && onUnauthorized && request.headers.authorization)
+        return onUnauthorized(request, reply, answer);
+      return answer();
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = contextNames[err.validationContext ?? 'body'] ?? 'request';
