@@ -37,6 +37,26 @@ describeEachDialect(
       return { id: r.id as number, apiKey };
     };
 
+    /** A fake agent of the machine, subscribed to its update messages, once the hub has it online with its version. */
+    const onlineAgent = async (machine: { id: number; apiKey: string }) => {
+      const agent = await connectFakeAgent(urls.mqttUrl, machine.id, machine.apiKey);
+      agents.push(agent);
+      const received: any[] = [];
+      agent.client.on('message', (topic, payload) => {
+        if (topic === bridgeTopic(machine.id, 'update')) received.push(JSON.parse(payload.toString()));
+      });
+      await agent.client.subscribeAsync(bridgeTopic(machine.id, 'update'), { qos: 1 });
+      await eventually(
+        async () =>
+          (await api('GET', '/agent-updates'))
+            .json()
+            .some((u: any) => u.resource === machine.id && u.online && u.agentVersion === 'test'),
+        5000,
+        'bridge online with its version',
+      );
+      return { agent, received };
+    };
+
     beforeAll(async () => {
       dir = tempDir('releases-');
       t = await startTestHub(dialect, {
@@ -91,22 +111,7 @@ describeEachDialect(
 
     it('sends the signed update to an online bridge, serves it the bundle, and records its progress', async () => {
       const printer = await machineWithBridge('Printer');
-      const agent = await connectFakeAgent(urls.mqttUrl, printer.id, printer.apiKey);
-      agents.push(agent);
-      const received: any[] = [];
-      agent.client.on('message', (topic, payload) => {
-        if (topic === bridgeTopic(printer.id, 'update')) received.push(JSON.parse(payload.toString()));
-      });
-      await agent.client.subscribeAsync(bridgeTopic(printer.id, 'update'), { qos: 1 });
-      // Online, and its status (with its version) stored.
-      await eventually(
-        async () =>
-          (await api('GET', '/agent-updates'))
-            .json()
-            .some((u: any) => u.resource === printer.id && u.online && u.agentVersion === 'test'),
-        5000,
-        'bridge online with its version',
-      );
+      const { agent, received } = await onlineAgent(printer);
 
       const started = await api('POST', `/resources/${printer.id}/bridge/agent-update`);
       expect(started.statusCode).toBe(202);
@@ -194,19 +199,7 @@ describeEachDialect(
 
     it('an update whose agent falls silent mid-way shows as given up, and another may start', async () => {
       const laser = await machineWithBridge('Laser');
-      const agent = await connectFakeAgent(urls.mqttUrl, laser.id, laser.apiKey);
-      agents.push(agent);
-      const received: any[] = [];
-      agent.client.on('message', (topic, payload) => {
-        if (topic === bridgeTopic(laser.id, 'update')) received.push(JSON.parse(payload.toString()));
-      });
-      await agent.client.subscribeAsync(bridgeTopic(laser.id, 'update'), { qos: 1 });
-      await eventually(
-        async () =>
-          (await api('GET', '/agent-updates')).json().some((u: any) => u.resource === laser.id && u.online),
-        5000,
-        'bridge online',
-      );
+      const { agent, received } = await onlineAgent(laser);
       expect((await api('POST', `/resources/${laser.id}/bridge/agent-update`)).statusCode).toBe(202);
       const [update] = await eventually(() => (received.length ? received : null), 5000, 'update message');
       await agent.client.publishAsync(
