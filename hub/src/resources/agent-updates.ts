@@ -80,7 +80,7 @@ const UPDATE_QUIET_MS = 10 * 60_000;
  */
 function stateOf(row: AgentUpdateRow | undefined, now: number): AgentUpdateRecord['update'] {
   if (!row) return null;
-  const lost = !ended(row.step) && now - Date.parse(row.updatedAt) >= UPDATE_QUIET_MS;
+  const lost = isLost(row, now);
   return {
     id: row.updateId,
     version: row.version,
@@ -95,6 +95,10 @@ function stateOf(row: AgentUpdateRow | undefined, now: number): AgentUpdateRecor
 }
 
 const ended = (step: string) => step === 'connected' || step === 'failed' || step === 'rolledBack';
+
+/** Not ended, and no report for UPDATE_QUIET_MS: its agent died or lost its connection mid-way. */
+const isLost = (row: AgentUpdateRow, now: number) =>
+  !ended(row.step) && now - Date.parse(row.updatedAt) >= UPDATE_QUIET_MS;
 
 /** Every bridge of the caller's account with its agent's version and last update. */
 export async function listAgentUpdates(ctx: HubContext, caller: Caller): Promise<AgentUpdateRecord[]> {
@@ -124,8 +128,8 @@ type Bridge = Awaited<ReturnType<typeof bridgesForUpdates>>[number];
 /** The bridge's update under way (not ended, heard from lately), or null. */
 async function updateUnderWay(ctx: HubContext, resource: number): Promise<AgentUpdateRow | null> {
   const [row] = await agentUpdatesOf(ctx.db, [resource]);
-  if (!row || ended(row.step)) return null;
-  return ctx.clock.now().getTime() - Date.parse(row.updatedAt) < UPDATE_QUIET_MS ? row : null;
+  if (!row || ended(row.step) || isLost(row, ctx.clock.now().getTime())) return null;
+  return row;
 }
 
 /** Records the update and sends it to the agent. */
