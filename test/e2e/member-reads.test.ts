@@ -41,4 +41,23 @@ db.close();`;
       lastName: 'King',
     });
   });
+
+  it('answers 404 to every read of a record the caller may not see, kept or not', async () => {
+    const hub = await startHubProcess();
+    const other = (await hub.api('POST', '/members', { firstName: 'Grace', lastName: 'Hopper' })).body;
+    const member = (await hub.api('POST', '/members', { firstName: 'Alan', lastName: 'Turing' })).body;
+    const key = (await hub.api('POST', '/api-keys', { member: member.id })).body;
+    const token = (await hub.api('GET', `/api-keys/${key.id}/token`)).body.token as string;
+    // The owner's read keeps the record's text; the member's first read asks the database, the
+    // later ones answer from what was kept, and none of them may show it.
+    expect((await hub.api('GET', `/members/${other.id}`)).body).toMatchObject({ firstName: 'Grace' });
+    for (let i = 0; i < 3; i++) {
+      expect((await hub.api('GET', `/members/${other.id}`, undefined, token)).status).toBe(404);
+      expect((await hub.api('GET', `/members/${other.id + 100}`, undefined, token)).status).toBe(404);
+      const own = await hub.api('GET', `/members/${member.id}`, undefined, token);
+      expect(own.status).toBe(200);
+      expect(own.body).toMatchObject({ firstName: 'Alan' });
+    }
+    expect((await hub.api('GET', `/members/${other.id}`)).body).toMatchObject({ firstName: 'Grace' });
+  });
 });

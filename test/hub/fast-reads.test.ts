@@ -126,13 +126,17 @@ describe('the commit stamp of a SQLite file', () => {
       reads++;
       return (await r.first<{ name: string }>('select "name" from "accounts" where "id" = ?', [key]))?.name;
     });
+    expect(memo.peek(id, 'not kept')).toBe('not kept');
     expect(await memo.get(id)).toBe('First');
+    expect(memo.peek(id, 'not kept')).toBe('First');
     expect(await memo.get(id)).toBe('First');
     expect(await memo.get(id + 1)).toBeUndefined();
+    expect(memo.peek(id + 1, 'not kept')).toBeUndefined();
     expect(await memo.get(id + 1)).toBeUndefined();
     expect(reads).toBe(2);
 
     await storage.db.updateTable('accounts').set({ name: 'Second' }).where('id', '=', id).execute();
+    expect(memo.peek(id, 'not kept')).toBe('not kept');
     expect(await memo.get(id)).toBe('Second');
     renameElsewhere(file, id, 'Third');
     expect(await memo.get(id)).toBe('Third');

@@ -16,6 +16,17 @@ export class ReadMemo<K, V> {
     private readonly max = 10_000,
   ) {}
 
+  /**
+   * The answer kept for `key` under the current commit stamp, without reading: `miss` when none
+   * is kept (nothing read yet, a commit since, or no stamp). Lets a hot path answer without a
+   * promise turn.
+   */
+  peek<M>(key: K, miss: M): V | M {
+    const stamp = this.reads.commitStamp?.();
+    if (stamp === undefined || stamp !== this.stamp || !this.answers.has(key)) return miss;
+    return this.answers.get(key) as V;
+  }
+
   async get(key: K): Promise<V> {
     const stamp = this.reads.commitStamp?.();
     if (stamp === undefined) return this.read(this.reads, key);

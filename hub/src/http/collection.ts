@@ -182,7 +182,8 @@ export interface Collection<T extends Table, Rec = unknown> {
       caller: Caller,
       query: Query & { limit: number; offset: number },
     ): Promise<{ total: number; json: string; count: number } | undefined>;
-    get?(ctx: HubServices, caller: Caller, id: number): Promise<string | undefined>;
+    /** A string when it can answer at once (no promise turn), a promise when it has to read. */
+    get?(ctx: HubServices, caller: Caller, id: number): string | Promise<string | undefined> | undefined;
   };
 }
 
@@ -641,15 +642,22 @@ function registerAt<T extends Table>(
           response: { 200: c.record },
         },
       },
-      async (request: FastifyRequest, reply: FastifyReply) => {
+      (request: FastifyRequest, reply: FastifyReply) => {
         const caller = callerOf(request);
         const embed = (request.query as { embed?: string[] } | undefined)?.embed ?? [];
-        if (c.hot?.get && embed.length === 0) {
-          const json = await c.hot.get(ctx, caller, idOf(request));
-          if (json !== undefined) return sendJson(reply, json);
+        const general = async () => {
+          const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
+          return one(c, ctx, caller, row, embed, request);
+        };
+        if (!c.hot?.get || embed.length > 0) return general();
+        // A hot answer given at once is sent without a promise turn (a plain handler that sent).
+        const hot = c.hot.get(ctx, caller, idOf(request));
+        if (typeof hot === 'string') {
+          sendJson(reply, hot);
+          return;
         }
-        const row = await findIn(c, ctx, caller, paramsOf(request), idOf(request));
-        return one(c, ctx, caller, row, embed, request);
+        if (hot === undefined) return general();
+        return hot.then((json) => (json === undefined ? general() : sendJson(reply, json)));
       },
     );
   }

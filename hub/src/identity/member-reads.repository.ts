@@ -80,12 +80,23 @@ async function readMemberKey(reads: FastReads, id: number): Promise<MemberKey | 
  * anything is committed: the record reads of a member ask no query while nothing changes.
  */
 export function memberVersion(reads: FastReads, id: number): Promise<MemberKey | undefined> {
+  return memberKeyMemo(reads).get(id);
+}
+
+/** What memberVersion would answer, when it can without reading (`notKept` otherwise). */
+export function keptMemberVersion(reads: FastReads, id: number): MemberKey | undefined | typeof notKept {
+  return memberKeyMemo(reads).peek(id, notKept);
+}
+
+export const notKept = Symbol('not kept');
+
+function memberKeyMemo(reads: FastReads): ReadMemo<number, MemberKey | undefined> {
   let memo = memberKeys.get(reads);
   if (!memo) {
     memo = new ReadMemo(reads, readMemberKey);
     memberKeys.set(reads, memo);
   }
-  return memo.get(id);
+  return memo;
 }
 
 /** A member's whole row (a prepared read), or undefined. */

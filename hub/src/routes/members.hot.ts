@@ -7,9 +7,11 @@ import {
   countFilteredMembers,
   countVisibleMembers,
   filteredMemberKeys,
+  keptMemberVersion,
   memberRow,
   membersByIds,
   memberVersion,
+  notKept,
   visibleMemberKeys,
 } from '../identity/member-reads.repository.js';
 import {
@@ -49,10 +51,22 @@ export async function hotMemberList(ctx: HubServices, caller: Caller, query: Lis
 }
 
 /**
+ * The record text at once when nothing was committed since its version was read and the text is
+ * in the cache (the usual case of a read-mostly hub: no query, no promise turn); otherwise
+ * readMember's answer.
+ */
+export function hotMember(ctx: HubServices, caller: Caller, id: number): string | Promise<string> {
+  const kept = keptMemberVersion(ctx.storage.reads, id);
+  if (kept === notKept) return readMember(ctx, caller, id);
+  if (!kept || !canSeeMember(caller, kept)) throw notFound('Member');
+  return ctx.caches.records.get('members', id, kept.lockVersion) ?? readMember(ctx, caller, id);
+}
+
+/**
  * A prepared read of the id, account and version; the record text comes from the cache, so the
  * whole row is read only when the text is not there.
  */
-export async function hotMember(ctx: HubServices, caller: Caller, id: number): Promise<string> {
+async function readMember(ctx: HubServices, caller: Caller, id: number): Promise<string> {
   const key = await memberVersion(ctx.storage.reads, id);
   if (!key || !canSeeMember(caller, key)) throw notFound('Member');
   const cached = ctx.caches.records.get('members', id, key.lockVersion);
