@@ -36,6 +36,7 @@ import type { HubSettings } from './settings.js';
 import type { Mailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
 import { purgeEnded } from './sign-in/sign-in.repository.js';
+import { purgeStripeEvents } from './billing/stripe.repository.js';
 import { memoryThrottles } from './sign-in/throttle.js';
 import { defaultInvitationDays } from './sign-in/links.js';
 import { EventBus } from './db/outbox.js';
@@ -74,6 +75,8 @@ export interface Hub {
   heartbeats: PeriodicCheck;
   /** Deletes browser sessions and sign-in links that ended more than a week ago. */
   signInPurge: PeriodicCheck;
+  /** Forgets handled Stripe events older than 30 days, hourly. */
+  stripeEventPurge: PeriodicCheck;
   /** Republishes offline keys after access changes (debounced). */
   accessChanges: AccessFollower;
   /** SQLite: folds the WAL into the database and truncates it, every few minutes. */
@@ -110,6 +113,12 @@ export interface OpenHubOptions {
 
 /** Ended sessions and links are kept this long, so a late click still says why it fails. */
 const signInKeepMs = 7 * 24 * 3600_000;
+
+/**
+ * Handled Stripe events are kept this long to recognise a delivery again: Stripe retries an
+ * event for up to 3 days, and its signatures are refused after 5 minutes (docs/PAYMENTS.md).
+ */
+const stripeEventKeepMs = 30 * 24 * 3600_000;
 
 /** The sender when HUB_MAIL_FROM is not set: no-reply at the public host. */
 function defaultSender(publicUrl: string | undefined): string {
@@ -301,6 +310,18 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       'purging ended sessions and sign-in links failed',
     );
     await extensions.start(periodic('sign-in purge', signInPurge));
+    const stripeEventPurge = periodicCheck(
+      async () => {
+        await purgeStripeEvents(
+          storage.db,
+          new Date(clock.now().getTime() - stripeEventKeepMs).toISOString(),
+        );
+      },
+      3600_000,
+      logger,
+      'purging old Stripe event ids failed',
+    );
+    await extensions.start(periodic('Stripe event purge', stripeEventPurge));
     const memberChanges = watchMemberChanges(ctx, memberChangeApplied(ctx));
     await extensions.start(periodic('member changes', memberChanges));
     const notices = periodicNotices(
@@ -325,6 +346,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       heartbeats,
       walCheckpoint,
       signInPurge,
+      stripeEventPurge,
       memberChanges,
       accessChanges,
       notifications: notificationWorker,

@@ -190,6 +190,28 @@ describeEachDialect('Stripe: settings, Checkout and webhooks', (dialect) => {
       expect(await paymentsOf(other.id)).toEqual(before);
     });
 
+    it('forgets handled event ids after 30 days and keeps the newer ones', async () => {
+      const events = async () =>
+        (await t.hub.ctx.db.selectFrom('stripe_events').select('eventId').execute()).map((e) => e.eventId);
+      const day = 24 * 3600_000;
+      await t.hub.ctx.db
+        .insertInto('stripe_events')
+        .values(
+          [31, 29].map((days) => ({
+            eventId: `evt_${days}_days_ago`,
+            account: t.owner.accountId,
+            type: 'payment_intent.succeeded',
+            receivedAt: new Date(clock.current.getTime() - days * day).toISOString(),
+          })),
+        )
+        .execute();
+      const before = await events();
+      // The events of the tests above, received today, are among them.
+      expect(before.length).toBeGreaterThan(2);
+      await t.hub.stripeEventPurge.check();
+      expect((await events()).sort()).toEqual(before.filter((id) => id !== 'evt_31_days_ago').sort());
+    });
+
     it('does not open another member’s invoice for a plain member (404); an admin may', async () => {
       const invoice = await invoiceFor(other.id, '5.00');
       expect((await api(maker.token, 'POST', `/invoices/${invoice.id}/checkout`)).statusCode).toBe(404);

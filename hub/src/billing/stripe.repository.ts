@@ -168,6 +168,12 @@ export function stripeEventSeen(db: Db, eventId: string) {
   return firstWhere(db, 'stripe_events', { eventId }, ['id']);
 }
 
+/** Forgets the events received before `before` (an ISO time); answers how many. */
+export async function purgeStripeEvents(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('stripe_events').where('receivedAt', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 // ---- refunds -------------------------------------------------------------------------------
 
 /** A refund lowers the payment's total (and says so in its notes). */
