@@ -37,7 +37,7 @@ import type { Mailer } from './sign-in/mailer.js';
 import { SessionStore } from './sign-in/sessions.js';
 import { purgeEnded } from './sign-in/sign-in.repository.js';
 import { purgeStripeEvents } from './billing/stripe.repository.js';
-import { memoryThrottles } from './sign-in/throttle.js';
+import { signInThrottles } from './sign-in/throttle.js';
 import { defaultInvitationDays } from './sign-in/links.js';
 import { EventBus } from './db/outbox.js';
 import { defaultWebhookSettings, WebhookWorker } from './webhooks/worker.js';
@@ -179,7 +179,7 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
       clock,
       sessions: new SessionStore(storage.db, tokens, clock),
       mailer: options.mailer === undefined ? mailer : options.mailer,
-      throttles: memoryThrottles(clock),
+      throttles: signInThrottles(clock),
       invitationLifetimeMs: (settings.invitationDays ?? defaultInvitationDays) * 86_400_000,
       linkBase: settings.publicUrl ?? `http://localhost:${settings.httpPort}`,
       policy: new AccessPolicy(allRules()),
@@ -205,6 +205,8 @@ export async function openHub(settings: HubSettings, options: OpenHubOptions = {
     const cluster = settings.cluster
       ? await extensions.start(await clusterExtension(settings.cluster, ctx))
       : null;
+    // Every hub of a cluster counts the same logins, link requests and sign-ups.
+    if (cluster) ctx.throttles = signInThrottles(clock, cluster.cluster.failureWindows());
     const broker = new BridgeBroker(ctx, { trustProxy: settings.trustProxy, cluster: cluster?.cluster });
     ctx.bridges = broker;
     ctx.metrics.countBridgesOnline = () => broker.onlineCount();

@@ -100,6 +100,20 @@ describeCluster('cluster mode: three hubs, PostgreSQL and Redis', () => {
     }
   });
 
+  it('counts failed logins at every hub: a guesser meets one limit, not one per hub', async () => {
+    const login = async (hub: (typeof cluster.hubs)[number]) =>
+      (
+        await fetch(`${hub.base}/user/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ emailAddress: 'guess@cluster.example', password: 'wrong' }),
+        })
+      ).status;
+    // Five failures for one address, spread over the three hubs, reach its limit of five.
+    for (const i of [0, 1, 2, 0, 1]) expect(await login(cluster.hubs[i])).toBe(401);
+    for (const hub of cluster.hubs) expect(await login(hub)).toBe(429);
+  });
+
   it('stops a deleted API key on every hub within a second', async () => {
     const [a, ...others] = cluster.hubs;
     const me = (await a.api('GET', '/user/me')).body;

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectThrottle } from '../../hub/src/broker/connect-throttle.js';
 import { AuthThrottle } from '../../hub/src/http/auth-throttle.js';
+import { signInThrottles } from '../../hub/src/sign-in/throttle.js';
 import { redisFailureWindows } from '../../hub/src/throttling/failure-windows.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -41,6 +42,24 @@ if (!redisUrl) console.warn('SKIPPED shared lock-out counters: TEST_REDIS_URL no
     expect(await b.retryAfter('2001:db8:7:7::9')).toBe(30);
     now += 30_001;
     expect(await a.retryAfter('2001:db8:7:7::9')).toBe(0);
+  });
+
+  it('counts sign-in and sign-up events at every hub, and a reset at one hub counts at all', async () => {
+    const [a, b] = ['hub-a', 'hub-b'].map((node) =>
+      signInThrottles(clock, redisFailureWindows(redis, prefix, node)),
+    );
+    for (let i = 0; i < 4; i++) await (i % 2 ? a : b).loginPerEmail.hit('ada@example.org');
+    expect(await a.loginPerEmail.retryAfter('ada@example.org')).toBe(0);
+    await b.loginPerEmail.hit('ada@example.org');
+    expect(await a.loginPerEmail.retryAfter('ada@example.org')).toBe(15 * 60);
+    // Another kind of event keeps its own count.
+    expect(await a.linksPerEmail.retryAfter('ada@example.org')).toBe(0);
+    await b.loginPerEmail.reset('ada@example.org');
+    expect(await a.loginPerEmail.retryAfter('ada@example.org')).toBe(0);
+
+    for (let i = 0; i < 10; i++) await (i % 2 ? a : b).signUpsPerAddress.hit('192.0.2.9');
+    expect(await a.signUpsPerAddress.retryAfter('192.0.2.9')).toBe(3600);
+    expect(await b.signUpsPerAddress.retryAfter('192.0.2.10')).toBe(0);
   });
 
   it('counts failed MQTT logins for one resource from any hub', async () => {

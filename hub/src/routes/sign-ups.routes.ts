@@ -28,7 +28,6 @@ import type { HubServices } from '../http/services.js';
 import type { Caller } from '../kernel/caller.js';
 import { publicRoute } from '../http/route-kinds.js';
 import { adminRoute, memberRoute } from '../http/route.js';
-import { MemoryThrottle } from '../sign-in/throttle.js';
 import {
   acceptancesCsv,
   acceptHouseRules,
@@ -69,14 +68,13 @@ const openReads = {
   },
 } satisfies Record<string, OperationDoc>;
 const decidedAlready = 'The sign-up was approved or rejected already.';
-const hour = 3600_000;
 
 /** docs/DECISIONS.md, "Sign-up": strangers join a space alone; admins approve them. */
 export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
   return async (app) => {
-    // Per source address, in this hub's memory: a flood of sign-ups (or of link requests) waits.
-    const signUpsPerAddress = new MemoryThrottle(10, hour, ctx.clock);
-    const linksPerAddress = new MemoryThrottle(5, hour / 4, ctx.clock);
+    // Per source address (shared by the hubs of a cluster): a flood of sign-ups or of link
+    // requests waits.
+    const { signUpsPerAddress, signUpLinksPerAddress } = ctx.throttles;
 
     app.get(
       '/sign-ups/spaces',
@@ -300,7 +298,7 @@ export function signUpsRoutes(ctx: HubServices): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        await admitted([[linksPerAddress, request.ip]]);
+        await admitted([[signUpLinksPerAddress, request.ip]]);
         await resendConfirmLinks(ctx, request.body.emailAddress);
         return reply.code(202).send({});
       },

@@ -1,8 +1,13 @@
 import type { Clock } from '../context.js';
+import {
+  type FailureWindows,
+  type FailureWindowsFactory,
+  memoryFailureWindows,
+} from '../throttling/failure-windows.js';
 
 /**
- * Counts events per key in a sliding window. In memory for one hub process; a cluster keeps the
- * counters in shared storage behind the same interface (DESIGN 10).
+ * Counts events per key in a sliding window: in this hub's memory, or in Redis in cluster mode
+ * (throttling/failure-windows.ts), so every hub of a cluster counts the same events.
  */
 export interface Throttle {
   /** Seconds until `key` may act again (0: it may now). Counts nothing. */
@@ -13,52 +18,28 @@ export interface Throttle {
   reset(key: string): Promise<void>;
 }
 
-export class MemoryThrottle implements Throttle {
-  private readonly hits = new Map<string, number[]>();
-
+/** At most `limit` events per key within `windowMs`, counted in `windows`. */
+export class WindowThrottle implements Throttle {
   constructor(
-    private readonly limit: number,
-    private readonly windowMs: number,
+    private readonly windows: FailureWindows,
     private readonly clock: Clock,
-    private readonly maxKeys = 100_000,
   ) {}
 
-  private recent(key: string, now: number): number[] {
-    const list = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    if (list.length === 0) this.hits.delete(key);
-    else this.hits.set(key, list);
-    return list;
-  }
-
   async retryAfter(key: string): Promise<number> {
-    const now = this.clock.now().getTime();
-    const list = this.recent(key, now);
-    if (list.length < this.limit) return 0;
-    // The slot frees when the oldest event that keeps the key at its limit leaves the window.
-    const freesAt = list[list.length - this.limit] + this.windowMs;
-    return Math.max(1, Math.ceil((freesAt - now) / 1000));
+    const waitMs = await this.windows.waitMs(key, this.clock.now().getTime());
+    return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
   }
 
   async hit(key: string): Promise<void> {
-    const now = this.clock.now().getTime();
-    if (this.hits.size >= this.maxKeys) this.sweep(now);
-    const list = this.recent(key, now);
-    list.push(now);
-    this.hits.set(key, list);
+    await this.windows.add(key, this.clock.now().getTime());
   }
 
-  async reset(key: string): Promise<void> {
-    this.hits.delete(key);
-  }
-
-  private sweep(now: number): void {
-    for (const key of [...this.hits.keys()]) this.recent(key, now);
-    // Still full of live keys (an attack from many addresses): start over rather than grow.
-    if (this.hits.size >= this.maxKeys) this.hits.clear();
+  reset(key: string): Promise<void> {
+    return this.windows.clear(key);
   }
 }
 
-/** The sign-in throttles (docs/SIGN-IN.md). */
+/** The throttles of people who are not signed in yet (docs/SIGN-IN.md, docs/DECISIONS.md "Sign-up"). */
 export interface SignInThrottles {
   /** Failed logins per e-mail address. */
   loginPerEmail: Throttle;
@@ -68,15 +49,28 @@ export interface SignInThrottles {
   linksPerEmail: Throttle;
   /** Sign-in link requests per source address. */
   linksPerAddress: Throttle;
+  /** Sign-ups per source address. */
+  signUpsPerAddress: Throttle;
+  /** Requests for another sign-up confirmation link per source address. */
+  signUpLinksPerAddress: Throttle;
 }
 
 const fifteenMinutes = 15 * 60_000;
+const hour = 3600_000;
 
-export function memoryThrottles(clock: Clock): SignInThrottles {
+/** The throttles, counted in this hub's memory or in the cluster's shared windows. */
+export function signInThrottles(
+  clock: Clock,
+  windows: FailureWindowsFactory = memoryFailureWindows,
+): SignInThrottles {
+  const throttle = (name: string, limit: number, windowMs: number) =>
+    new WindowThrottle(windows(name, windowMs, limit, 100_000), clock);
   return {
-    loginPerEmail: new MemoryThrottle(5, fifteenMinutes, clock),
-    loginPerAddress: new MemoryThrottle(30, fifteenMinutes, clock),
-    linksPerEmail: new MemoryThrottle(3, fifteenMinutes, clock),
-    linksPerAddress: new MemoryThrottle(10, fifteenMinutes, clock),
+    loginPerEmail: throttle('login-email', 5, fifteenMinutes),
+    loginPerAddress: throttle('login-address', 30, fifteenMinutes),
+    linksPerEmail: throttle('link-email', 3, fifteenMinutes),
+    linksPerAddress: throttle('link-address', 10, fifteenMinutes),
+    signUpsPerAddress: throttle('sign-up-address', 10, hour),
+    signUpLinksPerAddress: throttle('sign-up-link-address', 5, hour / 4),
   };
 }

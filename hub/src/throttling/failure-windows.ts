@@ -13,6 +13,8 @@ export interface FailureWindows {
   waitMs(key: string, now: number): Promise<number>;
   /** Counts a failure; true when this one reached the limit (a lock-out begins). */
   add(key: string, now: number): Promise<boolean>;
+  /** Forgets the failures of `key` (a success that starts it afresh). */
+  clear(key: string): Promise<void>;
 }
 
 /** Makes the windows of one kind of failure (`name` keeps kinds apart in Redis). */
@@ -64,6 +66,10 @@ export class MemoryFailureWindows implements FailureWindows {
     this.times.set(key, recent);
     if (this.times.size > this.maxEntries) this.times.delete(this.times.keys().next().value as string);
     return recent.length === this.keep;
+  }
+
+  async clear(key: string): Promise<void> {
+    this.times.delete(key);
   }
 
   private recent(key: string, now: number): number[] {
@@ -120,6 +126,10 @@ export function redisFailureWindows(redis: Redis, prefix: string, node: string):
         } catch {
           return fallback.addNow(k, now);
         }
+      },
+      async clear(k) {
+        await fallback.clear(k);
+        await redis.del(key(k)).catch(() => {});
       },
     };
   };
