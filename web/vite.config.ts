@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { precompress } from './precompress.ts';
+
+const outDir = fileURLToPath(new URL('dist', import.meta.url));
 
 // Preact's JSX, built to web/dist, which the hub serves at `/` (hub/src/http/web-app.ts).
 export default defineConfig({
@@ -8,6 +11,8 @@ export default defineConfig({
   resolve: {
     alias: { react: 'preact/compat', 'react-dom': 'preact/compat' },
   },
+  // Brotli and gzip copies of the built texts, served to browsers that accept them.
+  plugins: [{ name: 'precompress', apply: 'build', closeBundle: () => void precompress(outDir) }],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -22,6 +22,8 @@ export async function serveWebApp(app: FastifyInstance, dir = defaultWebDir): Pr
       prefix: '/',
       index: 'index.html',
       wildcard: true,
+      // The build's Brotli and gzip copies (web/precompress.ts) go to browsers that accept them.
+      preCompressed: true,
       setHeaders(res, path) {
         res.header(
           'cache-control',
