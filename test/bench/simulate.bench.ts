@@ -126,11 +126,22 @@ export async function simulateBench(): Promise<string[]> {
       answer = res.body;
     }
     times.sort((a, b) => a - b);
+    // What went over the wire: fetch asks for Brotli or gzip and decodes, so read the headers.
+    const wire = await fetch(`${hub.base}/access-simulations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    await wire.arrayBuffer();
+    const encoding = wire.headers.get('content-encoding');
+    const sent = encoding
+      ? `, sent as ${fmt(Number(wire.headers.get('content-length')) / 1e6, 2)} MB of ${encoding}`
+      : '';
     const { members, resources, slots, decisions } = answer.evaluated;
     // Answers: every member x resource x slot, before and after; decisions: the policy's runs (one per class).
     const answers = members * resources * slots * 2;
     const perSecond = answers / (times[1] / 1000);
-    return `| simulate ${label}: ${members.toLocaleString('en')} member(s) x ${resources} resources x ${slots} hourly slots, twice (${decisions.toLocaleString('en')} policy decisions; ${answer.changes.length.toLocaleString('en')} member-resource pairs change, ${fmt(JSON.stringify(answer).length / 1e6, 1)} MB of JSON) | ${fmt(perSecond / 1e6, 2)} M answers/s | ${fmt(times[1] / 1000, 2)} s (median of 3; ${fmt(times[0] / 1000, 2)}-${fmt(times[2] / 1000, 2)}) | 0 |`;
+    return `| simulate ${label}: ${members.toLocaleString('en')} member(s) x ${resources} resources x ${slots} hourly slots, twice (${decisions.toLocaleString('en')} policy decisions; ${answer.changes.length.toLocaleString('en')} member-resource pairs change, ${fmt(JSON.stringify(answer).length / 1e6, 1)} MB of JSON${sent}) | ${fmt(perSecond / 1e6, 2)} M answers/s | ${fmt(times[1] / 1000, 2)} s (median of 3; ${fmt(times[0] / 1000, 2)}-${fmt(times[2] / 1000, 2)}) | 0 |`;
   };
   const someone = (await ok('GET', '/members?limit=1&offset=1'))[0];
   const held = (await ok('GET', `/members/${someone.id}/packages`))[0];

@@ -34,7 +34,7 @@ function answering(status: 201 | 204, admins: boolean): Declare<'body' | 'none'>
   return (app, method, url, schema, handler) => {
     const withStatus = async (request: FastifyRequest, reply: FastifyReply) => {
       const caller = callerOf(request);
-      const answer = await handler(request as never, admins ? adminOnly(caller) : caller);
+      const answer = await handler(request as never, admins ? adminOnly(caller) : caller, reply);
       // A 204 has no body, whatever the handler's work returned.
       return status === 204 ? reply.code(204).send() : reply.code(status).send(answer);
     };

@@ -1,4 +1,10 @@
-import type { FastifyRequest, FastifySchema, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  RouteGenericInterface,
+  RouteHandlerMethod,
+} from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import { adminOnly, type Caller } from '../kernel/caller.js';
 import { callerOf } from './auth.js';
@@ -24,7 +30,11 @@ type Answer<S extends FastifySchema> = ReturnType<
     ZodTypeProvider
   >
 >;
-type Handler<S extends FastifySchema> = (request: Request<S>, caller: Caller) => Answer<S>;
+type Handler<S extends FastifySchema> = (
+  request: Request<S>,
+  caller: Caller,
+  reply: FastifyReply,
+) => Answer<S>;
 
 /** Declares a route: its method, path, schema with its docs (openapi-doc.ts) and handler. */
 type Declare = <S extends FastifySchema>(
@@ -35,11 +45,12 @@ type Declare = <S extends FastifySchema>(
   handler: Handler<S>,
 ) => void;
 
-/** Declares a route that members call: the handler gets the caller beside the request. */
+/** Declares a route that members call: the handler gets the caller beside the request (and the reply). */
 export const memberRoute: Declare = (app, method, url, schema, handler) => {
   // The handler's types follow the schema (Declare); Fastify's overloads cannot see that
   // through a method chosen at run time.
-  const withCaller = (request: FastifyRequest) => handler(request as never, callerOf(request));
+  const withCaller = (request: FastifyRequest, reply: FastifyReply) =>
+    handler(request as never, callerOf(request), reply);
   app.route({ method: method.toUpperCase() as 'GET', url, schema, handler: withCaller as never });
 };
 
@@ -48,6 +59,6 @@ export const memberRoute: Declare = (app, method, url, schema, handler) => {
  * (`admins: true`), and a member's call answers 403 before the handler runs.
  */
 export const adminRoute: Declare = (app, method, url, schema, handler) =>
-  memberRoute(app, method, url, { ...schema, admins: true }, (request, caller) =>
-    handler(request as never, adminOnly(caller)),
+  memberRoute(app, method, url, { ...schema, admins: true }, (request, caller, reply) =>
+    handler(request as never, adminOnly(caller), reply),
   );

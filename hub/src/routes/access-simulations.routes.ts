@@ -24,6 +24,7 @@ import { writeOpeningHours } from './space-extras.routes.js';
 import { holidays, spaces } from './spaces.routes.js';
 import { trainingCourses } from './training-courses.routes.js';
 import { memberTrainings } from './training.routes.js';
+import { sendLargeJson } from '../http/large-json.js';
 
 type Params = Record<string, number>;
 type Part = 'create' | 'update' | 'remove';
@@ -339,7 +340,9 @@ export function accessSimulationsRoutes(ctx: HubServices): FastifyPluginAsyncZod
         body: AccessSimulationRequest,
         response: { 200: AccessSimulationResult },
       },
-      (request, caller) => simulateRequest(ctx, caller, request.body),
+      // A change that reaches everyone answers megabytes: they go compressed (http/large-json.ts).
+      async (request, caller, reply) =>
+        sendLargeJson(request, reply, await simulateRequest(ctx, caller, request.body)),
     );
   };
 }
