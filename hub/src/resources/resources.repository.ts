@@ -64,7 +64,6 @@ export function spaceForResource(db: Db, caller: Caller, spaceId: number) {
     .executeTakeFirst();
 }
 
-/** Every space's time zone (local midnights change bridges' offline keys). The spaces area's table. */
 /** Every space's time zone, and whether its account has a bridge (whose config may need a new date). */
 export async function spaceZones(db: Db) {
   const rows = await db

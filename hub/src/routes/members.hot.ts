@@ -58,8 +58,7 @@ export async function hotMemberList(ctx: HubServices, caller: Caller, query: Lis
 export function hotMember(ctx: HubServices, caller: Caller, id: number): string | Promise<string> {
   const kept = keptMemberVersion(ctx.storage.reads, id);
   if (kept === notKept) return readMember(ctx, caller, id);
-  if (!kept || !canSeeMember(caller, kept)) throw notFound('Member');
-  return ctx.caches.records.get('members', id, kept.lockVersion) ?? readMember(ctx, caller, id);
+  return cachedText(ctx, caller, id, kept) ?? readMember(ctx, caller, id);
 }
 
 /**
@@ -67,13 +66,22 @@ export function hotMember(ctx: HubServices, caller: Caller, id: number): string 
  * whole row is read only when the text is not there.
  */
 async function readMember(ctx: HubServices, caller: Caller, id: number): Promise<string> {
-  const key = await memberVersion(ctx.storage.reads, id);
-  if (!key || !canSeeMember(caller, key)) throw notFound('Member');
-  const cached = ctx.caches.records.get('members', id, key.lockVersion);
+  const cached = cachedText(ctx, caller, id, await memberVersion(ctx.storage.reads, id));
   if (cached !== undefined) return cached;
   const row = await memberRow(ctx.storage.reads, id);
   if (!row) throw notFound('Member'); // deleted between the two reads
   const json = toJson(row);
   ctx.caches.records.set('members', row.id, row.lockVersion, json);
   return json;
+}
+
+/** The cached text of the member's version: 404 when there is none or the caller may not see it. */
+function cachedText(
+  ctx: HubServices,
+  caller: Caller,
+  id: number,
+  key: { account: number; lockVersion: number; id: number } | undefined,
+): string | undefined {
+  if (!key || !canSeeMember(caller, key)) throw notFound('Member');
+  return ctx.caches.records.get('members', id, key.lockVersion);
 }
